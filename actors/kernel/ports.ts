@@ -1,0 +1,176 @@
+/**
+ * The ports: everything the domain needs from the outside world, as interfaces.
+ * src/store, src/crypto and src/cli implement them; actors/ never imports src/.
+ * Every method that touches storage is keyed by instance id first: no call can read
+ * or write another tenant's keys by accident.
+ */
+
+/** Who owns a resource (seed 000 "Owner"). The system owner has an empty id. */
+export type OwnerType = 'system' | 'instance' | 'org';
+
+export interface Owner {
+  readonly type: OwnerType;
+  readonly id: string;
+}
+
+/** The reserved tenant id under which system-level state (instances, domains) is kept. */
+export const SYSTEM_TENANT = '_system';
+
+/** An event as decided by a command, before the store has given it a place. */
+export interface NewEvent {
+  /** e.g. `org`, `user`, `target`; with aggregateId it names the stream. */
+  readonly aggregateType: string;
+  readonly aggregateId: string;
+  /** `<aggregate>.<type>.<action>`, past tense: `org.added`, `action.target.changed`. */
+  readonly type: string;
+  readonly owner: Owner;
+  /** Id of the user whose request caused the event ('' for the system itself). */
+  readonly creator: string;
+  readonly payload: unknown;
+}
+
+/** An event as it is stored: with its stream version and per-instance position. */
+export interface StoredEvent extends NewEvent {
+  readonly instanceId: string;
+  /** Version of the aggregate's stream after this event (1 for the first). */
+  readonly version: number;
+  /** Per-instance monotonic position; reported as `sequence` in Details. */
+  readonly position: number;
+  /** Epoch milliseconds. */
+  readonly createdAt: number;
+}
+
+/** The stream version an append expects; 0 means "the stream must not exist yet". */
+export interface StreamExpectation {
+  readonly aggregateType: string;
+  readonly aggregateId: string;
+  readonly expectedVersion: number;
+}
+
+/**
+ * A claim on a value that must be unique within the instance (an org name, a domain, a
+ * client id). The holder is the aggregate that owns the value. A claim held by the same
+ * holder is not a conflict. Claims double as lookup indexes (value → holder).
+ */
+export interface UniqueClaim {
+  readonly scope: string;
+  readonly value: string;
+  readonly holder: string;
+}
+
+export interface UniqueRelease {
+  readonly scope: string;
+  readonly value: string;
+}
+
+/** A read-model row written in the same transaction as the events (null deletes it). */
+export interface RecordWrite {
+  readonly table: string;
+  readonly id: string;
+  readonly value: unknown;
+}
+
+export interface AppendRequest {
+  readonly instanceId: string;
+  /** Epoch milliseconds stamped on every event of this append. */
+  readonly createdAt: number;
+  /** One expectation per stream the events touch (and may list streams read but not written). */
+  readonly expectations: readonly StreamExpectation[];
+  readonly events: readonly NewEvent[];
+  readonly claims?: readonly UniqueClaim[];
+  readonly releases?: readonly UniqueRelease[];
+  /**
+   * Runs synchronously inside the write transaction, after positions are assigned, and
+   * returns the read-model rows to write with the events. Must not do I/O or await.
+   */
+  readonly project: (stored: readonly StoredEvent[]) => readonly RecordWrite[];
+}
+
+export type AppendResult =
+  | { readonly ok: true; readonly events: readonly StoredEvent[] }
+  | {
+      readonly ok: false;
+      readonly reason: 'conflict';
+      readonly aggregateType: string;
+      readonly aggregateId: string;
+      readonly actualVersion: number;
+    }
+  | {
+      readonly ok: false;
+      readonly reason: 'unique';
+      readonly scope: string;
+      readonly value: string;
+      readonly holder: string;
+    };
+
+/** Newest event a projection reflects: `processedSequence` and `timestamp` of ListDetails. */
+export interface ProjectionState {
+  readonly position: number;
+  readonly createdAt: number;
+}
+
+/** Short-lived protocol state (codes, sessions, tokens): no events, swept on expiry. */
+export interface TtlStore {
+  /** Writes (or overwrites) a row that disappears at `expiresAt` (epoch ms). */
+  put(instanceId: string, table: string, key: string, value: unknown, expiresAt: number): Promise<void>;
+  /** The row, or undefined when absent or expired. */
+  get(instanceId: string, table: string, key: string): Promise<unknown>;
+  /** Reads and deletes atomically (single use, across processes): at most one caller gets the row. */
+  take(instanceId: string, table: string, key: string): Promise<unknown>;
+  delete(instanceId: string, table: string, key: string): Promise<void>;
+  /** Deletes expired rows of every instance; returns how many. */
+  sweep(now: number): Promise<number>;
+}
+
+/** The storage port. LMDB and PostgreSQL implement it; both pass test/store/. */
+export interface StoreAdapter {
+  readonly kind: 'lmdb' | 'postgres';
+  /** Conditional, atomic append of events, claims and read-model rows. */
+  append(request: AppendRequest): Promise<AppendResult>;
+  /** Current version of a stream (0 when it does not exist). */
+  streamVersion(instanceId: string, aggregateType: string, aggregateId: string): Promise<number>;
+  /** Events of one instance with position > `after`, in position order. */
+  readEvents(instanceId: string, after: number, limit: number): Promise<readonly StoredEvent[]>;
+  /** Events of one stream in version order. */
+  readStream(instanceId: string, aggregateType: string, aggregateId: string): Promise<readonly StoredEvent[]>;
+  /** Position and time of the newest event of the instance (0/0 when none). */
+  projectionState(instanceId: string): Promise<ProjectionState>;
+  getRecord(instanceId: string, table: string, id: string): Promise<unknown>;
+  /** Every row of a table of one instance, in id order. */
+  scanRecords(instanceId: string, table: string): AsyncIterable<unknown>;
+  /** The holder of a unique value, or undefined. */
+  findUnique(instanceId: string, scope: string, value: string): Promise<string | undefined>;
+  /** Every (value, holder) pair of a scope, in value order. */
+  scanUnique(instanceId: string, scope: string): AsyncIterable<{ value: string; holder: string }>;
+  /** Small key-value settings of the node itself (e.g. first-run markers). */
+  getMeta(key: string): Promise<unknown>;
+  putMeta(key: string, value: unknown): Promise<void>;
+  readonly ttl: TtlStore;
+  /** Waits for pending writes to be durable, then releases the store. */
+  close(): Promise<void>;
+}
+
+/** Time, injected so tests and deciders never read the wall clock themselves. */
+export interface Clock {
+  /** Epoch milliseconds. */
+  now(): number;
+}
+
+/** Generates resource ids (decimal snowflake strings). */
+export interface IdGenerator {
+  next(): string;
+}
+
+/** Encrypts secrets at rest with the master key (AES-256-GCM). */
+export interface SecretSealer {
+  seal(plaintext: string): string;
+  open(sealed: string): string;
+}
+
+/** The slice of a structured logger the domain uses. */
+export interface Logger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}

@@ -1,0 +1,45 @@
+// Build: third-party protos → generated code (buf + protoc-gen-es) → TypeScript compile.
+// google/api and google/rpc protos come from the npm package google-proto-files and are
+// copied into a git-ignored folder, because the schema registry is unreachable offline.
+import { cpSync, mkdirSync, rmSync, existsSync, statSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const bin = (name) => join(root, 'node_modules', '.bin', name);
+const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: 'inherit' });
+
+const thirdParty = join(root, '.proto-deps');
+const googleProtos = join(root, 'node_modules', 'google-proto-files', 'google');
+const wanted = ['api/annotations.proto', 'api/http.proto', 'rpc/error_details.proto', 'rpc/status.proto'];
+for (const file of wanted) {
+  const to = join(thirdParty, 'google', file);
+  mkdirSync(dirname(to), { recursive: true });
+  cpSync(join(googleProtos, file), to);
+}
+
+if (isStale()) {
+  rmSync(join(root, 'src', 'gen'), { recursive: true, force: true });
+  run(bin('buf'), ['generate']);
+}
+run(bin('tsc'), ['-p', '.']);
+
+/** Regenerate only when a .proto is newer than the generated folder. */
+function isStale() {
+  const gen = join(root, 'src', 'gen');
+  if (!existsSync(gen)) return true;
+  const generatedAt = statSync(gen).mtimeMs;
+  const newest = newestMtime(join(root, 'proto'));
+  return newest > generatedAt;
+}
+
+function newestMtime(dir) {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    const mtime = entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs;
+    if (mtime > newest) newest = mtime;
+  }
+  return newest;
+}

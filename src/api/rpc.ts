@@ -1,0 +1,35 @@
+/**
+ * One handler per RPC, shared by every transport (JSON/HTTP, Connect, gRPC-web, gRPC).
+ * A transport turns its wire request into the request message, then calls the invoker;
+ * the invoker resolves the tenant, authenticates, checks the permission, validates and runs
+ * the handler. Transports know protobuf and HTTP; handlers know neither.
+ */
+import type { DescMethod, DescService, Message } from '@bufbuild/protobuf';
+
+/** What a transport knows about the call besides the request message. */
+export interface CallMeta {
+  /** Header names in lower case. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The Host (or :authority) the request was sent to, port included if any. */
+  readonly host: string;
+  readonly protocol: 'json' | 'connect' | 'grpc-web' | 'grpc';
+  readonly signal: AbortSignal;
+  readonly remoteAddress: string;
+}
+
+export interface RpcResult {
+  readonly message: Message;
+  /** HTTP status for the JSON transport (201 for creates, 200 otherwise). */
+  readonly status: number;
+}
+
+/**
+ * Runs one RPC. Throws AppError (or anything else, which becomes `internal`).
+ * `request` is a message of `method.input`; the result a message of `method.output`.
+ */
+export type RpcInvoker = (method: DescMethod, request: Message, meta: CallMeta) => Promise<RpcResult>;
+
+/** The services a node serves on every transport, in registration order. */
+export interface ServiceRegistry {
+  readonly services: readonly DescService[];
+}

@@ -1,0 +1,68 @@
+/**
+ * The plain request/reply records every HTTP adapter (uWebSockets.js, node:http) produces
+ * and consumes. Handlers above src/http never see a framework's request or response object.
+ */
+
+/** A request, copied out of the framework before any await. */
+export interface HttpRequest {
+  /** Upper case: GET, POST, ... */
+  readonly method: string;
+  /** The raw path without the query string, as sent (percent-encoding kept). */
+  readonly path: string;
+  /** The raw query string without the leading `?` ('' when none). */
+  readonly query: string;
+  /** Header names in lower case; repeated headers joined with ", ". */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The whole body, read under the size limit (empty when none). */
+  readonly body: Buffer;
+  readonly remoteAddress: string;
+  /** Aborted when the client goes away before the reply is written. */
+  readonly signal: AbortSignal;
+  /** Route parameters, percent-decoded; set by the router. */
+  readonly params: Readonly<Record<string, string>>;
+  /** Monotonic start time (performance.now()) for latency metrics. */
+  readonly startedAt: number;
+  /** The route pattern that matched (for metrics labels); set by the router. */
+  readonly route?: string;
+}
+
+export type HttpBody = string | Uint8Array | AsyncIterable<Uint8Array>;
+
+export interface HttpReply {
+  readonly status: number;
+  /** Header names in lower case. */
+  readonly headers?: Readonly<Record<string, string | readonly string[]>>;
+  /** Absent for no body; an async iterable streams the body with backpressure. */
+  readonly body?: HttpBody;
+}
+
+export type HttpHandler = (request: HttpRequest) => Promise<HttpReply> | HttpReply;
+
+export interface HttpServerOptions {
+  readonly host: string;
+  /** 0 picks a free port; the bound one is in ListeningServer.port. */
+  readonly port: number;
+  /** Bodies above this answer 413. */
+  readonly maxBodyBytes: number;
+  /** A body not complete within this answers 408. */
+  readonly bodyTimeoutMs: number;
+}
+
+export interface ListeningServer {
+  readonly port: number;
+  /** Stops accepting, waits for in-flight requests (at most `graceMs`), then closes. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/** Hooks the adapter calls for observability; all optional. */
+export interface HttpObserver {
+  /** Called once per completed request. */
+  onResponse?(request: HttpRequest | undefined, status: number, seconds: number): void;
+  /** Called when a handler throws (the adapter answers 500 without details). */
+  onError?(error: unknown, request: HttpRequest | undefined): void;
+}
+
+export interface HttpAdapter {
+  readonly name: 'uws' | 'node';
+  listen(handler: HttpHandler, options: HttpServerOptions, observer?: HttpObserver): Promise<ListeningServer>;
+}
