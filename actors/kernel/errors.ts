@@ -84,6 +84,10 @@ export function resourceExhausted(code: string, message: string, options?: AppEr
   return new AppError('resource_exhausted', code, message, options);
 }
 
+export function unimplemented(code: string, message: string, options?: AppErrorOptions): AppError {
+  return new AppError('unimplemented', code, message, options);
+}
+
 export function internalError(code: string, message: string, options?: AppErrorOptions): AppError {
   return new AppError('internal', code, message, options);
 }

@@ -1,0 +1,3 @@
+export function ref(kind, id) {
+    return { kind: kind, id };
+}

@@ -1,0 +1,50 @@
+/**
+ * Commands: `load` names the aggregates a command reads, `decide` is pure and returns the
+ * events to record (or throws a typed AppError). No I/O, clock or randomness inside decide:
+ * time, ids and the sealer come in through the context.
+ */
+import type { AggregateKind, AggregateRecord, Loaded } from './aggregate.js';
+import type { IdGenerator, NewEvent, SecretSealer, StoredEvent, UniqueClaim, UniqueRelease } from './ports.js';
+
+export interface CommandContext {
+  readonly instanceId: string;
+  /** Epoch milliseconds of this attempt. */
+  readonly now: number;
+  /** Id of the user on whose behalf the command runs ('' for the system). */
+  readonly creator: string;
+  readonly ids: IdGenerator;
+  readonly sealer: SecretSealer;
+}
+
+export interface AggregateRef {
+  readonly kind: AggregateKind<unknown>;
+  readonly id: string;
+}
+
+/** The aggregates a command loaded, by kind and id. */
+export interface LoadedSet {
+  get<S>(kind: AggregateKind<S>, id: string): Loaded<S>;
+}
+
+/** What the append produced, for building the reply. */
+export interface Outcome {
+  readonly events: readonly StoredEvent[];
+  /** The record of an aggregate after the command (undefined if absent/removed). */
+  record<S>(kind: AggregateKind<S>, id: string): AggregateRecord<S> | undefined;
+}
+
+export interface Decision<R> {
+  readonly events: readonly NewEvent[];
+  readonly claims?: readonly UniqueClaim[];
+  readonly releases?: readonly UniqueRelease[];
+  readonly reply: (outcome: Outcome) => R;
+}
+
+export interface CommandHandler<C, R> {
+  load(command: C, ctx: CommandContext): readonly AggregateRef[];
+  decide(loaded: LoadedSet, command: C, ctx: CommandContext): Decision<R>;
+}
+
+export function ref<S>(kind: AggregateKind<S>, id: string): AggregateRef {
+  return { kind: kind as AggregateKind<unknown>, id };
+}

@@ -1,0 +1,142 @@
+/**
+ * The actor system: a registry of tenant actors (system, instance, organization), each with
+ * a mailbox and a cache of the aggregates it loaded. Actors activate lazily (aggregates load
+ * on first use) and passivate after an idle period. Commands append conditionally on the
+ * stream versions they read; on conflict the actor reloads and re-runs them (bounded).
+ */
+import { AppError, aborted, alreadyExists, internalError, ProgrammerError } from '../kernel/errors.js';
+import { SYSTEM_TENANT } from '../kernel/ports.js';
+import { Mailbox } from './mailbox.js';
+import { runCommand } from './run-command.js';
+export class ActorSystem {
+    actors = new Map();
+    sweepTimer;
+    stopped = false;
+    options;
+    constructor(options) {
+        this.options = { idleMs: 60_000, askTimeoutMs: 10_000, maxAttempts: 8, ...options };
+        const every = Math.max(50, Math.floor(this.options.idleMs / 2));
+        this.sweepTimer = setInterval(() => this.passivateIdle(), every);
+        this.sweepTimer.unref();
+    }
+    /** Sends a command to an actor and awaits its reply (with a deadline). */
+    ask(address, handler, command, options) {
+        if (this.stopped)
+            return Promise.reject(new AppError('unavailable', 'node.stopping', 'the node is shutting down'));
+        const cell = this.activate(address);
+        cell.lastActivity = this.options.clock.now();
+        const work = cell.mailbox.enqueue(() => this.process(cell, handler, command, options));
+        return withDeadline(work, this.options.askTimeoutMs);
+    }
+    /** Reads an aggregate's current row straight from the store (queries never queue). */
+    async readRecord(instanceId, kind, id) {
+        return (await this.options.store.getRecord(instanceId, kind.table, id));
+    }
+    /** Every row of an aggregate kind in one instance, in id order (search reads this). */
+    async *scanRecords(instanceId, kind) {
+        for await (const row of this.options.store.scanRecords(instanceId, kind.table))
+            yield row;
+    }
+    /** The aggregate holding a unique value (e.g. the org of a domain), or undefined. */
+    findUnique(instanceId, scope, value) {
+        return this.options.store.findUnique(instanceId, scope, value);
+    }
+    /** Every (value, holder) pair of a unique scope in one instance. */
+    scanUnique(instanceId, scope) {
+        return this.options.store.scanUnique(instanceId, scope);
+    }
+    /** Newest event position and time of an instance (ListDetails.processedSequence/timestamp). */
+    projectionState(instanceId) {
+        return this.options.store.projectionState(instanceId);
+    }
+    /** Number of actors currently in memory. */
+    get loadedCount() {
+        return this.actors.size;
+    }
+    /** Stops accepting commands and waits for every mailbox to drain. */
+    async stop() {
+        this.stopped = true;
+        clearInterval(this.sweepTimer);
+        await Promise.all([...this.actors.values()].map((cell) => cell.mailbox.drained()));
+        this.actors.clear();
+    }
+    activate(address) {
+        const key = addressKey(address);
+        let cell = this.actors.get(key);
+        if (cell === undefined) {
+            cell = {
+                key,
+                instanceId: address.kind === 'system' ? SYSTEM_TENANT : address.instanceId,
+                mailbox: new Mailbox(),
+                cache: new Map(),
+                lastActivity: this.options.clock.now(),
+            };
+            this.actors.set(key, cell);
+        }
+        return cell;
+    }
+    async process(cell, handler, command, options) {
+        const ctx = {
+            instanceId: cell.instanceId,
+            now: this.options.clock.now(),
+            creator: options.creator,
+            ids: this.options.ids,
+            sealer: this.options.sealer,
+        };
+        try {
+            return await runCommand({
+                store: this.options.store,
+                cache: cell.cache,
+                handler,
+                command,
+                ctx,
+                maxAttempts: this.options.maxAttempts,
+                clock: this.options.clock,
+                onUnique: (scope) => this.uniqueError(scope),
+            });
+        }
+        catch (error) {
+            if (error instanceof AppError)
+                throw error;
+            // A crash: restart the actor from persisted state; the caller gets `internal`.
+            cell.cache.clear();
+            this.options.logger.error({ err: error, actor: cell.key }, 'actor crashed; restarted from the store');
+            throw internalError('actor.crashed', 'internal error', { cause: error });
+        }
+        finally {
+            cell.lastActivity = this.options.clock.now();
+        }
+    }
+    uniqueError(scope) {
+        const known = this.options.uniqueScopes[scope];
+        if (known === undefined)
+            return aborted('store.unique_conflict', 'a unique value is already taken');
+        return alreadyExists(known.code, known.message);
+    }
+    passivateIdle() {
+        const now = this.options.clock.now();
+        for (const [key, cell] of this.actors) {
+            if (cell.mailbox.pending === 0 && now - cell.lastActivity >= this.options.idleMs)
+                this.actors.delete(key);
+        }
+    }
+}
+function addressKey(address) {
+    switch (address.kind) {
+        case 'system':
+            return 'system';
+        case 'instance':
+            return `instance:${address.instanceId}`;
+        case 'org':
+            return `org:${address.instanceId}:${address.orgId}`;
+        default:
+            throw new ProgrammerError('unknown actor address');
+    }
+}
+function withDeadline(work, ms) {
+    let timer;
+    const deadline = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new AppError('deadline_exceeded', 'actor.deadline', 'the request took too long')), ms);
+    });
+    return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,28 @@
+/** Creates an instance in the directory with its first domain. */
+import { alreadyExists } from '../../kernel/errors.js';
+import { ref } from '../../kernel/command.js';
+import { detailsAfter, instanceOwner } from '../../kernel/owner.js';
+import { INSTANCE_DOMAIN_SCOPE, instanceKind } from '../instance.js';
+export const createInstance = {
+    load: (c) => [ref(instanceKind, c.instanceId)],
+    decide(loaded, c, ctx) {
+        const current = loaded.get(instanceKind, c.instanceId);
+        if (current.version > 0)
+            throw alreadyExists('instance.exists', 'the instance already exists');
+        const owner = instanceOwner(c.instanceId);
+        return {
+            events: [
+                {
+                    aggregateType: instanceKind.type,
+                    aggregateId: c.instanceId,
+                    type: 'instance.added',
+                    owner,
+                    creator: ctx.creator,
+                    payload: { name: c.name, domain: c.domain },
+                },
+            ],
+            claims: [{ scope: INSTANCE_DOMAIN_SCOPE, value: c.domain, holder: c.instanceId }],
+            reply: (outcome) => detailsAfter(outcome, { id: c.instanceId, record: undefined, owner }),
+        };
+    },
+};

@@ -1,0 +1,34 @@
+/**
+ * What a handler gets besides its request: the resolved instance and scope, the caller,
+ * the actor system and the node's services. Handlers never see transport details.
+ */
+import type { ActorSystem, Clock } from '../../actors/index.js';
+import type { Config } from '../config/schema.js';
+import type { Caller } from './auth.js';
+import type { CallMeta } from './rpc.js';
+import type { InstanceInfo, TenantDirectory } from './tenant.js';
+
+/** The context a request runs in (seed 000 RequestContext, resolved). */
+export type Scope = { readonly type: 'instance' } | { readonly type: 'org'; readonly orgId: string } | { readonly type: 'system' };
+
+/** Node-wide services the API handlers use. */
+export interface ApiServices {
+  readonly config: Config;
+  readonly actors: ActorSystem;
+  readonly tenants: TenantDirectory;
+  readonly clock: Clock;
+}
+
+export interface CallContext {
+  readonly instance: InstanceInfo;
+  readonly caller: Caller;
+  readonly scope: Scope;
+  readonly services: ApiServices;
+  readonly meta: CallMeta;
+  /** True when the caller holds the permission instance-wide or in `orgId`. */
+  can(permission: string, orgId?: string): Promise<boolean>;
+  /** Throws permission_denied unless `can`. */
+  require(permission: string, orgId?: string): Promise<void>;
+  /** Overrides the JSON transport's success status (e.g. 201 for a put that created). */
+  setStatus(status: number): void;
+}

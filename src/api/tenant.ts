@@ -1,0 +1,95 @@
+/**
+ * Host → instance resolution (design §3). The directory is an in-memory map loaded from the
+ * system tenant's `instance.domain` claims; a miss falls back to the store once (another node
+ * may have added the domain) and is then remembered in a short-lived, size-capped negative
+ * cache, because the Host header is attacker-controlled.
+ */
+import { type ActorSystem, type InstanceEntry, INSTANCE_DOMAIN_SCOPE, instanceKind, SYSTEM_TENANT } from '../../actors/index.js';
+
+export interface InstanceInfo {
+  readonly id: string;
+  readonly name: string;
+  readonly domains: readonly string[];
+  /** The first domain: used for generated org domains. */
+  readonly primaryDomain: string;
+}
+
+const NEGATIVE_TTL_MS = 5_000;
+const NEGATIVE_MAX = 10_000;
+
+export class TenantDirectory {
+  private readonly byDomain = new Map<string, InstanceInfo>();
+  private readonly byId = new Map<string, InstanceInfo>();
+  private readonly misses = new Map<string, number>();
+
+  constructor(private readonly actors: ActorSystem, private readonly now: () => number) {}
+
+  /** Loads every instance of the store (at start). */
+  async load(): Promise<void> {
+    for await (const record of this.actors.scanRecords(SYSTEM_TENANT, instanceKind)) this.remember(record.id, record.state);
+  }
+
+  /** Adds or refreshes an instance after it was created or changed on this node. */
+  remember(id: string, entry: InstanceEntry): InstanceInfo {
+    const previous = this.byId.get(id);
+    if (previous !== undefined) for (const domain of previous.domains) this.byDomain.delete(domain);
+    const info: InstanceInfo = { id, name: entry.name, domains: entry.domains, primaryDomain: entry.domains[0] ?? '' };
+    this.byId.set(id, info);
+    for (const domain of entry.domains) {
+      this.byDomain.set(domain, info);
+      this.misses.delete(domain);
+    }
+    return info;
+  }
+
+  forget(id: string): void {
+    const info = this.byId.get(id);
+    if (info === undefined) return;
+    this.byId.delete(id);
+    for (const domain of info.domains) this.byDomain.delete(domain);
+  }
+
+  byInstanceId(id: string): InstanceInfo | undefined {
+    return this.byId.get(id);
+  }
+
+  /** Resolves a Host header value (port, case and a trailing dot ignored). */
+  async resolveHost(host: string): Promise<InstanceInfo | undefined> {
+    const domain = normalizeHost(host);
+    const hit = this.byDomain.get(domain);
+    if (hit !== undefined || domain === '') return hit;
+    return this.lookUp(domain);
+  }
+
+  /** Resolves an instance by id, consulting the store when this node does not know it yet. */
+  async resolveId(id: string): Promise<InstanceInfo | undefined> {
+    const hit = this.byId.get(id);
+    if (hit !== undefined) return hit;
+    const record = await this.actors.readRecord(SYSTEM_TENANT, instanceKind, id);
+    return record === undefined ? undefined : this.remember(record.id, record.state);
+  }
+
+  private async lookUp(domain: string): Promise<InstanceInfo | undefined> {
+    const missedAt = this.misses.get(domain);
+    if (missedAt !== undefined && this.now() - missedAt < NEGATIVE_TTL_MS) return undefined;
+    const id = await this.actors.findUnique(SYSTEM_TENANT, INSTANCE_DOMAIN_SCOPE, domain);
+    const info = id === undefined ? undefined : await this.resolveId(id);
+    if (info === undefined) {
+      if (this.misses.size >= NEGATIVE_MAX) this.misses.clear();
+      this.misses.set(domain, this.now());
+    }
+    return info;
+  }
+}
+
+/** `Example.COM:8080` → `example.com`; `[::1]:8080` → `[::1]`. */
+export function normalizeHost(host: string): string {
+  let h = host.trim().toLowerCase();
+  if (h.startsWith('[')) {
+    const end = h.indexOf(']');
+    return end === -1 ? h : h.slice(0, end + 1);
+  }
+  const colon = h.indexOf(':');
+  if (colon !== -1) h = h.slice(0, colon);
+  return h.endsWith('.') ? h.slice(0, -1) : h;
+}

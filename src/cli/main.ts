@@ -1,0 +1,63 @@
+#!/usr/bin/env node
+/**
+ * The `tessera` command: `start` (default) runs a node; `init` prepares the data directory,
+ * master key, first instance and admin token, then exits. Configuration errors exit 2 with
+ * every problem listed; SIGTERM/SIGINT stop gracefully.
+ */
+import { ConfigError, loadConfig } from '../config/load.js';
+import { createLogger } from '../observability/logger.js';
+import { prepareNode, startNode } from './node.js';
+
+const USAGE = 'usage: tessera [start|init]   (configuration: TESSERA_* variables, see docs/configuration.md)';
+
+async function main(argv: readonly string[]): Promise<number> {
+  const command = argv[0] ?? 'start';
+  if (command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (command !== 'start' && command !== 'init') {
+    process.stderr.write(`unknown command "${command}"\n${USAGE}\n`);
+    return 2;
+  }
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+  const logger = createLogger(config.logLevel);
+  if (command === 'init') {
+    const prepared = await prepareNode(config, logger);
+    await prepared.close();
+    logger.info({ instanceId: prepared.setup.plan.instanceId, created: prepared.setup.created }, 'initialized');
+    return 0;
+  }
+  const node = await startNode(config, logger);
+  await new Promise<void>((resolve) => {
+    const shutdown = (signal: string) => {
+      logger.info({ signal }, 'shutting down: draining requests and flushing writes');
+      resolve();
+    };
+    process.once('SIGTERM', () => shutdown('SIGTERM'));
+    process.once('SIGINT', () => shutdown('SIGINT'));
+  });
+  await node.stop();
+  logger.info({}, 'stopped');
+  logger.flush();
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`tessera: fatal: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,64 @@
+/**
+ * The configuration schema: every key with its environment variable, default and description.
+ * docs/configuration.md is generated from this table (npm run docs:config); never edit it by hand.
+ */
+import { z } from 'zod';
+
+const bool = z.preprocess((v) => {
+  if (typeof v !== 'string') return v;
+  const s = v.trim().toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(s)) return true;
+  if (['false', '0', 'no', 'off', ''].includes(s)) return false;
+  return v;
+}, z.boolean());
+
+const port = z.coerce.number().int().min(0).max(65535);
+const positiveInt = z.coerce.number().int().positive();
+const list = z.preprocess(
+  (v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter((s) => s !== '') : v),
+  z.array(z.string().regex(/^[a-z][a-z0-9_]*$/, 'feature names are lower snake case')),
+);
+const domain = z
+  .string()
+  .min(1)
+  .max(253)
+  .regex(/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/i, 'must be a host name without scheme or port');
+
+interface KeySpec {
+  readonly env: string;
+  readonly schema: z.ZodType;
+  readonly description: string;
+}
+
+/** Every configuration key. The file form uses the key names below; the env form the `env` names. */
+export const CONFIG_KEYS = {
+  port: { env: 'TESSERA_PORT', schema: port.default(8080), description: 'HTTP port for the APIs, OIDC endpoints, login UI, Connect and gRPC-web. 0 picks a free port.' },
+  grpcPort: { env: 'TESSERA_GRPC_PORT', schema: port.default(8081), description: 'Port for gRPC over HTTP/2 (cleartext h2c). 0 picks a free port.' },
+  host: { env: 'TESSERA_HOST', schema: z.string().min(1).default('0.0.0.0'), description: 'Address both ports bind to.' },
+  dataDir: { env: 'TESSERA_DATA_DIR', schema: z.string().min(1).default('./data'), description: 'Directory of the embedded LMDB store, the generated master key and the admin token file.' },
+  externalDomain: { env: 'TESSERA_EXTERNAL_DOMAIN', schema: domain.default('localhost'), description: 'Domain of the first instance, created on an empty store; requests are routed to an instance by their Host header.' },
+  externalSecure: { env: 'TESSERA_EXTERNAL_SECURE', schema: bool.default(false), description: 'Whether clients reach Tessera over https (a TLS-terminating proxy in front); decides the issuer scheme and Secure cookies.' },
+  externalPort: { env: 'TESSERA_EXTERNAL_PORT', schema: port.optional(), description: 'Port clients use, when it differs from TESSERA_PORT (e.g. 443 behind a proxy). Defaults to TESSERA_PORT.' },
+  masterKey: { env: 'TESSERA_MASTERKEY', schema: z.string().optional(), description: 'Master key encrypting secrets at rest: 32 bytes as 64 hex characters, base64, or 32 ASCII characters. When absent, `tessera init` generates one into <dataDir>/masterkey (0600) and warns.' },
+  http: { env: 'TESSERA_HTTP', schema: z.enum(['uws', 'node']).default('uws'), description: 'HTTP engine: uWebSockets.js (fast) or node:http. uws falls back to node with a warning when it cannot load.' },
+  logLevel: { env: 'TESSERA_LOG_LEVEL', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), description: 'Log level of the JSON logs on stdout.' },
+  maxBodyBytes: { env: 'TESSERA_MAX_BODY_BYTES', schema: positiveInt.default(1_048_576), description: 'Largest accepted request body in bytes; larger bodies get 413.' },
+  bodyTimeoutMs: { env: 'TESSERA_BODY_TIMEOUT_MS', schema: positiveInt.default(10_000), description: 'Time allowed to receive a request body; slower bodies get 408.' },
+  shutdownGraceMs: { env: 'TESSERA_SHUTDOWN_GRACE_MS', schema: positiveInt.default(10_000), description: 'On SIGTERM/SIGINT: how long in-flight requests may finish before the node closes.' },
+  actorIdleMs: { env: 'TESSERA_ACTOR_IDLE_MS', schema: positiveInt.default(60_000), description: 'Idle time after which a tenant actor passivates (leaves memory).' },
+  sweepIntervalMs: { env: 'TESSERA_SWEEP_INTERVAL_MS', schema: positiveInt.default(60_000), description: 'Interval of the sweeper deleting expired protocol state (codes, sessions, tokens).' },
+  defaultFeatures: { env: 'TESSERA_DEFAULT_FEATURES', schema: list.default([]), description: 'Comma-separated feature flags a new instance starts with, e.g. `multitenancy_resources_api,multitenancy_settings`.' },
+  firstOrgName: { env: 'TESSERA_FIRST_ORG_NAME', schema: z.string().min(1).max(200).default('Default'), description: 'Name of the default organization created on an empty store.' },
+  adminUsername: { env: 'TESSERA_ADMIN_USERNAME', schema: z.string().min(1).max(200).default('admin'), description: 'Username of the admin service user created on an empty store.' },
+  adminTokenDays: { env: 'TESSERA_ADMIN_TOKEN_DAYS', schema: positiveInt.default(365), description: 'Lifetime in days of the admin personal access token created on an empty store.' },
+} as const satisfies Record<string, KeySpec>;
+
+export type ConfigKey = keyof typeof CONFIG_KEYS;
+
+const shape = Object.fromEntries(Object.entries(CONFIG_KEYS).map(([k, spec]) => [k, spec.schema])) as {
+  [K in ConfigKey]: (typeof CONFIG_KEYS)[K]['schema'];
+};
+
+export const configSchema = z.object(shape).strict();
+
+export type Config = Readonly<z.output<typeof configSchema>>;

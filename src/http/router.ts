@@ -1,0 +1,238 @@
+/**
+ * Adapter-independent router: a segment trie where a literal segment beats `{param}` at the same
+ * depth (with backtracking), HEAD served by GET, 405 + Allow (RFC 9110 §15.5.6), CORS on
+ * configured path prefixes (Fetch standard §3.2), and security headers on every reply.
+ */
+import type { HttpHandler, HttpReply, HttpRequest } from './types.js';
+import { malformedPathReply, methodNotAllowedBody, notFoundReply } from './reply.js';
+
+export type RouteHandler = (req: HttpRequest) => Promise<HttpReply> | HttpReply;
+
+export interface Route {
+  readonly method: string;
+  /** `/a/b/{id}/_action`: `{name}` matches exactly one non-empty path segment. */
+  readonly pattern: string;
+  readonly handler: RouteHandler;
+}
+
+export interface RouterOptions {
+  /** Consulted when no pattern matches the path (Connect / gRPC-web paths). */
+  readonly fallback?: (req: HttpRequest) => Promise<HttpReply | undefined> | HttpReply | undefined;
+  /** Paths starting with one of these answer CORS preflights and carry CORS headers. */
+  readonly corsPathPrefixes: readonly string[];
+  /** Reply for an unknown route; default 404 `{"code":5,"message":"Not Found"}`. */
+  readonly notFound?: (req: HttpRequest) => HttpReply;
+}
+
+interface RouteEntry {
+  readonly pattern: string;
+  readonly handler: RouteHandler;
+  readonly paramNames: readonly string[];
+}
+
+interface TrieNode {
+  readonly literals: Map<string, TrieNode>;
+  param: TrieNode | undefined;
+  readonly methods: Map<string, RouteEntry>;
+}
+
+type MutableRequest = { -readonly [K in keyof HttpRequest]: HttpRequest[K] };
+
+function newNode(): TrieNode {
+  return { literals: new Map(), param: undefined, methods: new Map() };
+}
+
+function addRoute(root: TrieNode, route: Route): void {
+  if (!route.pattern.startsWith('/')) throw new Error(`route pattern must start with '/': ${route.pattern}`);
+  const paramNames: string[] = [];
+  let node = root;
+  for (const segment of route.pattern.slice(1).split('/')) {
+    if (segment.startsWith('{') && segment.endsWith('}')) {
+      paramNames.push(segment.slice(1, -1));
+      node.param ??= newNode();
+      node = node.param;
+    } else if (segment.includes('{') || segment.includes('}')) {
+      throw new Error(`a {param} must be a whole segment; split the pattern instead: ${route.pattern}`);
+    } else {
+      let next = node.literals.get(segment);
+      if (next === undefined) node.literals.set(segment, (next = newNode()));
+      node = next;
+    }
+  }
+  const method = route.method.toUpperCase();
+  if (node.methods.has(method)) throw new Error(`duplicate route ${method} ${route.pattern}`);
+  node.methods.set(method, { pattern: route.pattern, handler: route.handler, paramNames });
+}
+
+function entryAt(node: TrieNode, method: string, collect: Set<string> | undefined): RouteEntry | undefined {
+  if (collect !== undefined) {
+    for (const m of node.methods.keys()) collect.add(m);
+    return undefined;
+  }
+  const entry = node.methods.get(method);
+  return entry === undefined && method === 'HEAD' ? node.methods.get('GET') : entry;
+}
+
+/**
+ * Depth-first walk from `pos` (just after a '/'): literal child first, then the param child, so a
+ * literal wins at equal depth but a dead end under it still falls back to the param. Raw param
+ * segments are pushed on `values` along the matched branch. With `collect`, visits every match.
+ */
+function walk(
+  node: TrieNode,
+  path: string,
+  pos: number,
+  values: string[],
+  method: string,
+  collect?: Set<string>,
+): RouteEntry | undefined {
+  const slash = path.indexOf('/', pos);
+  const segment = slash === -1 ? path.slice(pos) : path.slice(pos, slash);
+  const literal = node.literals.get(segment);
+  if (literal !== undefined) {
+    const found = slash === -1 ? entryAt(literal, method, collect) : walk(literal, path, slash + 1, values, method, collect);
+    if (found !== undefined) return found;
+  }
+  const param = node.param;
+  if (param === undefined || segment === '') return undefined;
+  values.push(segment);
+  const found = slash === -1 ? entryAt(param, method, collect) : walk(param, path, slash + 1, values, method, collect);
+  if (found === undefined) values.pop();
+  return found;
+}
+
+/** Every method any pattern matching `path` accepts, in Allow-header form; '' when none. */
+function allowedMethods(root: TrieNode, path: string, cors: boolean): string {
+  if (path.charCodeAt(0) !== SLASH) return '';
+  const allowed = new Set<string>();
+  walk(root, path, 1, [], '', allowed);
+  if (allowed.size === 0) return '';
+  if (allowed.has('GET')) allowed.add('HEAD');
+  if (cors) allowed.add('OPTIONS');
+  return [...allowed].join(', ');
+}
+
+/** Percent-decodes the raw values into a params record; undefined on malformed encoding. */
+function decodeParams(names: readonly string[], values: readonly string[]): Record<string, string> | undefined {
+  const params: Record<string, string> = {};
+  for (let i = 0; i < names.length; i++) {
+    const raw = values[i] as string; // walk pushed one value per param name on the matched branch
+    if (raw.indexOf('%') === -1) {
+      params[names[i] as string] = raw;
+      continue;
+    }
+    try {
+      params[names[i] as string] = decodeURIComponent(raw);
+    } catch {
+      return undefined;
+    }
+  }
+  return params;
+}
+
+const SLASH = 47; // '/'
+const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
+
+function methodNotAllowed(allow: string): HttpReply {
+  return { status: 405, headers: { 'content-type': 'application/json', allow }, body: methodNotAllowedBody };
+}
+
+const CSP =
+  "default-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'; object-src 'none'; " +
+  "style-src 'self' 'unsafe-inline'";
+const NOSNIFF = Object.freeze({ 'x-content-type-options': 'nosniff' });
+const HTML_SECURITY = Object.freeze({
+  'content-security-policy': CSP,
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cross-origin-opener-policy': 'same-origin',
+});
+const CORS_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
+const CORS_ALLOW_HEADERS =
+  'authorization, content-type, connect-protocol-version, connect-timeout-ms, x-grpc-web, x-user-agent, grpc-timeout';
+const CORS_EXPOSE_HEADERS = 'grpc-status, grpc-message, grpc-status-details-bin, www-authenticate, location';
+
+function isCorsPath(path: string, prefixes: readonly string[]): boolean {
+  for (const prefix of prefixes) if (path.startsWith(prefix)) return true;
+  return false;
+}
+
+function preflightReply(req: HttpRequest): HttpReply {
+  const requested = req.headers['access-control-request-headers'];
+  const headers = {
+    'access-control-allow-origin': req.headers['origin'] ?? '*',
+    'access-control-allow-methods': CORS_METHODS,
+    'access-control-allow-headers': requested ? `${CORS_ALLOW_HEADERS}, ${requested}` : CORS_ALLOW_HEADERS,
+    'access-control-max-age': '86400',
+    vary: 'origin, access-control-request-method, access-control-request-headers',
+    'x-content-type-options': 'nosniff',
+  };
+  return { status: 204, headers };
+}
+
+function isHtml(contentType: string | readonly string[] | undefined): boolean {
+  return typeof contentType === 'string' && contentType.startsWith('text/html');
+}
+
+/**
+ * Adds nosniff everywhere, the HTML security headers to HTML, and CORS headers when `corsReq` is
+ * given. Headers the handler set win over these defaults (a page may need its own CSP nonce).
+ */
+function decorateReply(reply: HttpReply, corsReq?: HttpRequest): HttpReply {
+  const headers = reply.headers;
+  const html = headers !== undefined && isHtml(headers['content-type']);
+  if (corsReq === undefined) {
+    if (html) return { status: reply.status, headers: { ...HTML_SECURITY, ...headers }, body: reply.body };
+    if (headers?.['x-content-type-options'] !== undefined) return reply;
+    const merged = headers === undefined ? NOSNIFF : { ...headers, ...NOSNIFF };
+    return { status: reply.status, headers: merged, body: reply.body };
+  }
+  const vary = headers?.['vary'];
+  const merged = {
+    ...(html ? HTML_SECURITY : NOSNIFF),
+    ...headers,
+    'access-control-allow-origin': corsReq.headers['origin'] ?? '*',
+    'access-control-expose-headers': CORS_EXPOSE_HEADERS,
+    vary: typeof vary === 'string' && vary !== '' ? `${vary}, origin` : 'origin',
+  };
+  return { status: reply.status, headers: merged, body: reply.body };
+}
+
+/** Builds the request handler for `routes`; the trie is compiled once, here. */
+export function createRouter(routes: readonly Route[], options: RouterOptions): HttpHandler {
+  const root = newNode();
+  for (const route of routes) addRoute(root, route);
+  const { fallback, corsPathPrefixes } = options;
+  const notFound = options.notFound ?? (() => notFoundReply);
+
+  const unmatched = (req: HttpRequest, cors: boolean): Promise<HttpReply> | HttpReply => {
+    const allow = allowedMethods(root, req.path, cors);
+    if (allow !== '') return methodNotAllowed(allow);
+    if (fallback === undefined) return notFound(req);
+    const result = fallback(req);
+    if (result instanceof Promise) return result.then((reply) => reply ?? notFound(req));
+    return result ?? notFound(req);
+  };
+
+  const route = (req: HttpRequest, cors: boolean): Promise<HttpReply> | HttpReply => {
+    const values: string[] = [];
+    const path = req.path;
+    const entry = path.charCodeAt(0) === SLASH ? walk(root, path, 1, values, req.method) : undefined;
+    if (entry === undefined) return unmatched(req, cors);
+    const params = entry.paramNames.length === 0 ? NO_PARAMS : decodeParams(entry.paramNames, values);
+    if (params === undefined) return malformedPathReply;
+    const writable = req as MutableRequest;
+    writable.params = params;
+    writable.route = entry.pattern;
+    return entry.handler(req);
+  };
+
+  return (req) => {
+    const cors = corsPathPrefixes.length !== 0 && isCorsPath(req.path, corsPathPrefixes);
+    if (cors && req.method === 'OPTIONS') return preflightReply(req);
+    const reply = route(req, cors);
+    if (reply instanceof Promise) return reply.then(cors ? (r) => decorateReply(r, req) : decorateReply);
+    return decorateReply(reply, cors ? req : undefined);
+  };
+}

@@ -1,0 +1,332 @@
+/**
+ * HttpAdapter over uWebSockets.js. Enforces the uWS lifetime rules (style guide §7): request data
+ * copied before any await, onAborted attached first, body chunks copied under a size and time
+ * limit (413 / 408), every write corked and skipped once aborted, streams written with
+ * backpressure. Requires the native binary: the package's silent pure-JS fallback is refused.
+ */
+import uWS from '@trufflesuite/uws-js-unofficial';
+import type {
+  HttpRequest as UwsRequest,
+  HttpResponse as UwsResponse,
+  us_listen_socket,
+  us_socket,
+} from '@trufflesuite/uws-js-unofficial';
+import { STATUS_CODES } from 'node:http';
+import type { HttpAdapter, HttpHandler, HttpObserver, HttpReply, HttpServerOptions } from './types.js';
+import type { HttpRequest, ListeningServer } from './types.js';
+import {
+  assertSafeHeaders,
+  internalErrorReply,
+  isStreamBody,
+  knownBodyLength,
+  payloadTooLargeReply,
+  releaseStream,
+  requestTimeoutReply,
+} from './reply.js';
+
+interface UwsServer {
+  readonly handler: HttpHandler;
+  readonly options: HttpServerOptions;
+  readonly observer: HttpObserver | undefined;
+  readonly inflight: Set<UwsExchange>;
+  closing: boolean;
+  onIdle: (() => void) | undefined;
+}
+
+const EMPTY_BODY = Buffer.alloc(0);
+const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
+
+/** One request/response pair: the HttpRequest handlers see, plus the adapter's own state. */
+class UwsExchange implements HttpRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly query: string;
+  readonly headers: Record<string, string> = Object.create(null) as Record<string, string>;
+  body: Buffer = EMPTY_BODY;
+  readonly remoteAddress: string;
+  params: Readonly<Record<string, string>> = NO_PARAMS;
+  route: string | undefined = undefined;
+  readonly startedAt = performance.now();
+  aborted = false;
+  done = false;
+  controller: AbortController | undefined = undefined;
+  chunks: Buffer[] | undefined = undefined;
+  received = 0;
+  timer: NodeJS.Timeout | undefined = undefined;
+  writable: (() => void) | undefined = undefined;
+  watchingWritable = false;
+
+  constructor(readonly res: UwsResponse, req: UwsRequest, readonly server: UwsServer) {
+    this.method = req.getCaseSensitiveMethod();
+    this.path = req.getUrl();
+    this.query = (req.getQuery() as string | undefined) ?? '';
+    headerTarget = this.headers;
+    req.forEach(collectHeader);
+    this.remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
+  }
+
+  /** Created on first use: most handlers never look at it. */
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort();
+    }
+    return this.controller.signal;
+  }
+}
+
+// forEach runs synchronously, so one module-level target avoids a closure per request.
+let headerTarget: Record<string, string> = {};
+function collectHeader(name: string, value: string): void {
+  const previous = headerTarget[name];
+  headerTarget[name] = previous === undefined ? value : `${previous}, ${value}`;
+}
+
+function onRequest(server: UwsServer, res: UwsResponse, req: UwsRequest): void {
+  const ex = new UwsExchange(res, req, server);
+  res.onAborted(() => onAborted(ex));
+  server.inflight.add(ex);
+  const length = ex.headers['content-length'];
+  if ((length === undefined || length === '0') && ex.headers['transfer-encoding'] === undefined) return dispatch(ex);
+  if (length !== undefined && Number(length) > server.options.maxBodyBytes) return writeReply(ex, payloadTooLargeReply, true);
+  ex.timer = setTimeout(onBodyTimeout, server.options.bodyTimeoutMs, ex);
+  res.onData((chunk, isLast) => onChunk(ex, chunk, isLast));
+}
+
+function onChunk(ex: UwsExchange, chunk: ArrayBuffer, isLast: boolean): void {
+  if (ex.done) return;
+  const size = chunk.byteLength;
+  ex.received += size;
+  if (ex.received > ex.server.options.maxBodyBytes) {
+    clearTimeout(ex.timer);
+    return writeReply(ex, payloadTooLargeReply, true);
+  }
+  // The ArrayBuffer is detached when this callback returns: copy it.
+  if (size !== 0) (ex.chunks ??= []).push(Buffer.from(new Uint8Array(chunk)));
+  if (!isLast) return;
+  clearTimeout(ex.timer);
+  const chunks = ex.chunks;
+  if (chunks !== undefined) ex.body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, ex.received);
+  ex.chunks = undefined;
+  dispatch(ex);
+}
+
+function onBodyTimeout(ex: UwsExchange): void {
+  if (!ex.done && !ex.aborted) writeReply(ex, requestTimeoutReply, true);
+}
+
+function onAborted(ex: UwsExchange): void {
+  ex.aborted = true;
+  clearTimeout(ex.timer);
+  ex.controller?.abort();
+  ex.writable?.();
+  settle(ex);
+}
+
+/** Removes the exchange from the in-flight set; wakes a pending close() when it was the last. */
+function settle(ex: UwsExchange): void {
+  const server = ex.server;
+  if (!server.inflight.delete(ex)) return;
+  if (server.closing && server.inflight.size === 0) server.onIdle?.();
+}
+
+function dispatch(ex: UwsExchange): void {
+  let result: Promise<HttpReply> | HttpReply;
+  try {
+    result = ex.server.handler(ex);
+  } catch (error) {
+    return fail(ex, error);
+  }
+  if (result instanceof Promise) {
+    result.then(
+      (reply) => respond(ex, reply),
+      (error: unknown) => fail(ex, error),
+    );
+  } else {
+    respond(ex, result);
+  }
+}
+
+function fail(ex: UwsExchange, error: unknown): void {
+  ex.server.observer?.onError?.(error, ex);
+  if (!ex.done && !ex.aborted) writeReply(ex, internalErrorReply, false);
+}
+
+function respond(ex: UwsExchange, reply: HttpReply): void {
+  if (ex.aborted || ex.done) return;
+  try {
+    assertSafeHeaders(reply.headers);
+  } catch (error) {
+    return fail(ex, error);
+  }
+  const body = reply.body;
+  if (body !== undefined && isStreamBody(body) && ex.method !== 'HEAD') {
+    void streamReply(ex, reply, body);
+    return;
+  }
+  writeReply(ex, reply, false);
+}
+
+const statusLines: string[] = [];
+/** uWS wants the whole status line ("404 Not Found"); built once per status code. */
+function statusLine(status: number): string {
+  return (statusLines[status] ??= `${status} ${STATUS_CODES[status] ?? 'Status'}`);
+}
+
+// cork() runs its callback synchronously: module-level slots avoid a closure per response.
+let corkEx: UwsExchange | undefined;
+let corkReply: HttpReply = internalErrorReply;
+let corkClose = false;
+let corkChunk: Uint8Array | undefined;
+let corkFirst = false;
+let corkOk = true;
+
+function writeHead(res: UwsResponse, reply: HttpReply): void {
+  res.writeStatus(statusLine(reply.status));
+  const headers = reply.headers;
+  if (headers === undefined) return;
+  for (const name in headers) {
+    if (name === 'content-length' || name === 'transfer-encoding') continue; // uWS frames the body
+    const value = headers[name] as string | readonly string[]; // own key from the for-in
+    if (typeof value === 'string') res.writeHeader(name, value);
+    else for (const item of value) res.writeHeader(name, item);
+  }
+}
+
+function writeWholeCorked(): void {
+  const ex = corkEx as UwsExchange; // set right before cork()
+  const reply = corkReply;
+  const res = ex.res;
+  writeHead(res, reply);
+  const status = reply.status;
+  if (ex.method === 'HEAD') {
+    const length = knownBodyLength(reply);
+    if (length !== undefined && status !== 204 && status !== 304) res.writeHeader('content-length', String(length));
+    // endWithoutBody(n) would leave this uWS version waiting for n bytes; write the header ourselves.
+    res.endWithoutBody();
+  } else if (status === 204 || status === 304 || status < 200) {
+    res.endWithoutBody();
+  } else {
+    const body = reply.body as string | Uint8Array | undefined; // streams never reach here
+    res.end(body ?? '', corkClose);
+  }
+}
+
+function writeReply(ex: UwsExchange, reply: HttpReply, closeConnection: boolean): void {
+  corkEx = ex;
+  corkReply = reply;
+  corkClose = closeConnection || ex.server.closing;
+  ex.done = true;
+  ex.res.cork(writeWholeCorked);
+  corkEx = undefined;
+  complete(ex, reply.status);
+}
+
+function complete(ex: UwsExchange, status: number): void {
+  ex.done = true;
+  settle(ex);
+  ex.server.observer?.onResponse?.(ex, status, (performance.now() - ex.startedAt) / 1000);
+}
+
+function writeChunkCorked(): void {
+  const res = (corkEx as UwsExchange).res; // set right before cork()
+  if (corkFirst) writeHead(res, corkReply);
+  if (corkChunk === undefined) res.end('', corkClose);
+  else corkOk = res.write(corkChunk);
+}
+
+/** Writes one chunk (headers go with the first), or ends the response when `chunk` is undefined. */
+function writeChunk(ex: UwsExchange, reply: HttpReply, chunk: Uint8Array | undefined, first: boolean): boolean {
+  corkEx = ex;
+  corkReply = reply;
+  corkChunk = chunk;
+  corkFirst = first;
+  corkClose = ex.server.closing;
+  corkOk = true;
+  ex.res.cork(writeChunkCorked);
+  corkEx = undefined;
+  corkChunk = undefined;
+  return corkOk;
+}
+
+function waitWritable(ex: UwsExchange): Promise<void> {
+  return new Promise((resolve) => {
+    ex.writable = resolve;
+    if (ex.watchingWritable) return;
+    ex.watchingWritable = true;
+    ex.res.onWritable(() => {
+      const wake = ex.writable;
+      ex.writable = undefined;
+      wake?.();
+      return true;
+    });
+  });
+}
+
+/**
+ * Streams an async-iterable body with chunked encoding. While uWS holds backpressure we wait for
+ * onWritable before pulling the next chunk; the iterator is closed when the client goes away.
+ */
+async function streamReply(ex: UwsExchange, reply: HttpReply, body: AsyncIterable<Uint8Array>): Promise<void> {
+  const iterator = body[Symbol.asyncIterator]();
+  let first = true;
+  try {
+    for (;;) {
+      const next = await iterator.next();
+      if (ex.aborted || next.done === true) break;
+      if (next.value.byteLength === 0) continue; // a zero-length chunk would end chunked encoding
+      const ok = writeChunk(ex, reply, next.value, first);
+      first = false;
+      if (!ok) await waitWritable(ex);
+      if (ex.aborted) break;
+    }
+  } catch (error) {
+    ex.server.observer?.onError?.(error, ex);
+    if (ex.aborted) return;
+    if (first) return writeReply(ex, internalErrorReply, false);
+    ex.done = true;
+    ex.res.close(); // headers are out: cutting the connection is the only honest signal
+    return;
+  }
+  if (ex.aborted) return releaseStream(iterator);
+  if (first) return writeReply(ex, { status: reply.status, headers: reply.headers }, false);
+  ex.done = true;
+  writeChunk(ex, reply, undefined, false);
+  complete(ex, reply.status);
+}
+
+function closeServer(server: UwsServer, listenSocket: us_listen_socket, graceMs: number): Promise<void> {
+  if (server.closing) return Promise.resolve();
+  server.closing = true;
+  uWS.us_listen_socket_close(listenSocket);
+  return new Promise<void>((resolve) => {
+    if (server.inflight.size === 0) return resolve();
+    const timer = setTimeout(resolve, graceMs);
+    server.onIdle = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+  }).then(() => {
+    for (const ex of server.inflight) if (!ex.aborted) ex.res.close(); // past the grace: abort the rest
+  });
+}
+
+/** True when the package loaded its native binary rather than its pure-JS fallback. */
+export function isNativeUws(): boolean {
+  return typeof (uWS as { getParts?: unknown }).getParts === 'function';
+}
+
+function listen(handler: HttpHandler, options: HttpServerOptions, observer?: HttpObserver): Promise<ListeningServer> {
+  if (!isNativeUws()) return Promise.reject(new Error('uWebSockets.js native binary did not load (fallback active)'));
+  const server: UwsServer = { handler, options, observer, inflight: new Set(), closing: false, onIdle: undefined };
+  const app = uWS.App().any('/*', (res, req) => onRequest(server, res, req));
+  return new Promise((resolve, reject) => {
+    app.listen(options.host, options.port, (listenSocket) => {
+      if (listenSocket === false) return reject(new Error(`cannot listen on ${options.host}:${options.port}`));
+      const port = uWS.us_socket_local_port(listenSocket as us_socket);
+      resolve({ port, close: (graceMs = 0) => closeServer(server, listenSocket, graceMs) });
+    });
+  });
+}
+
+export const uwsAdapter: HttpAdapter = { name: 'uws', listen };

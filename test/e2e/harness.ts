@@ -1,0 +1,129 @@
+/**
+ * Starts a real Tessera node as a child process (the compiled dist/, as `npm start` runs it)
+ * on free ports with a temporary data directory, and hands tests its URLs and admin token.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+const MAIN = join(import.meta.dirname, '..', '..', 'dist', 'src', 'cli', 'main.js');
+
+export interface NodeOptions {
+  /** Reuse a data directory (restart tests); a fresh temp dir otherwise. */
+  readonly dataDir?: string;
+  readonly env?: Readonly<Record<string, string>>;
+  readonly args?: readonly string[];
+}
+
+export interface TestNode {
+  readonly dataDir: string;
+  readonly baseUrl: string;
+  readonly grpcUrl: string;
+  readonly httpPort: number;
+  readonly grpcPort: number;
+  readonly adminToken: string;
+  readonly logs: readonly Record<string, unknown>[];
+  readonly process: ChildProcess;
+  /** SIGTERM and wait for exit; returns the exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILL and wait. */
+  kill(): Promise<void>;
+  /** Removes the data directory (after stop). */
+  cleanup(): void;
+}
+
+export async function startTestNode(options: NodeOptions = {}): Promise<TestNode> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'tessera-e2e-'));
+  const child = spawn(process.execPath, [MAIN, ...(options.args ?? ['start'])], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      TESSERA_DATA_DIR: dataDir,
+      TESSERA_PORT: '0',
+      TESSERA_GRPC_PORT: '0',
+      TESSERA_HOST: '127.0.0.1',
+      TESSERA_LOG_LEVEL: 'info',
+      ...options.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: Record<string, unknown>[] = [];
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const listening = await new Promise<Record<string, unknown>>((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      const entry = parseLine(line);
+      logs.push(entry);
+      if (entry.msg === 'listening') resolve(entry);
+    });
+    void exited.then((code) => reject(new Error(`node exited with ${code} before listening:\n${stderr}`)));
+  });
+  const httpPort = Number(listening.httpPort);
+  const grpcPort = Number(listening.grpcPort);
+  return {
+    dataDir,
+    baseUrl: `http://localhost:${httpPort}`,
+    grpcUrl: `http://localhost:${grpcPort}`,
+    httpPort,
+    grpcPort,
+    adminToken: readFileSync(join(dataDir, 'admin.pat'), 'utf8').trim(),
+    logs,
+    process: child,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+    async kill() {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+    cleanup() {
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function parseLine(line: string): Record<string, unknown> {
+  try {
+    return JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return { raw: line };
+  }
+}
+
+/** Runs the CLI to completion (init, bad config) and returns exit code and output. */
+export async function runCli(args: readonly string[], env: Readonly<Record<string, string>>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { code, stdout, stderr };
+}
+
+/** fetch against a node with the admin token and JSON body. */
+export function api(node: TestNode, token = node.adminToken) {
+  return async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const response = await fetch(`${node.baseUrl}${path}`, {
+      method,
+      headers: {
+        ...(token === '' ? {} : { authorization: `Bearer ${token}` }),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
+      ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    let json: unknown;
+    try {
+      json = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      json = text;
+    }
+    return { status: response.status, headers: response.headers, body: json as Record<string, any> };
+  };
+}

@@ -1,0 +1,69 @@
+/**
+ * Seeds principals straight through the domain (the same commands the API runs) into a
+ * running node's store — LMDB is multi-process — for tests that need a caller with
+ * particular roles before the user and membership APIs exist.
+ */
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import {
+  ActorSystem,
+  addMachineUser,
+  addMembership,
+  addPersonalAccessToken,
+  createIdGenerator,
+  systemClock,
+  UNIQUE_SCOPES,
+  type MembershipContext,
+} from '../../actors/index.js';
+import { tokenDigest } from '../../src/api/auth.js';
+import { createSecretSealer } from '../../src/crypto/secret-sealer.js';
+import { openLmdbStore } from '../../src/store/lmdb-store.js';
+
+export interface SeedSetup {
+  readonly instanceId: string;
+  readonly orgId: string;
+}
+
+/** Reads the first-run plan of a data directory. */
+export async function readSetup(dataDir: string): Promise<SeedSetup> {
+  const store = await openLmdbStore({ path: join(dataDir, 'lmdb') });
+  try {
+    return (await store.getMeta('setup')) as SeedSetup;
+  } finally {
+    await store.close();
+  }
+}
+
+/** Adds a machine user with a PAT and optional memberships; returns its token. */
+export async function seedMachineUser(
+  dataDir: string,
+  options: { username: string; memberships?: readonly { contextType: MembershipContext; contextId: string; roles: readonly string[] }[] },
+): Promise<{ userId: string; token: string }> {
+  const store = await openLmdbStore({ path: join(dataDir, 'lmdb') });
+  const ids = createIdGenerator(() => Date.now());
+  const actors = new ActorSystem({
+    store,
+    clock: systemClock,
+    ids,
+    sealer: createSecretSealer(randomBytes(32)),
+    logger: { debug() {}, info() {}, warn() {}, error() {} },
+    uniqueScopes: UNIQUE_SCOPES,
+  });
+  try {
+    const setup = (await store.getMeta('setup')) as SeedSetup;
+    const userId = ids.next();
+    const org = { kind: 'org', instanceId: setup.instanceId, orgId: setup.orgId } as const;
+    const instance = { kind: 'instance', instanceId: setup.instanceId } as const;
+    const creator = { creator: '' };
+    await actors.ask(org, addMachineUser, { userId, orgId: setup.orgId, username: options.username, name: options.username, description: '', accessTokenType: 'bearer' }, creator);
+    for (const m of options.memberships ?? []) {
+      await actors.ask(instance, addMembership, { ...m, userId }, creator);
+    }
+    const token = randomBytes(32).toString('base64url');
+    await actors.ask(org, addPersonalAccessToken, { userId, tokenId: ids.next(), digest: tokenDigest(token), expiresAt: Date.now() + 3_600_000 }, creator);
+    return { userId, token };
+  } finally {
+    await actors.stop();
+    await store.close();
+  }
+}
