@@ -43,6 +43,7 @@ export function orgNameKey(name: string): string {
 export function generatedOrgDomain(name: string, instanceDomain: string): string {
   const slug = name
     .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '') // drop combining marks: Ü → U
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')

@@ -163,7 +163,8 @@ export class ActorSystem {
     return alreadyExists(known.code, known.message);
   }
 
-  private passivateIdle(): void {
+  /** Drops actors idle for at least `idleMs` with empty mailboxes (runs on a timer; callable directly). */
+  passivateIdle(): void {
     const now = this.options.clock.now();
     for (const [key, cell] of this.actors) {
       if (cell.mailbox.pending === 0 && now - cell.lastActivity >= this.options.idleMs) this.actors.delete(key);

@@ -2,7 +2,7 @@
  * What a handler gets besides its request: the resolved instance and scope, the caller,
  * the actor system and the node's services. Handlers never see transport details.
  */
-import type { ActorSystem, Clock } from '../../actors/index.js';
+import type { ActorSystem, Clock, Logger } from '../../actors/index.js';
 import type { Config } from '../config/schema.js';
 import type { Caller } from './auth.js';
 import type { CallMeta } from './rpc.js';
@@ -17,6 +17,7 @@ export interface ApiServices {
   readonly actors: ActorSystem;
   readonly tenants: TenantDirectory;
   readonly clock: Clock;
+  readonly logger: Logger;
 }
 
 export interface CallContext {

@@ -3,8 +3,8 @@
  * the bearer token, resolve the request context, check the RPC's permission, run the
  * handler. One definition per RPC; the steps are the same for every transport.
  */
-import { create, type DescMessage, type DescMethod, type DescMethodUnary, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
-import { notFound, permissionDenied, unimplemented } from '../../actors/index.js';
+import { create, type DescMessage, type DescMethod, type DescMethodUnary, type Message, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
+import { AppError, notFound, permissionDenied, unimplemented } from '../../actors/index.js';
 import type { RequestContext } from '../gen/platform/object/v3alpha/object_pb.js';
 import { authenticate, callerCan, type Caller } from './auth.js';
 import type { ApiServices, CallContext, Scope } from './call-context.js';
@@ -35,19 +35,28 @@ export function createInvoker(definitions: readonly AnyRpcDefinition[], services
   const byMethod = new Map<string, AnyRpcDefinition>();
   for (const definition of definitions) byMethod.set(methodKey(definition.method), definition);
 
-  return async (method: DescMethod, request, meta): Promise<RpcResult> => {
-    const definition = byMethod.get(methodKey(method));
-    if (definition === undefined) throw unimplemented('rpc.unimplemented', 'this method is not implemented');
-    const instance = await resolveInstance(services, meta.host);
-    const caller = await authenticate(services.actors, instance.id, meta.headers.authorization, services.clock.now());
-    const scope = await resolveScope((request as { ctx?: RequestContext }).ctx, instance, services);
-    let status = definition.created === true ? 201 : 200;
-    const call = createCallContext({ instance, caller, scope, services, meta, setStatus: (s) => (status = s) });
-    const orgId = definition.orgOf?.(request, scope) ?? (scope.type === 'org' ? scope.orgId : undefined);
-    if (definition.permission !== 'authenticated') await call.require(definition.permission, orgId);
-    const reply = await definition.handle(request, call);
-    return { message: create(definition.method.output, reply), status };
+  return async (method, request, meta) => {
+    try {
+      return await invokeOne(byMethod.get(methodKey(method)), request, meta, services);
+    } catch (error) {
+      // Typed errors are ordinary answers; anything else is a bug: log it in full, answer `internal`.
+      if (!(error instanceof AppError)) services.logger.error({ err: error, method: methodKey(method), protocol: meta.protocol }, 'rpc failed');
+      throw error;
+    }
   };
+}
+
+async function invokeOne(definition: AnyRpcDefinition | undefined, request: Message, meta: CallMeta, services: ApiServices): Promise<RpcResult> {
+  if (definition === undefined) throw unimplemented('rpc.unimplemented', 'this method is not implemented');
+  const instance = await resolveInstance(services, meta.host);
+  const caller = await authenticate(services.actors, instance.id, meta.headers.authorization, services.clock.now());
+  const scope = await resolveScope((request as { ctx?: RequestContext }).ctx, instance, services);
+  let status = definition.created === true ? 201 : 200;
+  const call = createCallContext({ instance, caller, scope, services, meta, setStatus: (s) => (status = s) });
+  const orgId = definition.orgOf?.(request, scope) ?? (scope.type === 'org' ? scope.orgId : undefined);
+  if (definition.permission !== 'authenticated') await call.require(definition.permission, orgId);
+  const reply = await definition.handle(request, call);
+  return { message: create(definition.method.output, reply), status };
 }
 
 function methodKey(method: DescMethod): string {

@@ -81,7 +81,7 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
 
   const tenants = new TenantDirectory(actors, () => clock.now());
   await tenants.load();
-  const invoke = createInvoker([...organizationRpcs], { config, actors, tenants, clock });
+  const invoke = createInvoker([...organizationRpcs], { config, actors, tenants, clock, logger });
 
   let ready = false;
   const metrics = createMetrics((err, request) => logger.error({ err, path: request?.path }, 'request failed'));

@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 
 const MAIN = join(import.meta.dirname, '..', '..', 'dist', 'src', 'cli', 'main.js');
 
@@ -105,25 +106,40 @@ export async function runCli(args: readonly string[], env: Readonly<Record<strin
   return { code, stdout, stderr };
 }
 
-/** fetch against a node with the admin token and JSON body. */
+/** A JSON call against a node with the admin token (node:http, so tests can set Host). */
 export function api(node: TestNode, token = node.adminToken) {
-  return async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const response = await fetch(`${node.baseUrl}${path}`, {
-      method,
-      headers: {
-        ...(token === '' ? {} : { authorization: `Bearer ${token}` }),
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...headers,
-      },
-      ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  return (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    new Promise<{ status: number; headers: IncomingHttpHeaders; body: Record<string, any> }>((resolve, reject) => {
+      const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+      const request = httpRequest(
+        {
+          host: '127.0.0.1',
+          port: node.httpPort,
+          method,
+          path,
+          headers: {
+            host: `localhost:${node.httpPort}`,
+            ...(token === '' ? {} : { authorization: `Bearer ${token}` }),
+            ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
+            ...headers,
+          },
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (c: Buffer) => chunks.push(c));
+          response.on('end', () => {
+            const text = Buffer.concat(chunks).toString();
+            let json: unknown;
+            try {
+              json = text === '' ? undefined : JSON.parse(text);
+            } catch {
+              json = text;
+            }
+            resolve({ status: response.statusCode ?? 0, headers: response.headers, body: json as Record<string, any> });
+          });
+        },
+      );
+      request.on('error', reject);
+      request.end(payload);
     });
-    const text = await response.text();
-    let json: unknown;
-    try {
-      json = text === '' ? undefined : JSON.parse(text);
-    } catch {
-      json = text;
-    }
-    return { status: response.status, headers: response.headers, body: json as Record<string, any> };
-  };
 }

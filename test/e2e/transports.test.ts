@@ -63,7 +63,10 @@ describe.each([
 
 describe('@grpc/grpc-js client', () => {
   it('calls GetOrganization over HTTP/2 with equal results', async () => {
-    const client = new grpc.Client(`127.0.0.1:${node.grpcPort}`, grpc.credentials.createInsecure());
+    // Tenancy is by authority: connect to 127.0.0.1 but present the instance's domain.
+    const client = new grpc.Client(`127.0.0.1:${node.grpcPort}`, grpc.credentials.createInsecure(), {
+      'grpc.default_authority': `localhost:${node.grpcPort}`,
+    });
     const path = `/${PlatformOrganizations.typeName}/GetOrganization`;
     const metadata = new grpc.Metadata();
     metadata.set('authorization', `Bearer ${node.adminToken}`);

@@ -1,3 +1,0 @@
-export function ref(kind, id) {
-    return { kind: kind, id };
-}

@@ -1,0 +1,251 @@
+/**
+ * Child processes of the benchmark: spawning servers (optionally pinned to a core with
+ * taskset) and waiting for their `listening` line, reading their CPU time from /proc, and a
+ * cleanup registry that stops every process and removes every temp directory on success,
+ * error, SIGINT and SIGTERM.
+ */
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { accessSync, constants, readFileSync, rmSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+/** Lines of a child's output kept for error messages. */
+const KEPT_LINES = 40;
+
+export interface ServerProcess {
+  readonly name: string;
+  readonly pid: number;
+  /** The parsed JSON log line whose `msg` is `listening`. */
+  readonly listening: Readonly<Record<string, unknown>>;
+  /** The exit code once exited (null when killed by a signal), undefined while running. */
+  exitCode(): number | null | undefined;
+  /** The last lines of stdout and stderr, for error messages. */
+  recentOutput(): string;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code. */
+  stop(graceMs?: number): Promise<number | null>;
+}
+
+export interface SpawnServerOptions {
+  readonly name: string;
+  /** Arguments to `node` (script first). */
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  /** Pin the process to this CPU with taskset; unpinned when undefined. */
+  readonly cpu?: number | undefined;
+  readonly readyTimeoutMs?: number;
+}
+
+/** Stops processes and removes directories, newest first; every task runs once. */
+export class Cleanup {
+  private readonly tasks: { readonly label: string; readonly run: () => Promise<void>; readonly sync: () => void }[] = [];
+  private running: Promise<void> | undefined;
+
+  /** A process to stop (async on the normal path, SIGKILL from an `exit` handler). */
+  addServer(server: ServerProcess): void {
+    this.tasks.push({
+      label: `stop ${server.name}`,
+      run: async () => {
+        await server.stop();
+      },
+      sync: () => {
+        if (server.exitCode() === undefined) {
+          try {
+            process.kill(server.pid, 'SIGKILL');
+          } catch {
+            // already gone
+          }
+        }
+      },
+    });
+  }
+
+  addDirectory(path: string): void {
+    const remove = (): void => rmSync(path, { recursive: true, force: true });
+    this.tasks.push({ label: `remove ${path}`, run: async () => remove(), sync: remove });
+  }
+
+  /** Runs every task once (later calls wait for the first); errors are reported, not thrown. */
+  run(): Promise<void> {
+    this.running ??= (async () => {
+      for (const task of this.tasks.splice(0).reverse()) {
+        try {
+          await task.run();
+        } catch (error) {
+          process.stderr.write(`bench: cleanup (${task.label}) failed: ${describeError(error)}\n`);
+        }
+      }
+    })();
+    return this.running;
+  }
+
+  /** Ctrl-C / SIGTERM stop everything and exit; a crash of the runner still kills the children. */
+  installSignalHandlers(): void {
+    const onSignal = (signal: NodeJS.Signals, code: number) => {
+      process.stderr.write(`\nbench: ${signal}, stopping servers…\n`);
+      void this.run().finally(() => process.exit(code));
+    };
+    process.once('SIGINT', () => onSignal('SIGINT', 130));
+    process.once('SIGTERM', () => onSignal('SIGTERM', 143));
+    process.once('exit', () => {
+      for (const task of this.tasks.splice(0).reverse()) {
+        try {
+          task.sync();
+        } catch {
+          // best effort while exiting
+        }
+      }
+    });
+  }
+}
+
+export function spawnServer(options: SpawnServerOptions): Promise<ServerProcess> {
+  // taskset execs node in place, so the pid below is the server's own either way.
+  const child =
+    options.cpu === undefined
+      ? spawn(process.execPath, options.args, { env: { ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] })
+      : spawn('taskset', ['-c', String(options.cpu), process.execPath, ...options.args], { env: { ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const recent: string[] = [];
+  const keep = (line: string): void => {
+    recent.push(line);
+    if (recent.length > KEPT_LINES) recent.shift();
+  };
+  let exitCode: number | null | undefined;
+  const exited = new Promise<number | null>((resolve) => {
+    child.once('exit', (code) => {
+      exitCode = code;
+      resolve(code);
+    });
+  });
+  // Both pipes are drained for the whole life of the child, so it can never block on a full pipe.
+  createInterface({ input: child.stderr }).on('line', (line) => keep(`[stderr] ${line}`));
+  const lines = createInterface({ input: child.stdout });
+
+  return new Promise<ServerProcess>((resolve, reject) => {
+    const timeoutMs = options.readyTimeoutMs ?? 30_000;
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${options.name} did not report listening within ${timeoutMs} ms:\n${recent.join('\n')}`));
+    }, timeoutMs);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(new Error(`${options.name} could not be started: ${error.message}`));
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`${options.name} exited with ${code} before listening:\n${recent.join('\n')}`));
+    });
+    lines.on('line', (line) => {
+      keep(line);
+      const entry = parseJsonLine(line);
+      if (entry?.msg !== 'listening' || child.pid === undefined) return;
+      clearTimeout(timer);
+      const pid = child.pid;
+      resolve({
+        name: options.name,
+        pid,
+        listening: entry,
+        exitCode: () => exitCode,
+        recentOutput: () => recent.join('\n'),
+        async stop(graceMs = 15_000) {
+          if (exitCode !== undefined) return exitCode;
+          child.kill('SIGTERM');
+          const killer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+          const code = await exited;
+          clearTimeout(killer);
+          return code;
+        },
+      });
+    });
+  });
+}
+
+function parseJsonLine(line: string): Record<string, unknown> | undefined {
+  if (!line.startsWith('{')) return undefined;
+  try {
+    const value: unknown = JSON.parse(line);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Clock ticks per second of /proc CPU times (`getconf CLK_TCK`, 100 on Linux almost always). */
+export function clockTicksPerSecond(): number {
+  try {
+    const ticks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+    return Number.isInteger(ticks) && ticks > 0 ? ticks : 100;
+  } catch {
+    return 100;
+  }
+}
+
+/** utime + stime of a process (all its threads) in seconds, from /proc/<pid>/stat. */
+export function processCpuSeconds(pid: number, ticksPerSecond: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Field 2 (comm) is parenthesised and may contain spaces: count fields after the last ')'.
+  // The rest starts at field 3 (state); utime and stime are fields 14 and 15.
+  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const utime = Number(rest[14 - 3]);
+  const stime = Number(rest[15 - 3]);
+  if (!Number.isFinite(utime) || !Number.isFinite(stime)) throw new Error(`cannot parse /proc/${pid}/stat`);
+  return (utime + stime) / ticksPerSecond;
+}
+
+/** Whole-machine CPU counters from the first line of /proc/stat (ticks), for steal and idle shares. */
+export interface MachineCpuTicks {
+  readonly total: number;
+  readonly idle: number;
+  readonly steal: number;
+}
+
+export function machineCpuTicks(): MachineCpuTicks | undefined {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0] ?? '';
+    const values = line.trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal (guest time is already in user)
+    const first8 = values.slice(0, 8);
+    return { total: first8.reduce((a, b) => a + b, 0), idle: (values[3] ?? 0) + (values[4] ?? 0), steal: values[7] ?? 0 };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The absolute path of an executable on PATH, or undefined. */
+export function findExecutable(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (dir === '') continue;
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/** Moves every thread of this process to one CPU (threads created later inherit it). */
+export function pinSelf(cpu: number): void {
+  const result = spawnSync('taskset', ['-a', '-cp', String(cpu), String(process.pid)], { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`taskset failed: ${(result.stderr || result.stdout || '').trim()}`);
+}
+
+/** The CPUs this process may run on (sched_getaffinity through taskset), or undefined. */
+export function allowedCpus(): number[] | undefined {
+  const result = spawnSync('taskset', ['-cp', String(process.pid)], { encoding: 'utf8' });
+  if (result.status !== 0) return undefined;
+  const list = /list:\s*([\d,\-\s]+)$/m.exec(result.stdout)?.[1]?.trim();
+  if (list === undefined) return undefined;
+  const cpus: number[] = [];
+  for (const part of list.split(',')) {
+    const [from, to] = part.split('-').map(Number);
+    if (from === undefined || !Number.isInteger(from)) return undefined;
+    for (let cpu = from; cpu <= (to ?? from); cpu++) cpus.push(cpu);
+  }
+  return cpus;
+}
+
+export function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,141 @@
+/**
+ * The benchmark report: its JSON shape (every run is kept) and the markdown table printed at
+ * the end, where every figure stands beside the plain uWS hello server measured in the same
+ * run with the same tool.
+ */
+import { availableParallelism, cpus, release } from 'node:os';
+import { medianRun, type RunMeasurement } from './measure.js';
+
+export const LIMIT_SCENARIO = 'hello-uws';
+
+export interface MachineFacts {
+  readonly node: string;
+  readonly cpuModel: string;
+  /** CPUs this process could use at start (before pinning). */
+  readonly nproc: number;
+  readonly kernel: string;
+  readonly loadAverage1m: number;
+  readonly clockTicksPerSecond: number;
+}
+
+export interface Pinning {
+  readonly pinned: boolean;
+  /** Why not pinned, or where: "servers on CPU 1, load generator on CPU 0". */
+  readonly detail: string;
+  readonly serverCpu: number | undefined;
+  readonly clientCpu: number | undefined;
+}
+
+export interface ToolResult {
+  readonly tool: 'autocannon' | 'wrk';
+  readonly runs: readonly RunMeasurement[];
+  readonly median: RunMeasurement | undefined;
+}
+
+export interface ScenarioResult {
+  readonly name: string;
+  readonly description: string;
+  readonly server: string;
+  readonly method: string;
+  readonly path: string;
+  readonly expectedStatus: number;
+  readonly results: readonly ToolResult[];
+  /** Why wrk did not run for this scenario, when it was wanted. */
+  readonly wrkSkipped?: string;
+  /** The scenario failed (preflight or a run); results hold what was measured before. */
+  readonly error?: string;
+}
+
+export interface BenchReport {
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  readonly command: string;
+  readonly settings: {
+    readonly warmupS: number;
+    readonly durationS: number;
+    readonly runs: number;
+    readonly connections: number;
+    readonly pipelining: number;
+    readonly organizationsSeeded: number;
+  };
+  readonly machine: MachineFacts;
+  readonly pinning: Pinning;
+  /** `wrk -v` first line, or "wrk not installed". */
+  readonly wrk: string;
+  readonly tessera: {
+    readonly httpAdapter: string;
+    readonly seedSeconds: number;
+  };
+  readonly scenarios: readonly ScenarioResult[];
+}
+
+export function machineFacts(clockTicksPerSecond: number, loadAverage1m: number): MachineFacts {
+  return {
+    node: process.version,
+    cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
+    nproc: availableParallelism(),
+    kernel: release(),
+    loadAverage1m,
+    clockTicksPerSecond,
+  };
+}
+
+export function toolResult(tool: 'autocannon' | 'wrk', runs: readonly RunMeasurement[]): ToolResult {
+  return { tool, runs, median: medianRun(runs) };
+}
+
+/** Markdown: machine facts, then one row per scenario and tool. */
+export function renderMarkdown(report: BenchReport): string {
+  const { settings, machine, pinning } = report;
+  const limits = new Map<string, RunMeasurement>();
+  const limitScenario = report.scenarios.find((s) => s.name === LIMIT_SCENARIO);
+  for (const result of limitScenario?.results ?? []) if (result.median !== undefined) limits.set(result.tool, result.median);
+
+  const lines = [
+    `- Date: ${report.startedAt} · command: \`${report.command}\``,
+    `- Machine: ${machine.cpuModel}, nproc ${machine.nproc}, Node ${machine.node}, Linux ${machine.kernel}, load average at start ${machine.loadAverage1m.toFixed(2)}`,
+    `- Pinning: ${pinning.pinned ? 'pinned' : 'unpinned'} (${pinning.detail})`,
+    `- Load: ${settings.connections} connections, pipelining ${settings.pipelining}, warm-up ${settings.warmupS} s, ${settings.runs} run(s) of ${settings.durationS} s, median run shown; ${settings.organizationsSeeded} organizations seeded`,
+    `- Tessera HTTP adapter: ${report.tessera.httpAdapter} · wrk: ${report.wrk}`,
+    '',
+    '| scenario | tool | req/s (median) | req/s per run | p50 ms | p99 ms | non-2xx | server CPU-s | req / server CPU-s | client CPU | × hello-uws req/s | × hello-uws per CPU-s |',
+    '|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const scenario of report.scenarios) {
+    if (scenario.results.length === 0 || scenario.results.every((r) => r.median === undefined)) {
+      lines.push(`| ${scenario.name} | — | failed: ${escapeCell(scenario.error ?? 'no runs')} | | | | | | | | | |`);
+      continue;
+    }
+    for (const result of scenario.results) {
+      const median = result.median;
+      if (median === undefined) continue;
+      const limit = limits.get(result.tool);
+      const nonOk = result.runs.reduce((sum, run) => sum + run.non2xx + run.errors + run.timeouts, 0);
+      lines.push(
+        `| ${scenario.name}${scenario.error === undefined ? '' : ' (failed)'} | ${result.tool} | ${formatInt(median.reqPerSec)} | ${result.runs.map((r) => formatInt(r.reqPerSec)).join(' · ')} | ${formatMs(median.p50Ms)} | ${formatMs(median.p99Ms)} | ${formatInt(nonOk)} | ${median.serverCpuS.toFixed(2)} | ${formatInt(median.reqPerServerCpuS)} | ${median.clientCpuShare === undefined ? '—' : `${Math.round(median.clientCpuShare * 100)} %`} | ${ratio(median.reqPerSec, limit?.reqPerSec)} | ${ratio(median.reqPerServerCpuS, limit?.reqPerServerCpuS)} |`,
+      );
+    }
+  }
+  for (const scenario of report.scenarios) {
+    if (scenario.error !== undefined) lines.push('', `- ${scenario.name} failed: ${scenario.error}`);
+    if (scenario.wrkSkipped !== undefined) lines.push('', `- ${scenario.name}: wrk skipped (${scenario.wrkSkipped})`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function ratio(value: number, limit: number | undefined): string {
+  if (limit === undefined || limit <= 0) return '—';
+  return `${(value / limit).toFixed(2)}×`;
+}
+
+function formatInt(value: number): string {
+  return Math.round(value).toLocaleString('en-US');
+}
+
+function formatMs(value: number): string {
+  return value >= 10 ? value.toFixed(0) : value.toFixed(value >= 1 ? 1 : 2);
+}
+
+function escapeCell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+}

@@ -1,0 +1,375 @@
+/**
+ * `npm run bench`: starts a plain uWS hello server, a plain node:http hello server and a Tessera
+ * node as separate processes, seeds Tessera with organizations, loads every scenario with
+ * autocannon (and wrk when installed), and prints a markdown table where each figure stands
+ * beside the uWS hello limit measured in the same run. Every run is written as JSON to
+ * bench/results/. See bench/README.md for the method and how to read the ratios.
+ *
+ * Settings (environment): BENCH_DURATION (s per run, 10), BENCH_WARMUP (s, 2), BENCH_RUNS (3),
+ * BENCH_CONNECTIONS (100), BENCH_PIPELINING (1), BENCH_ORGS (200), BENCH_PIN (auto | 0),
+ * BENCH_WRK (auto | 0), BENCH_SCENARIOS (comma-separated names, all by default).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { measureAutocannon, measureWrk, type CpuTarget, type LoadSpec, type RunMeasurement } from './measure.js';
+import {
+  allowedCpus,
+  Cleanup,
+  clockTicksPerSecond,
+  describeError,
+  findExecutable,
+  pinSelf,
+  spawnServer,
+  type ServerProcess,
+} from './processes.js';
+import { machineFacts, renderMarkdown, toolResult, type BenchReport, type Pinning, type ScenarioResult, type ToolResult } from './report.js';
+import { closeHttpClient, httpRequest, ORGANIZATIONS_PATH, seedOrganizations, startTessera, TESSERA_HOST_HEADER } from './tessera.js';
+
+const HELLO_SERVERS = fileURLToPath(new URL('./hello-servers.js', import.meta.url));
+const TESSERA_MAIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+const RESULTS_DIR = fileURLToPath(new URL('../../bench/results/', import.meta.url));
+
+interface Settings {
+  readonly warmupS: number;
+  readonly durationS: number;
+  readonly runs: number;
+  readonly connections: number;
+  readonly pipelining: number;
+  readonly organizations: number;
+  readonly pin: boolean;
+  readonly wrk: boolean;
+  readonly only: ReadonlySet<string> | undefined;
+}
+
+type ServerName = 'hello-uws' | 'hello-node' | 'tessera';
+
+interface Scenario {
+  readonly name: string;
+  readonly description: string;
+  readonly server: ServerName;
+  readonly method: string;
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body?: string | (() => string);
+  readonly expectedStatus: number;
+  /** Also load with wrk (GET only) when installed. */
+  readonly wrk: boolean;
+}
+
+function readSettings(env: NodeJS.ProcessEnv): Settings {
+  const int = (name: string, fallback: number, min: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer ≥ ${min}, got "${raw}"`);
+    return value;
+  };
+  const only = env.BENCH_SCENARIOS?.trim();
+  return {
+    warmupS: int('BENCH_WARMUP', 2, 0),
+    durationS: int('BENCH_DURATION', 10, 1),
+    runs: int('BENCH_RUNS', 3, 1),
+    connections: int('BENCH_CONNECTIONS', 100, 1),
+    pipelining: int('BENCH_PIPELINING', 1, 1),
+    organizations: int('BENCH_ORGS', 200, 1),
+    pin: env.BENCH_PIN !== '0',
+    wrk: env.BENCH_WRK !== '0',
+    only: only === undefined || only === '' ? undefined : new Set(only.split(',').map((name) => name.trim())),
+  };
+}
+
+interface Seed {
+  /** A seeded organization (the middle one) for the read scenario. */
+  readonly organizationId: string;
+  readonly token: string;
+}
+
+function scenarios(seed: Seed, runId: string): Scenario[] {
+  const tessera = { host: TESSERA_HOST_HEADER, authorization: `Bearer ${seed.token}` };
+  const json = { ...tessera, 'content-type': 'application/json' };
+  let created = 0;
+  return [
+    {
+      name: 'hello-uws',
+      description: 'plain uWebSockets.js server, GET / → small JSON: the HTTP limit every ratio refers to',
+      server: 'hello-uws',
+      method: 'GET',
+      path: '/',
+      headers: { host: TESSERA_HOST_HEADER },
+      expectedStatus: 200,
+      wrk: true,
+    },
+    {
+      name: 'hello-node',
+      description: 'plain node:http server, GET / → small JSON',
+      server: 'hello-node',
+      method: 'GET',
+      path: '/',
+      headers: { host: TESSERA_HOST_HEADER },
+      expectedStatus: 200,
+      wrk: false,
+    },
+    {
+      name: 'get-organization',
+      description: 'GetOrganization over JSON/HTTP: host → instance, PAT check, permission, one LMDB row read, proto3 JSON',
+      server: 'tessera',
+      method: 'GET',
+      path: `${ORGANIZATIONS_PATH}/${seed.organizationId}`,
+      headers: tessera,
+      expectedStatus: 200,
+      wrk: true,
+    },
+    {
+      name: 'search-organizations',
+      description: 'SearchOrganizations, no filter, first 10 of the seeded organizations (query.limit=10)',
+      server: 'tessera',
+      method: 'POST',
+      path: `${ORGANIZATIONS_PATH}/_search?query.limit=10`,
+      headers: json,
+      body: '[]',
+      expectedStatus: 200,
+      wrk: false,
+    },
+    {
+      name: 'create-organization',
+      description: 'CreateOrganization with a unique name per request: a write (actor mailbox, unique-name claim, durable LMDB commit)',
+      server: 'tessera',
+      method: 'POST',
+      path: ORGANIZATIONS_PATH,
+      headers: json,
+      body: () => JSON.stringify({ name: `bench ${runId} ${created++}` }),
+      expectedStatus: 201,
+      wrk: false,
+    },
+  ];
+}
+
+function log(message: string): void {
+  process.stderr.write(`${message}\n`);
+}
+
+function describeRun(run: RunMeasurement): string {
+  const client = run.clientCpuShare === undefined ? '' : `, client CPU ${Math.round(run.clientCpuShare * 100)} %`;
+  const bad = run.non2xx + run.errors + run.timeouts;
+  return (
+    `${Math.round(run.reqPerSec).toLocaleString('en-US')} req/s, p50 ${run.p50Ms} ms, p99 ${run.p99Ms} ms` +
+    `${bad > 0 ? `, ${bad} non-2xx/errors` : ''}, server CPU ${run.serverCpuS.toFixed(2)} s → ` +
+    `${Math.round(run.reqPerServerCpuS).toLocaleString('en-US')} req/CPU-s${client}`
+  );
+}
+
+function decidePinning(settings: Settings): Pinning {
+  const unpinned = (detail: string): Pinning => ({ pinned: false, detail, serverCpu: undefined, clientCpu: undefined });
+  if (!settings.pin) return unpinned('BENCH_PIN=0');
+  if (findExecutable('taskset') === undefined) return unpinned('taskset not found');
+  const cpus = allowedCpus();
+  if (cpus === undefined || cpus.length < 2) return unpinned('fewer than 2 CPUs available');
+  const [clientCpu, serverCpu] = cpus as [number, number];
+  try {
+    pinSelf(clientCpu);
+  } catch (error) {
+    return unpinned(describeError(error));
+  }
+  return { pinned: true, detail: `servers on CPU ${serverCpu}, load generator (this process, wrk) on CPU ${clientCpu}`, serverCpu, clientCpu };
+}
+
+function wrkVersion(path: string): string {
+  const result = spawnSync(path, ['-v'], { encoding: 'utf8' });
+  const first = `${result.stdout ?? ''}${result.stderr ?? ''}`.split('\n').find((line) => line.trim() !== '');
+  // "wrk debian/4.1.0-3+b2 [epoll] Copyright (C) 2012 Will Glozer" → "wrk debian/4.1.0-3+b2 [epoll]"
+  return first?.replace(/\s*Copyright.*$/, '').trim() ?? 'wrk (unknown version)';
+}
+
+function commandLine(env: NodeJS.ProcessEnv): string {
+  const settings = Object.entries(env)
+    .filter(([name]) => name.startsWith('BENCH_') || name === 'TESSERA_HTTP')
+    .map(([name, value]) => `${name}=${value ?? ''}`)
+    .sort();
+  const command = env.npm_lifecycle_event === 'bench' ? 'npm run bench' : 'node dist/bench/run.js';
+  return [...settings, command].join(' ');
+}
+
+/** A run where more than this share of requests failed makes the scenario fail. */
+const MAX_BAD_SHARE = 0.01;
+
+function badShare(run: RunMeasurement): number {
+  const bad = run.non2xx + run.errors + run.timeouts;
+  return bad / Math.max(1, run.responses);
+}
+
+interface Target {
+  readonly server: ServerProcess;
+  /** http://127.0.0.1:<port> */
+  readonly origin: string;
+}
+
+async function runScenario(
+  scenario: Scenario,
+  { server, origin }: Target,
+  settings: Settings,
+  ticksPerSecond: number,
+  pinning: Pinning,
+  wrkPath: string | undefined,
+): Promise<ScenarioResult> {
+  const base = { name: scenario.name, description: scenario.description, server: scenario.server, method: scenario.method, path: scenario.path, expectedStatus: scenario.expectedStatus };
+  const spec: LoadSpec = {
+    origin,
+    method: scenario.method,
+    path: scenario.path,
+    headers: scenario.headers,
+    ...(scenario.body === undefined ? {} : { body: scenario.body }),
+    connections: settings.connections,
+    pipelining: settings.pipelining,
+    durationS: settings.durationS,
+  };
+  const target: CpuTarget = { pid: server.pid, ticksPerSecond };
+  const results: ToolResult[] = [];
+  const alive = (): void => {
+    const code = server.exitCode();
+    if (code !== undefined) throw new Error(`${server.name} exited with ${code}:\n${server.recentOutput()}`);
+  };
+  let wrkSkipped: string | undefined;
+  if (scenario.wrk && wrkPath === undefined) wrkSkipped = settings.wrk ? 'wrk not installed' : 'BENCH_WRK=0';
+  try {
+    log(`\n[${scenario.name}] ${scenario.method} ${scenario.path}`);
+    const body = typeof scenario.body === 'function' ? scenario.body() : scenario.body;
+    const preflight = await httpRequest(origin, scenario.method, scenario.path, scenario.headers, body);
+    if (preflight.status !== scenario.expectedStatus) {
+      throw new Error(`preflight got HTTP ${preflight.status} (expected ${scenario.expectedStatus}): ${preflight.body.slice(0, 300)}`);
+    }
+    if (settings.warmupS > 0) {
+      log(`  warm-up ${settings.warmupS} s`);
+      await measureAutocannon({ ...spec, durationS: settings.warmupS }, target);
+      alive();
+    }
+    const runs: RunMeasurement[] = [];
+    for (let i = 1; i <= settings.runs; i++) {
+      const run = await measureAutocannon(spec, target);
+      alive();
+      runs.push(run);
+      log(`  autocannon ${i}/${settings.runs}: ${describeRun(run)}`);
+    }
+    results.push(toolResult('autocannon', runs));
+    if (scenario.wrk && wrkPath !== undefined) {
+      const wrkRuns: RunMeasurement[] = [];
+      for (let i = 1; i <= settings.runs; i++) {
+        const run = await measureWrk(spec, target, { wrk: wrkPath, cpu: pinning.clientCpu });
+        alive();
+        wrkRuns.push(run);
+        log(`  wrk ${i}/${settings.runs}: ${describeRun(run)}`);
+      }
+      results.push(toolResult('wrk', wrkRuns));
+    }
+    if (wrkSkipped !== undefined) log(`  wrk skipped: ${wrkSkipped}`);
+    const failing = results.flatMap((result) => result.runs.map((run) => ({ tool: result.tool, run }))).find(({ run }) => badShare(run) > MAX_BAD_SHARE);
+    if (failing !== undefined) {
+      const { tool, run } = failing;
+      throw new Error(`${tool}: ${run.non2xx + run.errors + run.timeouts} of ${run.responses} requests failed (non-2xx, errors, timeouts) ${JSON.stringify(run.statusCodes)}`);
+    }
+    return { ...base, results, ...(wrkSkipped === undefined ? {} : { wrkSkipped }) };
+  } catch (error) {
+    log(`  FAILED: ${describeError(error)}`);
+    return { ...base, results, ...(wrkSkipped === undefined ? {} : { wrkSkipped }), error: describeError(error) };
+  }
+}
+
+async function main(): Promise<number> {
+  const startedAt = new Date();
+  const settings = readSettings(process.env);
+  const cleanup = new Cleanup();
+  cleanup.installSignalHandlers();
+  try {
+    const ticksPerSecond = clockTicksPerSecond();
+    const machine = machineFacts(ticksPerSecond, loadavg()[0] ?? 0);
+    const pinning = decidePinning(settings);
+    const wrkPath = settings.wrk ? findExecutable('wrk') : undefined;
+    const wrk = wrkPath === undefined ? (settings.wrk ? 'wrk not installed' : 'disabled (BENCH_WRK=0)') : wrkVersion(wrkPath);
+    log(`bench: ${machine.cpuModel}, nproc ${machine.nproc}, Node ${machine.node}; ${pinning.pinned ? 'pinned' : 'unpinned'} (${pinning.detail}); ${wrk}`);
+
+    const helloEnv = { PATH: process.env.PATH ?? '' };
+    const start = async (engine: 'uws' | 'node'): Promise<Target> => {
+      const server = await spawnServer({ name: `hello-${engine}`, args: [HELLO_SERVERS, engine], env: helloEnv, cpu: pinning.serverCpu });
+      cleanup.addServer(server);
+      const port = Number(server.listening.port);
+      if (!Number.isInteger(port) || port <= 0) throw new Error(`hello-${engine} reported no port: ${JSON.stringify(server.listening)}`);
+      return { server, origin: `http://127.0.0.1:${port}` };
+    };
+    const runId = startedAt.getTime().toString(36);
+    const select = (seed: Seed): Scenario[] => {
+      const all = scenarios(seed, runId);
+      const unknown = [...(settings.only ?? [])].filter((name) => !all.some((s) => s.name === name));
+      if (unknown.length > 0) throw new Error(`BENCH_SCENARIOS names unknown scenarios: ${unknown.join(', ')} (known: ${all.map((s) => s.name).join(', ')})`);
+      return all.filter((s) => settings.only === undefined || settings.only.has(s.name));
+    };
+    const needsTessera = select({ organizationId: '', token: '' }).some((s) => s.server === 'tessera');
+
+    const [helloUws, helloNode, tessera] = await Promise.all([
+      start('uws'),
+      start('node'),
+      needsTessera ? startTessera({ main: TESSERA_MAIN, cpu: pinning.serverCpu, cleanup }) : undefined,
+    ]);
+    log(`bench: servers up (hello-uws pid ${helloUws.server.pid}, hello-node pid ${helloNode.server.pid}${tessera === undefined ? ', tessera not needed' : `, tessera pid ${tessera.server.pid}, adapter ${tessera.httpAdapter}`})`);
+
+    let seed: Seed = { organizationId: '', token: '' };
+    let seedSeconds = 0;
+    let seeded = 0;
+    if (tessera !== undefined) {
+      const seedStart = performance.now();
+      const ids = await seedOrganizations(tessera, settings.organizations, `bench ${runId}`);
+      seedSeconds = (performance.now() - seedStart) / 1000;
+      seeded = ids.length;
+      log(`bench: seeded ${ids.length} organizations in ${seedSeconds.toFixed(1)} s (${Math.round(ids.length / seedSeconds)}/s, 8 in flight)`);
+      seed = { organizationId: ids[Math.floor(ids.length / 2)] ?? ids[0]!, token: tessera.adminToken };
+    }
+
+    const targets: Record<ServerName, Target | undefined> = {
+      'hello-uws': helloUws,
+      'hello-node': helloNode,
+      tessera: tessera === undefined ? undefined : { server: tessera.server, origin: tessera.origin },
+    };
+    const results: ScenarioResult[] = [];
+    for (const scenario of select(seed)) {
+      const target = targets[scenario.server];
+      if (target === undefined) throw new Error(`no ${scenario.server} server for ${scenario.name}`);
+      results.push(await runScenario(scenario, target, settings, ticksPerSecond, pinning, wrkPath));
+    }
+
+    const report: BenchReport = {
+      startedAt: startedAt.toISOString(),
+      finishedAt: new Date().toISOString(),
+      command: commandLine(process.env),
+      settings: {
+        warmupS: settings.warmupS,
+        durationS: settings.durationS,
+        runs: settings.runs,
+        connections: settings.connections,
+        pipelining: settings.pipelining,
+        organizationsSeeded: seeded,
+      },
+      machine,
+      pinning,
+      wrk,
+      tessera: { httpAdapter: tessera?.httpAdapter ?? 'not started', seedSeconds },
+      scenarios: results,
+    };
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    const file = join(RESULTS_DIR, `${report.startedAt.replace(/:/g, '-')}.json`);
+    writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+    process.stdout.write(`\n${renderMarkdown(report)}\nFull results: ${file}\n`);
+    return results.some((r) => r.error !== undefined) ? 1 : 0;
+  } finally {
+    closeHttpClient();
+    await cleanup.run();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);

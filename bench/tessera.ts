@@ -1,0 +1,128 @@
+/**
+ * The Tessera node under test: started from the compiled dist/ as `npm start` runs it, on free
+ * ports with a fresh temporary data directory, plus a small HTTP client to seed it. Requests go
+ * to 127.0.0.1 with `Host: localhost`, the domain of the first instance.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnServer, type Cleanup, type ServerProcess } from './processes.js';
+
+export const TESSERA_HOST_HEADER = 'localhost';
+export const ORGANIZATIONS_PATH = '/resources/v3alpha/organizations';
+
+export interface TesseraNode {
+  readonly server: ServerProcess;
+  readonly origin: string;
+  readonly adminToken: string;
+  /** "uws" or "node": the HTTP adapter the node picked (uws falls back to node with a warning). */
+  readonly httpAdapter: string;
+}
+
+export async function startTessera(options: {
+  readonly main: string;
+  readonly cpu: number | undefined;
+  readonly cleanup: Cleanup;
+}): Promise<TesseraNode> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tessera-bench-'));
+  options.cleanup.addDirectory(dataDir);
+  // Other TESSERA_* settings (e.g. TESSERA_HTTP=node) pass through; these are fixed.
+  const inherited = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[0].startsWith('TESSERA_') && entry[1] !== undefined));
+  const server = await spawnServer({
+    name: 'tessera',
+    args: [options.main, 'start'],
+    cpu: options.cpu,
+    env: {
+      ...inherited,
+      PATH: process.env.PATH ?? '',
+      TESSERA_DATA_DIR: dataDir,
+      TESSERA_PORT: '0',
+      TESSERA_GRPC_PORT: '0',
+      TESSERA_HOST: '127.0.0.1',
+      // info, not warn: the `listening` line carries the ports.
+      TESSERA_LOG_LEVEL: 'info',
+      TESSERA_SHUTDOWN_GRACE_MS: '3000',
+    },
+    readyTimeoutMs: 60_000,
+  });
+  options.cleanup.addServer(server);
+  const httpPort = Number(server.listening.httpPort);
+  if (!Number.isInteger(httpPort) || httpPort <= 0) throw new Error(`tessera's listening line has no httpPort: ${JSON.stringify(server.listening)}`);
+  return {
+    server,
+    origin: `http://127.0.0.1:${httpPort}`,
+    adminToken: readFileSync(join(dataDir, 'admin.pat'), 'utf8').trim(),
+    httpAdapter: typeof server.listening.http === 'string' ? server.listening.http : 'unknown',
+  };
+}
+
+export interface HttpResult {
+  readonly status: number;
+  readonly body: string;
+}
+
+const agent = new Agent({ keepAlive: true, maxSockets: 16 });
+
+/** One request over a keep-alive agent; `Host: localhost` unless given. */
+export function httpRequest(origin: string, method: string, path: string, headers: Readonly<Record<string, string>>, body?: string): Promise<HttpResult> {
+  const url = new URL(path, origin);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method,
+        agent,
+        headers: {
+          host: TESSERA_HOST_HEADER,
+          ...headers,
+          ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }),
+        },
+        timeout: 30_000,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.once('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        res.once('error', reject);
+      },
+    );
+    req.once('timeout', () => req.destroy(new Error(`${method} ${path} timed out`)));
+    req.once('error', reject);
+    req.end(body);
+  });
+}
+
+export function closeHttpClient(): void {
+  agent.destroy();
+}
+
+/** Creates `count` organizations (`concurrency` at a time); returns their ids in creation order. */
+export async function seedOrganizations(node: TesseraNode, count: number, prefix: string, concurrency = 8): Promise<string[]> {
+  const headers = { authorization: `Bearer ${node.adminToken}`, 'content-type': 'application/json' };
+  const ids: string[] = new Array<string>(count);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < count) {
+      const index = next++;
+      const name = `${prefix} seed ${String(index).padStart(4, '0')}`;
+      const result = await httpRequest(node.origin, 'POST', ORGANIZATIONS_PATH, headers, JSON.stringify({ name }));
+      if (result.status !== 201) throw new Error(`seeding organization ${index}: HTTP ${result.status} ${result.body}`);
+      ids[index] = readCreatedId(result.body);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, () => worker()));
+  return ids;
+}
+
+function readCreatedId(body: string): string {
+  const parsed: unknown = JSON.parse(body);
+  const details = isRecord(parsed) ? parsed.details : undefined;
+  const id = isRecord(details) ? details.id : undefined;
+  if (typeof id !== 'string' || id === '') throw new Error(`create response has no details.id: ${body}`);
+  return id;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

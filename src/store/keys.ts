@@ -1,0 +1,123 @@
+/**
+ * The LMDB key layout, in one place: ordered array keys (lmdb-js ordered-binary), tenant
+ * (instance id) first in every tenant key, one-letter table tags, no NUL characters (NUL
+ * is ordered-binary's element separator). Node-level keys start with '~', which no
+ * instance id may start with, so they never fall inside a tenant's range.
+ *
+ * | key                                          | value                         |
+ * | -------------------------------------------- | ----------------------------- |
+ * | [instanceId, 'e', position]                  | event record (EventRecord)    |
+ * | [instanceId, 'h', aggregateType, aggregateId]| stream version (entry version = same) |
+ * | [instanceId, 's', aggregateType, aggregateId, version] | position of that event |
+ * | [instanceId, 'p']                            | [lastPosition, lastCreatedAt] |
+ * | [instanceId, 'r', table, id]                 | read-model row                |
+ * | [instanceId, 'u', scope, value]              | holder                        |
+ * | [instanceId, 't', table, key]                | ttl value; entry version = expiresAt |
+ * | ['~ttl', expiresAt, instanceId, table, key]  | null (expiry index for the sweeper) |
+ * | ['~meta', key]                               | node setting                  |
+ *
+ * The expiry index is append-only on put: an overwrite or delete leaves the old index entry,
+ * and the sweeper deletes a row only when its entry version still equals the indexed time,
+ * so a put costs two blind writes and no read.
+ */
+
+export type StoreKey = (string | number | Uint8Array)[];
+
+/** Sorts after every string and number: the exclusive upper bound of a prefix range. */
+const HIGH = new Uint8Array([0xff]);
+
+export const TTL_INDEX = '~ttl';
+export const META = '~meta';
+
+/** True when `part` can be stored in a key (no NUL); reads use it to answer "absent". */
+export function isKeyPart(part: string): boolean {
+  return !part.includes('\u0000');
+}
+
+function check(part: string): string {
+  if (!isKeyPart(part)) throw new Error('store key part contains a NUL character');
+  return part;
+}
+
+function tenant(instanceId: string): string {
+  if (instanceId === '' || instanceId.startsWith('~')) {
+    throw new Error('instance id must be non-empty and must not start with "~"');
+  }
+  return check(instanceId);
+}
+
+export function eventKey(instanceId: string, position: number): StoreKey {
+  return [tenant(instanceId), 'e', position];
+}
+
+/** Events of one instance with position >= `from`. */
+export function eventRange(instanceId: string, from: number): { start: StoreKey; end: StoreKey } {
+  const id = tenant(instanceId);
+  return { start: [id, 'e', from], end: [id, 'e', HIGH] };
+}
+
+export function headKey(instanceId: string, aggregateType: string, aggregateId: string): StoreKey {
+  return [tenant(instanceId), 'h', check(aggregateType), check(aggregateId)];
+}
+
+export function streamIndexKey(instanceId: string, aggregateType: string, aggregateId: string, version: number): StoreKey {
+  return [tenant(instanceId), 's', check(aggregateType), check(aggregateId), version];
+}
+
+export function streamIndexRange(instanceId: string, aggregateType: string, aggregateId: string): { start: StoreKey; end: StoreKey } {
+  const prefix = [tenant(instanceId), 's', check(aggregateType), check(aggregateId)];
+  return { start: prefix, end: [...prefix, HIGH] };
+}
+
+export function counterKey(instanceId: string): StoreKey {
+  return [tenant(instanceId), 'p'];
+}
+
+export function recordKey(instanceId: string, table: string, id: string): StoreKey {
+  return [tenant(instanceId), 'r', check(table), check(id)];
+}
+
+export function recordRange(instanceId: string, table: string): { start: StoreKey; end: StoreKey } {
+  const prefix = [tenant(instanceId), 'r', check(table)];
+  return { start: prefix, end: [...prefix, HIGH] };
+}
+
+export function uniqueKey(instanceId: string, scope: string, value: string): StoreKey {
+  return [tenant(instanceId), 'u', check(scope), check(value)];
+}
+
+export function uniqueRange(instanceId: string, scope: string): { start: StoreKey; end: StoreKey } {
+  const prefix = [tenant(instanceId), 'u', check(scope)];
+  return { start: prefix, end: [...prefix, HIGH] };
+}
+
+export function ttlKey(instanceId: string, table: string, key: string): StoreKey {
+  return [tenant(instanceId), 't', check(table), check(key)];
+}
+
+export function ttlIndexKey(expiresAt: number, instanceId: string, table: string, key: string): StoreKey {
+  return [TTL_INDEX, expiresAt, tenant(instanceId), check(table), check(key)];
+}
+
+/** Index entries with expiresAt <= now, oldest first. */
+export function ttlIndexRange(now: number): { start: StoreKey; end: StoreKey } {
+  return { start: [TTL_INDEX], end: [TTL_INDEX, now, HIGH] };
+}
+
+/** The row key an expiry index key points at, or undefined for a malformed entry. */
+export function ttlKeyOfIndex(indexKey: unknown): { expiresAt: number; rowKey: StoreKey } | undefined {
+  if (!Array.isArray(indexKey) || indexKey.length !== 5) return undefined;
+  const [, expiresAt, instanceId, table, key] = indexKey as unknown[];
+  if (typeof expiresAt !== 'number' || typeof instanceId !== 'string') return undefined;
+  if (typeof table !== 'string' || typeof key !== 'string') return undefined;
+  return { expiresAt, rowKey: [instanceId, 't', table, key] };
+}
+
+export function metaKey(key: string): StoreKey {
+  return [META, check(key)];
+}
+
+/** The last element of a key read back from a range (the id, value or version). */
+export function lastPart(key: unknown): unknown {
+  return Array.isArray(key) ? key[key.length - 1] : undefined;
+}

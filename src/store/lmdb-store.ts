@@ -1,0 +1,319 @@
+/**
+ * The LMDB StoreAdapter (design §5, style §9). An append reads the stream heads, claims and
+ * position counter and writes events, heads, claims and projected rows inside ONE LMDB write
+ * transaction, which holds LMDB's process-shared writer lock: two processes on one directory
+ * cannot both pass the same expectation. Mutations (sweeps aside) resolve once flushed to disk.
+ */
+import { compareKeys, getLastVersion, open, type Key } from 'lmdb';
+import type {
+  AppendRequest,
+  AppendResult,
+  Clock,
+  Logger,
+  NewEvent,
+  ProjectionState,
+  RecordWrite,
+  StoreAdapter,
+  StoredEvent,
+  TtlStore,
+} from '../../actors/index.js';
+import * as keys from './keys.js';
+
+export interface LmdbStoreOptions {
+  /** Directory of the LMDB environment (created when missing). */
+  readonly path: string;
+  readonly logger?: Logger;
+  /** Skips fsync: for throwaway test stores only; a crash can lose acknowledged writes. */
+  readonly noSync?: boolean;
+  /** Decides when TTL rows count as expired in `ttl.get`/`ttl.take` (default: wall clock). */
+  readonly clock?: Clock;
+}
+
+type Db = ReturnType<typeof open<unknown, Key>>;
+
+const EVENT_FORMAT = 1;
+const PAGE = 256;
+const SWEEP_BATCH = 500;
+const NONE: Promise<undefined> = Promise.resolve(undefined);
+
+/** [format, type, aggregateType, aggregateId, version, ownerType, ownerId, creator, createdAt, payload] */
+type EventRecord = readonly [number, string, string, string, number, string, string, string, number, unknown];
+
+function encodeEvent(e: StoredEvent): EventRecord {
+  return [EVENT_FORMAT, e.type, e.aggregateType, e.aggregateId, e.version, e.owner.type, e.owner.id, e.creator, e.createdAt, e.payload];
+}
+
+function decodeEvent(instanceId: string, position: number, raw: unknown): StoredEvent {
+  if (!Array.isArray(raw) || raw[0] !== EVENT_FORMAT) throw new Error(`unknown event record format at position ${position}`);
+  const [, type, aggregateType, aggregateId, version, ownerType, ownerId, creator, createdAt, payload] = raw as unknown as EventRecord;
+  const owner = { type: ownerType as StoredEvent['owner']['type'], id: ownerId };
+  return { instanceId, aggregateType, aggregateId, type, owner, creator, payload, version, position, createdAt };
+}
+
+/** NUL cannot appear in a key part (keys.ts); such a string is simply never stored. */
+const SEP = '\u0000';
+
+export function openLmdbStore(options: LmdbStoreOptions): StoreAdapter {
+  const noSync = options.noSync === true;
+  const db: Db = open<unknown, Key>(options.path, { useVersions: true, noSync });
+  const clock = options.clock ?? { now: () => Date.now() };
+  let closed: Promise<void> | undefined;
+  options.logger?.debug({ path: options.path, noSync }, 'lmdb store opened');
+
+  /** Resolves after the commit of `write` is on disk. */
+  async function durable<T>(write: Promise<T>): Promise<T> {
+    const result = await write;
+    if (!noSync) await db.flushed;
+    return result;
+  }
+
+  return {
+    kind: 'lmdb',
+    // A child transaction aborts as a unit when project() or a write throws, so a failed
+    // append leaves nothing behind even though lmdb-js batches several callbacks per commit.
+    append: (request) => durable(db.childTransaction(() => appendInTxn(db, request))),
+    ...createReads(db),
+    putMeta: async (key, value) => {
+      await durable(db.put(keys.metaKey(key), value));
+    },
+    ttl: createTtlStore(db, clock, durable),
+    close: () => (closed ??= closeDb(db, noSync)),
+  };
+}
+
+type Reads = Omit<StoreAdapter, 'kind' | 'append' | 'putMeta' | 'ttl' | 'close'>;
+
+/** Point reads run synchronously on lmdb-js's shared read transaction: no per-call txn. */
+function createReads(db: Db): Reads {
+  return {
+    streamVersion: async (instanceId, aggregateType, aggregateId) => headOf(db, instanceId, aggregateType, aggregateId),
+    readEvents: async (instanceId, after, limit) => readEvents(db, instanceId, after, limit),
+    readStream: async (instanceId, aggregateType, aggregateId) => readStream(db, instanceId, aggregateType, aggregateId),
+    projectionState: async (instanceId) => lastPosition(db, instanceId),
+    getRecord(instanceId, table, id) {
+      try {
+        return keys.isKeyPart(id) ? Promise.resolve(db.get(keys.recordKey(instanceId, table, id))) : NONE;
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    },
+    scanRecords: (instanceId, table) => pagedValues(db, () => keys.recordRange(instanceId, table), (key, value) => value),
+    findUnique(instanceId, scope, value) {
+      try {
+        return keys.isKeyPart(value) ? Promise.resolve(db.get(keys.uniqueKey(instanceId, scope, value)) as string | undefined) : NONE;
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    },
+    scanUnique: (instanceId, scope) =>
+      pagedValues(db, () => keys.uniqueRange(instanceId, scope), (key, holder) => ({
+        value: keys.lastPart(key) as string,
+        holder: holder as string,
+      })),
+    getMeta: async (key) => db.get(keys.metaKey(key)),
+  };
+}
+
+async function closeDb(db: Db, noSync: boolean): Promise<void> {
+  await db.committed;
+  if (!noSync) await db.flushed;
+  await db.close();
+}
+
+function headOf(db: Db, instanceId: string, aggregateType: string, aggregateId: string): number {
+  if (!keys.isKeyPart(aggregateId)) return 0;
+  const head = db.get(keys.headKey(instanceId, aggregateType, aggregateId));
+  return typeof head === 'number' ? head : 0;
+}
+
+/** Runs inside the write transaction: synchronous, reads see the latest commit of any process. */
+function appendInTxn(db: Db, request: AppendRequest): AppendResult {
+  const { instanceId } = request;
+  const versions = new Map<string, number>();
+  for (const x of request.expectations) {
+    const actual = headOf(db, instanceId, x.aggregateType, x.aggregateId);
+    if (actual !== x.expectedVersion) {
+      return { ok: false, reason: 'conflict', aggregateType: x.aggregateType, aggregateId: x.aggregateId, actualVersion: actual };
+    }
+    versions.set(x.aggregateType + SEP + x.aggregateId, actual);
+  }
+  const clash = checkClaims(db, request);
+  if (clash !== undefined) return clash;
+  const stored = assignPlaces(db, request, versions);
+  // Computed before any write: a throwing projection aborts with nothing written.
+  const rows = request.project(stored);
+  writeAppend(db, request, stored, rows);
+  return { ok: true, events: stored };
+}
+
+function checkClaims(db: Db, request: AppendRequest): AppendResult | undefined {
+  const released = new Set((request.releases ?? []).map((r) => r.scope + SEP + r.value));
+  const pending = new Map<string, string>();
+  for (const { scope, value, holder } of request.claims ?? []) {
+    const id = scope + SEP + value;
+    const current = pending.get(id) ?? (released.has(id) ? undefined : db.get(keys.uniqueKey(request.instanceId, scope, value)));
+    if (current !== undefined && current !== holder) {
+      return { ok: false, reason: 'unique', scope, value, holder: String(current) };
+    }
+    pending.set(id, holder);
+  }
+  return undefined;
+}
+
+function assignPlaces(db: Db, request: AppendRequest, versions: Map<string, number>): StoredEvent[] {
+  let position = lastPosition(db, request.instanceId).position;
+  return request.events.map((event: NewEvent) => {
+    const stream = event.aggregateType + SEP + event.aggregateId;
+    const previous = versions.get(stream);
+    if (previous === undefined) {
+      throw new Error(`append: no expectation for stream ${event.aggregateType}/${event.aggregateId}`);
+    }
+    versions.set(stream, previous + 1);
+    position += 1;
+    const { aggregateType, aggregateId, type, owner, creator, payload } = event;
+    const { instanceId, createdAt } = request;
+    return { instanceId, aggregateType, aggregateId, type, owner, creator, payload, version: previous + 1, position, createdAt };
+  });
+}
+
+function writeAppend(db: Db, request: AppendRequest, stored: readonly StoredEvent[], rows: readonly RecordWrite[]): void {
+  const { instanceId } = request;
+  for (const e of stored) {
+    db.put(keys.eventKey(instanceId, e.position), encodeEvent(e));
+    db.put(keys.streamIndexKey(instanceId, e.aggregateType, e.aggregateId, e.version), e.position);
+    db.put(keys.headKey(instanceId, e.aggregateType, e.aggregateId), e.version, e.version);
+  }
+  const last = stored[stored.length - 1];
+  if (last !== undefined) db.put(keys.counterKey(instanceId), [last.position, last.createdAt]);
+  for (const r of request.releases ?? []) db.remove(keys.uniqueKey(instanceId, r.scope, r.value));
+  for (const c of request.claims ?? []) db.put(keys.uniqueKey(instanceId, c.scope, c.value), c.holder);
+  for (const row of rows) {
+    const key = keys.recordKey(instanceId, row.table, row.id);
+    if (row.value === null || row.value === undefined) db.remove(key);
+    else db.put(key, row.value);
+  }
+}
+
+function lastPosition(db: Db, instanceId: string): ProjectionState {
+  const counter = db.get(keys.counterKey(instanceId));
+  if (!Array.isArray(counter)) return { position: 0, createdAt: 0 };
+  return { position: Number(counter[0]), createdAt: Number(counter[1]) };
+}
+
+function readEvents(db: Db, instanceId: string, after: number, limit: number): StoredEvent[] {
+  if (!(limit > 0)) return [];
+  const range = keys.eventRange(instanceId, Math.max(0, Math.floor(after)) + 1);
+  const events: StoredEvent[] = [];
+  for (const { key, value } of db.getRange({ ...range, limit })) {
+    events.push(decodeEvent(instanceId, keys.lastPart(key) as number, value));
+  }
+  return events;
+}
+
+function readStream(db: Db, instanceId: string, aggregateType: string, aggregateId: string): StoredEvent[] {
+  if (!keys.isKeyPart(aggregateId)) return [];
+  const events: StoredEvent[] = [];
+  for (const { value } of db.getRange(keys.streamIndexRange(instanceId, aggregateType, aggregateId))) {
+    const position = value as number;
+    events.push(decodeEvent(instanceId, position, db.get(keys.eventKey(instanceId, position))));
+  }
+  return events;
+}
+
+/**
+ * A key range as an async iterable, read in synchronous pages so no cursor or read
+ * transaction stays open while the consumer awaits between items.
+ */
+async function* pagedValues<T>(
+  db: Db,
+  rangeOf: () => { start: Key; end: Key },
+  map: (key: Key, value: unknown) => T,
+): AsyncGenerator<T> {
+  const range = rangeOf();
+  let start = range.start;
+  let skip: Key | undefined;
+  for (;;) {
+    const page = Array.from(db.getRange({ start, end: range.end, limit: PAGE + (skip === undefined ? 0 : 1) }));
+    const items: T[] = [];
+    for (const { key, value } of page) {
+      if (skip !== undefined && compareKeys(key, skip) === 0) continue;
+      items.push(map(key, value));
+    }
+    yield* items;
+    const last = page[page.length - 1];
+    if (last === undefined || items.length < PAGE) return;
+    start = skip = last.key;
+  }
+}
+
+function createTtlStore(db: Db, clock: Clock, durable: <T>(write: Promise<T>) => Promise<T>): TtlStore {
+  return {
+    async put(instanceId, table, key, value, expiresAt) {
+      const indexKey = keys.ttlIndexKey(expiresAt, instanceId, table, key);
+      const rowKey = keys.ttlKey(instanceId, table, key);
+      // Both writes join the same commit (same event turn); the row's entry version is its expiry.
+      await durable(Promise.all([db.put(indexKey, null), db.put(rowKey, value, expiresAt)]));
+    },
+    get(instanceId, table, key) {
+      try {
+        if (!keys.isKeyPart(key)) return NONE;
+        const value = db.get(keys.ttlKey(instanceId, table, key));
+        // The entry version is the expiry: read right after get, before any other read.
+        if (value === undefined || getLastVersion() <= clock.now()) return NONE;
+        return Promise.resolve(value);
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    },
+    async take(instanceId, table, key) {
+      if (!keys.isKeyPart(key)) return undefined;
+      const rowKey = keys.ttlKey(instanceId, table, key);
+      return durable(
+        db.transaction(() => {
+          const value = db.get(rowKey);
+          if (value === undefined) return undefined;
+          const live = getLastVersion() > clock.now();
+          db.remove(rowKey);
+          return live ? value : undefined;
+        }),
+      );
+    },
+    async delete(instanceId, table, key) {
+      if (!keys.isKeyPart(key)) return;
+      await durable(db.remove(keys.ttlKey(instanceId, table, key)));
+    },
+    sweep: (now) => sweep(db, now),
+  };
+}
+
+/**
+ * Deletes expired rows in bounded batches, one write transaction per batch. Each batch starts
+ * after the previous one's last key, so a stale read snapshot cannot make it loop.
+ */
+async function sweep(db: Db, now: number): Promise<number> {
+  const range = keys.ttlIndexRange(now);
+  let count = 0;
+  let after: Key | undefined;
+  for (;;) {
+    const from = after;
+    const page = Array.from(db.getKeys({ start: from ?? range.start, end: range.end, limit: SWEEP_BATCH + 1 }));
+    const batch = page.filter((key) => from === undefined || compareKeys(key, from) !== 0).slice(0, SWEEP_BATCH);
+    if (batch.length > 0) count += await db.transaction(() => sweepBatch(db, batch));
+    if (batch.length < SWEEP_BATCH) return count;
+    after = batch[batch.length - 1];
+  }
+}
+
+function sweepBatch(db: Db, indexKeys: readonly Key[]): number {
+  let count = 0;
+  for (const indexKey of indexKeys) {
+    db.remove(indexKey);
+    const target = keys.ttlKeyOfIndex(indexKey);
+    // A later put of the same key changed the row's version: that row is not expired yet.
+    if (target !== undefined && db.doesExist(target.rowKey, target.expiresAt)) {
+      db.remove(target.rowKey);
+      count += 1;
+    }
+  }
+  return count;
+}

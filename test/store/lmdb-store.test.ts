@@ -1,0 +1,162 @@
+/**
+ * The LMDB adapter: the shared contract suite in a temporary directory, plus what only LMDB
+ * has: the on-disk key layout (tenant first), reopen durability, key-part validation,
+ * injected expiry clock, batched sweeps and write failures that roll back.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { open } from 'lmdb';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createManualClock, type StoreAdapter } from '../../actors/index.js';
+import { openLmdbStore, type LmdbStoreOptions } from '../../src/store/lmdb-store.js';
+import { append, describeStoreSuite, event, expect0 } from './store-suite.js';
+
+const tempDir = () => mkdtempSync(join(tmpdir(), 'tessera-lmdb-'));
+
+describeStoreSuite('lmdb', async () => {
+  const dir = tempDir();
+  const store = openLmdbStore({ path: dir });
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+describe('lmdb store specifics', () => {
+  const dirs: string[] = [];
+  const open_: StoreAdapter[] = [];
+  const openAt = (dir: string, options: Partial<LmdbStoreOptions> = {}) => {
+    const store = openLmdbStore({ path: dir, ...options });
+    open_.push(store);
+    return store;
+  };
+  const fresh = (options: Partial<LmdbStoreOptions> = {}) => {
+    const dir = tempDir();
+    dirs.push(dir);
+    return { dir, store: openAt(dir, options) };
+  };
+  afterEach(async () => {
+    await Promise.all(open_.splice(0).map((s) => s.close()));
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps every key tenant-first (or under a ~ node prefix) on disk', async () => {
+    const { dir, store } = fresh();
+    for (const instanceId of ['inst-a', '_system']) {
+      await store.append(
+        append(instanceId, {
+          expectations: [expect0('org', 'o1')],
+          events: [event('org', 'o1', 'org.added')],
+          claims: [{ scope: 'org.name', value: 'acme', holder: 'o1' }],
+          project: () => [{ table: 'orgs', id: 'o1', value: {} }],
+        }),
+      );
+      await store.ttl.put(instanceId, 'codes', 'c1', 1, Date.now() + 1000);
+    }
+    await store.putMeta('m', 1);
+    await store.close();
+    const raw = open(dir, { useVersions: true, readOnly: true });
+    const firsts = new Set(Array.from(raw.getKeys({}), (key) => (Array.isArray(key) ? key[0] : key)));
+    await raw.close();
+    expect([...firsts].sort()).toEqual(['_system', 'inst-a', '~meta', '~ttl']);
+  });
+
+  it('keeps events, rows, claims, ttl rows and meta across a reopen', async () => {
+    const { dir, store } = fresh();
+    await store.append(
+      append('i', {
+        expectations: [expect0('org', 'o1')],
+        events: [event('org', 'o1', 'org.added', { n: 1 })],
+        claims: [{ scope: 's', value: 'v', holder: 'o1' }],
+        project: () => [{ table: 't', id: 'o1', value: { n: 1 } }],
+      }),
+    );
+    await store.ttl.put('i', 'codes', 'c', 'code', Date.now() + 60_000);
+    await store.putMeta('k', 'v');
+    await store.close();
+    const again = openAt(dir);
+    expect(await again.streamVersion('i', 'org', 'o1')).toBe(1);
+    expect((await again.readEvents('i', 0, 10)).map((e) => e.payload)).toEqual([{ n: 1 }]);
+    expect(await again.getRecord('i', 't', 'o1')).toEqual({ n: 1 });
+    expect(await again.findUnique('i', 's', 'v')).toBe('o1');
+    expect(await again.ttl.get('i', 'codes', 'c')).toBe('code');
+    expect(await again.getMeta('k')).toBe('v');
+  });
+
+  it('finishes writes started before close', async () => {
+    const { dir, store } = fresh();
+    const pending = store.append(append('i', { expectations: [expect0('org', 'o1')], events: [event('org', 'o1', 'org.added')] }));
+    await store.close();
+    expect((await pending).ok).toBe(true);
+    expect(await openAt(dir).streamVersion('i', 'org', 'o1')).toBe(1);
+  });
+
+  it('rejects events on a stream without an expectation, writing nothing', async () => {
+    const { store } = fresh();
+    const request = append('i', { expectations: [expect0('org', 'o1')], events: [event('user', 'u1', 'user.added')] });
+    await expect(store.append(request)).rejects.toThrow('no expectation for stream user/u1');
+    expect(await store.readEvents('i', 0, 10)).toEqual([]);
+  });
+
+  it('rolls back an append whose write fails half way (NUL in a row id)', async () => {
+    const { store } = fresh();
+    const request = append('i', {
+      expectations: [expect0('org', 'o1')],
+      events: [event('org', 'o1', 'org.added')],
+      project: () => [
+        { table: 't', id: 'fine', value: 1 },
+        { table: 't', id: 'bad\u0000id', value: 2 },
+      ],
+    });
+    await expect(store.append(request)).rejects.toThrow('NUL');
+    expect(await store.readEvents('i', 0, 10)).toEqual([]);
+    expect(await store.getRecord('i', 't', 'fine')).toBeUndefined();
+    expect(await store.streamVersion('i', 'org', 'o1')).toBe(0);
+    expect(await store.projectionState('i')).toEqual({ position: 0, createdAt: 0 });
+  });
+
+  it('answers "absent" for lookups whose key contains NUL', async () => {
+    const { store } = fresh();
+    expect(await store.getRecord('i', 't', 'a\u0000b')).toBeUndefined();
+    expect(await store.findUnique('i', 's', 'a\u0000b')).toBeUndefined();
+    expect(await store.ttl.get('i', 'codes', 'a\u0000b')).toBeUndefined();
+    expect(await store.ttl.take('i', 'codes', 'a\u0000b')).toBeUndefined();
+    await expect(store.streamVersion('~x', 'org', 'o1')).rejects.toThrow('instance id');
+    await expect(store.getRecord('~x', 't', 'a')).rejects.toThrow('instance id');
+  });
+
+  it('judges ttl expiry by the injected clock', async () => {
+    const clock = createManualClock(Date.UTC(2030, 0, 1));
+    const { store } = fresh({ clock });
+    await store.ttl.put('i', 'codes', 'c', 'code', clock.now() + 1000);
+    expect(await store.ttl.get('i', 'codes', 'c')).toBe('code');
+    clock.advance(1000);
+    expect(await store.ttl.get('i', 'codes', 'c')).toBeUndefined();
+    expect(await store.ttl.take('i', 'codes', 'c')).toBeUndefined();
+  });
+
+  it('sweeps more rows than one batch holds', async () => {
+    const { store } = fresh();
+    const now = Date.now();
+    await Promise.all(Array.from({ length: 1234 }, (_, i) => store.ttl.put('i', 'codes', `c${i}`, i, now - 1 - (i % 7))));
+    expect(await store.ttl.sweep(now)).toBe(1234);
+    expect(await store.ttl.sweep(now)).toBe(0);
+  });
+
+  it('reads a stream and the event log consistently after many appends', async () => {
+    const { store } = fresh({ noSync: true });
+    for (let version = 0; version < 50; version += 1) {
+      const result = await store.append(
+        append('i', { expectations: [expect0('c', 'c1', version)], events: [event('c', 'c1', 'c.incremented', { version })] }),
+      );
+      expect(result.ok).toBe(true);
+    }
+    const stream = await store.readStream('i', 'c', 'c1');
+    expect(stream.map((e) => e.version)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+    expect((await store.readEvents('i', 40, 5)).map((e) => e.position)).toEqual([41, 42, 43, 44, 45]);
+  });
+});
