@@ -31,11 +31,16 @@ export function loadConfig(options: LoadOptions = {}): Config {
   }
   Object.assign(input, options.overrides);
   const parsed = configSchema.safeParse(input);
-  if (!parsed.success) throw new ConfigError(parsed.error.issues.map(describeIssue));
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.flatMap(describeIssue));
   return Object.freeze(parsed.data);
 }
 
-function describeIssue(issue: { path: PropertyKey[]; message: string }): string {
+function describeIssue(issue: { path: PropertyKey[]; message: string; code: string; keys?: string[] }): string[] {
+  if (issue.code === 'unrecognized_keys') return (issue.keys ?? []).map((k) => `${k}: unknown configuration key`);
+  return [describeKeyIssue(issue)];
+}
+
+function describeKeyIssue(issue: { path: PropertyKey[]; message: string }): string {
   const key = String(issue.path[0] ?? '');
   const spec = (CONFIG_KEYS as Record<string, { env: string } | undefined>)[key];
   if (spec === undefined) return key === '' ? issue.message : `${key}: unknown configuration key`;

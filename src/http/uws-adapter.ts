@@ -8,6 +8,7 @@ import uWS from '@trufflesuite/uws-js-unofficial';
 import type {
   HttpRequest as UwsRequest,
   HttpResponse as UwsResponse,
+  TemplatedApp,
   us_listen_socket,
   us_socket,
 } from '@trufflesuite/uws-js-unofficial';
@@ -295,7 +296,7 @@ async function streamReply(ex: UwsExchange, reply: HttpReply, body: AsyncIterabl
   complete(ex, reply.status);
 }
 
-function closeServer(server: UwsServer, listenSocket: us_listen_socket, graceMs: number): Promise<void> {
+function closeServer(server: UwsServer, app: TemplatedApp, listenSocket: us_listen_socket, graceMs: number): Promise<void> {
   if (server.closing) return Promise.resolve();
   server.closing = true;
   uWS.us_listen_socket_close(listenSocket);
@@ -308,6 +309,9 @@ function closeServer(server: UwsServer, listenSocket: us_listen_socket, graceMs:
     };
   }).then(() => {
     for (const ex of server.inflight) if (!ex.aborted) ex.res.close(); // past the grace: abort the rest
+    // Idle keep-alive connections would hold the loop open until uWS's idle timeout;
+    // App.close() (present at runtime, missing from the typings) closes every socket.
+    (app as unknown as { close?: () => void }).close?.();
   });
 }
 
@@ -324,7 +328,7 @@ function listen(handler: HttpHandler, options: HttpServerOptions, observer?: Htt
     app.listen(options.host, options.port, (listenSocket) => {
       if (listenSocket === false) return reject(new Error(`cannot listen on ${options.host}:${options.port}`));
       const port = uWS.us_socket_local_port(listenSocket as us_socket);
-      resolve({ port, close: (graceMs = 0) => closeServer(server, listenSocket, graceMs) });
+      resolve({ port, close: (graceMs = 0) => closeServer(server, app, listenSocket, graceMs) });
     });
   });
 }

@@ -250,6 +250,17 @@ describe.each(adapters)('$name adapter', ({ adapter }) => {
     await expect(fetch(`${url}/items/1`)).rejects.toThrow();
   }, 5_000);
 
+  it('close() also closes idle keep-alive connections, so the process can exit', async () => {
+    const other = await adapter.listen(createApp(createProbes()), serverOptions);
+    const socket = connect(other.port, '127.0.0.1');
+    const closedByServer = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    const answered = new Promise<void>((resolve) => socket.once('data', () => resolve()));
+    socket.write('GET /items/1 HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n');
+    await answered; // the connection is now idle and kept alive
+    await other.close(1_000);
+    await closedByServer;
+  }, 3_000);
+
   it('close() aborts what is still running when the grace runs out', async () => {
     const own = createProbes();
     const other = await adapter.listen(createApp(own), serverOptions);
