@@ -19,6 +19,10 @@ export interface ServerProcess {
   readonly listening: Readonly<Record<string, unknown>>;
   /** The exit code once exited (null when killed by a signal), undefined while running. */
   exitCode(): number | null | undefined;
+  /** Resolves with the exit code when the process exits, expectedly or not. */
+  readonly exited: Promise<number | null>;
+  /** Whether stop() was called (an exit before that is a crash). */
+  stopRequested(): boolean;
   /** The last lines of stdout and stderr, for error messages. */
   recentOutput(): string;
   /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code. */
@@ -111,7 +115,8 @@ export function spawnServer(options: SpawnServerOptions): Promise<ServerProcess>
   };
   let exitCode: number | null | undefined;
   const exited = new Promise<number | null>((resolve) => {
-    child.once('exit', (code) => {
+    child.once('exit', (code, signal) => {
+      keep(`[exit] code ${code}${signal === null ? '' : `, signal ${signal}`}`);
       exitCode = code;
       resolve(code);
     });
@@ -140,13 +145,17 @@ export function spawnServer(options: SpawnServerOptions): Promise<ServerProcess>
       if (entry?.msg !== 'listening' || child.pid === undefined) return;
       clearTimeout(timer);
       const pid = child.pid;
+      let stopping = false;
       resolve({
         name: options.name,
         pid,
         listening: entry,
         exitCode: () => exitCode,
+        exited,
+        stopRequested: () => stopping,
         recentOutput: () => recent.join('\n'),
         async stop(graceMs = 15_000) {
+          stopping = true;
           if (exitCode !== undefined) return exitCode;
           child.kill('SIGTERM');
           const killer = setTimeout(() => child.kill('SIGKILL'), graceMs);

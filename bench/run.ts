@@ -271,8 +271,11 @@ async function runScenario(
     }
     return { ...base, results, ...(wrkSkipped === undefined ? {} : { wrkSkipped }) };
   } catch (error) {
-    log(`  FAILED: ${describeError(error)}`);
-    return { ...base, results, ...(wrkSkipped === undefined ? {} : { wrkSkipped }), error: describeError(error) };
+    const code = server.exitCode();
+    // A refused connection usually means the server died: say so, with its last words.
+    const message = code === undefined || describeError(error).includes('exited with') ? describeError(error) : `${describeError(error)} (${server.name} had exited with ${code})`;
+    log(`  FAILED: ${message}`);
+    return { ...base, results, ...(wrkSkipped === undefined ? {} : { wrkSkipped }), error: message };
   }
 }
 
@@ -311,6 +314,12 @@ async function main(): Promise<number> {
       start('node'),
       needsTessera ? startTessera({ main: TESSERA_MAIN, cpu: pinning.serverCpu, cleanup }) : undefined,
     ]);
+    for (const server of [helloUws.server, helloNode.server, tessera?.server]) {
+      if (server === undefined) continue;
+      void server.exited.then((code) => {
+        if (!server.stopRequested()) log(`\nbench: ${server.name} (pid ${server.pid}) exited unexpectedly with ${code}; its last output:\n${server.recentOutput()}\n`);
+      });
+    }
     log(`bench: servers up (hello-uws pid ${helloUws.server.pid}, hello-node pid ${helloNode.server.pid}${tessera === undefined ? ', tessera not needed' : `, tessera pid ${tessera.server.pid}, adapter ${tessera.httpAdapter}`})`);
 
     let seed: Seed = { organizationId: '', token: '' };

@@ -53,7 +53,7 @@ export async function prepareNode(config: Config, logger: NodeLogger, clock: Clo
   if (masterKey.origin === 'generated') {
     logger.warn({ path: masterKey.path }, 'generated a master key next to the data; set TESSERA_MASTERKEY from a secret store in production');
   }
-  const store = await openLmdbStore({ path: join(config.dataDir, 'lmdb'), logger });
+  const store = openLmdbStore({ path: join(config.dataDir, 'lmdb'), logger, clock });
   const actors = new ActorSystem({
     store,
     clock,

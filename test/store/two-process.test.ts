@@ -14,19 +14,22 @@ import { openLmdbStore } from '../../src/store/lmdb-store.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const worker = join(root, 'test', 'store', 'two-process-worker.mjs');
-const sources = ['lmdb-store', 'keys'].map((name) => [join(root, 'src', 'store', `${name}.ts`), join(root, 'dist', 'src', 'store', `${name}.js`)]);
+const sources = ['lmdb-store', 'keys'].map((name) => ({
+  src: join(root, 'src', 'store', `${name}.ts`),
+  out: join(root, 'dist', 'src', 'store', `${name}.js`),
+}));
 const ROUNDS = 300;
 const INSTANCE = 'inst-race';
 
 function ensureBuilt(): void {
-  const stale = sources.some(([src, out]) => !existsSync(out!) || statSync(out!).mtimeMs < statSync(src!).mtimeMs);
+  const stale = sources.some(({ src, out }) => !existsSync(out) || statSync(out).mtimeMs < statSync(src).mtimeMs);
   if (!stale) return;
   try {
     execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'], { cwd: root, stdio: 'pipe' });
   } catch {
     // Type errors elsewhere in the tree still emit; the check below is what matters.
   }
-  if (!existsSync(sources[0]![1]!)) throw new Error('dist/src/store/lmdb-store.js is missing: run `node scripts/build.mjs`');
+  if (sources.some(({ out }) => !existsSync(out))) throw new Error('dist/src/store is missing: run `node scripts/build.mjs`');
 }
 
 interface Report {
