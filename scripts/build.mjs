@@ -1,7 +1,7 @@
 // Build: third-party protos → generated code (buf + protoc-gen-es) → TypeScript compile.
 // google/api and google/rpc protos come from the npm package google-proto-files and are
 // copied into a git-ignored folder, because the schema registry is unreachable offline.
-import { cpSync, mkdirSync, rmSync, existsSync, statSync, readdirSync } from 'node:fs';
+import { cpSync, mkdirSync, rmSync, existsSync, statSync, readdirSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -20,10 +20,22 @@ for (const file of wanted) {
 }
 
 if (isStale()) {
+  // Generate aside, then swap, so a concurrent build never sees a half-written src/gen.
+  const out = join(root, 'src', `.gen-${process.pid}`);
+  rmSync(out, { recursive: true, force: true });
+  run(bin('buf'), ['generate', '--template', JSON.stringify(genTemplate(`src/.gen-${process.pid}`))]);
   rmSync(join(root, 'src', 'gen'), { recursive: true, force: true });
-  run(bin('buf'), ['generate']);
+  renameSync(out, join(root, 'src', 'gen'));
 }
 run(bin('tsc'), ['-p', '.']);
+
+/** The buf.gen.yaml template with another output folder. */
+function genTemplate(out) {
+  return {
+    version: 'v2',
+    plugins: [{ local: 'protoc-gen-es', out, include_imports: true, opt: ['target=ts', 'import_extension=js'] }],
+  };
+}
 
 /** Regenerate only when a .proto is newer than the generated folder. */
 function isStale() {
