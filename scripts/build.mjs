@@ -33,7 +33,7 @@ run(bin('tsc'), ['-p', '.']);
 function genTemplate(out) {
   return {
     version: 'v2',
-    plugins: [{ local: 'protoc-gen-es', out, include_imports: true, opt: ['target=ts', 'import_extension=js'] }],
+    plugins: [{ local: bin('protoc-gen-es'), out, include_imports: true, opt: ['target=ts', 'import_extension=js'] }],
   };
 }
 
