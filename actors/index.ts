@@ -31,20 +31,189 @@ export { ROLES, rolesGrant, isRoleName, type RoleName, type RoleContext } from '
 export { systemOwner, instanceOwner, orgOwner, detailsOf, type ResourceDetails } from './kernel/owner.js';
 export { ActorSystem, type ActorAddress, type ActorSystemOptions } from './runtime/actor-system.js';
 
-export { instanceKind, INSTANCE_DOMAIN_SCOPE, type InstanceEntry } from './system/instance.js';
+export {
+  instanceKind,
+  INSTANCE_DOMAIN_SCOPE,
+  NO_LIMITS,
+  limitsOf,
+  type InstanceEntry,
+  type InstanceLimits,
+  type InstanceLimitsChange,
+} from './system/instance.js';
 export { createInstance, type CreateInstance } from './system/commands/create-instance.js';
+export { patchInstance, type PatchInstance } from './system/commands/patch-instance.js';
+export { removeInstance, type RemoveInstance } from './system/commands/remove-instance.js';
+export { addInstanceDomain, type AddInstanceDomain } from './system/commands/add-instance-domain.js';
+export { removeInstanceDomain, type RemoveInstanceDomain } from './system/commands/remove-instance-domain.js';
+export { setInstanceLimits, type SetInstanceLimits, type InstanceLimitsUpdate } from './system/commands/set-instance-limits.js';
 
 export { instanceSettingsKind, type InstanceSettings } from './instance/settings.js';
 export { membershipKind, membershipId, type Membership, type MembershipContext } from './instance/membership.js';
 export { setDefaultOrg, type SetDefaultOrg } from './instance/commands/set-default-org.js';
 export { setFeature, type SetFeature } from './instance/commands/set-feature.js';
+export { setFeatures, type SetFeatures } from './instance/commands/set-features.js';
+export { KNOWN_FEATURES, isKnownFeature, type FeatureName } from './instance/features.js';
 export { addMembership, type AddMembership } from './instance/commands/add-membership.js';
+export { changeMembership, type ChangeMembership } from './instance/commands/change-membership.js';
+export { removeMembership, type RemoveMembership } from './instance/commands/remove-membership.js';
+export { parseMembershipId, isMembershipContext, assertRolesFit } from './instance/membership.js';
+export { INSTANCE_OWNER_ROLE, type OwnerCandidate } from './instance/last-owner.js';
+export {
+  webKeysKind,
+  activeWebKey,
+  nextWebKey,
+  isRotationDue,
+  expiredWebKeys,
+  SIGNING_ALGORITHMS,
+  type SigningAlgorithm,
+  type WebKeyState,
+  type PublicJwk,
+  type WebKey,
+  type WebKeyRing,
+  type NewWebKey,
+  type WebKeysChange,
+} from './instance/web-keys.js';
+export { initializeWebKeys, type InitializeWebKeys } from './instance/commands/initialize-web-keys.js';
+export { rotateWebKeys, type RotateWebKeys } from './instance/commands/rotate-web-keys.js';
+export { pruneWebKeys, type PruneWebKeys } from './instance/commands/prune-web-keys.js';
 
 export { orgKind, ORG_NAME_SCOPE, ORG_DOMAIN_SCOPE, orgNameKey, type Org } from './organization/org.js';
-export { userKind, USERNAME_SCOPE, PAT_SCOPE, usernameKey, type User, type PersonalAccessToken } from './organization/user.js';
+export { orgDomains } from './organization/org.js';
+export {
+  MAX_ORG_DOMAINS,
+  dnsChallengeName,
+  httpChallengePath,
+  type OrgDomain,
+  type DomainValidationType,
+} from './organization/org-domain.js';
+export { addOrgDomain, type AddOrgDomain } from './organization/commands/add-org-domain.js';
+export { patchOrgDomain, type PatchOrgDomain } from './organization/commands/patch-org-domain.js';
+export { removeOrgDomain, type RemoveOrgDomain } from './organization/commands/remove-org-domain.js';
+export { setPrimaryOrgDomain, type SetPrimaryOrgDomain } from './organization/commands/set-primary-org-domain.js';
+export {
+  addOrgDomainVerification,
+  type AddOrgDomainVerification,
+  type DomainChallenge,
+} from './organization/commands/add-org-domain-verification.js';
+export { verifyOrgDomain, type VerifyOrgDomain } from './organization/commands/verify-org-domain.js';
+export {
+  userKind,
+  USERNAME_SCOPE,
+  USERNAME_INSTANCE_SCOPE,
+  PAT_SCOPE,
+  usernameKey,
+  instanceUsernameKey,
+  displayNameOf,
+  type User,
+  type HumanUser,
+  type MachineUser,
+  type HumanProfile,
+  type MachineKey,
+  type UserToken,
+  type UserMetadataEntry,
+  type UserLifecycle,
+  type Gender,
+  type PersonalAccessToken,
+} from './organization/user.js';
 export { createOrg, type CreateOrg } from './organization/commands/create-org.js';
 export { patchOrg, type PatchOrg } from './organization/commands/patch-org.js';
 export { removeOrg, type RemoveOrg } from './organization/commands/remove-org.js';
 export { addMachineUser, type AddMachineUser } from './organization/commands/add-machine-user.js';
 export { addPersonalAccessToken, type AddPersonalAccessToken } from './organization/commands/add-personal-access-token.js';
+export { addHumanUser, defaultDisplayName, type AddHumanUser } from './organization/commands/add-human-user.js';
+export { patchUser, type PatchUser } from './organization/commands/patch-user.js';
+export { removeUser, type RemoveUser } from './organization/commands/remove-user.js';
+export { changeUserState, type ChangeUserState, type UserStateAction } from './organization/commands/change-user-state.js';
+export { setUserPassword, type SetUserPassword } from './organization/commands/set-user-password.js';
+export { recordPasswordCheck, type RecordPasswordCheck, type PasswordCheckRecorded } from './organization/commands/record-password-check.js';
+export { verifyUserContact, type VerifyUserContact } from './organization/commands/verify-user-contact.js';
+export { setUserMetadata, type SetUserMetadata } from './organization/commands/set-user-metadata.js';
+export { removeUserMetadata, type RemoveUserMetadata } from './organization/commands/remove-user-metadata.js';
+export { removePersonalAccessToken, type RemovePersonalAccessToken } from './organization/commands/remove-personal-access-token.js';
+export { addMachineKey, type AddMachineKey } from './organization/commands/add-machine-key.js';
+export { removeMachineKey, type RemoveMachineKey } from './organization/commands/remove-machine-key.js';
+export { setMachineSecret, type SetMachineSecret } from './organization/commands/set-machine-secret.js';
+export { removeMachineSecret, type RemoveMachineSecret } from './organization/commands/remove-machine-secret.js';
+export {
+  userSettingsKind,
+  userSettingsOf,
+  DEFAULT_USER_SETTINGS,
+  type UserSettings,
+  type PasswordComplexity,
+} from './instance/user-settings.js';
+export { setUserSettings, type SetUserSettings } from './instance/commands/set-user-settings.js';
+export {
+  userSchemaKind,
+  USER_SCHEMA_TYPE_SCOPE,
+  userSchemaTypeKey,
+  type UserSchema,
+  type Authenticator,
+  type JsonDocument,
+} from './instance/user-schema.js';
+export { createUserSchema, type CreateUserSchema } from './instance/commands/create-user-schema.js';
+export { patchUserSchema, type PatchUserSchema } from './instance/commands/patch-user-schema.js';
+export { changeUserSchemaState, type ChangeUserSchemaState } from './instance/commands/change-user-schema-state.js';
+export { removeUserSchema, type RemoveUserSchema } from './instance/commands/remove-user-schema.js';
+export {
+  projectKind,
+  PROJECT_NAME_SCOPE,
+  ROLE_KEY_PATTERN,
+  MAX_PROJECT_ROLES,
+  projectNameKey,
+  type Project,
+  type ProjectRole,
+  type ProjectSettings,
+} from './organization/project.js';
+export {
+  applicationKind,
+  APP_CLIENT_ID_SCOPE,
+  APP_NAME_SCOPE,
+  MAX_APP_KEYS,
+  authMethodOf,
+  usesClientSecret,
+  usesKeys,
+  type Application,
+  type AppConfig,
+  type OidcConfig,
+  type ApiConfig,
+  type AppKey,
+  type PublicRsaJwk,
+  type OidcAppType,
+  type OidcResponseType,
+  type OidcGrantType,
+  type OidcAuthMethod,
+  type ApiAuthMethod,
+  type AccessTokenType,
+} from './organization/application.js';
+export { MAX_CLOCK_SKEW_MS, isAllowedRedirectUri } from './organization/app-config.js';
+export { createProject, type CreateProject } from './organization/commands/create-project.js';
+export { patchProject, type PatchProject } from './organization/commands/patch-project.js';
+export { activateProject, type ActivateProject } from './organization/commands/activate-project.js';
+export { deactivateProject, type DeactivateProject } from './organization/commands/deactivate-project.js';
+export { removeProject, type RemoveProject } from './organization/commands/remove-project.js';
+export { addProjectRole, type AddProjectRole } from './organization/commands/add-project-role.js';
+export { changeProjectRole, type ChangeProjectRole } from './organization/commands/change-project-role.js';
+export { removeProjectRole, type RemoveProjectRole } from './organization/commands/remove-project-role.js';
+export { createApp, type CreateApp, type CreatedApp } from './organization/commands/create-app.js';
+export { patchApp, type PatchApp } from './organization/commands/patch-app.js';
+export { removeApp, type RemoveApp } from './organization/commands/remove-app.js';
+export { setAppSecret, type SetAppSecret } from './organization/commands/set-app-secret.js';
+export { addAppKey, type AddAppKey } from './organization/commands/add-app-key.js';
+export { removeAppKey, type RemoveAppKey } from './organization/commands/remove-app-key.js';
+export { targetKind, TARGET_NAME_SCOPE, MAX_TARGET_TIMEOUT_NANOS, type Target, type TargetType, type TargetExecutionType } from './instance/target.js';
+export { executionSetKind, isEffective, type ExecutionSet, type ExecutionEntry } from './instance/execution.js';
+export {
+  executionIdOf,
+  canonicalExecutionId,
+  conditionTypeOf,
+  groupPrefix,
+  type ConditionType,
+  type ExecutionCondition,
+} from './instance/execution-condition.js';
+export { MAX_INCLUDE_LEVELS } from './instance/execution-includes.js';
+export { createTarget, type CreateTarget } from './instance/commands/create-target.js';
+export { patchTarget, type PatchTarget } from './instance/commands/patch-target.js';
+export { removeTarget, type RemoveTarget } from './instance/commands/remove-target.js';
+export { putExecution, entryDetails, type PutExecution, type PutExecutionReply } from './instance/commands/put-execution.js';
+export { removeExecution, type RemoveExecution } from './instance/commands/remove-execution.js';
 export { UNIQUE_SCOPES } from './unique-scopes.js';

@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { machineCpuTicks, processCpuSeconds, type MachineCpuTicks } from './processes.js';
+import { cpuTicks, processCpuSeconds, type CpuTicks } from './processes.js';
 
 /** The part of autocannon's programmatic API the benchmark uses (the package ships no types). */
 export interface AutocannonRequest {
@@ -63,10 +63,14 @@ export interface LoadSpec {
   readonly durationS: number;
 }
 
-/** The server whose CPU time is attributed to the run. */
+/** The server whose CPU time is attributed to the run, and where things are pinned. */
 export interface CpuTarget {
   readonly pid: number;
   readonly ticksPerSecond: number;
+  /** The CPU the server is pinned to; undefined when unpinned. */
+  readonly serverCpu: number | undefined;
+  /** The CPU the load generator is pinned to; undefined when unpinned. */
+  readonly clientCpu: number | undefined;
 }
 
 export interface RunMeasurement {
@@ -88,10 +92,23 @@ export interface RunMeasurement {
   readonly reqPerServerCpuS: number;
   /** Load generator CPU during the run, as a share of one core (autocannon: this process). */
   readonly clientCpuShare: number | undefined;
+  /** Server CPU during the run as a share of one core (near 1 when pinned and server-bound). */
+  readonly serverCpuShare: number;
   /** Share of the machine's CPU time stolen by the hypervisor, and idle, during the run. */
   readonly machineStealShare: number | undefined;
   readonly machineIdleShare: number | undefined;
+  /**
+   * CPU (in cores) used by anything but the server and the load generator: on the server's and
+   * the client's core when pinned (the larger), on the whole machine otherwise. wrk's own CPU
+   * is not measured, so for wrk runs only the server's core counts when pinned.
+   */
+  readonly otherCores: number | undefined;
+  /** Other processes took a noticeable share (otherCores above 0.25): this run's req/s is noise. */
+  readonly contended: boolean;
 }
+
+/** Above this many cores used by other processes, a run is marked contended. */
+const CONTENDED_OTHER_CORES = 0.25;
 
 /** One autocannon run (callers run a warm-up first by calling this with a short duration). */
 export async function measureAutocannon(spec: LoadSpec, target: CpuTarget): Promise<RunMeasurement> {
@@ -116,6 +133,8 @@ export async function measureAutocannon(spec: LoadSpec, target: CpuTarget): Prom
   const client = process.cpuUsage(clientBefore);
   const sample = around.finish();
   const durationS = result.duration > 0 ? result.duration : spec.durationS;
+  const clientCpuShare = round((client.user + client.system) / 1e6 / durationS, 4);
+  const serverCpuShare = round(sample.serverCpuS / durationS, 4);
   const responses = result.requests.total ?? 0;
   const statusCodes: Record<string, number> = {};
   for (const [code, stats] of Object.entries(result.statusCodeStats)) statusCodes[code] = stats.count;
@@ -133,9 +152,9 @@ export async function measureAutocannon(spec: LoadSpec, target: CpuTarget): Prom
     statusCodes,
     serverCpuS: sample.serverCpuS,
     reqPerServerCpuS: sample.serverCpuS > 0 ? round(responses / sample.serverCpuS, 1) : 0,
-    clientCpuShare: round((client.user + client.system) / 1e6 / durationS, 4),
-    machineStealShare: sample.stealShare,
-    machineIdleShare: sample.idleShare,
+    clientCpuShare,
+    serverCpuShare,
+    ...sample.shares(serverCpuShare, clientCpuShare),
   };
 }
 
@@ -164,6 +183,7 @@ export async function measureWrk(spec: LoadSpec, target: CpuTarget, wrk: WrkSpec
   const sample = around.finish();
   if (code !== 0) throw new Error(`wrk exited with ${code}: ${stderr || stdout}`);
   const parsed = parseWrkOutput(stdout);
+  const serverCpuShare = round(sample.serverCpuS / parsed.durationS, 4);
   return {
     tool: 'wrk',
     durationS: parsed.durationS,
@@ -179,8 +199,8 @@ export async function measureWrk(spec: LoadSpec, target: CpuTarget, wrk: WrkSpec
     serverCpuS: sample.serverCpuS,
     reqPerServerCpuS: sample.serverCpuS > 0 ? round(parsed.requests / sample.serverCpuS, 1) : 0,
     clientCpuShare: undefined,
-    machineStealShare: sample.stealShare,
-    machineIdleShare: sample.idleShare,
+    serverCpuShare,
+    ...sample.shares(serverCpuShare, undefined),
   };
 }
 
@@ -251,28 +271,61 @@ export function medianRun(runs: readonly RunMeasurement[]): RunMeasurement | und
   return sorted[Math.floor((sorted.length - 1) / 2)];
 }
 
+interface MachineShares {
+  readonly machineStealShare: number | undefined;
+  readonly machineIdleShare: number | undefined;
+  readonly otherCores: number | undefined;
+  readonly contended: boolean;
+}
+
 interface Sampling {
-  finish(): { serverCpuS: number; stealShare: number | undefined; idleShare: number | undefined };
+  finish(): {
+    serverCpuS: number;
+    /** Machine shares given the server's and the client's CPU share of one core (client unknown for wrk). */
+    shares(serverShare: number, clientShare: number | undefined): MachineShares;
+  };
 }
 
 function startSampling(target: CpuTarget): Sampling {
   const cpuBefore = processCpuSeconds(target.pid, target.ticksPerSecond);
-  const machineBefore = machineCpuTicks();
+  const ticksBefore = cpuTicks();
   return {
     finish() {
       const serverCpuS = round(processCpuSeconds(target.pid, target.ticksPerSecond) - cpuBefore, 2);
-      const machineAfter = machineCpuTicks();
-      const share = shares(machineBefore, machineAfter);
-      return { serverCpuS, stealShare: share?.steal, idleShare: share?.idle };
+      const ticksAfter = cpuTicks();
+      const busy = (key: string): { busy: number; steal: number; idle: number } | undefined => {
+        const before = ticksBefore?.get(key);
+        const after = ticksAfter?.get(key);
+        if (before === undefined || after === undefined || after.total <= before.total) return undefined;
+        const total = after.total - before.total;
+        const idle = (after.idle - before.idle) / total;
+        return { busy: 1 - idle, idle, steal: (after.steal - before.steal) / total };
+      };
+      return {
+        serverCpuS,
+        shares(serverShare, clientShare) {
+          const machine = busy('all');
+          let otherCores: number | undefined;
+          if (target.serverCpu !== undefined) {
+            const serverCore = busy(String(target.serverCpu));
+            const clientCore = target.clientCpu === undefined || clientShare === undefined ? undefined : busy(String(target.clientCpu));
+            const onServer = serverCore === undefined ? undefined : serverCore.busy - serverShare;
+            const onClient = clientCore === undefined || clientShare === undefined ? undefined : clientCore.busy - clientShare;
+            otherCores = onServer === undefined ? onClient : Math.max(onServer, onClient ?? -Infinity);
+          } else if (machine !== undefined && ticksAfter !== undefined) {
+            const cpus = ticksAfter.size - 1;
+            otherCores = machine.busy * cpus - serverShare - (clientShare ?? 0);
+          }
+          return {
+            machineStealShare: machine === undefined ? undefined : round(machine.steal, 4),
+            machineIdleShare: machine === undefined ? undefined : round(machine.idle, 4),
+            otherCores: otherCores === undefined ? undefined : round(Math.max(0, otherCores), 3),
+            contended: otherCores !== undefined && otherCores > CONTENDED_OTHER_CORES,
+          };
+        },
+      };
     },
   };
-}
-
-function shares(before: MachineCpuTicks | undefined, after: MachineCpuTicks | undefined): { steal: number; idle: number } | undefined {
-  if (before === undefined || after === undefined) return undefined;
-  const total = after.total - before.total;
-  if (total <= 0) return undefined;
-  return { steal: round((after.steal - before.steal) / total, 4), idle: round((after.idle - before.idle) / total, 4) };
 }
 
 function round(value: number, digits: number): number {

@@ -200,23 +200,35 @@ export function processCpuSeconds(pid: number, ticksPerSecond: number): number {
   return (utime + stime) / ticksPerSecond;
 }
 
-/** Whole-machine CPU counters from the first line of /proc/stat (ticks), for steal and idle shares. */
-export interface MachineCpuTicks {
+/** CPU counters (ticks) of one /proc/stat line: the whole machine (`all`) or one CPU. */
+export interface CpuTicks {
   readonly total: number;
+  /** idle + iowait */
   readonly idle: number;
   readonly steal: number;
 }
 
-export function machineCpuTicks(): MachineCpuTicks | undefined {
+/** Every `cpu` line of /proc/stat, keyed `all`, `0`, `1`, …; undefined when unreadable. */
+export function cpuTicks(): Map<string, CpuTicks> | undefined {
+  let text: string;
   try {
-    const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0] ?? '';
-    const values = line.trim().split(/\s+/).slice(1).map(Number);
-    // user nice system idle iowait irq softirq steal (guest time is already in user)
-    const first8 = values.slice(0, 8);
-    return { total: first8.reduce((a, b) => a + b, 0), idle: (values[3] ?? 0) + (values[4] ?? 0), steal: values[7] ?? 0 };
+    text = readFileSync('/proc/stat', 'utf8');
   } catch {
     return undefined;
   }
+  const result = new Map<string, CpuTicks>();
+  for (const line of text.split('\n')) {
+    const match = /^cpu(\d*)\s+(.*)$/.exec(line);
+    if (match === null) continue;
+    // user nice system idle iowait irq softirq steal (guest time is already counted in user)
+    const values = (match[2] ?? '').trim().split(/\s+/).slice(0, 8).map(Number);
+    result.set(match[1] === '' ? 'all' : match[1]!, {
+      total: values.reduce((a, b) => a + b, 0),
+      idle: (values[3] ?? 0) + (values[4] ?? 0),
+      steal: values[7] ?? 0,
+    });
+  }
+  return result;
 }
 
 /** The absolute path of an executable on PATH, or undefined. */

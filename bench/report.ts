@@ -7,6 +7,7 @@ import { availableParallelism, cpus, release } from 'node:os';
 import { medianRun, type RunMeasurement } from './measure.js';
 
 export const LIMIT_SCENARIO = 'hello-uws';
+const CONTENDED_MARK = '†';
 
 export interface MachineFacts {
   readonly node: string;
@@ -98,9 +99,11 @@ export function renderMarkdown(report: BenchReport): string {
     `- Load: ${settings.connections} connections, pipelining ${settings.pipelining}, warm-up ${settings.warmupS} s, ${settings.runs} run(s) of ${settings.durationS} s, median run shown; ${settings.organizationsSeeded} organizations seeded`,
     `- Tessera HTTP adapter: ${report.tessera.httpAdapter} · wrk: ${report.wrk}`,
     '',
-    '| scenario | tool | req/s (median) | req/s per run | p50 ms | p99 ms | non-2xx | server CPU-s | req / server CPU-s | client CPU | × hello-uws req/s | × hello-uws per CPU-s |',
+    '| scenario | tool | req/s (median) | req/s per run | p50 ms | p99 ms | non-2xx | server CPU-s (core) | req / server CPU-s | client CPU | × hello-uws req/s | × hello-uws per CPU-s |',
     '|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
+  let contended = 0;
+  let runs = 0;
   for (const scenario of report.scenarios) {
     if (scenario.results.length === 0 || scenario.results.every((r) => r.median === undefined)) {
       lines.push(`| ${scenario.name} | — | failed: ${escapeCell(scenario.error ?? 'no runs')} | | | | | | | | | |`);
@@ -111,10 +114,19 @@ export function renderMarkdown(report: BenchReport): string {
       if (median === undefined) continue;
       const limit = limits.get(result.tool);
       const nonOk = result.runs.reduce((sum, run) => sum + run.non2xx + run.errors + run.timeouts, 0);
+      runs += result.runs.length;
+      contended += result.runs.filter((run) => run.contended).length;
+      const rate = (run: RunMeasurement): string => `${formatInt(run.reqPerSec)}${run.contended ? CONTENDED_MARK : ''}`;
       lines.push(
-        `| ${scenario.name}${scenario.error === undefined ? '' : ' (failed)'} | ${result.tool} | ${formatInt(median.reqPerSec)} | ${result.runs.map((r) => formatInt(r.reqPerSec)).join(' · ')} | ${formatMs(median.p50Ms)} | ${formatMs(median.p99Ms)} | ${formatInt(nonOk)} | ${median.serverCpuS.toFixed(2)} | ${formatInt(median.reqPerServerCpuS)} | ${median.clientCpuShare === undefined ? '—' : `${Math.round(median.clientCpuShare * 100)} %`} | ${ratio(median.reqPerSec, limit?.reqPerSec)} | ${ratio(median.reqPerServerCpuS, limit?.reqPerServerCpuS)} |`,
+        `| ${scenario.name}${scenario.error === undefined ? '' : ' (failed)'} | ${result.tool} | ${rate(median)} | ${result.runs.map(rate).join(' · ')} | ${formatMs(median.p50Ms)} | ${formatMs(median.p99Ms)} | ${formatInt(nonOk)} | ${median.serverCpuS.toFixed(2)} (${Math.round(median.serverCpuShare * 100)} %) | ${formatInt(median.reqPerServerCpuS)} | ${median.clientCpuShare === undefined ? '—' : `${Math.round(median.clientCpuShare * 100)} %`} | ${ratio(median.reqPerSec, limit?.reqPerSec)} | ${ratio(median.reqPerServerCpuS, limit?.reqPerServerCpuS)} |`,
       );
     }
+  }
+  if (contended > 0) {
+    lines.push(
+      '',
+      `${CONTENDED_MARK} contended (${contended} of ${runs} runs): other processes used more than a quarter of a core ${report.pinning.pinned ? "on the server's or the load generator's CPU" : 'on the machine'} during the run. Their req/s and the req/s ratios are noise; req / server CPU-s still holds.`,
+    );
   }
   for (const scenario of report.scenarios) {
     if (scenario.error !== undefined) lines.push('', `- ${scenario.name} failed: ${scenario.error}`);

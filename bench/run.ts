@@ -157,7 +157,8 @@ function describeRun(run: RunMeasurement): string {
   return (
     `${Math.round(run.reqPerSec).toLocaleString('en-US')} req/s, p50 ${run.p50Ms} ms, p99 ${run.p99Ms} ms` +
     `${bad > 0 ? `, ${bad} non-2xx/errors` : ''}, server CPU ${run.serverCpuS.toFixed(2)} s → ` +
-    `${Math.round(run.reqPerServerCpuS).toLocaleString('en-US')} req/CPU-s${client}`
+    `${Math.round(run.reqPerServerCpuS).toLocaleString('en-US')} req/CPU-s${client}` +
+    `${run.contended ? ` — CONTENDED: other processes used ${(run.otherCores ?? 0).toFixed(2)} cores` : ''}`
   );
 }
 
@@ -225,7 +226,7 @@ async function runScenario(
     pipelining: settings.pipelining,
     durationS: settings.durationS,
   };
-  const target: CpuTarget = { pid: server.pid, ticksPerSecond };
+  const target: CpuTarget = { pid: server.pid, ticksPerSecond, serverCpu: pinning.serverCpu, clientCpu: pinning.clientCpu };
   const results: ToolResult[] = [];
   const alive = (): void => {
     const code = server.exitCode();

@@ -3,7 +3,9 @@
  * (context, user) is unique because the aggregate id is derived from both.
  */
 import type { AggregateKind } from '../kernel/aggregate.js';
+import { invalidArgument } from '../kernel/errors.js';
 import type { StoredEvent } from '../kernel/ports.js';
+import { isRoleName, ROLES } from '../kernel/roles.js';
 
 export type MembershipContext = 'system' | 'instance' | 'org' | 'project';
 
@@ -16,6 +18,30 @@ export interface Membership {
 
 export function membershipId(contextType: MembershipContext, contextId: string, userId: string): string {
   return `${contextType}:${contextId}:${userId}`;
+}
+
+/** The parts of a membership id, or undefined when it is not one. */
+export function parseMembershipId(id: string): { contextType: MembershipContext; contextId: string; userId: string } | undefined {
+  const parts = id.split(':');
+  if (parts.length !== 3) return undefined;
+  const [contextType, contextId, userId] = parts as [string, string, string];
+  if (!isMembershipContext(contextType) || userId === '' || (contextId === '' && contextType !== 'system')) return undefined;
+  return { contextType, contextId, userId };
+}
+
+export function isMembershipContext(value: string): value is MembershipContext {
+  return value === 'system' || value === 'instance' || value === 'org' || value === 'project';
+}
+
+/** Throws `membership.role_invalid` (400, field `roles`) unless every role belongs to the context. */
+export function assertRolesFit(context: MembershipContext, roles: readonly string[]): void {
+  roles.forEach((role, i) => {
+    if (!isRoleName(role) || ROLES[role].context !== context) {
+      throw invalidArgument('membership.role_invalid', 'a role is not available in this context', {
+        violations: [{ field: `roles[${i}]`, description: 'unknown role for this context' }],
+      });
+    }
+  });
 }
 
 const eventPrefix: Record<MembershipContext, string> = {

@@ -1,11 +1,23 @@
-/** The organization aggregate: name (unique per instance) and primary domain (login-name suffix). */
+/**
+ * The organization aggregate: name (unique per instance), domains (org-domain.ts) and the
+ * primary domain (login-name suffix).
+ */
 import type { AggregateKind } from '../kernel/aggregate.js';
 import type { StoredEvent } from '../kernel/ports.js';
+import { evolveDomains, generatedDomainEntry, type OrgDomain, type OrgDomainEvent } from './org-domain.js';
 
 export interface Org {
   readonly name: string;
+  /** One of `domains`, verified; login names end in `@` + this. */
   readonly primaryDomain: string;
   readonly state: 'active' | 'inactive';
+  /** Absent on rows written before domains existed: read it through `orgDomains`. */
+  readonly domains?: readonly OrgDomain[];
+}
+
+/** The organization's domains; a row from before domains existed has just its primary domain. */
+export function orgDomains(org: Org): readonly OrgDomain[] {
+  return org.domains ?? [generatedDomainEntry(org.primaryDomain, 0, 0)];
 }
 
 export const ORG_NAME_SCOPE = 'org.name';
@@ -14,7 +26,8 @@ export const ORG_DOMAIN_SCOPE = 'org.domain';
 export type OrgEvent =
   | { type: 'org.added'; payload: { name: string; primaryDomain: string } }
   | { type: 'org.changed'; payload: { name: string } }
-  | { type: 'org.removed'; payload: Record<string, never> };
+  | { type: 'org.removed'; payload: Record<string, never> }
+  | OrgDomainEvent;
 
 export const orgKind: AggregateKind<Org> = {
   type: 'org',
@@ -23,11 +36,29 @@ export const orgKind: AggregateKind<Org> = {
     const e = event as unknown as OrgEvent;
     switch (e.type) {
       case 'org.added':
-        return { name: e.payload.name, primaryDomain: e.payload.primaryDomain, state: 'active' };
+        return {
+          name: e.payload.name,
+          primaryDomain: e.payload.primaryDomain,
+          state: 'active',
+          domains: [generatedDomainEntry(e.payload.primaryDomain, event.createdAt, event.position)],
+        };
       case 'org.changed':
         return state && { ...state, name: e.payload.name };
       case 'org.removed':
         return undefined;
+      case 'org.domain.added':
+      case 'org.domain.changed':
+      case 'org.domain.verification.added':
+      case 'org.domain.verified':
+      case 'org.domain.primary.set':
+      case 'org.domain.removed':
+        return (
+          state && {
+            ...state,
+            domains: evolveDomains(orgDomains(state), event),
+            ...(e.type === 'org.domain.primary.set' ? { primaryDomain: e.payload.domain } : {}),
+          }
+        );
       default:
         return state;
     }

@@ -1,11 +1,19 @@
 /**
- * Users. This first slice holds machine (service) users and their personal access tokens;
- * the identity-core work adds human users. A PAT is stored only as its SHA-256 digest,
- * claimed under `user.pat` so a bearer token finds its user in one lookup.
+ * Users of an organization: humans (profile, email, phone, password hash, lockout counter)
+ * and machines (service users: personal access tokens, JSON keys, client secret). Secrets
+ * are never stored in plaintext: PATs and client secrets as SHA-256 digests (a PAT digest is
+ * claimed under `user.pat`, so a bearer token finds its user in one lookup), passwords as
+ * argon2id PHC strings, machine keys as public keys only.
  */
 import type { AggregateKind } from '../kernel/aggregate.js';
 import type { StoredEvent } from '../kernel/ports.js';
+import type { HumanProfilePayload, UserEvent } from './user-events.js';
 
+export type AccessTokenType = 'bearer' | 'jwt';
+export type Gender = 'unspecified' | 'female' | 'male' | 'diverse';
+export type UserLifecycle = 'active' | 'inactive' | 'locked';
+
+/** Payload of `user.token.added`. */
 export interface PersonalAccessToken {
   readonly id: string;
   readonly digest: string;
@@ -13,32 +21,76 @@ export interface PersonalAccessToken {
   readonly expiresAt: number;
 }
 
-export interface User {
-  readonly orgId: string;
-  readonly type: 'machine';
-  readonly username: string;
-  readonly name: string;
-  readonly description: string;
-  readonly accessTokenType: 'bearer' | 'jwt';
-  readonly state: 'active' | 'inactive' | 'locked';
-  readonly tokens: readonly PersonalAccessToken[];
+export interface UserToken extends PersonalAccessToken {
+  readonly createdAt: number;
 }
 
+export interface MachineKey {
+  readonly id: string;
+  /** SPKI PEM of the RSA public key; the private key was handed out once and never stored. */
+  readonly publicKey: string;
+  readonly expiresAt: number;
+  readonly createdAt: number;
+}
+
+export interface UserMetadataEntry {
+  readonly key: string;
+  /** Standard base64 of the value bytes. */
+  readonly value: string;
+}
+
+export type HumanProfile = HumanProfilePayload;
+
+interface UserCommon {
+  readonly orgId: string;
+  readonly username: string;
+  readonly state: UserLifecycle;
+  /** Sorted by key. */
+  readonly metadata: readonly UserMetadataEntry[];
+  /** True when the username is also claimed under `user.username.instance`. */
+  readonly usernameInstanceWide: boolean;
+}
+
+export interface HumanUser extends UserCommon {
+  readonly type: 'human';
+  readonly profile: HumanProfile;
+  readonly email: { readonly address: string; readonly verified: boolean };
+  readonly phone: { readonly number: string; readonly verified: boolean };
+  /** argon2id PHC string; '' when none is set. Never returned by the API. */
+  readonly passwordHash: string;
+  readonly passwordChangeRequired: boolean;
+  /** Epoch milliseconds of the last password change (0: never). */
+  readonly passwordChangedAt: number;
+  /** Failed password checks since the last success, unlock or password change. */
+  readonly failedPasswordAttempts: number;
+}
+
+export interface MachineUser extends UserCommon {
+  readonly type: 'machine';
+  readonly name: string;
+  readonly description: string;
+  readonly accessTokenType: AccessTokenType;
+  readonly tokens: readonly UserToken[];
+  readonly keys: readonly MachineKey[];
+  /** SHA-256 (base64url) of the client secret; '' when none is set. */
+  readonly secretDigest: string;
+}
+
+export type User = HumanUser | MachineUser;
+
 export const USERNAME_SCOPE = 'user.username';
+export const USERNAME_INSTANCE_SCOPE = 'user.username.instance';
 export const PAT_SCOPE = 'user.pat';
 
+/** Claim value of a username within its organization. */
 export function usernameKey(orgId: string, username: string): string {
   return `${orgId}:${username.toLowerCase()}`;
 }
 
-export type UserEvent =
-  | {
-      type: 'user.machine.added';
-      payload: { orgId: string; username: string; name: string; description: string; accessTokenType: 'bearer' | 'jwt' };
-    }
-  | { type: 'user.token.added'; payload: PersonalAccessToken }
-  | { type: 'user.token.removed'; payload: { id: string } }
-  | { type: 'user.removed'; payload: Record<string, never> };
+/** Claim value of a username instance-wide. */
+export function instanceUsernameKey(username: string): string {
+  return username.toLowerCase();
+}
 
 export const userKind: AggregateKind<User> = {
   type: 'user',
@@ -46,16 +98,115 @@ export const userKind: AggregateKind<User> = {
   evolve(state, event: StoredEvent) {
     const e = event as unknown as UserEvent;
     switch (e.type) {
-      case 'user.machine.added':
-        return { ...e.payload, type: 'machine', state: 'active', tokens: [] };
-      case 'user.token.added':
-        return state && { ...state, tokens: [...state.tokens, e.payload] };
-      case 'user.token.removed':
-        return state && { ...state, tokens: state.tokens.filter((t) => t.id !== e.payload.id) };
+      case 'user.human.added': {
+        const { usernameInstanceWide, ...rest } = e.payload;
+        return {
+          ...rest,
+          type: 'human',
+          state: 'active',
+          metadata: [],
+          usernameInstanceWide: usernameInstanceWide ?? false,
+          passwordChangedAt: e.payload.passwordHash === '' ? 0 : event.createdAt,
+          failedPasswordAttempts: 0,
+        };
+      }
+      case 'user.machine.added': {
+        const { usernameInstanceWide, ...rest } = e.payload;
+        return {
+          ...rest,
+          type: 'machine',
+          state: 'active',
+          metadata: [],
+          usernameInstanceWide: usernameInstanceWide ?? false,
+          tokens: [],
+          keys: [],
+          secretDigest: '',
+        };
+      }
       case 'user.removed':
         return undefined;
       default:
-        return state;
+        return state && evolveExisting(state, e, event.createdAt);
     }
   },
 };
+
+function evolveExisting(state: User, e: UserEvent, at: number): User {
+  switch (e.type) {
+    case 'user.username.changed':
+      return { ...state, username: e.payload.username, usernameInstanceWide: e.payload.usernameInstanceWide ?? false };
+    case 'user.locked':
+      return { ...state, state: 'locked' };
+    case 'user.unlocked':
+      return state.type === 'human' ? { ...state, state: 'active', failedPasswordAttempts: 0 } : { ...state, state: 'active' };
+    case 'user.deactivated':
+      return { ...state, state: 'inactive' };
+    case 'user.reactivated':
+      return { ...state, state: 'active' };
+    case 'user.metadata.set':
+      return { ...state, metadata: [...state.metadata.filter((m) => m.key !== e.payload.key), e.payload].sort(byKey) };
+    case 'user.metadata.removed':
+      return { ...state, metadata: state.metadata.filter((m) => m.key !== e.payload.key) };
+    default:
+      return state.type === 'human' ? evolveHuman(state, e, at) : evolveMachine(state, e, at);
+  }
+}
+
+function evolveHuman(state: HumanUser, e: UserEvent, at: number): HumanUser {
+  switch (e.type) {
+    case 'user.human.changed':
+      return { ...state, profile: { ...state.profile, ...e.payload } };
+    case 'user.human.email.changed':
+      return { ...state, email: { ...e.payload } };
+    case 'user.human.email.verified':
+      return { ...state, email: { ...state.email, verified: true } };
+    case 'user.human.phone.changed':
+      return { ...state, phone: { ...e.payload } };
+    case 'user.human.phone.verified':
+      return { ...state, phone: { ...state.phone, verified: true } };
+    case 'user.human.password.changed':
+      return {
+        ...state,
+        passwordHash: e.payload.passwordHash,
+        passwordChangeRequired: e.payload.changeRequired,
+        passwordChangedAt: at,
+        failedPasswordAttempts: 0,
+      };
+    case 'user.human.password.check.succeeded':
+      return { ...state, failedPasswordAttempts: 0 };
+    case 'user.human.password.check.failed':
+      return { ...state, failedPasswordAttempts: state.failedPasswordAttempts + 1 };
+    default:
+      return state;
+  }
+}
+
+function evolveMachine(state: MachineUser, e: UserEvent, at: number): MachineUser {
+  switch (e.type) {
+    case 'user.machine.changed':
+      return { ...state, ...e.payload };
+    case 'user.token.added':
+      return { ...state, tokens: [...state.tokens, { ...e.payload, createdAt: at }] };
+    case 'user.token.removed':
+      return { ...state, tokens: state.tokens.filter((t) => t.id !== e.payload.id) };
+    case 'user.machine.key.added':
+      return { ...state, keys: [...state.keys, { ...e.payload, createdAt: at }] };
+    case 'user.machine.key.removed':
+      return { ...state, keys: state.keys.filter((k) => k.id !== e.payload.id) };
+    case 'user.machine.secret.set':
+      return { ...state, secretDigest: e.payload.digest };
+    case 'user.machine.secret.removed':
+      return { ...state, secretDigest: '' };
+    default:
+      return state;
+  }
+}
+
+function byKey(a: UserMetadataEntry, b: UserMetadataEntry): number {
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+}
+
+/** Display name of any user: the human's display name, the machine's name. */
+export function displayNameOf(user: User): string {
+  return user.type === 'human' ? user.profile.displayName : user.name;
+}

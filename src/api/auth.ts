@@ -6,8 +6,13 @@
 import { createHash } from 'node:crypto';
 import {
   type ActorSystem,
+  type AggregateKind,
+  type AggregateRecord,
+  type Membership,
+  type MembershipContext,
   membershipId,
   membershipKind,
+  orgKind,
   PAT_SCOPE,
   rolesGrant,
   unauthenticated,
@@ -36,7 +41,7 @@ export async function authenticate(
   const digest = tokenDigest(token);
   const userId = await actors.findUnique(instanceId, PAT_SCOPE, digest);
   const user = userId === undefined ? undefined : await actors.readRecord(instanceId, userKind, userId);
-  const pat = user?.state.tokens.find((t) => t.digest === digest);
+  const pat = user?.state.type === 'machine' ? user.state.tokens.find((t) => t.digest === digest) : undefined;
   if (user === undefined || pat === undefined || pat.expiresAt <= now) {
     throw unauthenticated('auth.invalid_token', 'the access token is invalid or expired');
   }
@@ -44,23 +49,43 @@ export async function authenticate(
   return { userId: user.id, orgId: user.state.orgId };
 }
 
-function bearerToken(header: string | undefined): string | undefined {
+export function bearerToken(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
   const match = /^Bearer[ ]+([^ ]+)[ ]*$/i.exec(header);
   return match?.[1];
 }
 
-/** True when the caller's instance roles, or roles in `orgId`, grant the permission. */
+/**
+ * True when the caller's memberships grant the permission: instance roles anywhere, roles in
+ * `orgId` for that organization, roles in `projectId` for that project. Read-time tombstones:
+ * a membership grants nothing once its user is gone (removed, or its organization removed) or
+ * once the organization it belongs to (an org membership's org, a project's org) is removed.
+ */
 export async function callerCan(
   actors: ActorSystem,
   instanceId: string,
   caller: Caller,
   permission: string,
   orgId?: string,
+  projectId?: string,
 ): Promise<boolean> {
-  const instanceMembership = await actors.readRecord(instanceId, membershipKind, membershipId('instance', instanceId, caller.userId));
-  if (instanceMembership !== undefined && rolesGrant(instanceMembership.state.roles, permission)) return true;
-  if (orgId === undefined || orgId === '') return false;
-  const orgMembership = await actors.readRecord(instanceId, membershipKind, membershipId('org', orgId, caller.userId));
-  return orgMembership !== undefined && rolesGrant(orgMembership.state.roles, permission);
+  const contexts: [MembershipContext, string][] = [['instance', instanceId]];
+  if (orgId !== undefined && orgId !== '') contexts.push(['org', orgId]);
+  if (projectId !== undefined && projectId !== '') contexts.push(['project', projectId]);
+  for (const [type, id] of contexts) {
+    const membership = await actors.readRecord(instanceId, membershipKind, membershipId(type, id, caller.userId));
+    if (membership !== undefined && rolesGrant(membership.state.roles, permission) && (await isMembershipLive(actors, instanceId, membership))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/** False when the membership's user is gone or the organization owning it was removed. */
+export async function isMembershipLive(actors: ActorSystem, instanceId: string, membership: AggregateRecord<Membership>): Promise<boolean> {
+  const exists = async (kind: AggregateKind<unknown>, id: string) => (await actors.readRecord(instanceId, kind, id)) !== undefined;
+  const user = await actors.readRecord(instanceId, userKind, membership.state.userId);
+  if (user === undefined || !(await exists(orgKind, user.state.orgId))) return false;
+  const owner = membership.meta.owner;
+  return owner.type !== 'org' || (await exists(orgKind, owner.id));
 }

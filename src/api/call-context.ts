@@ -4,6 +4,7 @@
  */
 import type { ActorSystem, Clock, Logger } from '../../actors/index.js';
 import type { Config } from '../config/schema.js';
+import type { ExecutionServices } from '../executions/runtime.js';
 import type { Caller } from './auth.js';
 import type { CallMeta } from './rpc.js';
 import type { InstanceInfo, TenantDirectory } from './tenant.js';
@@ -18,6 +19,8 @@ export interface ApiServices {
   readonly tenants: TenantDirectory;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** Request/response executions around handlers, the condition lists, plan invalidation. */
+  readonly executions: ExecutionServices;
 }
 
 export interface CallContext {
@@ -26,10 +29,10 @@ export interface CallContext {
   readonly scope: Scope;
   readonly services: ApiServices;
   readonly meta: CallMeta;
-  /** True when the caller holds the permission instance-wide or in `orgId`. */
-  can(permission: string, orgId?: string): Promise<boolean>;
+  /** True when the caller holds the permission instance-wide, in `orgId` or in `projectId`. */
+  can(permission: string, orgId?: string, projectId?: string): Promise<boolean>;
   /** Throws permission_denied unless `can`. */
-  require(permission: string, orgId?: string): Promise<void>;
+  require(permission: string, orgId?: string, projectId?: string): Promise<void>;
   /** Overrides the JSON transport's success status (e.g. 201 for a put that created). */
   setStatus(status: number): void;
 }

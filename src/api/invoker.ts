@@ -1,7 +1,8 @@
 /**
- * The RpcInvoker every transport calls: resolve the instance from the Host, authenticate
- * the bearer token, resolve the request context, check the RPC's permission, run the
- * handler. One definition per RPC; the steps are the same for every transport.
+ * The RpcInvoker every transport calls: resolve the instance from the Host (a blocked one
+ * answers 429), authenticate the bearer token, resolve the request context, check the RPC's
+ * permission, run the handler. One definition per RPC; the steps are the same for every
+ * transport. System-context RPCs (`context: 'system'`) skip the Host and take system users.
  */
 import { create, type DescMessage, type DescMethod, type DescMethodUnary, type Message, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
 import { AppError, notFound, permissionDenied, unimplemented } from '../../actors/index.js';
@@ -10,10 +11,19 @@ import { authenticate, callerCan, type Caller } from './auth.js';
 import type { ApiServices, CallContext, Scope } from './call-context.js';
 import { resolveScope } from './request-context.js';
 import type { CallMeta, RpcInvoker, RpcResult } from './rpc.js';
-import type { InstanceInfo } from './tenant.js';
+import {
+  authenticateSystemUser,
+  createSystemUserDirectory,
+  systemCallerCan,
+  type SystemCallContext,
+  type SystemUserDirectory,
+} from './system-auth.js';
+import { assertInstanceUsable, type InstanceInfo } from './tenant.js';
 
 export interface RpcDefinition<I extends DescMessage, O extends DescMessage> {
   readonly method: DescMethodUnary<I, O>;
+  /** Instance context (the default): the Host selects the instance. */
+  readonly context?: 'instance';
   /** Permission required before the handler runs (`authenticated` for any caller). */
   readonly permission: string;
   /** The organization the permission is checked in, besides instance-wide roles. */
@@ -28,16 +38,38 @@ export function defineRpc<I extends DescMessage, O extends DescMessage>(definiti
   return definition;
 }
 
+/**
+ * An RPC of the system context: the instance is not resolved from the Host (it works on any
+ * Host), the caller must be a system user, permissions come from the system roles.
+ */
+export interface SystemRpcDefinition<I extends DescMessage, O extends DescMessage> {
+  readonly method: DescMethodUnary<I, O>;
+  readonly context: 'system';
+  /** A system permission (`system.instance.read`, ...). */
+  readonly permission: string;
+  readonly created?: boolean;
+  handle(request: MessageShape<I>, call: SystemCallContext): Promise<MessageInitShape<O>>;
+}
+
+export function defineSystemRpc<I extends DescMessage, O extends DescMessage>(
+  definition: Omit<SystemRpcDefinition<I, O>, 'context'>,
+): SystemRpcDefinition<I, O> {
+  return { ...definition, context: 'system' };
+}
+
 /** A definition with its message types erased; each is only ever called with its own method's messages. */
-export type AnyRpcDefinition = RpcDefinition<DescMessage, DescMessage>;
+export type AnyRpcDefinition = RpcDefinition<DescMessage, DescMessage> | SystemRpcDefinition<DescMessage, DescMessage>;
 
 export function createInvoker(definitions: readonly AnyRpcDefinition[], services: ApiServices): RpcInvoker {
   const byMethod = new Map<string, AnyRpcDefinition>();
   for (const definition of definitions) byMethod.set(methodKey(definition.method), definition);
+  const systemUsers = createSystemUserDirectory(services.config);
 
   return async (method, request, meta) => {
     try {
-      return await invokeOne(byMethod.get(methodKey(method)), request, meta, services);
+      const definition = byMethod.get(methodKey(method));
+      if (definition?.context === 'system') return await invokeSystem(definition, request, meta, services, systemUsers);
+      return await invokeOne(definition, request, meta, services);
     } catch (error) {
       // Typed errors are ordinary answers; anything else is a bug: log it in full, answer `internal`.
       if (!(error instanceof AppError)) services.logger.error({ err: error, method: methodKey(method), protocol: meta.protocol }, 'rpc failed');
@@ -46,15 +78,50 @@ export function createInvoker(definitions: readonly AnyRpcDefinition[], services
   };
 }
 
-async function invokeOne(definition: AnyRpcDefinition | undefined, request: Message, meta: CallMeta, services: ApiServices): Promise<RpcResult> {
+async function invokeOne(
+  definition: RpcDefinition<DescMessage, DescMessage> | undefined,
+  request: Message,
+  meta: CallMeta,
+  services: ApiServices,
+): Promise<RpcResult> {
   if (definition === undefined) throw unimplemented('rpc.unimplemented', 'this method is not implemented');
   const instance = await resolveInstance(services, meta.host);
+  assertInstanceUsable(instance);
   const caller = await authenticate(services.actors, instance.id, meta.headers.authorization, services.clock.now());
   const scope = await resolveScope((request as { ctx?: RequestContext }).ctx, instance, services);
   let status = definition.created === true ? 201 : 200;
   const call = createCallContext({ instance, caller, scope, services, meta, setStatus: (s) => (status = s) });
   const orgId = definition.orgOf?.(request, scope) ?? (scope.type === 'org' ? scope.orgId : undefined);
   if (definition.permission !== 'authenticated') await call.require(definition.permission, orgId);
+  // Request/response executions (src/executions): one Map lookup when the instance has none.
+  const input = await services.executions.beforeHandle(call, definition.method, request);
+  const reply = await definition.handle(input, call);
+  const output = await services.executions.afterHandle(call, definition.method, input, create(definition.method.output, reply));
+  return { message: output, status };
+}
+
+async function invokeSystem(
+  definition: SystemRpcDefinition<DescMessage, DescMessage>,
+  request: Message,
+  meta: CallMeta,
+  services: ApiServices,
+  systemUsers: SystemUserDirectory,
+): Promise<RpcResult> {
+  const caller = await authenticateSystemUser(systemUsers, services, meta);
+  let status = definition.created === true ? 201 : 200;
+  const can = (permission: string) => systemCallerCan(caller, permission);
+  const call: SystemCallContext = {
+    caller,
+    services,
+    meta,
+    creator: `system:${caller.name}`,
+    can,
+    require(permission) {
+      if (!can(permission)) throw permissionDenied('auth.permission_denied', `missing permission ${permission}`);
+    },
+    setStatus: (s) => (status = s),
+  };
+  call.require(definition.permission);
   const reply = await definition.handle(request, call);
   return { message: create(definition.method.output, reply), status };
 }
@@ -78,12 +145,13 @@ function createCallContext(parts: {
   setStatus: (status: number) => void;
 }): CallContext {
   const { instance, caller, services } = parts;
-  const can = (permission: string, orgId?: string) => callerCan(services.actors, instance.id, caller, permission, orgId);
+  const can = (permission: string, orgId?: string, projectId?: string) =>
+    callerCan(services.actors, instance.id, caller, permission, orgId, projectId);
   return {
     ...parts,
     can,
-    async require(permission, orgId) {
-      if (!(await can(permission, orgId))) throw permissionDenied('auth.permission_denied', `missing permission ${permission}`);
+    async require(permission, orgId, projectId) {
+      if (!(await can(permission, orgId, projectId))) throw permissionDenied('auth.permission_denied', `missing permission ${permission}`);
     },
   };
 }

@@ -4,7 +4,15 @@
  * may have added the domain) and is then remembered in a short-lived, size-capped negative
  * cache, because the Host header is attacker-controlled.
  */
-import { type ActorSystem, type InstanceEntry, INSTANCE_DOMAIN_SCOPE, instanceKind, SYSTEM_TENANT } from '../../actors/index.js';
+import {
+  type ActorSystem,
+  type InstanceEntry,
+  INSTANCE_DOMAIN_SCOPE,
+  instanceKind,
+  limitsOf,
+  resourceExhausted,
+  SYSTEM_TENANT,
+} from '../../actors/index.js';
 
 export interface InstanceInfo {
   readonly id: string;
@@ -12,6 +20,8 @@ export interface InstanceInfo {
   readonly domains: readonly string[];
   /** The first domain: used for generated org domains. */
   readonly primaryDomain: string;
+  /** A blocked instance answers every request with 429 `instance.blocked` (assertInstanceUsable). */
+  readonly blocked: boolean;
 }
 
 const NEGATIVE_TTL_MS = 5_000;
@@ -21,6 +31,7 @@ export class TenantDirectory {
   private readonly byDomain = new Map<string, InstanceInfo>();
   private readonly byId = new Map<string, InstanceInfo>();
   private readonly misses = new Map<string, number>();
+  private readonly versions = new Map<string, number>();
 
   constructor(private readonly actors: ActorSystem, private readonly now: () => number) {}
 
@@ -33,13 +44,29 @@ export class TenantDirectory {
   remember(id: string, entry: InstanceEntry): InstanceInfo {
     const previous = this.byId.get(id);
     if (previous !== undefined) for (const domain of previous.domains) this.byDomain.delete(domain);
-    const info: InstanceInfo = { id, name: entry.name, domains: entry.domains, primaryDomain: entry.domains[0] ?? '' };
+    const info: InstanceInfo = { id, name: entry.name, domains: entry.domains, primaryDomain: entry.domains[0] ?? '', blocked: limitsOf(entry).block };
     this.byId.set(id, info);
     for (const domain of entry.domains) {
       this.byDomain.set(domain, info);
       this.misses.delete(domain);
     }
     return info;
+  }
+
+  /**
+   * Re-reads an instance's entry after it changed on this node (domains, limits, removal), so
+   * the change applies to the next request at once. An older read never replaces a newer one.
+   */
+  async refresh(id: string): Promise<InstanceInfo | undefined> {
+    const record = await this.actors.readRecord(SYSTEM_TENANT, instanceKind, id);
+    if (record === undefined) {
+      this.forget(id);
+      return undefined;
+    }
+    const seen = this.versions.get(id) ?? 0;
+    if (record.meta.version < seen) return this.byId.get(id);
+    this.versions.set(id, record.meta.version);
+    return this.remember(record.id, record.state);
   }
 
   forget(id: string): void {
@@ -80,6 +107,14 @@ export class TenantDirectory {
     }
     return info;
   }
+}
+
+/**
+ * The check every request of an instance passes first (APIs here, OIDC endpoints alike): a
+ * blocked instance (SetInstanceLimits `block`) answers 429 until it is unblocked.
+ */
+export function assertInstanceUsable(instance: InstanceInfo): void {
+  if (instance.blocked) throw resourceExhausted('instance.blocked', 'the instance is blocked');
 }
 
 /** `Example.COM:8080` → `example.com`; `[::1]:8080` → `[::1]`. */

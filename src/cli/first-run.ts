@@ -2,26 +2,15 @@
  * First run (issue: foundation §2): on an empty store create the first instance (domain
  * TESSERA_EXTERNAL_DOMAIN), its default organization, the instance's default features, and an
  * admin service user holding IAM_OWNER with a personal access token written to a 0600 file.
- * The plan (ids) is stored before the first step, and every step tolerates "already exists",
- * so a start interrupted half-way finishes the same setup instead of forking a second one.
+ * The plan (ids) is stored before the first step, and setUpInstance (shared with the system
+ * API's CreateInstance) tolerates steps that already ran, so a start interrupted half-way
+ * finishes the same setup instead of forking a second one.
  */
-import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  type ActorSystem,
-  addMachineUser,
-  addMembership,
-  addPersonalAccessToken,
-  AppError,
-  createInstance,
-  createOrg,
-  setDefaultOrg,
-  setFeature,
-  type StoreAdapter,
-} from '../../actors/index.js';
+import { type ActorSystem, ProgrammerError, type StoreAdapter } from '../../actors/index.js';
 import type { Config } from '../config/schema.js';
-import { tokenDigest } from '../api/auth.js';
+import { setUpInstance } from '../api/resources/instances/set-up-instance.js';
 
 const SETUP_KEY = 'setup';
 
@@ -50,43 +39,29 @@ export async function ensureFirstRun(deps: { store: StoreAdapter; actors: ActorS
   const plan: SetupPlan = existing ?? { instanceId: ids.next(), orgId: ids.next(), adminUserId: ids.next(), tokenId: ids.next() };
   await store.putMeta(SETUP_KEY, plan);
 
-  const system = { creator: '' };
-  const instance = { kind: 'instance', instanceId: plan.instanceId } as const;
-  const org = { kind: 'org', instanceId: plan.instanceId, orgId: plan.orgId } as const;
-  const domain = config.externalDomain.toLowerCase();
-
-  await tolerateExisting(actors.ask({ kind: 'system' }, createInstance, { instanceId: plan.instanceId, name: 'Tessera', domain }, system));
-  await tolerateExisting(actors.ask(org, createOrg, { orgId: plan.orgId, name: config.firstOrgName, instanceDomain: domain }, system));
-  await actors.ask(instance, setDefaultOrg, { orgId: plan.orgId }, system);
-  for (const name of config.defaultFeatures) await actors.ask(instance, setFeature, { name, value: true }, system);
-  await tolerateExisting(
-    actors.ask(
-      org,
-      addMachineUser,
-      { userId: plan.adminUserId, orgId: plan.orgId, username: config.adminUsername, name: 'Administrator', description: 'Created on first start', accessTokenType: 'bearer' },
-      system,
-    ),
+  const result = await setUpInstance(
+    actors,
+    {
+      instanceId: plan.instanceId,
+      orgId: plan.orgId,
+      name: 'Tessera',
+      domain: config.externalDomain.toLowerCase(),
+      orgName: config.firstOrgName,
+      features: config.defaultFeatures,
+      admin: {
+        userId: plan.adminUserId,
+        username: config.adminUsername,
+        tokenExpiresAt: deps.now() + config.adminTokenDays * 86_400_000,
+        description: 'Created on first start',
+      },
+    },
+    '',
   );
-  await tolerateExisting(
-    actors.ask(instance, addMembership, { contextType: 'instance', contextId: plan.instanceId, userId: plan.adminUserId, roles: ['IAM_OWNER'] }, system),
-  );
-
-  const token = randomBytes(32).toString('base64url');
-  const expiresAt = deps.now() + config.adminTokenDays * 86_400_000;
-  const tokenId = ids.next();
-  await actors.ask(org, addPersonalAccessToken, { userId: plan.adminUserId, tokenId, digest: tokenDigest(token), expiresAt }, system);
+  if (result.admin === undefined) throw new ProgrammerError('setUpInstance must return the admin token it was asked for');
   const tokenFile = join(config.dataDir, 'admin.pat');
-  writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
+  writeFileSync(tokenFile, `${result.admin.token}\n`, { mode: 0o600 });
 
-  const done: SetupPlan = { ...plan, tokenId, completedAt: deps.now() };
+  const done: SetupPlan = { ...plan, tokenId: result.admin.tokenId, completedAt: deps.now() };
   await store.putMeta(SETUP_KEY, done);
   return { plan: done, created: true, tokenFile };
-}
-
-async function tolerateExisting<T>(work: Promise<T>): Promise<void> {
-  try {
-    await work;
-  } catch (error) {
-    if (!(error instanceof AppError && error.kind === 'already_exists')) throw error;
-  }
 }

@@ -7,8 +7,9 @@
 import { ConfigError, loadConfig } from '../config/load.js';
 import { createLogger } from '../observability/logger.js';
 import { prepareNode, startNode } from './node.js';
+import { runKeysCommand } from './keys-command.js';
 
-const USAGE = 'usage: tessera [start|init]   (configuration: TESSERA_* variables, see docs/configuration.md)';
+const USAGE = 'usage: tessera [start|init|keys rotate|keys list]   (configuration: TESSERA_* variables, see docs/configuration.md)';
 
 async function main(argv: readonly string[]): Promise<number> {
   const command = argv[0] ?? 'start';
@@ -16,7 +17,7 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  if (command !== 'start' && command !== 'init') {
+  if (command !== 'start' && command !== 'init' && command !== 'keys') {
     process.stderr.write(`unknown command "${command}"\n${USAGE}\n`);
     return 2;
   }
@@ -31,6 +32,7 @@ async function main(argv: readonly string[]): Promise<number> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
+  if (command === 'keys') return runKeysCommand(argv.slice(1), config, logger);
   if (command === 'init') {
     const prepared = await prepareNode(config, logger);
     await prepared.close();

@@ -15,6 +15,24 @@ import { createInvoker } from '../api/invoker.js';
 import { TenantDirectory } from '../api/tenant.js';
 import { organizationRpcs } from '../api/resources/organizations/index.js';
 import { PlatformOrganizations } from '../gen/platform/resources/org/v3alpha/org_service_pb.js';
+import { projectRpcs } from '../api/resources/projects/index.js';
+import { PlatformProjects } from '../gen/platform/resources/project/v3alpha/project_service_pb.js';
+import { appRpcs } from '../api/resources/apps/index.js';
+import { PlatformApps } from '../gen/platform/resources/app/v3alpha/app_service_pb.js';
+import { domainRpcs } from '../api/resources/domains/index.js';
+import { PlatformDomains } from '../gen/platform/resources/domain/v3alpha/domain_service_pb.js';
+import { membershipRpcs } from '../api/resources/memberships/index.js';
+import { PlatformMemberships } from '../gen/platform/resources/membership/v3alpha/membership_service_pb.js';
+import { instanceRpcs } from '../api/resources/instances/index.js';
+import { PlatformInstances } from '../gen/platform/resources/instance/v3alpha/instance_service_pb.js';
+import { featureRpcs } from '../api/settings/features/index.js';
+import { PlatformFeatures } from '../gen/platform/settings/feature/v3alpha/feature_service_pb.js';
+import { userRpcs } from '../api/resources/users/index.js';
+import { PlatformUsers } from '../gen/platform/resources/user/v3alpha/user_service_pb.js';
+import { userSchemaRpcs } from '../api/resources/user-schemas/index.js';
+import { PlatformUserSchemas } from '../gen/platform/resources/userschema/v3alpha/user_schema_service_pb.js';
+import { userSettingsRpcs } from '../api/settings/users/index.js';
+import { PlatformUserSettings } from '../gen/platform/settings/user/v3alpha/user_settings_service_pb.js';
 import { createJsonRoutes } from '../api/transport/json-transcoder.js';
 import { createConnectFallback } from '../api/transport/connect-bridge.js';
 import { startGrpcServer } from '../api/transport/grpc-server.js';
@@ -25,9 +43,19 @@ import type { NodeLogger } from '../observability/logger.js';
 import { createMetrics } from '../observability/metrics.js';
 import { ensureFirstRun, type FirstRunResult } from './first-run.js';
 import { loadMasterKey } from './master-key.js';
+import { createWebKeyRpcs } from '../api/resources/web-keys/index.js';
+import { PlatformWebKeys } from '../gen/platform/resources/webkey/v3alpha/webkey_service_pb.js';
+import { createSigner } from '../crypto/signer.js';
+import { oidcRoutes } from '../oidc/routes.js';
+import { startKeyMaintenance } from '../oidc/shared/web-key-maintenance.js';
+import { createWebKeyService, ensureWebKeys, webKeyPolicy } from '../oidc/shared/web-keys.js';
+import { actionRpcs } from '../api/resources/actions/index.js';
+import { PlatformActions } from '../gen/platform/resources/action/v3alpha/action_service_pb.js';
+import { createExecutionCatalog } from '../executions/catalog.js';
+import { ExecutionRuntime } from '../executions/runtime.js';
 
 /** Every service this node serves on all transports. */
-export const SERVICES: readonly DescService[] = [PlatformOrganizations];
+export const SERVICES: readonly DescService[] = [PlatformOrganizations, PlatformProjects, PlatformApps, PlatformActions, PlatformWebKeys, PlatformDomains, PlatformMemberships, PlatformInstances, PlatformFeatures, PlatformUsers, PlatformUserSchemas, PlatformUserSettings];
 
 /** Path prefixes that get CORS headers (APIs and protocol endpoints, not the login UI). */
 const CORS_PREFIXES = ['/resources/', '/settings/', '/admin/', '/oauth/', '/oidc/', '/.well-known/', '/platform.'];
@@ -65,6 +93,7 @@ export async function prepareNode(config: Config, logger: NodeLogger, clock: Clo
   });
   const setup = await ensureFirstRun({ store, actors, config, now: () => clock.now() });
   if (setup.tokenFile !== undefined) logger.info({ tokenFile: setup.tokenFile, instanceId: setup.plan.instanceId }, 'first run: admin token written');
+  await ensureWebKeys(actors, setup.plan.instanceId, { algorithm: config.signingAlgorithm });
   return {
     store,
     actors,
@@ -81,12 +110,17 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
 
   const tenants = new TenantDirectory(actors, () => clock.now());
   await tenants.load();
-  const invoke = createInvoker([...organizationRpcs], { config, actors, tenants, clock, logger });
+  const webKeys = createWebKeyService({ actors, policy: webKeyPolicy(config) });
+  const signer = createSigner({ source: webKeys, sealer: actors.options.sealer, clock });
+  webKeys.onChanged((instanceId) => signer.invalidate(instanceId));
+  const executions = new ExecutionRuntime({ actors, store, clock, logger, catalog: createExecutionCatalog(SERVICES) });
+  const invoke = createInvoker([...organizationRpcs, ...projectRpcs, ...appRpcs, ...actionRpcs, ...createWebKeyRpcs(webKeys), ...domainRpcs, ...membershipRpcs, ...instanceRpcs, ...featureRpcs, ...userRpcs, ...userSchemaRpcs, ...userSettingsRpcs], { config, actors, tenants, clock, logger, executions });
 
   let ready = false;
   const metrics = createMetrics((err, request) => logger.error({ err, path: request?.path }, 'request failed'));
   metrics.gauge('tessera_actors_loaded', 'Tenant actors currently in memory.', () => actors.loadedCount);
-  const routes = [...systemRoutes({ metrics: metrics.registry, isReady: () => ready }), ...createJsonRoutes(SERVICES, invoke)];
+  metrics.gauge('tessera_execution_event_lag', 'Events not yet delivered to event executions (all instances).', () => executions.eventLag());
+  const routes = [...systemRoutes({ metrics: metrics.registry, isReady: () => ready }), ...createJsonRoutes(SERVICES, invoke), ...oidcRoutes({ config, tenants, signer })];
   const router = createRouter(routes, { fallback: createConnectFallback(SERVICES, invoke), corsPathPrefixes: CORS_PREFIXES });
   const adapter = await selectHttpAdapter(config.http, (msg, err) => logger.warn({ err }, msg));
   const http = await adapter.listen(
@@ -96,6 +130,8 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   );
   const grpc = await startGrpcServer({ host: config.host, port: config.grpcPort, services: SERVICES, invoke });
   const sweeper = startSweeper(store, clock, config.sweepIntervalMs, logger);
+  const keyMaintenance = startKeyMaintenance({ actors, webKeys, clock, logger });
+  await executions.start();
   ready = true;
   logger.info({ httpPort: http.port, grpcPort: grpc.port, http: adapter.name, dataDir: config.dataDir }, 'listening');
 
@@ -107,6 +143,8 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
       ready = false;
       await Promise.all([http.close(config.shutdownGraceMs), grpc.close(config.shutdownGraceMs)]);
       sweeper.stop();
+      await keyMaintenance.stop();
+      await executions.stop();
       await close();
     },
   };

@@ -5,7 +5,7 @@ export function renderConfigDocs(): string {
   const defaults = configSchema.parse({}) as Record<string, unknown>;
   const rows = Object.entries(CONFIG_KEYS).map(([key, spec]) => {
     const value = defaults[key];
-    const shown = value === undefined ? '—' : `\`${Array.isArray(value) ? value.join(',') : String(value)}\``;
+    const shown = value === undefined ? '—' : `\`${showDefault(value)}\``;
     return `| \`${spec.env}\` | \`${key}\` | ${shown} | ${spec.description} |`;
   });
   return [
@@ -23,4 +23,9 @@ export function renderConfigDocs(): string {
     ...rows,
     '',
   ].join('\n');
+}
+
+function showDefault(value: unknown): string {
+  if (Array.isArray(value)) return value.join(',');
+  return typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
 }

@@ -3,6 +3,8 @@
  * docs/configuration.md is generated from this table (npm run docs:config); never edit it by hand.
  */
 import { z } from 'zod';
+import { durationMs } from './duration.js';
+import { systemUsersSchema } from './system-users.js';
 
 const bool = z.preprocess((v) => {
   if (typeof v !== 'string') return v;
@@ -23,6 +25,11 @@ const domain = z
   .min(1)
   .max(253)
   .regex(/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/i, 'must be a host name without scheme or port');
+
+const dnsServers = z.preprocess(
+  (v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter((s) => s !== '') : v),
+  z.array(z.string().regex(/^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-f:]+\]|[0-9a-f:]+)(:\d{1,5})?$/i, 'an IP address, optionally with :port')),
+);
 
 interface KeySpec {
   readonly env: string;
@@ -51,6 +58,12 @@ export const CONFIG_KEYS = {
   firstOrgName: { env: 'TESSERA_FIRST_ORG_NAME', schema: z.string().min(1).max(200).default('Default'), description: 'Name of the default organization created on an empty store.' },
   adminUsername: { env: 'TESSERA_ADMIN_USERNAME', schema: z.string().min(1).max(200).default('admin'), description: 'Username of the admin service user created on an empty store.' },
   adminTokenDays: { env: 'TESSERA_ADMIN_TOKEN_DAYS', schema: positiveInt.default(365), description: 'Lifetime in days of the admin personal access token created on an empty store.' },
+  domainValidationDnsServers: { env: 'TESSERA_DOMAIN_VALIDATION_DNS_SERVERS', schema: dnsServers.default([]), description: 'Comma-separated DNS servers (`ip` or `ip:port`) the organization-domain DNS challenge asks for TXT records; empty uses the system resolver.' },
+  domainValidationHttpBase: { env: 'TESSERA_DOMAIN_VALIDATION_HTTP_BASE', schema: z.url({ protocol: /^https?$/ }).optional(), description: 'Base URL the organization-domain HTTP challenge is fetched from instead of `https://<domain>` (a proxy or private network), sent with `Host: <domain>`. Unset in production.' },
+  signingAlgorithm: { env: 'TESSERA_SIGNING_ALGORITHM', schema: z.enum(['RS256', 'ES256', 'EdDSA']).default('RS256'), description: 'Algorithm of newly generated signing keys (ID tokens, JWT access tokens): RS256 (RSA 2048, the OIDC default), ES256 (P-256) or EdDSA (Ed25519). Existing keys keep theirs; the change reaches tokens after the new key has been `next` and was activated by a rotation (docs/oidc/keys.md).' },
+  keyRotationInterval: { env: 'TESSERA_KEY_ROTATION_INTERVAL', schema: durationMs('30d'), description: 'Scheduled rotation: an instance whose active signing key is older than this gets rotated (`30d`, `12h`, `90m`, ... or milliseconds; default 30d). `0` turns scheduled rotation off (`tessera keys rotate` and the API still rotate).' },
+  keyRetireAfter: { env: 'TESSERA_KEY_RETIRE_AFTER', schema: durationMs('13h'), description: 'How long a retired signing key stays in the key set after it stopped signing: at least the longest ID/access token lifetime (12 h by default) plus clock skew (default 13h).' },
+  systemUsers: { env: 'TESSERA_SYSTEM_USERS', schema: systemUsersSchema, description: 'System API users (docs/api/instances.md): a map of user name → `{ publicKey: <PEM> }` or `{ publicKeyPath: <file> }`, with optional `roles` (`SYSTEM_OWNER` (default), `SYSTEM_OWNER_VIEWER`). The environment variable takes the map as JSON. A user signs JWTs (RS256, ES256 or EdDSA) with `iss` = `sub` = its name.' },
 } as const satisfies Record<string, KeySpec>;
 
 export type ConfigKey = keyof typeof CONFIG_KEYS;

@@ -85,7 +85,12 @@ describe('orgKind.evolve', () => {
   it('folds added → changed → removed', () => {
     const base = { aggregateType: 'org', aggregateId: 'o1', owner, creator: '', instanceId: 'i1', createdAt: 1 };
     const added = orgKind.evolve(undefined, { ...base, type: 'org.added', payload: { name: 'A', primaryDomain: 'a.d' }, version: 1, position: 1 });
-    expect(added).toEqual({ name: 'A', primaryDomain: 'a.d', state: 'active' });
+    expect(added).toEqual({
+      name: 'A',
+      primaryDomain: 'a.d',
+      state: 'active',
+      domains: [{ domain: 'a.d', isVerified: true, validationType: 'dns', validationToken: '', createdAt: 1, changedAt: 1, sequence: 1 }],
+    });
     const changed = orgKind.evolve(added, { ...base, type: 'org.changed', payload: { name: 'B' }, version: 2, position: 2 });
     expect(changed?.name).toBe('B');
     expect(orgKind.evolve(changed, { ...base, type: 'org.removed', payload: {}, version: 3, position: 3 })).toBeUndefined();

@@ -1,12 +1,12 @@
 /**
- * Removes an organization and releases its name and domain. The instance's default
+ * Removes an organization and releases its name and domains. The instance's default
  * organization cannot be removed (set another default first).
  */
 import { failedPrecondition, notFound } from '../../kernel/errors.js';
 import { ref, type CommandHandler } from '../../kernel/command.js';
 import { detailsAfter, orgOwner, type ResourceDetails } from '../../kernel/owner.js';
 import { instanceSettingsKind } from '../../instance/settings.js';
-import { ORG_DOMAIN_SCOPE, ORG_NAME_SCOPE, orgKind, orgNameKey } from '../org.js';
+import { ORG_DOMAIN_SCOPE, ORG_NAME_SCOPE, orgDomains, orgKind, orgNameKey } from '../org.js';
 
 export interface RemoveOrg {
   readonly orgId: string;
@@ -26,7 +26,7 @@ export const removeOrg: CommandHandler<RemoveOrg, ResourceDetails> = {
       events: [{ aggregateType: orgKind.type, aggregateId: c.orgId, type: 'org.removed', owner, creator: ctx.creator, payload: {} }],
       releases: [
         { scope: ORG_NAME_SCOPE, value: orgNameKey(current.state.name) },
-        { scope: ORG_DOMAIN_SCOPE, value: current.state.primaryDomain },
+        ...orgDomains(current.state).map((d) => ({ scope: ORG_DOMAIN_SCOPE, value: d.domain })),
       ],
       reply: (outcome) => detailsAfter(outcome, { id: c.orgId, record: current, owner }),
     };

@@ -1,4 +1,4 @@
-/** Creates an instance in the directory with its first domain. */
+/** Creates an instance in the directory with its first domain (claimed across instances). */
 import { alreadyExists } from '../../kernel/errors.js';
 import { ref, type CommandHandler } from '../../kernel/command.js';
 import { detailsAfter, instanceOwner, type ResourceDetails } from '../../kernel/owner.js';
@@ -7,6 +7,7 @@ import { INSTANCE_DOMAIN_SCOPE, instanceKind } from '../instance.js';
 export interface CreateInstance {
   readonly instanceId: string;
   readonly name: string;
+  /** A normalized host name (lower case, no port). */
   readonly domain: string;
 }
 
@@ -24,7 +25,7 @@ export const createInstance: CommandHandler<CreateInstance, ResourceDetails> = {
           type: 'instance.added',
           owner,
           creator: ctx.creator,
-          payload: { name: c.name, domain: c.domain },
+          payload: { name: c.name.trim(), domain: c.domain },
         },
       ],
       claims: [{ scope: INSTANCE_DOMAIN_SCOPE, value: c.domain, holder: c.instanceId }],

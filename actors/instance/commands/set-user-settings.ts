@@ -1,0 +1,55 @@
+/**
+ * Changes the instance's user policies. Absent parts stay unchanged; a part equal to the
+ * current value records nothing (a call that changes nothing succeeds without events).
+ */
+import { ref, type CommandHandler, type Outcome } from '../../kernel/command.js';
+import { detailsAfter, instanceOwner, type ResourceDetails } from '../../kernel/owner.js';
+import type { NewEvent } from '../../kernel/ports.js';
+import { userSettingsKind, userSettingsOf, type PasswordComplexity } from '../user-settings.js';
+
+export interface SetUserSettings {
+  readonly passwordComplexity?: Partial<PasswordComplexity>;
+  readonly maxPasswordAttempts?: number;
+  readonly usernameUniquePerInstance?: boolean;
+}
+
+export const setUserSettings: CommandHandler<SetUserSettings, ResourceDetails> = {
+  load: (_c, ctx) => [ref(userSettingsKind, ctx.instanceId)],
+  decide(loaded, c, ctx) {
+    const record = loaded.get(userSettingsKind, ctx.instanceId).record;
+    const current = userSettingsOf(record);
+    const owner = instanceOwner(ctx.instanceId);
+    const event = (type: string, payload: unknown): NewEvent => ({
+      aggregateType: userSettingsKind.type,
+      aggregateId: ctx.instanceId,
+      type,
+      owner,
+      creator: ctx.creator,
+      payload,
+    });
+    const events: NewEvent[] = [];
+    const complexity = { ...current.passwordComplexity, ...definedOnly(c.passwordComplexity ?? {}) };
+    if (!sameComplexity(complexity, current.passwordComplexity)) events.push(event('instance.policy.password.complexity.set', complexity));
+    if (c.maxPasswordAttempts !== undefined && c.maxPasswordAttempts !== current.maxPasswordAttempts) {
+      events.push(event('instance.policy.lockout.set', { maxPasswordAttempts: c.maxPasswordAttempts }));
+    }
+    if (c.usernameUniquePerInstance !== undefined && c.usernameUniquePerInstance !== current.usernameUniquePerInstance) {
+      events.push(event('instance.policy.username.set', { uniquePerInstance: c.usernameUniquePerInstance }));
+    }
+    return { events, reply: (outcome: Outcome) => detailsAfter(outcome, { id: ctx.instanceId, record, owner }) };
+  },
+};
+
+function definedOnly(partial: Partial<PasswordComplexity>): Partial<PasswordComplexity> {
+  return Object.fromEntries(Object.entries(partial).filter(([, v]) => v !== undefined)) as Partial<PasswordComplexity>;
+}
+
+function sameComplexity(a: PasswordComplexity, b: PasswordComplexity): boolean {
+  return (
+    a.minLength === b.minLength &&
+    a.hasUppercase === b.hasUppercase &&
+    a.hasLowercase === b.hasLowercase &&
+    a.hasNumber === b.hasNumber &&
+    a.hasSymbol === b.hasSymbol
+  );
+}

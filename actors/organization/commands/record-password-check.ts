@@ -1,0 +1,40 @@
+/**
+ * Records the outcome of a password check done at the edge (argon2 is slow and async, so it
+ * never runs inside an actor): success resets the failed-attempts counter; a failure counts,
+ * and locks the user once the counter reaches the instance's `maxPasswordAttempts` (0: never).
+ */
+import { ref, type CommandHandler } from '../../kernel/command.js';
+import { userSettingsKind, userSettingsOf } from '../../instance/user-settings.js';
+import type { NewEvent } from '../../kernel/ports.js';
+import { createUserEvents, loadUser, requireHuman, requireUser, type UserCommand } from '../user-rules.js';
+
+export interface RecordPasswordCheck extends UserCommand {
+  readonly succeeded: boolean;
+  /** The hash the password was checked against; a check against a replaced hash records nothing. */
+  readonly checkedHash: string;
+}
+
+export interface PasswordCheckRecorded {
+  /** True when this failure locked the user. */
+  readonly locked: boolean;
+  readonly failedAttempts: number;
+}
+
+export const recordPasswordCheck: CommandHandler<RecordPasswordCheck, PasswordCheckRecorded> = {
+  load: (c, ctx) => [...loadUser(c), ref(userSettingsKind, ctx.instanceId)],
+  decide(loaded, c, ctx) {
+    const record = requireHuman(requireUser(loaded, c));
+    const user = record.state;
+    if (c.checkedHash !== user.passwordHash) return { events: [], reply: () => ({ locked: false, failedAttempts: user.failedPasswordAttempts }) };
+    const emit = createUserEvents(c.userId, record.meta.owner, ctx);
+    if (c.succeeded) {
+      return { events: [emit('user.human.password.check.succeeded')], reply: () => ({ locked: false, failedAttempts: 0 }) };
+    }
+    const max = userSettingsOf(loaded.get(userSettingsKind, ctx.instanceId).record).maxPasswordAttempts;
+    const failedAttempts = user.failedPasswordAttempts + 1;
+    const locks = max > 0 && failedAttempts >= max && user.state === 'active';
+    const events: NewEvent[] = [emit('user.human.password.check.failed')];
+    if (locks) events.push(emit('user.locked'));
+    return { events, reply: () => ({ locked: locks, failedAttempts }) };
+  },
+};

@@ -1,0 +1,65 @@
+/**
+ * The events of the user aggregate. Events are facts: a new shape gets a new event type.
+ * `user.machine.added`, `user.token.added/removed` and `user.removed` are the first slice's;
+ * `usernameInstanceWide` was added later as an optional flag (absent in older events = false).
+ */
+import type { AccessTokenType, Gender, PersonalAccessToken } from './user.js';
+
+export interface HumanProfilePayload {
+  readonly givenName: string;
+  readonly familyName: string;
+  readonly displayName: string;
+  readonly nickname: string;
+  readonly preferredLanguage: string;
+  readonly gender: Gender;
+}
+
+export interface HumanAddedPayload {
+  readonly orgId: string;
+  readonly username: string;
+  readonly profile: HumanProfilePayload;
+  readonly email: { readonly address: string; readonly verified: boolean };
+  readonly phone: { readonly number: string; readonly verified: boolean };
+  /** PHC string (argon2id); '' when the user has no password yet. */
+  readonly passwordHash: string;
+  readonly passwordChangeRequired: boolean;
+  readonly usernameInstanceWide?: boolean;
+}
+
+export interface MachineAddedPayload {
+  readonly orgId: string;
+  readonly username: string;
+  readonly name: string;
+  readonly description: string;
+  readonly accessTokenType: AccessTokenType;
+  readonly usernameInstanceWide?: boolean;
+}
+
+export type UserEvent =
+  | { type: 'user.human.added'; payload: HumanAddedPayload }
+  | { type: 'user.human.changed'; payload: Partial<HumanProfilePayload> }
+  | { type: 'user.human.email.changed'; payload: { address: string; verified: boolean } }
+  | { type: 'user.human.email.verified'; payload: Record<string, never> }
+  | { type: 'user.human.phone.changed'; payload: { number: string; verified: boolean } }
+  | { type: 'user.human.phone.verified'; payload: Record<string, never> }
+  | { type: 'user.human.password.changed'; payload: { passwordHash: string; changeRequired: boolean } }
+  | { type: 'user.human.password.check.succeeded'; payload: Record<string, never> }
+  | { type: 'user.human.password.check.failed'; payload: Record<string, never> }
+  | { type: 'user.machine.added'; payload: MachineAddedPayload }
+  | { type: 'user.machine.changed'; payload: { name?: string; description?: string; accessTokenType?: AccessTokenType } }
+  | { type: 'user.machine.key.added'; payload: { id: string; publicKey: string; expiresAt: number } }
+  | { type: 'user.machine.key.removed'; payload: { id: string } }
+  | { type: 'user.machine.secret.set'; payload: { digest: string } }
+  | { type: 'user.machine.secret.removed'; payload: Record<string, never> }
+  | { type: 'user.token.added'; payload: PersonalAccessToken }
+  | { type: 'user.token.removed'; payload: { id: string } }
+  | { type: 'user.username.changed'; payload: { username: string; usernameInstanceWide?: boolean } }
+  | { type: 'user.locked'; payload: Record<string, never> }
+  | { type: 'user.unlocked'; payload: Record<string, never> }
+  | { type: 'user.deactivated'; payload: Record<string, never> }
+  | { type: 'user.reactivated'; payload: Record<string, never> }
+  | { type: 'user.metadata.set'; payload: { key: string; value: string } }
+  | { type: 'user.metadata.removed'; payload: { key: string } }
+  | { type: 'user.removed'; payload: Record<string, never> };
+
+export type UserEventType = UserEvent['type'];

@@ -1,0 +1,73 @@
+/**
+ * SearchTargets: POST /resources/v3alpha/targets/_search. Every target of the instance by
+ * default; filters (name with any TextFilterMethod, inIds) are ANDed; all ten sort columns.
+ */
+import { type AggregateRecord, type FieldViolation, type Target, targetKind, validationFailed } from '../../../../actors/index.js';
+import { PlatformActions, TargetFieldName, type TargetSearchFilter } from '../../../gen/platform/resources/action/v3alpha/action_service_pb.js';
+import { TextFilterMethod } from '../../../gen/platform/resources/object/v3alpha/object_pb.js';
+import { defineRpc } from '../../invoker.js';
+import { compareIds, compareNumbers, compareStrings, matchesText, paginate, parseListQuery } from '../../shared/search.js';
+import { requireActionsFeature, toGetTarget } from './shared.js';
+
+type Row = AggregateRecord<Target>;
+
+const comparators: Record<TargetFieldName, (a: Row, b: Row) => number> = {
+  [TargetFieldName.UNSPECIFIED]: (a, b) => compareNumbers(a.meta.createdAt, b.meta.createdAt),
+  [TargetFieldName.ID]: (a, b) => compareIds(a.id, b.id),
+  [TargetFieldName.CREATION_DATE]: (a, b) => compareNumbers(a.meta.createdAt, b.meta.createdAt),
+  [TargetFieldName.CHANGE_DATE]: (a, b) => compareNumbers(a.meta.changedAt, b.meta.changedAt),
+  [TargetFieldName.NAME]: (a, b) => compareStrings(a.state.name, b.state.name),
+  [TargetFieldName.TARGET_TYPE]: (a, b) => compareStrings(a.state.targetType, b.state.targetType),
+  [TargetFieldName.URL]: (a, b) => compareStrings(a.state.url, b.state.url),
+  [TargetFieldName.TIMEOUT]: (a, b) => compareNumbers(a.state.timeoutNanos, b.state.timeoutNanos),
+  [TargetFieldName.ASYNC]: (a, b) => compareNumbers(flag(a.state.executionType === 'async'), flag(b.state.executionType === 'async')),
+  [TargetFieldName.INTERRUPT_ON_ERROR]: (a, b) =>
+    compareNumbers(flag(a.state.executionType === 'interrupt'), flag(b.state.executionType === 'interrupt')),
+};
+
+export const searchTargetsRpc = defineRpc({
+  method: PlatformActions.method.searchTargets,
+  permission: 'action.target.read',
+  async handle(request, call) {
+    await requireActionsFeature(call);
+    const query = parseListQuery(request.query);
+    validateFilters(request.filters);
+    const compare = comparators[request.sortingColumn] ?? comparators[TargetFieldName.UNSPECIFIED];
+    const rows: Row[] = [];
+    for await (const row of call.services.actors.scanRecords(call.instance.id, targetKind)) {
+      if (request.filters.every((f) => matchesFilter(row, f))) rows.push(row);
+    }
+    const page = paginate(rows, compare, query, await call.services.actors.projectionState(call.instance.id));
+    return { details: page.details, sortingColumn: request.sortingColumn, result: page.items.map(toGetTarget) };
+  },
+});
+
+function flag(value: boolean): number {
+  return value ? 1 : 0;
+}
+
+function matchesFilter(row: Row, filter: TargetSearchFilter): boolean {
+  const f = filter.filter;
+  switch (f.case) {
+    case 'name':
+      return matchesText(row.state.name, f.value.name, f.value.method);
+    case 'inIds':
+      return f.value.ids.includes(row.id);
+    default:
+      return true;
+  }
+}
+
+function validateFilters(filters: readonly TargetSearchFilter[]): void {
+  const violations: FieldViolation[] = [];
+  filters.forEach((filter, i) => {
+    const f = filter.filter;
+    if (f.case === undefined) violations.push({ field: `filters[${i}]`, description: 'exactly one filter must be set' });
+    if (f.case === 'name' && f.value.name.length > 200) violations.push({ field: `filters[${i}].name.name`, description: 'must be at most 200 characters' });
+    if (f.case === 'name' && TextFilterMethod[f.value.method] === undefined) {
+      violations.push({ field: `filters[${i}].name.method`, description: 'must be a defined value' });
+    }
+    if (f.case === 'inIds' && f.value.ids.length > 1000) violations.push({ field: `filters[${i}].inIds.ids`, description: 'at most 1000 ids' });
+  });
+  if (violations.length > 0) throw validationFailed(violations);
+}

@@ -1,0 +1,22 @@
+/** ActivateProject: POST /resources/v3alpha/projects/{id}/_activate; already active → success, nothing recorded. */
+import { z } from 'zod';
+import { activateProject } from '../../../../actors/index.js';
+import { PlatformProjects } from '../../../gen/platform/resources/project/v3alpha/project_service_pb.js';
+import { defineRpc } from '../../invoker.js';
+import { toDetails } from '../../shared/convert.js';
+import { parseWith, resourceId } from '../../shared/validate.js';
+import { orgActor, requireProject } from './shared.js';
+
+const input = z.object({ id: resourceId });
+
+export const activateProjectRpc = defineRpc({
+  method: PlatformProjects.method.activateProject,
+  permission: 'authenticated', // project.write, checked in the project's organization
+  async handle(request, call) {
+    const { id } = parseWith(input, request);
+    const current = await requireProject(call, id, 'project.write');
+    const orgId = current.state.orgId;
+    const details = await call.services.actors.ask(orgActor(call, orgId), activateProject, { projectId: id, orgId }, { creator: call.caller.userId });
+    return { details: toDetails(details) };
+  },
+});

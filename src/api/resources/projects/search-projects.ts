@@ -1,0 +1,82 @@
+/**
+ * SearchProjects: POST /resources/v3alpha/projects/_search. Projects of every organization in
+ * which the caller holds `project.read` (instance-wide holders see all); an org ctx narrows the
+ * search to that organization. Filters are ANDed.
+ */
+import { type AggregateRecord, type FieldViolation, type Project, projectKind, validationFailed } from '../../../../actors/index.js';
+import { State } from '../../../gen/platform/resources/object/v3alpha/object_pb.js';
+import {
+  PlatformProjects,
+  ProjectFieldName,
+  type ProjectSearchFilter,
+} from '../../../gen/platform/resources/project/v3alpha/project_service_pb.js';
+import { defineRpc } from '../../invoker.js';
+import { createOrgReadFilter } from '../../shared/owned.js';
+import { compareIds, compareNumbers, compareStrings, matchesText, paginate, parseListQuery } from '../../shared/search.js';
+import { projectState, toGetProject } from './shared.js';
+
+type Row = AggregateRecord<Project>;
+
+const byCreation = (a: Row, b: Row) => compareNumbers(a.meta.createdAt, b.meta.createdAt);
+
+const comparators: Record<ProjectFieldName, (a: Row, b: Row) => number> = {
+  [ProjectFieldName.UNSPECIFIED]: byCreation,
+  [ProjectFieldName.CREATION_DATE]: byCreation,
+  [ProjectFieldName.ID]: (a, b) => compareIds(a.id, b.id),
+  [ProjectFieldName.CHANGE_DATE]: (a, b) => compareNumbers(a.meta.changedAt, b.meta.changedAt),
+  [ProjectFieldName.NAME]: (a, b) => compareStrings(a.state.name, b.state.name),
+};
+
+export const searchProjectsRpc = defineRpc({
+  method: PlatformProjects.method.searchProjects,
+  permission: 'authenticated',
+  async handle(request, call) {
+    const query = parseListQuery(request.query);
+    const compare = comparators[request.sortingColumn] ?? byCreation;
+    validateFilters(request.filters);
+    const mayRead = await createOrgReadFilter(call, 'project.read');
+    const onlyOrg = call.scope.type === 'org' ? call.scope.orgId : undefined;
+    const rows: Row[] = [];
+    for await (const row of call.services.actors.scanRecords(call.instance.id, projectKind)) {
+      if (onlyOrg !== undefined && row.state.orgId !== onlyOrg) continue;
+      if (!request.filters.every((f) => matchesFilter(row, f))) continue;
+      if (!(await mayRead(row.state.orgId))) continue;
+      rows.push(row);
+    }
+    const page = paginate(rows, compare, query, await call.services.actors.projectionState(call.instance.id));
+    return { details: page.details, sortingColumn: request.sortingColumn, result: page.items.map(toGetProject) };
+  },
+});
+
+function matchesFilter(row: Row, filter: ProjectSearchFilter): boolean {
+  const f = filter.filter;
+  switch (f.case) {
+    case 'name':
+      return matchesText(row.state.name, f.value.name, f.value.method);
+    case 'inIds':
+      return f.value.ids.includes(row.id);
+    case 'state':
+      return projectState(row.state) === f.value.state;
+    case 'orgId':
+      return row.state.orgId === f.value.id;
+    default:
+      return true;
+  }
+}
+
+function validateFilters(filters: readonly ProjectSearchFilter[]): void {
+  const violations: FieldViolation[] = [];
+  filters.forEach((filter, i) => {
+    const f = filter.filter;
+    if (f.case === undefined) violations.push({ field: `filters[${i}]`, description: 'exactly one filter must be set' });
+    if (f.case === 'name' && f.value.name.length > 200) violations.push({ field: `filters[${i}].name.name`, description: 'must be at most 200 characters' });
+    if (f.case === 'inIds' && f.value.ids.length > 1000) violations.push({ field: `filters[${i}].inIds.ids`, description: 'at most 1000 ids' });
+    if (f.case === 'orgId' && (f.value.id === '' || f.value.id.length > 200)) {
+      violations.push({ field: `filters[${i}].orgId.id`, description: 'must be 1..200 characters' });
+    }
+    if (f.case === 'state' && f.value.state === State.EFFECTIVE_STATE_UNSPECIFIED) {
+      violations.push({ field: `filters[${i}].state.state`, description: 'must be a defined state' });
+    }
+  });
+  if (violations.length > 0) throw validationFailed(violations);
+}

@@ -1,0 +1,45 @@
+/** PlatformUsers: every RPC definition of the service. */
+import { addMachineKeyRpc } from './add-machine-key.js';
+import { addPersonalAccessTokenRpc } from './add-personal-access-token.js';
+import { activateUserRpc, deactivateUserRpc, lockUserRpc, unlockUserRpc } from './change-user-state.js';
+import { createUserRpc } from './create-user.js';
+import { deleteMachineKeyRpc } from './delete-machine-key.js';
+import { deletePersonalAccessTokenRpc } from './delete-personal-access-token.js';
+import { deleteUserMetadataRpc } from './delete-user-metadata.js';
+import { deleteUserRpc } from './delete-user.js';
+import { getUserRpc } from './get-user.js';
+import { listMachineKeysRpc } from './list-machine-keys.js';
+import { listPersonalAccessTokensRpc } from './list-personal-access-tokens.js';
+import { listUserMetadataRpc } from './list-user-metadata.js';
+import { generateMachineSecretRpc, removeMachineSecretRpc } from './machine-secret.js';
+import { patchUserRpc } from './patch-user.js';
+import { searchUsersRpc } from './search-users.js';
+import { setPasswordRpc } from './set-password.js';
+import { setUserMetadataRpc } from './set-user-metadata.js';
+import { verifyEmailRpc, verifyPhoneRpc } from './verify-contact.js';
+
+export const userRpcs = [
+  createUserRpc,
+  getUserRpc,
+  patchUserRpc,
+  deleteUserRpc,
+  searchUsersRpc,
+  activateUserRpc,
+  deactivateUserRpc,
+  lockUserRpc,
+  unlockUserRpc,
+  setPasswordRpc,
+  verifyEmailRpc,
+  verifyPhoneRpc,
+  setUserMetadataRpc,
+  listUserMetadataRpc,
+  deleteUserMetadataRpc,
+  addPersonalAccessTokenRpc,
+  listPersonalAccessTokensRpc,
+  deletePersonalAccessTokenRpc,
+  addMachineKeyRpc,
+  listMachineKeysRpc,
+  deleteMachineKeyRpc,
+  generateMachineSecretRpc,
+  removeMachineSecretRpc,
+] as const;

@@ -1,0 +1,76 @@
+/**
+ * Password hashing and the complexity policy. New hashes are argon2id with the OWASP
+ * parameters (m = 19456 KiB, t = 2, p = 1) as PHC strings; any argon2 PHC string verifies.
+ * bcrypt hashes ($2a$/$2b$/$2y$, e.g. from an import) are recognised but cannot be verified
+ * with the installed packages: they verify as `supported: false` (never as valid).
+ * Hashing runs on the libuv thread pool (async), never inside an actor.
+ */
+import { hash, parseOptions, verify, type Options } from '@node-rs/argon2';
+import type { FieldViolation, PasswordComplexity } from '../../actors/index.js';
+import { invalidArgument } from '../../actors/index.js';
+
+const ARGON2ID = 2; // Algorithm.Argon2id (an ambient const enum: not importable under isolatedModules)
+
+export const PASSWORD_HASH_OPTIONS = { algorithm: ARGON2ID, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const satisfies Options;
+
+export interface PasswordVerification {
+  readonly valid: boolean;
+  /** True when the hash is valid but not argon2id with the current parameters: store a new one. */
+  readonly needsRehash: boolean;
+  /** False for hash formats this build cannot verify (bcrypt). */
+  readonly supported: boolean;
+}
+
+export async function hashPassword(password: string): Promise<string> {
+  return hash(password, PASSWORD_HASH_OPTIONS);
+}
+
+/** Verifies a password against a stored PHC string; '' (no password) never verifies. */
+export async function verifyPassword(stored: string, password: string): Promise<PasswordVerification> {
+  if (isBcryptHash(stored)) return { valid: false, needsRehash: false, supported: false };
+  if (!stored.startsWith('$argon2')) return { valid: false, needsRehash: false, supported: stored === '' };
+  let valid: boolean;
+  try {
+    valid = await verify(stored, password);
+  } catch {
+    return { valid: false, needsRehash: false, supported: false }; // malformed PHC string
+  }
+  return { valid, needsRehash: valid && !hasCurrentParameters(stored), supported: true };
+}
+
+export function isBcryptHash(stored: string): boolean {
+  return /^\$2[aby]\$\d\d\$/.test(stored);
+}
+
+function hasCurrentParameters(stored: string): boolean {
+  try {
+    const used = parseOptions(stored);
+    return (
+      stored.startsWith('$argon2id$') &&
+      used.memoryCost === PASSWORD_HASH_OPTIONS.memoryCost &&
+      used.timeCost === PASSWORD_HASH_OPTIONS.timeCost &&
+      used.parallelism === PASSWORD_HASH_OPTIONS.parallelism
+    );
+  } catch {
+    return false;
+  }
+}
+
+/** The requirements of the policy the password does not meet (empty: it complies). */
+export function complexityViolations(password: string, policy: PasswordComplexity): string[] {
+  const unmet: string[] = [];
+  if ([...password].length < policy.minLength) unmet.push(`must be at least ${policy.minLength} characters long`);
+  if (policy.hasUppercase && !/\p{Lu}/u.test(password)) unmet.push('must contain an uppercase letter');
+  if (policy.hasLowercase && !/\p{Ll}/u.test(password)) unmet.push('must contain a lowercase letter');
+  if (policy.hasNumber && !/\p{Nd}/u.test(password)) unmet.push('must contain a number');
+  if (policy.hasSymbol && !/[^\p{L}\p{Nd}]/u.test(password)) unmet.push('must contain a symbol');
+  return unmet;
+}
+
+/** Throws 400 `user.password.complexity` with a field violation on `field` unless the password complies. */
+export function requirePasswordComplexity(password: string, policy: PasswordComplexity, field: string): void {
+  const unmet = complexityViolations(password, policy);
+  if (unmet.length === 0) return;
+  const violations: FieldViolation[] = [{ field, description: unmet.join('; ') }];
+  throw invalidArgument('user.password.complexity', 'the password does not meet the complexity policy', { violations });
+}

@@ -1,0 +1,139 @@
+/**
+ * The execution runtime of a node (design §8): request/response executions around every RPC
+ * (the invoker calls `beforeHandle` / `afterHandle`), function executions for the OIDC code
+ * (`runFunction`), and the event dispatcher. docs/executions.md describes the behaviour.
+ */
+import type { DescMethod, Message } from '@bufbuild/protobuf';
+import { type ActorSystem, type Clock, instanceKind, type Logger, type StoreAdapter, SYSTEM_TENANT } from '../../actors/index.js';
+import type { CallContext } from '../api/call-context.js';
+import { runCallTargets, type CallInfo } from './call-hooks.js';
+import { fullMethodName, type ExecutionCatalog, type ExecutionFunction } from './catalog.js';
+import { EventDispatcher } from './event-dispatcher.js';
+import { applyFunctionAnswer, mergeAnswers, type FunctionOutcome, type FunctionPayload } from './functions.js';
+import { PlanCache, type InstancePlan } from './plans.js';
+import { callTargets, functionTargets } from './resolve.js';
+import { TargetRunner } from './runner.js';
+
+export interface ExecutionRuntimeOptions {
+  readonly actors: ActorSystem;
+  readonly store: StoreAdapter;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly catalog: ExecutionCatalog;
+  /** How long a cached plan is trusted (changes made by another process). */
+  readonly planTtlMs?: number;
+  /** How often every instance's plan is revisited (starts event workers for changes made elsewhere). */
+  readonly rescanMs?: number;
+}
+
+/** What the API layer uses: the hooks around handlers, the condition lists, cache invalidation. */
+export interface ExecutionServices {
+  readonly catalog: ExecutionCatalog;
+  /** Call after every write to targets or executions of the instance. */
+  invalidate(instanceId: string): void;
+  beforeHandle(call: CallContext, method: DescMethod, request: Message): Message | Promise<Message>;
+  afterHandle(call: CallContext, method: DescMethod, request: Message, response: Message): Message | Promise<Message>;
+}
+
+export class ExecutionRuntime implements ExecutionServices {
+  readonly catalog: ExecutionCatalog;
+  private readonly plans: PlanCache;
+  private readonly runner: TargetRunner;
+  private readonly dispatcher: EventDispatcher;
+  private rescanTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: ExecutionRuntimeOptions) {
+    this.catalog = options.catalog;
+    this.plans = new PlanCache({ actors: options.actors, clock: options.clock, logger: options.logger, ttlMs: options.planTtlMs ?? 2_000 });
+    this.runner = new TargetRunner(options.clock, options.logger);
+    this.dispatcher = new EventDispatcher({ store: options.store, plans: this.plans, clock: options.clock, logger: options.logger });
+  }
+
+  /** Loads every instance's plan (starting event workers) and keeps revisiting them. */
+  async start(): Promise<void> {
+    await this.rescan();
+    this.rescanTimer = setInterval(() => {
+      this.rescan().catch((err: unknown) => this.options.logger.warn({ err }, 'execution rescan failed'));
+    }, this.options.rescanMs ?? 10_000);
+    this.rescanTimer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.rescanTimer);
+    this.runner.stop();
+    await this.dispatcher.stop();
+  }
+
+  /** Undelivered events (the `tessera_execution_event_lag` gauge). */
+  eventLag(): number {
+    return this.dispatcher.lag();
+  }
+
+  invalidate(instanceId: string): void {
+    this.plans.invalidate(instanceId);
+  }
+
+  beforeHandle(call: CallContext, method: DescMethod, request: Message): Message | Promise<Message> {
+    const plan = this.plans.get(call.instance.id);
+    if (!(plan instanceof Promise) && plan.entries.size === 0) return request; // the hot path
+    return this.runCall(plan, 'request', call, method, request);
+  }
+
+  afterHandle(call: CallContext, method: DescMethod, request: Message, response: Message): Message | Promise<Message> {
+    const plan = this.plans.get(call.instance.id);
+    if (!(plan instanceof Promise) && plan.entries.size === 0) return response;
+    return this.runCall(plan, 'response', call, method, request, response);
+  }
+
+  /**
+   * Runs the function's targets and applies their answers (reference facts §3.4) to the claims
+   * in `payload.userinfo`. An `interrupt_on_error` target's failure rejects.
+   */
+  async runFunction(instanceId: string, name: ExecutionFunction, payload: FunctionPayload): Promise<FunctionOutcome> {
+    const targets = functionTargets(await this.plans.get(instanceId), name);
+    const body = JSON.stringify({ function: `function/${name}`, ...payload });
+    const answers: unknown[] = [];
+    for (const target of targets) {
+      const result = await this.runner.run(target, body, { instanceId, trigger: `function/${name}` });
+      if (result.ok && target.targetType === 'rest_request_response') answers.push(result.answer);
+    }
+    return applyFunctionAnswer(name, payload.userinfo ?? {}, mergeAnswers(answers));
+  }
+
+  private async runCall(
+    pending: InstancePlan | Promise<InstancePlan>,
+    type: 'request' | 'response',
+    call: CallContext,
+    method: DescMethod,
+    request: Message,
+    response?: Message,
+  ): Promise<Message> {
+    const plan = await pending;
+    const service = method.parent.typeName;
+    const targets = plan.entries.size === 0 ? [] : callTargets(plan, type, service, fullMethodName(service, method.name));
+    if (targets.length === 0) return response ?? request;
+    return runCallTargets({
+      targets,
+      runner: this.runner,
+      info: callInfo(call, fullMethodName(service, method.name)),
+      requestSchema: method.input,
+      request,
+      ...(response === undefined ? {} : { response: { schema: method.output, message: response } }),
+    });
+  }
+
+  private async rescan(): Promise<void> {
+    for await (const instance of this.options.actors.scanRecords(SYSTEM_TENANT, instanceKind)) await this.plans.get(instance.id);
+  }
+}
+
+function callInfo(call: CallContext, fullMethod: string): CallInfo {
+  return {
+    fullMethod,
+    instanceId: call.instance.id,
+    orgId: call.caller.orgId,
+    userId: call.caller.userId,
+    projectId: '',
+    headers: call.meta.headers,
+  };
+}

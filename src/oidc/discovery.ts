@@ -1,0 +1,112 @@
+/**
+ * OpenID Connect Discovery 1.0 (§3, §4): `GET /.well-known/openid-configuration` of the Host's
+ * instance, with the seed 001 endpoint addresses under the request's issuer (issuer.ts) and the
+ * values of reference facts §5.7. Advertises only what Tessera supports: no request objects, no
+ * device flow, no back-channel logout. There is deliberately no OAuth 2.0 AS metadata (RFC 8414).
+ */
+import type { TenantDirectory } from '../api/tenant.js';
+import type { Config } from '../config/schema.js';
+import { invalidArgument, SIGNING_ALGORITHMS } from '../../actors/index.js';
+import type { Route } from '../http/router.js';
+import type { HttpReply, HttpRequest } from '../http/types.js';
+import { KEYS_PATH } from './keys.js';
+import { requireInstance, withErrorReplies } from './shared/endpoint.js';
+import { issuerFor } from './shared/issuer.js';
+import type { UiLocalesResolver } from './shared/ui-locales.js';
+
+export const DISCOVERY_PATH = '/.well-known/openid-configuration';
+
+/** Seed 001 "Endpoint addresses", relative to the issuer. */
+export const ENDPOINT_PATHS = {
+  authorization_endpoint: '/oauth/v2/authorize',
+  token_endpoint: '/oauth/v2/token',
+  introspection_endpoint: '/oauth/v2/introspect',
+  userinfo_endpoint: '/oidc/v1/userinfo',
+  revocation_endpoint: '/oauth/v2/revoke',
+  end_session_endpoint: '/oidc/v1/end_session',
+  jwks_uri: KEYS_PATH,
+} as const satisfies Record<string, string>;
+
+const CLIENT_AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'];
+const CLIENT_ASSERTION_ALGS = ['RS256'];
+
+/** Everything of the document that does not depend on the issuer or the instance. */
+const STATIC_METADATA = {
+  scopes_supported: ['openid', 'profile', 'email', 'phone', 'address', 'offline_access'],
+  response_types_supported: ['code', 'id_token', 'id_token token'],
+  response_modes_supported: ['query', 'fragment', 'form_post'],
+  grant_types_supported: [
+    'authorization_code',
+    'implicit',
+    'refresh_token',
+    'client_credentials',
+    'urn:ietf:params:oauth:grant-type:jwt-bearer',
+    'urn:ietf:params:oauth:grant-type:token-exchange',
+  ],
+  subject_types_supported: ['public'],
+  id_token_signing_alg_values_supported: [...SIGNING_ALGORITHMS],
+  token_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+  token_endpoint_auth_signing_alg_values_supported: CLIENT_ASSERTION_ALGS,
+  introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'private_key_jwt'],
+  introspection_endpoint_auth_signing_alg_values_supported: CLIENT_ASSERTION_ALGS,
+  revocation_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+  revocation_endpoint_auth_signing_alg_values_supported: CLIENT_ASSERTION_ALGS,
+  claims_supported: [
+    'sub', 'aud', 'exp', 'iat', 'iss', 'auth_time', 'nonce', 'acr', 'amr', 'c_hash', 'at_hash', 'act', 'scopes', 'client_id',
+    'azp', 'preferred_username', 'name', 'family_name', 'given_name', 'locale', 'email', 'email_verified', 'phone_number',
+    'phone_number_verified',
+  ],
+  code_challenge_methods_supported: ['S256'],
+  request_parameter_supported: false,
+  request_uri_parameter_supported: false,
+  claims_parameter_supported: false,
+  backchannel_logout_supported: false,
+  backchannel_logout_session_supported: false,
+} as const;
+
+export interface DiscoveryDeps {
+  readonly config: Config;
+  readonly tenants: TenantDirectory;
+  readonly uiLocales: UiLocalesResolver;
+}
+
+export function discoveryRoute(deps: DiscoveryDeps): Route {
+  const cache = createDocumentCache();
+  return { method: 'GET', pattern: DISCOVERY_PATH, handler: withErrorReplies((req) => handleDiscovery(req, deps, cache)) };
+}
+
+async function handleDiscovery(req: HttpRequest, deps: DiscoveryDeps, cache: DocumentCache): Promise<HttpReply> {
+  const instance = await requireInstance(deps.tenants, req);
+  const issuer = issuerFor(deps.config, req.headers.host);
+  if (issuer === undefined) throw invalidArgument('request.invalid_host', 'the Host header is malformed');
+  const languages = await deps.uiLocales(instance.id);
+  return cache.reply(`${instance.id} ${issuer}`, languages, () => toDiscoveryDocument(issuer, languages));
+}
+
+/** The discovery document of an issuer. */
+export function toDiscoveryDocument(issuer: string, uiLocales: readonly string[]): Record<string, unknown> {
+  const endpoints = Object.fromEntries(Object.entries(ENDPOINT_PATHS).map(([name, path]) => [name, `${issuer}${path}`]));
+  return { issuer, ...endpoints, ...STATIC_METADATA, ui_locales_supported: uiLocales };
+}
+
+const HEADERS = Object.freeze({ 'content-type': 'application/json', 'cache-control': 'max-age=300' });
+const MAX_DOCUMENTS = 1_000;
+
+interface DocumentCache {
+  reply(key: string, languages: readonly string[], build: () => Record<string, unknown>): HttpReply;
+}
+
+/** Serialized replies by instance and issuer, rebuilt when the language list (by identity) changes; size-capped because the Host port is the client's. */
+function createDocumentCache(): DocumentCache {
+  const entries = new Map<string, { languages: readonly string[]; reply: HttpReply }>();
+  return {
+    reply(key, languages, build) {
+      const hit = entries.get(key);
+      if (hit !== undefined && hit.languages === languages) return hit.reply;
+      if (entries.size >= MAX_DOCUMENTS) entries.clear();
+      const reply: HttpReply = { status: 200, headers: HEADERS, body: JSON.stringify(build()) };
+      entries.set(key, { languages, reply });
+      return reply;
+    },
+  };
+}

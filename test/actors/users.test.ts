@@ -1,0 +1,233 @@
+/** User deciders and evolve: given state, when command, then events / claims / error code. */
+import { describe, expect, it } from 'vitest';
+import { foldRecord } from '../../actors/kernel/aggregate.js';
+import { AppError } from '../../actors/kernel/errors.js';
+import type { StoredEvent } from '../../actors/kernel/ports.js';
+import { userSettingsKind, DEFAULT_USER_SETTINGS } from '../../actors/instance/user-settings.js';
+import { setUserSettings } from '../../actors/instance/commands/set-user-settings.js';
+import { orgKind } from '../../actors/organization/org.js';
+import { userKind, type HumanUser, type MachineUser, type User } from '../../actors/organization/user.js';
+import { addHumanUser, type AddHumanUser } from '../../actors/organization/commands/add-human-user.js';
+import { addMachineUser } from '../../actors/organization/commands/add-machine-user.js';
+import { patchUser } from '../../actors/organization/commands/patch-user.js';
+import { removeUser } from '../../actors/organization/commands/remove-user.js';
+import { changeUserState } from '../../actors/organization/commands/change-user-state.js';
+import { recordPasswordCheck } from '../../actors/organization/commands/record-password-check.js';
+import { setUserPassword } from '../../actors/organization/commands/set-user-password.js';
+import { setUserMetadata } from '../../actors/organization/commands/set-user-metadata.js';
+import { removeMachineSecret } from '../../actors/organization/commands/remove-machine-secret.js';
+import { addMachineKey } from '../../actors/organization/commands/add-machine-key.js';
+import { context, given, NOW, record } from './decide.fixture.js';
+
+const owner = { type: 'org', id: 'o1' } as const;
+const org = { kind: orgKind, record: record('o1', { name: 'Acme', primaryDomain: 'acme.localhost', state: 'active' as const }, owner) };
+const instanceWide = {
+  kind: userSettingsKind,
+  record: record('i1', { ...DEFAULT_USER_SETTINGS, usernameUniquePerInstance: true, maxPasswordAttempts: 2 }, { type: 'instance', id: 'i1' }),
+};
+
+const alice = (over: Partial<HumanUser> = {}): HumanUser => ({
+  type: 'human',
+  orgId: 'o1',
+  username: 'alice',
+  state: 'active',
+  metadata: [],
+  usernameInstanceWide: false,
+  profile: { givenName: 'Alice', familyName: 'Smith', displayName: 'Alice Smith', nickname: '', preferredLanguage: 'en', gender: 'female' },
+  email: { address: 'a@example.com', verified: true },
+  phone: { number: '', verified: false },
+  passwordHash: '$argon2id$old',
+  passwordChangeRequired: false,
+  passwordChangedAt: 1,
+  failedPasswordAttempts: 0,
+  ...over,
+});
+
+const bot = (over: Partial<MachineUser> = {}): MachineUser => ({
+  type: 'machine',
+  orgId: 'o1',
+  username: 'bot',
+  state: 'active',
+  metadata: [],
+  usernameInstanceWide: false,
+  name: 'Bot',
+  description: '',
+  accessTokenType: 'bearer',
+  tokens: [{ id: 't1', digest: 'd1', expiresAt: NOW + 1000, createdAt: NOW }],
+  keys: [],
+  secretDigest: '',
+  ...over,
+});
+
+const withUser = (user: User, ...more: Parameters<typeof given>[0]) => given([org, { kind: userKind, record: record('u1', user, owner) }, ...more]);
+
+function codeOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (e) {
+    return e instanceof AppError ? e.code : 'not-an-app-error';
+  }
+  return undefined;
+}
+
+const newHuman: AddHumanUser = {
+  userId: 'u1',
+  orgId: 'o1',
+  username: 'Alice',
+  givenName: 'Alice',
+  familyName: 'Smith',
+  nickname: '',
+  preferredLanguage: 'en',
+  gender: 'female',
+  email: { address: 'a@example.com', verified: false },
+  passwordHash: '',
+  passwordChangeRequired: true,
+};
+
+describe('adding users', () => {
+  it('adds a human with a default display name and claims the username per org', () => {
+    const decision = addHumanUser.decide(given([org]), newHuman, context());
+    expect(decision.events.map((e) => e.type)).toEqual(['user.human.added']);
+    expect(decision.events[0]!.payload).toMatchObject({ profile: { displayName: 'Alice Smith' }, passwordChangeRequired: false });
+    expect(decision.claims).toEqual([{ scope: 'user.username', value: 'o1:alice', holder: 'u1' }]);
+  });
+
+  it('also claims the username instance-wide while the policy says so, and remembers it', () => {
+    const decision = addMachineUser.decide(
+      given([org, instanceWide]),
+      { userId: 'u1', orgId: 'o1', username: 'Bot', name: 'Bot', description: '', accessTokenType: 'jwt' },
+      context(),
+    );
+    expect(decision.claims).toEqual([
+      { scope: 'user.username', value: 'o1:bot', holder: 'u1' },
+      { scope: 'user.username.instance', value: 'bot', holder: 'u1' },
+    ]);
+    const state = userKind.evolve(undefined, { ...decision.events[0]!, createdAt: NOW } as StoredEvent);
+    expect(state).toMatchObject({ type: 'machine', usernameInstanceWide: true, tokens: [], keys: [], secretDigest: '' });
+  });
+
+  it('refuses a removed org or an existing id', () => {
+    expect(codeOf(() => addHumanUser.decide(given([]), newHuman, context()))).toBe('org.not_found');
+    expect(codeOf(() => addHumanUser.decide(given([org, { kind: userKind, id: 'u1', version: 3 }]), newHuman, context()))).toBe('user.exists');
+  });
+
+  it('folds the first slice\'s machine events unchanged', () => {
+    const events = [
+      { type: 'user.machine.added', payload: { orgId: 'o1', username: 'admin', name: 'A', description: '', accessTokenType: 'bearer' } },
+      { type: 'user.token.added', payload: { id: 't1', digest: 'd', expiresAt: 5 } },
+    ].map((e, i) => ({ ...e, aggregateType: 'user', aggregateId: 'u1', owner, creator: '', instanceId: 'i1', version: i + 1, position: i + 1, createdAt: 100 + i }));
+    const folded = foldRecord(userKind, 'u1', undefined, events);
+    expect(folded?.state).toMatchObject({ type: 'machine', username: 'admin', usernameInstanceWide: false, tokens: [{ id: 't1', createdAt: 101 }] });
+  });
+});
+
+describe('patchUser', () => {
+  it('records nothing when nothing changes', () => {
+    const loaded = withUser(alice());
+    const c = { orgId: 'o1', userId: 'u1', username: 'alice', profile: { givenName: 'Alice' }, email: { address: 'a@example.com' } };
+    expect(patchUser.decide(loaded, c, context()).events).toEqual([]);
+  });
+
+  it('records only what changed; a new email is unverified unless said otherwise', () => {
+    const decision = patchUser.decide(withUser(alice()), { orgId: 'o1', userId: 'u1', profile: { nickname: 'ali', givenName: 'Alice' }, email: { address: 'b@example.com' } }, context());
+    expect(decision.events.map((e) => [e.type, e.payload])).toEqual([
+      ['user.human.changed', { nickname: 'ali' }],
+      ['user.human.email.changed', { address: 'b@example.com', verified: false }],
+    ]);
+    const verifyOnly = patchUser.decide(withUser(alice({ email: { address: 'a@example.com', verified: false } })), { orgId: 'o1', userId: 'u1', email: { address: 'a@example.com', verified: true } }, context());
+    expect(verifyOnly.events.map((e) => e.type)).toEqual(['user.human.email.verified']);
+  });
+
+  it('re-claims a renamed username and keeps the claim on a case-only rename', () => {
+    const renamed = patchUser.decide(withUser(alice({ usernameInstanceWide: true })), { orgId: 'o1', userId: 'u1', username: 'alicia' }, context());
+    expect(renamed.claims).toEqual([{ scope: 'user.username', value: 'o1:alicia', holder: 'u1' }]);
+    expect(renamed.releases).toEqual([
+      { scope: 'user.username', value: 'o1:alice' },
+      { scope: 'user.username.instance', value: 'alice' },
+    ]);
+    const recased = patchUser.decide(withUser(alice()), { orgId: 'o1', userId: 'u1', username: 'ALICE' }, context());
+    expect(recased.events.map((e) => e.type)).toEqual(['user.username.changed']);
+    expect([recased.claims, recased.releases]).toEqual([[], []]);
+  });
+
+  it('refuses fields of the other user type and users of another org', () => {
+    expect(codeOf(() => patchUser.decide(withUser(bot()), { orgId: 'o1', userId: 'u1', profile: { nickname: 'x' } }, context()))).toBe('user.not_human');
+    expect(codeOf(() => patchUser.decide(withUser(alice()), { orgId: 'o1', userId: 'u1', machine: { name: 'x' } }, context()))).toBe('user.not_machine');
+    expect(codeOf(() => patchUser.decide(withUser(alice()), { orgId: 'o2', userId: 'u1' }, context()))).toBe('user.not_found');
+  });
+});
+
+describe('lifecycle', () => {
+  const change = (user: User, action: 'deactivate' | 'reactivate' | 'lock' | 'unlock') => () =>
+    changeUserState.decide(withUser(user), { orgId: 'o1', userId: 'u1', action }, context()).events.map((e) => e.type);
+  it('moves between states, treats the current state as a no-op and refuses skipped steps', () => {
+    expect(change(alice(), 'lock')()).toEqual(['user.locked']);
+    expect(change(alice({ state: 'locked' }), 'lock')()).toEqual([]);
+    expect(change(alice({ state: 'locked' }), 'unlock')()).toEqual(['user.unlocked']);
+    expect(change(alice({ state: 'locked' }), 'deactivate')()).toEqual(['user.deactivated']);
+    expect(change(alice({ state: 'inactive' }), 'reactivate')()).toEqual(['user.reactivated']);
+    expect(codeOf(change(alice({ state: 'locked' }), 'reactivate'))).toBe('user.locked');
+    expect(codeOf(change(alice({ state: 'inactive' }), 'lock'))).toBe('user.inactive');
+  });
+
+  it('unlocking resets the failed password counter', () => {
+    const locked = alice({ state: 'locked', failedPasswordAttempts: 3 });
+    const next = userKind.evolve(locked, { type: 'user.unlocked', payload: {} } as unknown as StoredEvent);
+    expect(next).toMatchObject({ state: 'active', failedPasswordAttempts: 0 });
+  });
+});
+
+describe('passwords', () => {
+  it('counts failures and locks at the instance maximum; success resets', () => {
+    const check = (user: HumanUser, succeeded: boolean) =>
+      recordPasswordCheck.decide(withUser(user, instanceWide), { orgId: 'o1', userId: 'u1', succeeded, checkedHash: '$argon2id$old' }, context());
+    const first = check(alice(), false);
+    expect(first.events.map((e) => e.type)).toEqual(['user.human.password.check.failed']);
+    expect(first.reply({ events: [], record: () => undefined })).toEqual({ locked: false, failedAttempts: 1 });
+    const second = check(alice({ failedPasswordAttempts: 1 }), false);
+    expect(second.events.map((e) => e.type)).toEqual(['user.human.password.check.failed', 'user.locked']);
+    expect(check(alice({ failedPasswordAttempts: 1 }), true).events.map((e) => e.type)).toEqual(['user.human.password.check.succeeded']);
+  });
+
+  it('ignores a check against a replaced hash, and a self-service change over a newer password', () => {
+    const stale = recordPasswordCheck.decide(withUser(alice()), { orgId: 'o1', userId: 'u1', succeeded: false, checkedHash: '$argon2id$older' }, context());
+    expect(stale.events).toEqual([]);
+    const c = { orgId: 'o1', userId: 'u1', passwordHash: '$argon2id$new', changeRequired: false, verifiedHash: '$argon2id$older' };
+    expect(codeOf(() => setUserPassword.decide(withUser(alice()), c, context()))).toBe('user.password.changed_meanwhile');
+    expect(codeOf(() => setUserPassword.decide(withUser(bot()), { ...c, verifiedHash: undefined }, context()))).toBe('user.not_human');
+  });
+});
+
+describe('machine credentials and removal', () => {
+  it('refuses expired keys and absent secrets', () => {
+    const key = { orgId: 'o1', userId: 'u1', keyId: 'k1', publicKey: 'PEM', expiresAt: NOW - 1 };
+    expect(codeOf(() => addMachineKey.decide(withUser(bot()), key, context()))).toBe('key.expiry_in_past');
+    expect(codeOf(() => removeMachineSecret.decide(withUser(bot()), { orgId: 'o1', userId: 'u1' }, context()))).toBe('user.secret_not_found');
+  });
+
+  it('metadata: same value is a no-op', () => {
+    const user = alice({ metadata: [{ key: 'k', value: 'dg==' }] });
+    expect(setUserMetadata.decide(withUser(user), { orgId: 'o1', userId: 'u1', key: 'k', value: 'dg==' }, context()).events).toEqual([]);
+    expect(setUserMetadata.decide(withUser(user), { orgId: 'o1', userId: 'u1', key: 'k', value: 'dw==' }, context()).events).toHaveLength(1);
+  });
+
+  it('removal releases the username claims and every token digest', () => {
+    const decision = removeUser.decide(withUser(bot({ usernameInstanceWide: true })), { orgId: 'o1', userId: 'u1' }, context());
+    expect(decision.events.map((e) => e.type)).toEqual(['user.removed']);
+    expect(decision.releases).toEqual([
+      { scope: 'user.username', value: 'o1:bot' },
+      { scope: 'user.username.instance', value: 'bot' },
+      { scope: 'user.pat', value: 'd1' },
+    ]);
+  });
+});
+
+describe('user settings', () => {
+  it('records only the parts that change', () => {
+    const decision = setUserSettings.decide(given([]), { passwordComplexity: { minLength: 8, hasSymbol: true }, usernameUniquePerInstance: false }, context());
+    expect(decision.events.map((e) => [e.type, e.payload])).toEqual([
+      ['instance.policy.password.complexity.set', { minLength: 8, hasUppercase: true, hasLowercase: true, hasNumber: true, hasSymbol: true }],
+    ]);
+    expect(setUserSettings.decide(given([]), { maxPasswordAttempts: 0 }, context()).events).toEqual([]);
+  });
+});

@@ -1,0 +1,155 @@
+/** Signer: tokens verify with jose against the published JWKS; tampering and unknown keys fail; the ring cache. */
+import { randomBytes } from 'node:crypto';
+import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { AppError, createManualClock, type SigningAlgorithm } from '../../actors/index.js';
+import type { StoredWebKey, WebKeySnapshot } from '../../src/crypto/key-ring.js';
+import { createSecretSealer } from '../../src/crypto/secret-sealer.js';
+import { createSigner, type WebKeySource } from '../../src/crypto/signer.js';
+import { generateWebKey } from '../../src/crypto/web-key-generator.js';
+
+const sealer = createSecretSealer(randomBytes(32));
+
+async function storedKey(algorithm: SigningAlgorithm, state: StoredWebKey['state']): Promise<StoredWebKey> {
+  const key = await generateWebKey(algorithm);
+  return { kid: key.kid, algorithm, state, publicJwk: key.publicJwk, sealedPrivateKey: sealer.seal(key.privateKeyPem) };
+}
+
+/** A source serving mutable snapshots and counting reads. */
+function fakeSource(initial: Record<string, WebKeySnapshot>) {
+  const snapshots = new Map(Object.entries(initial));
+  const source: WebKeySource & { reads: number; set(id: string, s: WebKeySnapshot): void } = {
+    reads: 0,
+    async snapshot(instanceId) {
+      source.reads += 1;
+      return snapshots.get(instanceId);
+    },
+    set: (id, s) => snapshots.set(id, s),
+  };
+  return source;
+}
+
+function codeOf(error: unknown): string {
+  return error instanceof AppError ? error.code : 'not-an-app-error';
+}
+
+const rings: Record<SigningAlgorithm, StoredWebKey[]> = { RS256: [], ES256: [], EdDSA: [] };
+
+beforeAll(async () => {
+  for (const alg of ['RS256', 'ES256', 'EdDSA'] as const) rings[alg] = [await storedKey(alg, 'active'), await storedKey(alg, 'next')];
+});
+
+describe('signJwt', () => {
+  it.each(['RS256', 'ES256', 'EdDSA'] as const)('%s: verifies with jose against the published JWKS; header carries alg, kid, typ', async (alg) => {
+    const source = fakeSource({ i1: { version: 1, keys: rings[alg] } });
+    const signer = createSigner({ source, sealer, clock: createManualClock(0) });
+    const token = await signer.signJwt('i1', { sub: 'u1', iss: 'http://issuer', aud: 'c1', exp: 4_000_000_000 }, { typ: 'at+jwt' });
+
+    const jwks = JSON.parse((await signer.publishedKeys('i1')).body) as JSONWebKeySet;
+    const { payload, protectedHeader } = await jwtVerify(token, createLocalJWKSet(jwks), { issuer: 'http://issuer', audience: 'c1', algorithms: [alg] });
+    expect(payload.sub).toBe('u1');
+    expect(protectedHeader).toEqual({ alg, kid: rings[alg][0]!.kid, typ: 'at+jwt' });
+    expect(decodeProtectedHeader(await signer.signJwt('i1', {}))).toMatchObject({ typ: 'JWT' });
+  });
+
+  it('ES256 signatures are IEEE P1363 (64 bytes), as JWS requires', async () => {
+    const signer = createSigner({ source: fakeSource({ i1: { version: 1, keys: rings.ES256 } }), sealer, clock: createManualClock(0) });
+    const token = await signer.signJwt('i1', { a: 1 });
+    expect(Buffer.from(token.split('.')[2]!, 'base64url')).toHaveLength(64);
+  });
+
+  it('RS256 signs on the threadpool: the event loop turns while the signature is computed', async () => {
+    const signer = createSigner({ source: fakeSource({ i1: { version: 1, keys: rings.RS256 } }), sealer, clock: createManualClock(0) });
+    await signer.publishedKeys('i1'); // load the ring first
+    let turned = false;
+    setImmediate(() => (turned = true));
+    const pending = signer.signJwt('i1', { a: 1 });
+    expect(turned).toBe(false);
+    await pending;
+    expect(turned).toBe(true);
+  });
+
+  it('refuses an instance without keys (web_key.not_initialized)', async () => {
+    const signer = createSigner({ source: fakeSource({}), sealer, clock: createManualClock(0) });
+    await expect(signer.signJwt('nope', {}).catch(codeOf)).resolves.toBe('web_key.not_initialized');
+  });
+});
+
+describe('verifyJwt', () => {
+  it('accepts our token and rejects a tampered one, an unknown kid, a missing kid', async () => {
+    const signer = createSigner({ source: fakeSource({ i1: { version: 1, keys: rings.ES256 }, i2: { version: 1, keys: rings.EdDSA } }), sealer, clock: createManualClock(0) });
+    const token = await signer.signJwt('i1', { sub: 'u1' });
+    await expect(signer.verifyJwt('i1', token)).resolves.toMatchObject({ payload: { sub: 'u1' } });
+
+    const [header, , signature] = token.split('.');
+    const tampered = `${header}.${Buffer.from('{"sub":"admin"}').toString('base64url')}.${signature}`;
+    const foreign = await signer.signJwt('i2', { sub: 'u1' }); // another instance's key: unknown kid here
+    const noKid = `${Buffer.from('{"alg":"ES256","typ":"JWT"}').toString('base64url')}.${token.split('.')[1]}.${signature}`;
+    for (const bad of [tampered, foreign, noKid, 'not.a.jwt']) {
+      await expect(signer.verifyJwt('i1', bad).catch(codeOf)).resolves.toBe('token.invalid');
+    }
+  });
+
+  it('rejects a header alg that differs from the key (no algorithm confusion)', async () => {
+    const signer = createSigner({ source: fakeSource({ i1: { version: 1, keys: rings.ES256 } }), sealer, clock: createManualClock(0) });
+    const token = await signer.signJwt('i1', { sub: 'u1' });
+    const [, payload, signature] = token.split('.');
+    const header = Buffer.from(JSON.stringify({ alg: 'EdDSA', kid: rings.ES256[0]!.kid, typ: 'JWT' })).toString('base64url');
+    await expect(signer.verifyJwt('i1', `${header}.${payload}.${signature}`).catch(codeOf)).resolves.toBe('token.invalid');
+  });
+
+  it('passes claim checks through (expired token)', async () => {
+    const signer = createSigner({ source: fakeSource({ i1: { version: 1, keys: rings.ES256 } }), sealer, clock: createManualClock(0) });
+    const token = await signer.signJwt('i1', { sub: 'u1', exp: 1 });
+    await expect(signer.verifyJwt('i1', token).catch(codeOf)).resolves.toBe('token.invalid');
+  });
+
+  it('keeps verifying tokens of a retired key while it is published', async () => {
+    const [active, next] = rings.ES256 as [StoredWebKey, StoredWebKey];
+    const source = fakeSource({ i1: { version: 1, keys: [active, next] } });
+    const clock = createManualClock(0);
+    const signer = createSigner({ source, sealer, clock });
+    const before = await signer.signJwt('i1', { sub: 'u1' });
+    source.set('i1', { version: 2, keys: [{ ...active, state: 'retired' }, { ...next, state: 'active' }] });
+    signer.invalidate('i1');
+    const after = await signer.signJwt('i1', { sub: 'u1' });
+    expect(decodeProtectedHeader(after).kid).toBe(next.kid);
+    await expect(signer.verifyJwt('i1', before)).resolves.toMatchObject({ protectedHeader: { kid: active.kid } });
+  });
+});
+
+describe('ring cache', () => {
+  it('reads the source at most once per refresh period and re-imports only on a new version', async () => {
+    const source = fakeSource({ i1: { version: 1, keys: rings.ES256 } });
+    const clock = createManualClock(0);
+    const signer = createSigner({ source, sealer, clock, refreshMs: 1_000 });
+    const first = await signer.publishedKeys('i1');
+    await Promise.all([signer.signJwt('i1', {}), signer.signJwt('i1', {}), signer.publishedKeys('i1')]);
+    expect(source.reads).toBe(1);
+
+    clock.advance(1_000);
+    expect(await signer.publishedKeys('i1')).toBe(first); // version unchanged: same imported ring
+    expect(source.reads).toBe(2);
+
+    source.set('i1', { version: 2, keys: rings.EdDSA });
+    expect(await signer.publishedKeys('i1')).toBe(first); // within the period: no read
+    clock.advance(1_000);
+    const second = await signer.publishedKeys('i1');
+    expect(second).not.toBe(first);
+    expect(second.etag).not.toBe(first.etag);
+    expect(JSON.parse(second.body).keys.map((k: { kid: string }) => k.kid)).toEqual(rings.EdDSA.map((k) => k.kid));
+  });
+
+  it('publishes active first, then next, then retired, with kid, alg and use', async () => {
+    const [active, next] = rings.RS256 as [StoredWebKey, StoredWebKey];
+    const retired = { ...rings.ES256[0]!, state: 'retired' as const };
+    const signer = createSigner({ source: fakeSource({ i1: { version: 1, keys: [retired, next, active] } }), sealer, clock: createManualClock(0) });
+    const { keys } = JSON.parse((await signer.publishedKeys('i1')).body) as { keys: Record<string, string>[] };
+    expect(keys.map((k) => [k.kid, k.alg, k.use, k.kty])).toEqual([
+      [active.kid, 'RS256', 'sig', 'RSA'],
+      [next.kid, 'RS256', 'sig', 'RSA'],
+      [retired.kid, 'ES256', 'sig', 'EC'],
+    ]);
+    expect(keys.every((k) => k.d === undefined)).toBe(true);
+  });
+});

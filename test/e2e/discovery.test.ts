@@ -1,0 +1,123 @@
+/**
+ * Discovery and JWKS against a started node, as a relying party sees them: plain fetch and
+ * jose's remote key set; the issuer equals the URL the client used; cache headers and 304;
+ * unknown hosts and the absent OAuth AS metadata answer 404.
+ */
+import { createRemoteJWKSet } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, startTestNode, type TestNode } from './harness.js';
+import { fetchJwks } from './web-keys.fixture.js';
+
+let node: TestNode;
+
+beforeAll(async () => {
+  node = await startTestNode();
+});
+afterAll(async () => {
+  await node.stop();
+  node.cleanup();
+});
+
+async function discover(): Promise<{ response: Response; metadata: Record<string, unknown> }> {
+  const response = await fetch(`${node.baseUrl}/.well-known/openid-configuration`);
+  return { response, metadata: (await response.json()) as Record<string, unknown> };
+}
+
+describe('GET /.well-known/openid-configuration', () => {
+  it('names the issuer the client used and every endpoint of seed 001 under it', async () => {
+    const { response, metadata } = await discover();
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(response.headers.get('cache-control')).toBe('max-age=300');
+    const issuer = node.baseUrl;
+    expect(metadata).toMatchObject({
+      issuer,
+      authorization_endpoint: `${issuer}/oauth/v2/authorize`,
+      token_endpoint: `${issuer}/oauth/v2/token`,
+      introspection_endpoint: `${issuer}/oauth/v2/introspect`,
+      userinfo_endpoint: `${issuer}/oidc/v1/userinfo`,
+      revocation_endpoint: `${issuer}/oauth/v2/revoke`,
+      end_session_endpoint: `${issuer}/oidc/v1/end_session`,
+      jwks_uri: `${issuer}/oauth/v2/keys`,
+    });
+    expect(metadata.device_authorization_endpoint).toBeUndefined();
+  });
+
+  it('lists what Tessera supports (OIDC Discovery §3 required members included)', async () => {
+    const { metadata } = await discover();
+    expect(metadata).toMatchObject({
+      scopes_supported: ['openid', 'profile', 'email', 'phone', 'address', 'offline_access'],
+      response_types_supported: ['code', 'id_token', 'id_token token'],
+      response_modes_supported: ['query', 'fragment', 'form_post'],
+      subject_types_supported: ['public'],
+      token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'],
+      introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'private_key_jwt'],
+      revocation_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'],
+      code_challenge_methods_supported: ['S256'],
+      request_parameter_supported: false,
+      request_uri_parameter_supported: false,
+    });
+    expect(metadata.id_token_signing_alg_values_supported).toContain('RS256');
+    expect(metadata.grant_types_supported).toEqual(expect.arrayContaining(['authorization_code', 'implicit', 'refresh_token', 'client_credentials']));
+    expect(metadata.grant_types_supported).not.toContain('urn:ietf:params:oauth:grant-type:device_code');
+    expect(metadata.claims_supported).toEqual(expect.arrayContaining(['sub', 'iss', 'aud', 'exp', 'iat', 'email', 'preferred_username']));
+    expect(metadata.ui_locales_supported).toEqual(expect.arrayContaining(['en', 'de']));
+  });
+
+  it('follows the Host: no port → no port; a default port is dropped', async () => {
+    const bare = await api(node, '')('GET', '/.well-known/openid-configuration', undefined, { host: 'localhost' });
+    expect(bare.body.issuer).toBe('http://localhost');
+    expect(bare.body.token_endpoint).toBe('http://localhost/oauth/v2/token');
+    const defaultPort = await api(node, '')('GET', '/.well-known/openid-configuration', undefined, { host: 'LOCALHOST:80' });
+    expect(defaultPort.body.issuer).toBe('http://localhost');
+    const badPort = await api(node, '')('GET', '/.well-known/openid-configuration', undefined, { host: 'localhost:x' });
+    expect(badPort.status).toBe(400);
+  });
+
+  it('answers CORS requests from browsers', async () => {
+    const response = await fetch(`${node.baseUrl}/.well-known/openid-configuration`, { headers: { origin: 'https://app.example.com' } });
+    expect(response.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
+  });
+});
+
+describe('GET /oauth/v2/keys', () => {
+  it('publishes at least two public keys with distinct kids, usable by a jose remote key set', async () => {
+    const { status, headers, keys } = await fetchJwks(node);
+    expect(status).toBe(200);
+    expect(headers['cache-control']).toBe('max-age=300, must-revalidate');
+    expect(keys.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(keys.map((k) => k.kid)).size).toBe(keys.length);
+    for (const key of keys) {
+      expect(key).toMatchObject({ kty: 'RSA', alg: 'RS256', use: 'sig', kid: expect.any(String), n: expect.any(String), e: 'AQAB' });
+      expect(Object.keys(key).filter((m) => ['d', 'p', 'q', 'dp', 'dq', 'qi'].includes(m))).toEqual([]);
+    }
+    const remote = createRemoteJWKSet(new URL(`${node.baseUrl}/oauth/v2/keys`));
+    for (const key of keys) await expect(remote({ alg: 'RS256', kid: key.kid })).resolves.toBeDefined();
+  });
+
+  it('revalidates with its ETag: 304 for a matching If-None-Match (strong, weak, list), 200 otherwise', async () => {
+    const first = await fetchJwks(node);
+    const etag = String(first.headers.etag);
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    for (const match of [etag, `W/${etag}`, `"other", ${etag}`, '*']) {
+      const again = await fetchJwks(node, { 'if-none-match': match });
+      expect(again.status).toBe(304);
+      expect(again.headers.etag).toBe(etag);
+      expect(again.headers['cache-control']).toBe('max-age=300, must-revalidate');
+    }
+    expect((await fetchJwks(node, { 'if-none-match': '"other"' })).status).toBe(200);
+  });
+});
+
+describe('errors', () => {
+  it.each(['/oauth/v2/keys', '/.well-known/openid-configuration'])('%s of an unknown host → 404 instance.not_found', async (path) => {
+    const response = await api(node, '')('GET', path, undefined, { host: 'unknown.example.com' });
+    expect(response.status).toBe(404);
+    expect(response.body.details[0].id).toBe('instance.not_found');
+  });
+
+  it('has no OAuth 2.0 authorization server metadata (404)', async () => {
+    const response = await fetch(`${node.baseUrl}/.well-known/oauth-authorization-server`);
+    expect(response.status).toBe(404);
+  });
+});

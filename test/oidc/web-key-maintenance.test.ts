@@ -1,0 +1,102 @@
+/**
+ * Key maintenance against a real (temporary) LMDB store with an injected clock: first keys,
+ * rotation when due, pruning after the retire window, and one rotation when two processes race.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ActorSystem, createIdGenerator, createInstance, createManualClock, UNIQUE_SCOPES, webKeysKind, type StoreAdapter } from '../../actors/index.js';
+import { createSecretSealer } from '../../src/crypto/secret-sealer.js';
+import { openLmdbStore } from '../../src/store/lmdb-store.js';
+import { runKeyMaintenance, maintenancePeriodMs } from '../../src/oidc/shared/web-key-maintenance.js';
+import { createWebKeyService, ensureWebKeys, type WebKeyPolicy } from '../../src/oidc/shared/web-keys.js';
+
+const DAY = 86_400_000;
+const HOUR = 3_600_000;
+const policy: WebKeyPolicy = { algorithm: 'ES256', rotationIntervalMs: 30 * DAY, retireAfterMs: 13 * HOUR };
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+const sealer = createSecretSealer(randomBytes(32));
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function setUp() {
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-keys-'));
+  const clock = createManualClock(Date.UTC(2026, 0, 1));
+  const store = openLmdbStore({ path: dir, noSync: true, clock });
+  const node = (s: StoreAdapter) => {
+    const actors = new ActorSystem({ store: s, clock, ids: createIdGenerator(() => clock.now()), sealer, logger: silent, uniqueScopes: UNIQUE_SCOPES });
+    const webKeys = createWebKeyService({ actors, policy });
+    const changed: string[] = [];
+    webKeys.onChanged((id) => changed.push(id));
+    return { actors, webKeys, changed, deps: { actors, webKeys, clock, logger: silent } };
+  };
+  const a = node(store);
+  cleanups.push(async () => {
+    await a.actors.stop();
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  await a.actors.ask({ kind: 'system' }, createInstance, { instanceId: 'i1', name: 'One', domain: 'one.example.com' }, { creator: '' });
+  const ring = async (): Promise<[string, string][]> => (await a.actors.readRecord('i1', webKeysKind, 'i1'))?.state.keys.map((k) => [k.kid, k.state]) ?? [];
+  const kidAt = async (index: number): Promise<string> => (await ring())[index]?.[0] ?? 'missing';
+  return { clock, store, node, a, ring, kidAt };
+}
+
+describe('runKeyMaintenance', () => {
+  it('gives keys, rotates when due, prunes after the retire window, and is idle otherwise', async () => {
+    const { clock, a, ring, kidAt } = await setUp();
+    expect(await runKeyMaintenance(a.deps)).toEqual(new Map([['i1', 'initialized']]));
+    const [k1, k2] = [await kidAt(0), await kidAt(1)];
+    expect(await ring()).toEqual([[k1, 'active'], [k2, 'next']]);
+    expect(await runKeyMaintenance(a.deps)).toEqual(new Map());
+
+    clock.advance(30 * DAY);
+    expect(await runKeyMaintenance(a.deps)).toEqual(new Map([['i1', 'rotated']]));
+    const k3 = await kidAt(2);
+    expect(await ring()).toEqual([[k1, 'retired'], [k2, 'active'], [k3, 'next']]);
+    expect(a.changed).toEqual(['i1']);
+
+    clock.advance(13 * HOUR - 1);
+    expect(await runKeyMaintenance(a.deps)).toEqual(new Map());
+    clock.advance(1);
+    expect(await runKeyMaintenance(a.deps)).toEqual(new Map([['i1', 'pruned']]));
+    expect(await ring()).toEqual([[k2, 'active'], [k3, 'next']]);
+    expect(a.changed).toEqual(['i1', 'i1']);
+  });
+
+  it('rotates once when two processes find the same instance due at the same time', async () => {
+    const { clock, store, node, a, ring } = await setUp();
+    await ensureWebKeys(a.actors, 'i1', policy);
+    const b = node(store);
+    cleanups.push(() => b.actors.stop());
+    clock.advance(31 * DAY);
+    const [fromA, fromB] = await Promise.all([runKeyMaintenance(a.deps), runKeyMaintenance(b.deps)]);
+    expect([...fromA.values(), ...fromB.values()]).toEqual(['rotated']);
+    expect((await ring()).map(([, state]) => state)).toEqual(['retired', 'active', 'next']);
+  });
+
+  it('ensureWebKeys is idempotent and refuses an unknown instance', async () => {
+    const { a, ring } = await setUp();
+    expect((await ensureWebKeys(a.actors, 'i1', policy))?.changed).toBe(true);
+    const keys = await ring();
+    expect(await ensureWebKeys(a.actors, 'i1', policy)).toBeUndefined();
+    expect(await ring()).toEqual(keys);
+    await expect(ensureWebKeys(a.actors, 'nope', policy)).rejects.toMatchObject({ code: 'instance.not_found' });
+  });
+});
+
+describe('maintenancePeriodMs', () => {
+  it.each([
+    [{ rotationIntervalMs: 30 * DAY, retireAfterMs: 13 * HOUR }, 39 * 60_000],
+    [{ rotationIntervalMs: 0, retireAfterMs: 100 * DAY }, HOUR],
+    [{ rotationIntervalMs: 2_000, retireAfterMs: HOUR }, 1_000],
+    [{ rotationIntervalMs: 0, retireAfterMs: 0 }, HOUR],
+  ])('%j → %d ms', (windows, period) => {
+    expect(maintenancePeriodMs(windows)).toBe(period);
+  });
+});
