@@ -31,6 +31,8 @@ export interface ServerProcess {
 
 export interface SpawnServerOptions {
   readonly name: string;
+  /** The process is registered here as soon as it is spawned (before it listens). */
+  readonly cleanup: Cleanup;
   /** Arguments to `node` (script first). */
   readonly args: readonly string[];
   readonly env: Readonly<Record<string, string>>;
@@ -44,22 +46,14 @@ export class Cleanup {
   private readonly tasks: { readonly label: string; readonly run: () => Promise<void>; readonly sync: () => void }[] = [];
   private running: Promise<void> | undefined;
 
-  /** A process to stop (async on the normal path, SIGKILL from an `exit` handler). */
-  addServer(server: ServerProcess): void {
+  /** A process to stop: `stop` on the normal path, `kill` (synchronous) from an `exit` handler. */
+  addProcess(label: string, stop: () => Promise<unknown>, kill: () => void): void {
     this.tasks.push({
-      label: `stop ${server.name}`,
+      label,
       run: async () => {
-        await server.stop();
+        await stop();
       },
-      sync: () => {
-        if (server.exitCode() === undefined) {
-          try {
-            process.kill(server.pid, 'SIGKILL');
-          } catch {
-            // already gone
-          }
-        }
-      },
+      sync: kill,
     });
   }
 
@@ -121,6 +115,19 @@ export function spawnServer(options: SpawnServerOptions): Promise<ServerProcess>
       resolve(code);
     });
   });
+  let stopping = false;
+  const stop = async (graceMs = 15_000): Promise<number | null> => {
+    stopping = true;
+    if (exitCode !== undefined || child.pid === undefined) return exitCode ?? null;
+    child.kill('SIGTERM');
+    const killer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    const code = await exited;
+    clearTimeout(killer);
+    return code;
+  };
+  options.cleanup.addProcess(`stop ${options.name}`, stop, () => {
+    if (exitCode === undefined) child.kill('SIGKILL');
+  });
   // Both pipes are drained for the whole life of the child, so it can never block on a full pipe.
   createInterface({ input: child.stderr }).on('line', (line) => keep(`[stderr] ${line}`));
   const lines = createInterface({ input: child.stdout });
@@ -144,25 +151,15 @@ export function spawnServer(options: SpawnServerOptions): Promise<ServerProcess>
       const entry = parseJsonLine(line);
       if (entry?.msg !== 'listening' || child.pid === undefined) return;
       clearTimeout(timer);
-      const pid = child.pid;
-      let stopping = false;
       resolve({
         name: options.name,
-        pid,
+        pid: child.pid,
         listening: entry,
         exitCode: () => exitCode,
         exited,
         stopRequested: () => stopping,
         recentOutput: () => recent.join('\n'),
-        async stop(graceMs = 15_000) {
-          stopping = true;
-          if (exitCode !== undefined) return exitCode;
-          child.kill('SIGTERM');
-          const killer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-          const code = await exited;
-          clearTimeout(killer);
-          return code;
-        },
+        stop,
       });
     });
   });

@@ -186,8 +186,8 @@ function wrkVersion(path: string): string {
 
 function commandLine(env: NodeJS.ProcessEnv): string {
   const settings = Object.entries(env)
-    .filter(([name]) => name.startsWith('BENCH_') || name === 'TESSERA_HTTP')
-    .map(([name, value]) => `${name}=${value ?? ''}`)
+    .filter(([name]) => name.startsWith('BENCH_') || name.startsWith('TESSERA_'))
+    .map(([name, value]) => `${name}=${name === 'TESSERA_MASTERKEY' ? '…' : (value ?? '')}`)
     .sort();
   const command = env.npm_lifecycle_event === 'bench' ? 'npm run bench' : 'node dist/bench/run.js';
   return [...settings, command].join(' ');
@@ -295,8 +295,7 @@ async function main(): Promise<number> {
 
     const helloEnv = { PATH: process.env.PATH ?? '' };
     const start = async (engine: 'uws' | 'node'): Promise<Target> => {
-      const server = await spawnServer({ name: `hello-${engine}`, args: [HELLO_SERVERS, engine], env: helloEnv, cpu: pinning.serverCpu });
-      cleanup.addServer(server);
+      const server = await spawnServer({ name: `hello-${engine}`, cleanup, args: [HELLO_SERVERS, engine], env: helloEnv, cpu: pinning.serverCpu });
       const port = Number(server.listening.port);
       if (!Number.isInteger(port) || port <= 0) throw new Error(`hello-${engine} reported no port: ${JSON.stringify(server.listening)}`);
       return { server, origin: `http://127.0.0.1:${port}` };
@@ -310,11 +309,14 @@ async function main(): Promise<number> {
     };
     const needsTessera = select({ organizationId: '', token: '' }).some((s) => s.server === 'tessera');
 
-    const [helloUws, helloNode, tessera] = await Promise.all([
+    const starting = [
       start('uws'),
       start('node'),
       needsTessera ? startTessera({ main: TESSERA_MAIN, cpu: pinning.serverCpu, cleanup }) : undefined,
-    ]);
+    ] as const;
+    // allSettled first: never leave the cleanup while a server is still starting.
+    await Promise.allSettled(starting);
+    const [helloUws, helloNode, tessera] = await Promise.all(starting);
     for (const server of [helloUws.server, helloNode.server, tessera?.server]) {
       if (server === undefined) continue;
       void server.exited.then((code) => {
@@ -379,7 +381,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    process.stderr.write(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(`bench: ${describeError(error)}\n`);
     process.exit(1);
   },
 );

@@ -31,6 +31,7 @@ export async function startTessera(options: {
   const inherited = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[0].startsWith('TESSERA_') && entry[1] !== undefined));
   const server = await spawnServer({
     name: 'tessera',
+    cleanup: options.cleanup,
     args: [options.main, 'start'],
     cpu: options.cpu,
     env: {
@@ -46,7 +47,6 @@ export async function startTessera(options: {
     },
     readyTimeoutMs: 60_000,
   });
-  options.cleanup.addServer(server);
   const httpPort = Number(server.listening.httpPort);
   if (!Number.isInteger(httpPort) || httpPort <= 0) throw new Error(`tessera's listening line has no httpPort: ${JSON.stringify(server.listening)}`);
   return {

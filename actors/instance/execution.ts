@@ -35,6 +35,7 @@ export type ExecutionEvent =
   | { type: 'action.execution.set'; payload: ExecutionSetPayload }
   | { type: 'action.execution.removed'; payload: { id: string } };
 
+/** All executions of an instance as one aggregate (id = instance id), table `executions`. */
 export const executionSetKind: AggregateKind<ExecutionSet> = {
   type: 'execution',
   table: 'executions',

@@ -24,6 +24,7 @@ export interface Target {
   readonly previousKeyExpiresAt: number;
 }
 
+/** Unique claim scope of target names (value: `targetNameKey`). */
 export const TARGET_NAME_SCOPE = 'action.target.name';
 /** Reference facts §1.5 recommendation: 0 < timeout ≤ 270 s. */
 export const MAX_TARGET_TIMEOUT_NANOS = 270_000_000_000;
@@ -35,6 +36,7 @@ export type TargetEvent =
   | { type: 'action.target.changed'; payload: Partial<Target> }
   | { type: 'action.target.removed'; payload: Record<string, never> };
 
+/** Targets of an instance: stream type `target`, table `targets`. */
 export const targetKind: AggregateKind<Target> = {
   type: 'target',
   table: 'targets',

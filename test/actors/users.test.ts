@@ -6,6 +6,7 @@ import type { StoredEvent } from '../../actors/kernel/ports.js';
 import { userSettingsKind, DEFAULT_USER_SETTINGS } from '../../actors/instance/user-settings.js';
 import { setUserSettings } from '../../actors/instance/commands/set-user-settings.js';
 import { orgKind } from '../../actors/organization/org.js';
+import { membershipId, membershipKind } from '../../actors/instance/membership.js';
 import { userKind, type HumanUser, type MachineUser, type User } from '../../actors/organization/user.js';
 import { addHumanUser, type AddHumanUser } from '../../actors/organization/commands/add-human-user.js';
 import { addMachineUser } from '../../actors/organization/commands/add-machine-user.js';
@@ -219,6 +220,22 @@ describe('machine credentials and removal', () => {
       { scope: 'user.username.instance', value: 'bot' },
       { scope: 'user.pat', value: 'd1' },
     ]);
+  });
+});
+
+describe('removing an instance owner', () => {
+  const ownership = (userId: string, orgId = 'o1') => ({
+    kind: membershipKind,
+    record: record(membershipId('instance', 'i1', userId), { contextType: 'instance', contextId: 'i1', userId, roles: ['IAM_OWNER'] }, { type: 'instance', id: 'i1' }),
+  });
+  it('needs another live owner', () => {
+    const alone = withUser(bot(), ownership('u1'));
+    expect(codeOf(() => removeUser.decide(alone, { orgId: 'o1', userId: 'u1', otherOwners: [] }, context()))).toBe('membership.last_owner');
+    expect(removeUser.decide(alone, { orgId: 'o1', userId: 'u1' }, context()).events).toHaveLength(1); // internal callers opt out
+    const other = { kind: userKind, record: record('u2', bot({ username: 'other' }), owner) };
+    const withOther = withUser(bot(), ownership('u1'), ownership('u2'), other);
+    const c = { orgId: 'o1', userId: 'u1', otherOwners: [{ userId: 'u2', orgId: 'o1' }] };
+    expect(removeUser.decide(withOther, c, context()).events.map((e) => e.type)).toEqual(['user.removed']);
   });
 });
 

@@ -223,6 +223,24 @@ describe('projects', () => {
     expect((await call('GET', `${BASE}/${foreign}?ctx.orgId=${otherOrg}`)).status).toBe(200);
   });
 
+  it('lets a project membership (PROJECT_OWNER) manage that project only', async () => {
+    const owned = (await call('POST', BASE, { name: 'Owned Project' })).body.details.id;
+    const other = (await call('POST', BASE, { name: 'Not Owned Project' })).body.details.id;
+    const member = await seedMachineUser(node.dataDir, { username: 'project-owner' });
+    const membership = await call('POST', '/resources/v3alpha/memberships', { projectId: owned, userId: member.userId, roles: ['PROJECT_OWNER'] });
+    expect(membership.status).toBe(201);
+    const asMember = api(node, member.token);
+    expect((await asMember('PATCH', `${BASE}/${owned}`, { projectRoleCheck: true })).status).toBe(200);
+    expect((await asMember('POST', `${BASE}/${owned}/roles`, { key: 'editor', displayName: 'Editor' })).status).toBe(201);
+    const app = await asMember('POST', '/resources/v3alpha/apps', { projectId: owned, name: 'Member App', api: { authMethod: 'API_AUTH_METHOD_TYPE_BASIC' } });
+    expect(app.status).toBe(201);
+    expect((await asMember('POST', '/resources/v3alpha/apps/_search', [])).body.result.map((a: any) => a.details.id)).toEqual([app.body.details.id]);
+    expect((await asMember('POST', `${BASE}/_search`, [])).body.result.map((p: any) => p.details.id)).toEqual([owned]);
+    expect((await asMember('GET', `${BASE}/${other}`)).status).toBe(403);
+    expect((await asMember('POST', '/resources/v3alpha/apps', { projectId: other, name: 'x', api: { authMethod: 'API_AUTH_METHOD_TYPE_BASIC' } })).status).toBe(403);
+    expect((await asMember('POST', BASE, { name: 'Member Made' })).status).toBe(403);
+  });
+
   it('answers over gRPC like over JSON', async () => {
     const id = (await call('POST', BASE, { name: 'Over gRPC' })).body.details.id;
     const client = createClient(PlatformProjects, createGrpcTransport({ baseUrl: node.grpcUrl }));

@@ -127,4 +127,13 @@ describe('client secrets', () => {
     expect((await call('DELETE', `${BASE}/${id}`)).status).toBe(200);
     expect((await api(node, token)('POST', `${BASE}/_search`, [])).status).toBe(401);
   });
+
+  it('keep the instance owned: the last IAM_OWNER user cannot be deleted', async () => {
+    const found = await call('POST', `${BASE}/_search`, [{ username: { username: 'admin', method: 'TEXT_FILTER_METHOD_EQUALS' } }]);
+    const adminId = found.body.result[0].details.id;
+    const refused = await call('DELETE', `${BASE}/${adminId}`);
+    expect(refused.status).toBe(400);
+    expect(refused.body.details[0].id).toBe('membership.last_owner');
+    expect((await call('GET', `${BASE}/${adminId}`)).status).toBe(200);
+  });
 });

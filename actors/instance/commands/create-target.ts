@@ -18,6 +18,7 @@ export interface CreateTarget {
   readonly signingKey: string;
 }
 
+/** `target.create`: records `action.target.added`. */
 export const createTarget: CommandHandler<CreateTarget, ResourceDetails> = {
   load: (c) => [ref(targetKind, c.targetId)],
   decide(loaded, c, ctx) {

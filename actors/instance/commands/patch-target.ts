@@ -18,6 +18,7 @@ export interface PatchTarget {
   readonly rotation?: { readonly signingKey: string; readonly graceMs: number };
 }
 
+/** `target.patch`: records `action.target.changed` with the changed fields only. */
 export const patchTarget: CommandHandler<PatchTarget, ResourceDetails> = {
   load: (c) => [ref(targetKind, c.targetId)],
   decide(loaded, c, ctx) {

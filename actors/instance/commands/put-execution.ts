@@ -23,6 +23,7 @@ export interface PutExecutionReply {
   readonly created: boolean;
 }
 
+/** `execution.put`: records `action.execution.set` unless nothing changed. */
 export const putExecution: CommandHandler<PutExecution, PutExecutionReply> = {
   load: (c, ctx) => [ref(executionSetKind, ctx.instanceId), ...c.targets.map((t) => ref(targetKind, t))],
   decide(loaded, c, ctx) {

@@ -14,6 +14,7 @@ export interface RemoveExecution {
   readonly executionId: string;
 }
 
+/** `execution.remove`: records `action.execution.removed`. */
 export const removeExecution: CommandHandler<RemoveExecution, ResourceDetails> = {
   load: (_c, ctx) => [ref(executionSetKind, ctx.instanceId)],
   decide(loaded, c, ctx) {

@@ -14,6 +14,7 @@ export interface RemoveTarget {
   readonly targetId: string;
 }
 
+/** `target.remove`: records `action.target.removed` and detaches the target from executions. */
 export const removeTarget: CommandHandler<RemoveTarget, ResourceDetails> = {
   load: (c, ctx) => [ref(targetKind, c.targetId), ref(executionSetKind, ctx.instanceId)],
   decide(loaded, c, ctx) {

@@ -26,10 +26,11 @@ export const patchProject: CommandHandler<PatchProject, ResourceDetails> = {
       if (value !== undefined && value !== current.state[setting]) changes[setting] = value;
     }
     if (Object.keys(changes).length === 0) return { events: [], reply };
-    const renamed = changes.name !== undefined && projectNameKey(c.orgId, changes.name) !== projectNameKey(c.orgId, current.state.name);
+    const newName = changes.name;
+    const renamed = newName !== undefined && projectNameKey(c.orgId, newName) !== projectNameKey(c.orgId, current.state.name);
     return {
       events: [{ aggregateType: projectKind.type, aggregateId: c.projectId, type: 'project.changed', owner, creator: ctx.creator, payload: changes }],
-      claims: renamed ? [{ scope: PROJECT_NAME_SCOPE, value: projectNameKey(c.orgId, changes.name!), holder: c.projectId }] : [], // renamed ⇒ name set
+      claims: renamed ? [{ scope: PROJECT_NAME_SCOPE, value: projectNameKey(c.orgId, newName), holder: c.projectId }] : [],
       releases: renamed ? [{ scope: PROJECT_NAME_SCOPE, value: projectNameKey(c.orgId, current.state.name) }] : [],
       reply,
     };

@@ -11,7 +11,7 @@ import { PlatformApps } from '../../../gen/platform/resources/app/v3alpha/app_se
 import { defineRpc } from '../../invoker.js';
 import { toDetails } from '../../shared/convert.js';
 import { parseWith, resourceId } from '../../shared/validate.js';
-import { orgActor } from '../projects/shared.js';
+import { toOrgActor } from '../projects/shared.js';
 import { requireApp } from './shared.js';
 
 /** Keys without an expiration date expire on 9999-01-01, as in the reference. */
@@ -37,7 +37,7 @@ export const createAppKeyRpc = defineRpc({
     const keyId = call.services.actors.options.ids.next();
     const generated = await generateRsaSigningKey();
     const details = await call.services.actors.ask(
-      orgActor(call, orgId),
+      toOrgActor(call, orgId),
       addAppKey,
       { appId, orgId, projectId, keyId, publicKey: generated.publicJwk, expiresAt },
       { creator: call.caller.userId },

@@ -10,7 +10,7 @@ import { defineRpc } from '../../invoker.js';
 import { clientSecretDigest } from '../../shared/app-clients.js';
 import { toDetails } from '../../shared/convert.js';
 import { parseWith, resourceId } from '../../shared/validate.js';
-import { orgActor, requireProject, resourceName } from '../projects/shared.js';
+import { toOrgActor, requireProject, resourceName } from '../projects/shared.js';
 import { apiConfigInput, oidcConfigInput } from './config-input.js';
 
 const input = z.object({
@@ -31,7 +31,7 @@ export const createAppRpc = defineRpc({
     const orgId = project.state.orgId;
     const appId = call.services.actors.options.ids.next();
     const created = await call.services.actors.ask(
-      orgActor(call, orgId),
+      toOrgActor(call, orgId),
       createApp,
       { appId, orgId, projectId: app.projectId, name: app.name, config, secretDigest: clientSecretDigest(secret) },
       { creator: call.caller.userId },

@@ -5,7 +5,7 @@ import { PlatformApps } from '../../../gen/platform/resources/app/v3alpha/app_se
 import { defineRpc } from '../../invoker.js';
 import { toDetails } from '../../shared/convert.js';
 import { parseWith, resourceId } from '../../shared/validate.js';
-import { orgActor } from '../projects/shared.js';
+import { toOrgActor } from '../projects/shared.js';
 import { requireApp } from './shared.js';
 
 const input = z.object({ appId: resourceId, id: resourceId });
@@ -16,7 +16,7 @@ export const deleteAppKeyRpc = defineRpc({
   async handle(request, call) {
     const { appId, id } = parseWith(input, request);
     const { orgId, projectId } = (await requireApp(call, appId, 'project.app.write')).state;
-    const details = await call.services.actors.ask(orgActor(call, orgId), removeAppKey, { appId, orgId, projectId, keyId: id }, { creator: call.caller.userId });
+    const details = await call.services.actors.ask(toOrgActor(call, orgId), removeAppKey, { appId, orgId, projectId, keyId: id }, { creator: call.caller.userId });
     return { details: toDetails(details) };
   },
 });

@@ -10,7 +10,7 @@ import { defineRpc } from '../../invoker.js';
 import { clientSecretDigest } from '../../shared/app-clients.js';
 import { toDetails } from '../../shared/convert.js';
 import { parseWith, resourceId } from '../../shared/validate.js';
-import { orgActor } from '../projects/shared.js';
+import { toOrgActor } from '../projects/shared.js';
 import { requireApp } from './shared.js';
 
 const input = z.object({ id: resourceId });
@@ -23,7 +23,7 @@ export const generateAppSecretRpc = defineRpc({
     const { orgId, projectId } = (await requireApp(call, id, 'project.app.write')).state;
     const secret = randomSecret();
     const details = await call.services.actors.ask(
-      orgActor(call, orgId),
+      toOrgActor(call, orgId),
       setAppSecret,
       { appId: id, orgId, projectId, digest: clientSecretDigest(secret) },
       { creator: call.caller.userId },

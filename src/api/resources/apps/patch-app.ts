@@ -8,7 +8,7 @@ import { PlatformApps, type PatchAppRequest } from '../../../gen/platform/resour
 import { defineRpc } from '../../invoker.js';
 import { toDetails } from '../../shared/convert.js';
 import { parseWith, resourceId } from '../../shared/validate.js';
-import { orgActor, resourceName } from '../projects/shared.js';
+import { toOrgActor, resourceName } from '../projects/shared.js';
 import { apiPatchInput, oidcPatchInput } from './config-input.js';
 import { requireApp } from './shared.js';
 
@@ -32,7 +32,7 @@ export const patchAppRpc = defineRpc({
       ...(app?.oidc === undefined ? {} : { oidc: app.oidc }),
       ...(app?.api === undefined ? {} : { api: app.api }),
     };
-    const details = await call.services.actors.ask(orgActor(call, orgId), patchApp, patch, { creator: call.caller.userId });
+    const details = await call.services.actors.ask(toOrgActor(call, orgId), patchApp, patch, { creator: call.caller.userId });
     return { details: toDetails(details) };
   },
 });

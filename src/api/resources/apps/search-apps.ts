@@ -1,14 +1,15 @@
 /**
  * SearchApps: POST /resources/v3alpha/apps/_search. Applications of every organization in which
- * the caller holds `project.app.read` (instance-wide holders see all), skipping those of removed
- * projects; an org ctx narrows the search to that organization. Filters are ANDed.
+ * the caller holds `project.app.read` (instance-wide holders see all) or whose project grants it
+ * through a project membership, skipping those of removed projects; an org ctx narrows the
+ * search to that organization. Filters are ANDed.
  */
 import { type AggregateRecord, type Application, applicationKind, type FieldViolation, validationFailed } from '../../../../actors/index.js';
 import { AppFieldName, AppType, PlatformApps, type AppSearchFilter } from '../../../gen/platform/resources/app/v3alpha/app_service_pb.js';
 import type { CallContext } from '../../call-context.js';
 import { defineRpc } from '../../invoker.js';
-import { createOrgReadFilter } from '../../shared/owned.js';
 import { compareIds, compareNumbers, compareStrings, matchesText, paginate, parseListQuery } from '../../shared/search.js';
+import { createProjectReadFilter } from '../projects/shared.js';
 import { hasLiveProject, toGetApp } from './shared.js';
 
 type Row = AggregateRecord<Application>;
@@ -31,14 +32,14 @@ export const searchAppsRpc = defineRpc({
     const query = parseListQuery(request.query);
     const compare = comparators[request.sortingColumn] ?? byCreation;
     validateFilters(request.filters);
-    const mayRead = await createOrgReadFilter(call, 'project.app.read');
+    const mayRead = await createProjectReadFilter(call, 'project.app.read');
     const isLive = createLiveProjectCheck(call);
     const onlyOrg = call.scope.type === 'org' ? call.scope.orgId : undefined;
     const rows: Row[] = [];
     for await (const row of call.services.actors.scanRecords(call.instance.id, applicationKind)) {
       if (onlyOrg !== undefined && row.state.orgId !== onlyOrg) continue;
       if (!request.filters.every((f) => matchesFilter(row, f))) continue;
-      if (!(await mayRead(row.state.orgId)) || !(await isLive(row))) continue;
+      if (!(await mayRead(row.state.orgId, row.state.projectId)) || !(await isLive(row))) continue;
       rows.push(row);
     }
     const page = paginate(rows, compare, query, await call.services.actors.projectionState(call.instance.id));

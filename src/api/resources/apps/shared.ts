@@ -11,13 +11,13 @@ import { accessTokenTypes, apiAuthMethods, appTypes, grantTypes, oidcAuthMethods
 /**
  * The application with this id, if the caller may use it with `permission`: 404 when absent,
  * when its project or organization was removed, or outside the ctx organization; 403 without
- * the permission in its organization.
+ * the permission in its organization (or through a membership in its project).
  */
 export async function requireApp(call: CallContext, id: string, permission: string): Promise<AggregateRecord<Application>> {
   const app = await readOwned(call, applicationKind, id);
   const inScope = app !== undefined && (call.scope.type !== 'org' || app.state.orgId === call.scope.orgId);
   if (!inScope || !(await hasLiveProject(call, app))) throw notFound('app.not_found', 'application not found');
-  await call.require(permission, app.state.orgId);
+  await call.require(permission, app.state.orgId, app.state.projectId);
   return app;
 }
 

@@ -12,6 +12,7 @@ import { parseWith } from '../../shared/validate.js';
 import type { SystemCallContext } from '../../system-auth.js';
 import { setUpInstance, type InstanceAdminPlan } from './set-up-instance.js';
 import { hostName, instanceName, refreshDirectory } from './shared.js';
+import { ensureWebKeys } from '../../../oidc/shared/web-keys.js';
 
 const input = z.object({
   instance: z.object(
@@ -58,6 +59,8 @@ export const createInstanceRpc = defineSystemRpc({
       },
       call.creator,
     );
+    // Keys exist before the first token or JWKS request (they would be created lazily otherwise).
+    await ensureWebKeys(call.services.actors, instanceId, { algorithm: call.services.config.signingAlgorithm });
     await refreshDirectory(call, instanceId);
     return {
       details: toDetails(result.details),

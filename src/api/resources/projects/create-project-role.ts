@@ -5,7 +5,7 @@ import { PlatformProjects } from '../../../gen/platform/resources/project/v3alph
 import { defineRpc } from '../../invoker.js';
 import { toDetails } from '../../shared/convert.js';
 import { parseWith, resourceId } from '../../shared/validate.js';
-import { orgActor, requireProject, resourceName } from './shared.js';
+import { toOrgActor, requireProject, resourceName } from './shared.js';
 
 const input = z.object({
   projectId: resourceId,
@@ -27,7 +27,7 @@ export const createProjectRoleRpc = defineRpc({
     const { projectId, role } = parseWith(input, request);
     const project = await requireProject(call, projectId, 'project.role.write');
     const orgId = project.state.orgId;
-    const details = await call.services.actors.ask(orgActor(call, orgId), addProjectRole, { projectId, orgId, ...role }, { creator: call.caller.userId });
+    const details = await call.services.actors.ask(toOrgActor(call, orgId), addProjectRole, { projectId, orgId, ...role }, { creator: call.caller.userId });
     return { details: toDetails(details) };
   },
 });

@@ -6,7 +6,7 @@ import { defineRpc } from '../../invoker.js';
 import { toDetails } from '../../shared/convert.js';
 import { targetOrgId } from '../../shared/owned.js';
 import { parseWith } from '../../shared/validate.js';
-import { orgActor, resourceName } from './shared.js';
+import { toOrgActor, resourceName } from './shared.js';
 
 const input = z.object({
   project: z.object(
@@ -24,7 +24,7 @@ export const createProjectRpc = defineRpc({
     await call.require('project.create', orgId);
     const { project } = parseWith(input, request);
     const projectId = call.services.actors.options.ids.next();
-    const details = await call.services.actors.ask(orgActor(call, orgId), createProject, { projectId, orgId, ...project }, { creator: call.caller.userId });
+    const details = await call.services.actors.ask(toOrgActor(call, orgId), createProject, { projectId, orgId, ...project }, { creator: call.caller.userId });
     return { details: toDetails(details) };
   },
 });

@@ -5,7 +5,7 @@ import { PlatformProjects } from '../../../gen/platform/resources/project/v3alph
 import { defineRpc } from '../../invoker.js';
 import { toDetails } from '../../shared/convert.js';
 import { parseWith, resourceId } from '../../shared/validate.js';
-import { orgActor, requireProject } from './shared.js';
+import { toOrgActor, requireProject } from './shared.js';
 
 const input = z.object({ id: resourceId });
 
@@ -16,7 +16,7 @@ export const deactivateProjectRpc = defineRpc({
     const { id } = parseWith(input, request);
     const current = await requireProject(call, id, 'project.write');
     const orgId = current.state.orgId;
-    const details = await call.services.actors.ask(orgActor(call, orgId), deactivateProject, { projectId: id, orgId }, { creator: call.caller.userId });
+    const details = await call.services.actors.ask(toOrgActor(call, orgId), deactivateProject, { projectId: id, orgId }, { creator: call.caller.userId });
     return { details: toDetails(details) };
   },
 });

@@ -5,7 +5,7 @@ import { PlatformProjects } from '../../../gen/platform/resources/project/v3alph
 import { defineRpc } from '../../invoker.js';
 import { toDetails } from '../../shared/convert.js';
 import { parseWith, resourceId } from '../../shared/validate.js';
-import { orgActor, requireProject } from './shared.js';
+import { toOrgActor, requireProject } from './shared.js';
 
 const input = z.object({ projectId: resourceId, key: resourceId });
 
@@ -16,7 +16,7 @@ export const deleteProjectRoleRpc = defineRpc({
     const { projectId, key } = parseWith(input, request);
     const project = await requireProject(call, projectId, 'project.role.delete');
     const orgId = project.state.orgId;
-    const details = await call.services.actors.ask(orgActor(call, orgId), removeProjectRole, { projectId, orgId, key }, { creator: call.caller.userId });
+    const details = await call.services.actors.ask(toOrgActor(call, orgId), removeProjectRole, { projectId, orgId, key }, { creator: call.caller.userId });
     return { details: toDetails(details) };
   },
 });

@@ -6,7 +6,7 @@ import type { CallContext } from '../../call-context.js';
 import { defineRpc } from '../../invoker.js';
 import { toDetails } from '../../shared/convert.js';
 import { parseWith, resourceId } from '../../shared/validate.js';
-import { orgActor, requireProject } from './shared.js';
+import { toOrgActor, requireProject } from './shared.js';
 
 const input = z.object({ id: resourceId });
 
@@ -18,7 +18,7 @@ export const deleteProjectRpc = defineRpc({
     const current = await requireProject(call, id, 'project.delete');
     const orgId = current.state.orgId;
     const appIds = await appIdsOf(call, id);
-    const details = await call.services.actors.ask(orgActor(call, orgId), removeProject, { projectId: id, orgId, appIds }, { creator: call.caller.userId });
+    const details = await call.services.actors.ask(toOrgActor(call, orgId), removeProject, { projectId: id, orgId, appIds }, { creator: call.caller.userId });
     return { details: toDetails(details) };
   },
 });

@@ -5,7 +5,7 @@ import { PlatformProjects } from '../../../gen/platform/resources/project/v3alph
 import { defineRpc } from '../../invoker.js';
 import { toDetails } from '../../shared/convert.js';
 import { parseWith, resourceId } from '../../shared/validate.js';
-import { orgActor, requireProject, resourceName } from './shared.js';
+import { toOrgActor, requireProject, resourceName } from './shared.js';
 
 const input = z.object({
   projectId: resourceId,
@@ -22,7 +22,7 @@ export const patchProjectRoleRpc = defineRpc({
     const { projectId, key, role } = parseWith(input, request);
     const project = await requireProject(call, projectId, 'project.role.write');
     const orgId = project.state.orgId;
-    const details = await call.services.actors.ask(orgActor(call, orgId), changeProjectRole, { projectId, orgId, key, ...role }, { creator: call.caller.userId });
+    const details = await call.services.actors.ask(toOrgActor(call, orgId), changeProjectRole, { projectId, orgId, key, ...role }, { creator: call.caller.userId });
     return { details: toDetails(details) };
   },
 });

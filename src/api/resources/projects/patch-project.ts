@@ -5,7 +5,7 @@ import { PlatformProjects } from '../../../gen/platform/resources/project/v3alph
 import { defineRpc } from '../../invoker.js';
 import { toDetails } from '../../shared/convert.js';
 import { parseWith, resourceId } from '../../shared/validate.js';
-import { orgActor, requireProject, resourceName } from './shared.js';
+import { toOrgActor, requireProject, resourceName } from './shared.js';
 
 const input = z.object({
   id: resourceId,
@@ -26,7 +26,7 @@ export const patchProjectRpc = defineRpc({
     const { id, project } = parseWith(input, request);
     const current = await requireProject(call, id, 'project.write');
     const orgId = current.state.orgId;
-    const details = await call.services.actors.ask(orgActor(call, orgId), patchProject, { projectId: id, orgId, ...project }, { creator: call.caller.userId });
+    const details = await call.services.actors.ask(toOrgActor(call, orgId), patchProject, { projectId: id, orgId, ...project }, { creator: call.caller.userId });
     return { details: toDetails(details) };
   },
 });

@@ -1,7 +1,8 @@
 /**
  * SearchProjects: POST /resources/v3alpha/projects/_search. Projects of every organization in
- * which the caller holds `project.read` (instance-wide holders see all); an org ctx narrows the
- * search to that organization. Filters are ANDed.
+ * which the caller holds `project.read` (instance-wide holders see all), and projects where a
+ * project membership grants it; an org ctx narrows the search to that organization. Filters
+ * are ANDed.
  */
 import { type AggregateRecord, type FieldViolation, type Project, projectKind, validationFailed } from '../../../../actors/index.js';
 import { State } from '../../../gen/platform/resources/object/v3alpha/object_pb.js';
@@ -11,9 +12,8 @@ import {
   type ProjectSearchFilter,
 } from '../../../gen/platform/resources/project/v3alpha/project_service_pb.js';
 import { defineRpc } from '../../invoker.js';
-import { createOrgReadFilter } from '../../shared/owned.js';
 import { compareIds, compareNumbers, compareStrings, matchesText, paginate, parseListQuery } from '../../shared/search.js';
-import { projectState, toGetProject } from './shared.js';
+import { createProjectReadFilter, toProjectState, toGetProject } from './shared.js';
 
 type Row = AggregateRecord<Project>;
 
@@ -34,13 +34,13 @@ export const searchProjectsRpc = defineRpc({
     const query = parseListQuery(request.query);
     const compare = comparators[request.sortingColumn] ?? byCreation;
     validateFilters(request.filters);
-    const mayRead = await createOrgReadFilter(call, 'project.read');
+    const mayRead = await createProjectReadFilter(call, 'project.read');
     const onlyOrg = call.scope.type === 'org' ? call.scope.orgId : undefined;
     const rows: Row[] = [];
     for await (const row of call.services.actors.scanRecords(call.instance.id, projectKind)) {
       if (onlyOrg !== undefined && row.state.orgId !== onlyOrg) continue;
       if (!request.filters.every((f) => matchesFilter(row, f))) continue;
-      if (!(await mayRead(row.state.orgId))) continue;
+      if (!(await mayRead(row.state.orgId, row.id))) continue;
       rows.push(row);
     }
     const page = paginate(rows, compare, query, await call.services.actors.projectionState(call.instance.id));
@@ -56,7 +56,7 @@ function matchesFilter(row: Row, filter: ProjectSearchFilter): boolean {
     case 'inIds':
       return f.value.ids.includes(row.id);
     case 'state':
-      return projectState(row.state) === f.value.state;
+      return toProjectState(row.state) === f.value.state;
     case 'orgId':
       return row.state.orgId === f.value.id;
     default:
