@@ -216,4 +216,49 @@ export { patchTarget, type PatchTarget } from './instance/commands/patch-target.
 export { removeTarget, type RemoveTarget } from './instance/commands/remove-target.js';
 export { putExecution, entryDetails, type PutExecution, type PutExecutionReply } from './instance/commands/put-execution.js';
 export { removeExecution, type RemoveExecution } from './instance/commands/remove-execution.js';
+export {
+  sessionKind,
+  SESSION_TOKEN_SCOPE,
+  DEFAULT_SESSION_LIFETIME_MS,
+  MAX_SESSION_LIFETIME_MS,
+  MAX_SESSION_METADATA,
+  isSessionLive,
+  sessionAmr,
+  type Session,
+  type SessionUserAgent,
+} from './organization/session.js';
+export { createSession, type CreateSession, type SessionWritten } from './organization/commands/create-session.js';
+export { checkSession, type CheckSession } from './organization/commands/check-session.js';
+export { terminateSession, type TerminateSession } from './organization/commands/terminate-session.js';
+/** The authorization request machine (login steps, prompt / max_age decisions); used with xstate's `transition()`. */
+export {
+  authRequestMachine,
+  AUTH_REQUEST_SNAPSHOT_VERSION,
+  type AuthPrompt,
+  type AuthRequestContext,
+  type AuthRequestEvent,
+  type AuthRequestFailure,
+  type AuthRequestInput,
+  type AuthRequestStep,
+  type BrowserSessionSummary,
+} from './machines/auth-request.machine.js';
+/** Grants: project grants (a project shared with another organization) and user grants. */
+export {
+  projectGrantKind,
+  PROJECT_GRANT_SCOPE,
+  MAX_GRANT_ROLE_KEYS,
+  projectGrantKey,
+  type ProjectGrant,
+  type GrantState,
+} from './organization/project-grant.js';
+export { userGrantsKind, USER_GRANT_ID_SCOPE, MAX_USER_GRANTS, type UserGrant, type UserGrants } from './organization/user-grants.js';
+export { userRolesForProjects, effectiveUserGrantRoles, userGrantRoleKeys, type RoleClaim, type RecordReader } from './organization/user-roles.js';
+export { addProjectGrant, type AddProjectGrant } from './organization/commands/add-project-grant.js';
+export { changeProjectGrant, type ChangeProjectGrant } from './organization/commands/change-project-grant.js';
+export { changeProjectGrantState, type ChangeProjectGrantState, type GrantStateAction } from './organization/commands/change-project-grant-state.js';
+export { removeProjectGrant, type RemoveProjectGrant } from './organization/commands/remove-project-grant.js';
+export { addUserGrant, type AddUserGrant } from './organization/commands/add-user-grant.js';
+export { changeUserGrant, type ChangeUserGrant } from './organization/commands/change-user-grant.js';
+export { changeUserGrantState, type ChangeUserGrantState } from './organization/commands/change-user-grant-state.js';
+export { removeUserGrant, type RemoveUserGrant } from './organization/commands/remove-user-grant.js';
 export { UNIQUE_SCOPES } from './unique-scopes.js';

@@ -7,6 +7,9 @@ import { USER_SCHEMA_TYPE_SCOPE } from './instance/user-schema.js';
 import { PROJECT_NAME_SCOPE } from './organization/project.js';
 import { APP_CLIENT_ID_SCOPE, APP_NAME_SCOPE } from './organization/application.js';
 import { TARGET_NAME_SCOPE } from './instance/target.js';
+import { PROJECT_GRANT_SCOPE } from './organization/project-grant.js';
+import { USER_GRANT_ID_SCOPE } from './organization/user-grants.js';
+import { SESSION_TOKEN_SCOPE } from './organization/session.js';
 
 export const UNIQUE_SCOPES: Readonly<Record<string, UniqueScopeError>> = {
   [INSTANCE_DOMAIN_SCOPE]: { code: 'instance.domain_taken', message: 'the domain is already used by an instance' },
@@ -20,4 +23,7 @@ export const UNIQUE_SCOPES: Readonly<Record<string, UniqueScopeError>> = {
   [APP_NAME_SCOPE]: { code: 'app.name_taken', message: 'an application with this name already exists in this project' },
   [APP_CLIENT_ID_SCOPE]: { code: 'app.client_id_taken', message: 'the client id is already used by another application' },
   [TARGET_NAME_SCOPE]: { code: 'target.name_taken', message: 'a target with this name already exists' },
+  [SESSION_TOKEN_SCOPE]: { code: 'session.token_duplicate', message: 'the session token already exists' },
+  [PROJECT_GRANT_SCOPE]: { code: 'project_grant.exists', message: 'the project is already granted to this organization' },
+  [USER_GRANT_ID_SCOPE]: { code: 'user_grant.exists', message: 'the user grant already exists' },
 };

@@ -29,12 +29,21 @@ export function tokenDigest(token: string): string {
   return createHash('sha256').update(token).digest('base64url');
 }
 
+/**
+ * Resolves OAuth access tokens this server issued (audience `platform`, docs/oidc/token.md) to
+ * callers; implemented by src/oidc and passed in by the composition root.
+ */
+export interface AccessTokenAuthenticator {
+  callerOf(instanceId: string, token: string): Promise<Caller | undefined>;
+}
+
 /** Returns the caller of a request or throws `unauthenticated`. */
 export async function authenticate(
   actors: ActorSystem,
   instanceId: string,
   authorization: string | undefined,
   now: number,
+  accessTokens?: AccessTokenAuthenticator,
 ): Promise<Caller> {
   const token = bearerToken(authorization);
   if (token === undefined) throw unauthenticated('auth.missing_token', 'authentication required: send Authorization: Bearer <token>');
@@ -42,6 +51,10 @@ export async function authenticate(
   const userId = await actors.findUnique(instanceId, PAT_SCOPE, digest);
   const user = userId === undefined ? undefined : await actors.readRecord(instanceId, userKind, userId);
   const pat = user?.state.type === 'machine' ? user.state.tokens.find((t) => t.digest === digest) : undefined;
+  if (userId === undefined && accessTokens !== undefined) {
+    const caller = await accessTokens.callerOf(instanceId, token);
+    if (caller !== undefined) return caller;
+  }
   if (user === undefined || pat === undefined || pat.expiresAt <= now) {
     throw unauthenticated('auth.invalid_token', 'the access token is invalid or expired');
   }

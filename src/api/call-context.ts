@@ -5,7 +5,7 @@
 import type { ActorSystem, Clock, Logger } from '../../actors/index.js';
 import type { Config } from '../config/schema.js';
 import type { ExecutionServices } from '../executions/runtime.js';
-import type { Caller } from './auth.js';
+import type { AccessTokenAuthenticator, Caller } from './auth.js';
 import type { CallMeta } from './rpc.js';
 import type { InstanceInfo, TenantDirectory } from './tenant.js';
 
@@ -21,6 +21,8 @@ export interface ApiServices {
   readonly logger: Logger;
   /** Request/response executions around handlers, the condition lists, plan invalidation. */
   readonly executions: ExecutionServices;
+  /** Accepts OAuth access tokens of this server (audience `platform`) besides PATs. */
+  readonly accessTokens?: AccessTokenAuthenticator;
 }
 
 export interface CallContext {

@@ -87,7 +87,7 @@ async function invokeOne(
   if (definition === undefined) throw unimplemented('rpc.unimplemented', 'this method is not implemented');
   const instance = await resolveInstance(services, meta.host);
   assertInstanceUsable(instance);
-  const caller = await authenticate(services.actors, instance.id, meta.headers.authorization, services.clock.now());
+  const caller = await authenticate(services.actors, instance.id, meta.headers.authorization, services.clock.now(), services.accessTokens);
   const scope = await resolveScope((request as { ctx?: RequestContext }).ctx, instance, services);
   let status = definition.created === true ? 201 : 200;
   const call = createCallContext({ instance, caller, scope, services, meta, setStatus: (s) => (status = s) });

@@ -1,6 +1,7 @@
 /**
  * `tessera keys rotate|list [--instance <id>] [--algorithm RS256|ES256|EdDSA]` (docs/oidc/keys.md):
- * works on the data directory itself — LMDB is multi-process — whether a node runs on it or not.
+ * works on the store itself — LMDB is multi-process; PostgreSQL when TESSERA_DATABASE_URL is set —
+ * whether a node runs on it or not.
  * It never generates a master key: new private keys must be sealed with the node's own key, so
  * rotate first checks that the key opens the instance's current active key.
  */
@@ -23,7 +24,7 @@ import {
 import type { Config } from '../config/schema.js';
 import { createSecretSealer } from '../crypto/secret-sealer.js';
 import { rotateInstanceWebKeys, webKeyPolicy } from '../oidc/shared/web-keys.js';
-import { openLmdbStore } from '../store/lmdb-store.js';
+import { openConfiguredStore } from './open-store.js';
 import { loadMasterKey } from './master-key.js';
 
 export const KEYS_USAGE = 'usage: tessera keys rotate|list [--instance <id>] [--algorithm RS256|ES256|EdDSA]';
@@ -51,7 +52,7 @@ export async function runKeysCommand(argv: readonly string[], config: Config, lo
     process.stderr.write(`tessera keys: ${problem}\n`);
     return 2;
   }
-  const store = openLmdbStore({ path: join(config.dataDir, 'lmdb'), logger });
+  const store = await openConfiguredStore(config, { logger });
   const sealer = createSecretSealer(loadMasterKey(config).key);
   const actors = new ActorSystem({ store, clock: systemClock, ids: createIdGenerator(() => Date.now()), sealer, logger, uniqueScopes: UNIQUE_SCOPES });
   try {
@@ -98,7 +99,7 @@ function parseAlgorithm(value: string): SigningAlgorithm {
 
 /** Why the data directory cannot be used, if it cannot. */
 function missingSetup(config: Config): string | undefined {
-  if (!existsSync(join(config.dataDir, 'lmdb'))) return `no store in ${config.dataDir}; run "tessera init" first`;
+  if (config.databaseUrl === undefined && !existsSync(join(config.dataDir, 'lmdb'))) return `no store in ${config.dataDir}; run "tessera init" first`;
   if (config.masterKey === undefined && !existsSync(join(config.dataDir, 'masterkey'))) {
     return 'no master key: set TESSERA_MASTERKEY to the key the node uses';
   }

@@ -1,15 +1,17 @@
 #!/usr/bin/env node
 /**
  * The `tessera` command: `start` (default) runs a node; `init` prepares the data directory,
- * master key, first instance and admin token, then exits. Configuration errors exit 2 with
+ * master key, first instance and admin token, then exits; `migrate` applies the PostgreSQL
+ * schema migrations alone. Configuration errors exit 2 with
  * every problem listed; SIGTERM/SIGINT stop gracefully.
  */
 import { ConfigError, loadConfig } from '../config/load.js';
 import { createLogger } from '../observability/logger.js';
 import { prepareNode, startNode } from './node.js';
 import { runKeysCommand } from './keys-command.js';
+import { runMigrateCommand } from './migrate-command.js';
 
-const USAGE = 'usage: tessera [start|init|keys rotate|keys list]   (configuration: TESSERA_* variables, see docs/configuration.md)';
+const USAGE = 'usage: tessera [start|init|migrate|keys rotate|keys list]   (configuration: TESSERA_* variables, see docs/configuration.md)';
 
 async function main(argv: readonly string[]): Promise<number> {
   const command = argv[0] ?? 'start';
@@ -17,7 +19,7 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  if (command !== 'start' && command !== 'init' && command !== 'keys') {
+  if (command !== 'start' && command !== 'init' && command !== 'keys' && command !== 'migrate') {
     process.stderr.write(`unknown command "${command}"\n${USAGE}\n`);
     return 2;
   }
@@ -33,6 +35,7 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const logger = createLogger(config.logLevel);
   if (command === 'keys') return runKeysCommand(argv.slice(1), config, logger);
+  if (command === 'migrate') return runMigrateCommand(config, logger);
   if (command === 'init') {
     const prepared = await prepareNode(config, logger);
     await prepared.close();

@@ -4,12 +4,11 @@
  * mailboxes → flush and close the store).
  */
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { ActorSystem, createIdGenerator, systemClock, UNIQUE_SCOPES, type Clock, type StoreAdapter } from '../../actors/index.js';
 import type { DescService } from '@bufbuild/protobuf';
 import type { Config } from '../config/schema.js';
 import { createSecretSealer } from '../crypto/secret-sealer.js';
-import { openLmdbStore } from '../store/lmdb-store.js';
+import { openConfiguredStore } from './open-store.js';
 import { startSweeper } from '../store/sweeper.js';
 import { createInvoker } from '../api/invoker.js';
 import { TenantDirectory } from '../api/tenant.js';
@@ -17,6 +16,8 @@ import { organizationRpcs } from '../api/resources/organizations/index.js';
 import { PlatformOrganizations } from '../gen/platform/resources/org/v3alpha/org_service_pb.js';
 import { projectRpcs } from '../api/resources/projects/index.js';
 import { PlatformProjects } from '../gen/platform/resources/project/v3alpha/project_service_pb.js';
+import { grantRpcs } from '../api/resources/grants/index.js';
+import { PlatformGrants } from '../gen/platform/resources/grant/v3alpha/grant_service_pb.js';
 import { appRpcs } from '../api/resources/apps/index.js';
 import { PlatformApps } from '../gen/platform/resources/app/v3alpha/app_service_pb.js';
 import { domainRpcs } from '../api/resources/domains/index.js';
@@ -33,6 +34,8 @@ import { userSchemaRpcs } from '../api/resources/user-schemas/index.js';
 import { PlatformUserSchemas } from '../gen/platform/resources/userschema/v3alpha/user_schema_service_pb.js';
 import { userSettingsRpcs } from '../api/settings/users/index.js';
 import { PlatformUserSettings } from '../gen/platform/settings/user/v3alpha/user_settings_service_pb.js';
+import { sessionRpcs } from '../api/resources/sessions/index.js';
+import { PlatformSessions } from '../gen/platform/resources/session/v3alpha/session_service_pb.js';
 import { createJsonRoutes } from '../api/transport/json-transcoder.js';
 import { createConnectFallback } from '../api/transport/connect-bridge.js';
 import { startGrpcServer } from '../api/transport/grpc-server.js';
@@ -47,6 +50,8 @@ import { createWebKeyRpcs } from '../api/resources/web-keys/index.js';
 import { PlatformWebKeys } from '../gen/platform/resources/webkey/v3alpha/webkey_service_pb.js';
 import { createSigner } from '../crypto/signer.js';
 import { oidcRoutes } from '../oidc/routes.js';
+import { createOAuthDeps } from '../oidc/shared/oauth-deps.js';
+import { createApiAccessTokens } from '../oidc/shared/api-bearer.js';
 import { startKeyMaintenance } from '../oidc/shared/web-key-maintenance.js';
 import { createWebKeyService, ensureWebKeys, webKeyPolicy } from '../oidc/shared/web-keys.js';
 import { actionRpcs } from '../api/resources/actions/index.js';
@@ -55,7 +60,7 @@ import { createExecutionCatalog } from '../executions/catalog.js';
 import { ExecutionRuntime } from '../executions/runtime.js';
 
 /** Every service this node serves on all transports. */
-export const SERVICES: readonly DescService[] = [PlatformOrganizations, PlatformProjects, PlatformApps, PlatformActions, PlatformWebKeys, PlatformDomains, PlatformMemberships, PlatformInstances, PlatformFeatures, PlatformUsers, PlatformUserSchemas, PlatformUserSettings];
+export const SERVICES: readonly DescService[] = [PlatformOrganizations, PlatformProjects, PlatformGrants, PlatformApps, PlatformActions, PlatformWebKeys, PlatformDomains, PlatformMemberships, PlatformInstances, PlatformFeatures, PlatformUsers, PlatformUserSchemas, PlatformUserSettings, PlatformSessions];
 
 /** Path prefixes that get CORS headers (APIs and protocol endpoints, not the login UI). */
 const CORS_PREFIXES = ['/resources/', '/settings/', '/admin/', '/oauth/', '/oidc/', '/.well-known/', '/platform.'];
@@ -81,7 +86,10 @@ export async function prepareNode(config: Config, logger: NodeLogger, clock: Clo
   if (masterKey.origin === 'generated') {
     logger.warn({ path: masterKey.path }, 'generated a master key next to the data; set TESSERA_MASTERKEY from a secret store in production');
   }
-  const store = openLmdbStore({ path: join(config.dataDir, 'lmdb'), logger, clock });
+  if (config.databaseUrl !== undefined && masterKey.origin !== 'environment') {
+    logger.warn({ path: masterKey.path }, 'PostgreSQL store with a master key file: every node sharing the database needs the same key; set TESSERA_MASTERKEY');
+  }
+  const store = await openConfiguredStore(config, { logger, clock });
   const actors = new ActorSystem({
     store,
     clock,
@@ -113,14 +121,15 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   const webKeys = createWebKeyService({ actors, policy: webKeyPolicy(config) });
   const signer = createSigner({ source: webKeys, sealer: actors.options.sealer, clock });
   webKeys.onChanged((instanceId) => signer.invalidate(instanceId));
+  const oauth = createOAuthDeps({ config, tenants, signer, actors, clock, logger });
   const executions = new ExecutionRuntime({ actors, store, clock, logger, catalog: createExecutionCatalog(SERVICES) });
-  const invoke = createInvoker([...organizationRpcs, ...projectRpcs, ...appRpcs, ...actionRpcs, ...createWebKeyRpcs(webKeys), ...domainRpcs, ...membershipRpcs, ...instanceRpcs, ...featureRpcs, ...userRpcs, ...userSchemaRpcs, ...userSettingsRpcs], { config, actors, tenants, clock, logger, executions });
+  const invoke = createInvoker([...organizationRpcs, ...projectRpcs, ...grantRpcs, ...appRpcs, ...actionRpcs, ...createWebKeyRpcs(webKeys), ...domainRpcs, ...membershipRpcs, ...instanceRpcs, ...featureRpcs, ...userRpcs, ...userSchemaRpcs, ...userSettingsRpcs, ...sessionRpcs], { config, actors, tenants, clock, logger, executions, accessTokens: createApiAccessTokens(oauth) });
 
   let ready = false;
   const metrics = createMetrics((err, request) => logger.error({ err, path: request?.path }, 'request failed'));
   metrics.gauge('tessera_actors_loaded', 'Tenant actors currently in memory.', () => actors.loadedCount);
   metrics.gauge('tessera_execution_event_lag', 'Events not yet delivered to event executions (all instances).', () => executions.eventLag());
-  const routes = [...systemRoutes({ metrics: metrics.registry, isReady: () => ready }), ...createJsonRoutes(SERVICES, invoke), ...oidcRoutes({ config, tenants, signer })];
+  const routes = [...systemRoutes({ metrics: metrics.registry, isReady: () => ready }), ...createJsonRoutes(SERVICES, invoke), ...oidcRoutes({ config, tenants, signer, oauth })];
   const router = createRouter(routes, { fallback: createConnectFallback(SERVICES, invoke), corsPathPrefixes: CORS_PREFIXES });
   const adapter = await selectHttpAdapter(config.http, (msg, err) => logger.warn({ err }, msg));
   const http = await adapter.listen(

@@ -1,9 +1,8 @@
-// A second (third) OS process for two-process.test.ts: opens the same LMDB directory through
-// the compiled adapter, waits for "go", then either appends to one shared stream with retry
-// on conflict, or races ttl.take over a list of keys. Reports its results over IPC.
-import { openLmdbStore } from '../../dist/src/store/lmdb-store.js';
-
-const [mode, dir, countText, name] = process.argv.slice(2);
+// A second (third) OS process for two-process.test.ts: opens the same store (an LMDB
+// directory, or a PostgreSQL schema) through the compiled adapter, waits for "go", then either
+// appends to one shared stream with retry on conflict, or races ttl.take over a list of keys.
+// Reports its results over IPC. The store argument is JSON: { kind, path } or { kind, url, schema }.
+const [mode, storeText, countText, name] = process.argv.slice(2);
 const count = Number(countText);
 const INSTANCE = 'inst-race';
 
@@ -45,7 +44,16 @@ async function takeLoop(store) {
   return { won };
 }
 
-const store = openLmdbStore({ path: dir });
+async function openStore(spec) {
+  if (spec.kind === 'postgres') {
+    const { openPostgresStore } = await import('../../dist/src/store/postgres-store.js');
+    return openPostgresStore({ url: spec.url, schema: spec.schema, maxConnections: 2 });
+  }
+  const { openLmdbStore } = await import('../../dist/src/store/lmdb-store.js');
+  return openLmdbStore({ path: spec.path });
+}
+
+const store = await openStore(JSON.parse(storeText));
 process.send({ ready: true });
 await new Promise((resolve) => process.once('message', resolve));
 const result = mode === 'append' ? await appendLoop(store) : await takeLoop(store);

@@ -1,4 +1,4 @@
-/** Removes a role from a project. (User grants of the role are cleaned up by the grants work.) */
+/** Removes a role from a project. Grants keep the key but list only existing roles when read (docs/api/grants.md). */
 import { notFound } from '../../kernel/errors.js';
 import { ref, type CommandHandler } from '../../kernel/command.js';
 import { detailsAfter, orgOwner, type ResourceDetails } from '../../kernel/owner.js';

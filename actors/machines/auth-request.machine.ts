@@ -1,0 +1,155 @@
+/**
+ * The authorization request as a state machine (OIDC Core §3.1.2.1 prompt / max_age /
+ * login_hint / id_token_hint): which login step the browser is at, and when a code may be
+ * issued. Pure: the edge passes the browser's sessions and the time in; actions only name
+ * intents (`issueCode`, `rejectRequest`) that the edge performs after persisting the snapshot.
+ */
+import { and, assertEvent, assign, setup } from 'xstate';
+
+export type AuthPrompt = 'none' | 'login' | 'select_account' | 'create';
+
+/** A session of the user agent the request may reuse. */
+export interface BrowserSessionSummary {
+  readonly sessionId: string;
+  readonly userId: string;
+  /** Epoch ms of the last active authentication. */
+  readonly authTime: number;
+  readonly amr: readonly string[];
+}
+
+export interface AuthRequestInput {
+  readonly prompt: readonly AuthPrompt[];
+  /** Seconds (OIDC Core §3.1.2.1). */
+  readonly maxAge?: number;
+  readonly loginHint?: string;
+  /** `sub` of a verified id_token_hint. */
+  readonly hintUserId?: string;
+  readonly sessions: readonly BrowserSessionSummary[];
+  /** Epoch ms when the request was created (sessions older than max_age are not reusable). */
+  readonly now: number;
+}
+
+export type AuthRequestFailure = 'login_required' | 'interaction_required' | 'account_selection_required';
+
+export interface AuthRequestContext {
+  readonly prompt: readonly AuthPrompt[];
+  readonly loginHint: string | undefined;
+  /** Reusable sessions: fresh enough for max_age and, with an id_token_hint, of that user. */
+  readonly sessions: readonly BrowserSessionSummary[];
+  readonly userId: string | undefined;
+  readonly loginName: string | undefined;
+  readonly session: BrowserSessionSummary | undefined;
+  readonly failure: AuthRequestFailure | undefined;
+}
+
+export type AuthRequestEvent =
+  | { readonly type: 'loginName.submitted'; readonly userId: string; readonly loginName: string }
+  | { readonly type: 'password.verified'; readonly session: BrowserSessionSummary }
+  | { readonly type: 'account.selected'; readonly sessionId: string }
+  | { readonly type: 'account.other' };
+
+/** Version of the persisted snapshot shape; bump when context or states change incompatibly. */
+export const AUTH_REQUEST_SNAPSHOT_VERSION = 1;
+
+function reusableSessions(input: AuthRequestInput): BrowserSessionSummary[] {
+  const maxAgeMs = input.maxAge === undefined ? undefined : input.maxAge * 1000;
+  return input.sessions.filter(
+    (s) => (maxAgeMs === undefined || input.now - s.authTime <= maxAgeMs) && (input.hintUserId === undefined || s.userId === input.hintUserId),
+  );
+}
+
+const has = (context: AuthRequestContext, prompt: AuthPrompt): boolean => context.prompt.includes(prompt);
+
+export const authRequestMachine = setup({
+  types: {
+    input: {} as AuthRequestInput,
+    context: {} as AuthRequestContext,
+    events: {} as AuthRequestEvent,
+  },
+  actions: {
+    // Intents: the edge issues the code / sends the error after the snapshot is persisted.
+    issueCode: () => undefined,
+    rejectRequest: () => undefined,
+    pickOnlySession: assign({ session: ({ context }) => context.sessions[0] }),
+    fail: assign({ failure: (_, params: { failure: AuthRequestFailure }) => params.failure }),
+  },
+  guards: {
+    isPromptNone: ({ context }) => has(context, 'none'),
+    isPromptLogin: ({ context }) => has(context, 'login'),
+    isPromptCreate: ({ context }) => has(context, 'create'),
+    isPromptSelectAccount: ({ context }) => has(context, 'select_account'),
+    hasOneSession: ({ context }) => context.sessions.length === 1,
+    hasSessions: ({ context }) => context.sessions.length > 0,
+    isKnownSession: ({ context, event }) => {
+      assertEvent(event, 'account.selected');
+      return context.sessions.some((s) => s.sessionId === event.sessionId);
+    },
+  },
+}).createMachine({
+  id: 'authRequest',
+  context: ({ input }) => ({
+    prompt: input.prompt,
+    loginHint: input.loginHint,
+    sessions: reusableSessions(input),
+    userId: undefined,
+    loginName: undefined,
+    session: undefined,
+    failure: undefined,
+  }),
+  initial: 'created',
+  states: {
+    created: {
+      always: [
+        { guard: 'isPromptCreate', target: 'registering' },
+        { guard: 'isPromptLogin', target: 'awaitingLoginName' },
+        { guard: 'isPromptSelectAccount', target: 'selectingAccount' },
+        { guard: 'hasOneSession', target: 'succeeded', actions: ['pickOnlySession', 'issueCode'] },
+        {
+          guard: and(['isPromptNone', 'hasSessions']),
+          target: 'failed',
+          actions: [{ type: 'fail', params: { failure: 'account_selection_required' } }, 'rejectRequest'],
+        },
+        { guard: 'isPromptNone', target: 'failed', actions: [{ type: 'fail', params: { failure: 'login_required' } }, 'rejectRequest'] },
+        { guard: 'hasSessions', target: 'selectingAccount' },
+        { target: 'awaitingLoginName' },
+      ],
+    },
+    awaitingLoginName: {
+      on: {
+        'loginName.submitted': {
+          target: 'awaitingPassword',
+          actions: assign({ userId: ({ event }) => event.userId, loginName: ({ event }) => event.loginName }),
+        },
+      },
+    },
+    awaitingPassword: {
+      on: {
+        'password.verified': { target: 'succeeded', actions: [assign({ session: ({ event }) => event.session }), 'issueCode'] },
+      },
+    },
+    selectingAccount: {
+      always: [
+        // prompt=none cannot show a picker (OIDC Core §3.1.2.6).
+        { guard: 'isPromptNone', target: 'failed', actions: [{ type: 'fail', params: { failure: 'account_selection_required' } }, 'rejectRequest'] },
+      ],
+      on: {
+        'account.selected': {
+          guard: 'isKnownSession',
+          target: 'succeeded',
+          actions: [assign({ session: ({ context, event }) => context.sessions.find((s) => s.sessionId === event.sessionId) }), 'issueCode'],
+        },
+        'account.other': { target: 'awaitingLoginName' },
+      },
+    },
+    // Registration is not built yet (issue 4: prompt=create); the UI shows that it is unavailable.
+    registering: {
+      always: [{ guard: 'isPromptNone', target: 'failed', actions: [{ type: 'fail', params: { failure: 'interaction_required' } }, 'rejectRequest'] }],
+      on: { 'account.other': { target: 'awaitingLoginName' } },
+    },
+    succeeded: { type: 'final' },
+    failed: { type: 'final' },
+  },
+});
+
+/** The state names the login UI renders. */
+export type AuthRequestStep = 'created' | 'awaitingLoginName' | 'awaitingPassword' | 'selectingAccount' | 'registering' | 'succeeded' | 'failed';

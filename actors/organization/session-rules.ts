@@ -1,0 +1,104 @@
+/**
+ * Rules shared by the session commands: the checks a session records and how they are proven.
+ * Passwords are verified at the edge (argon2 is slow and async); the command receives the hash
+ * the password was verified against and refuses if it was replaced meanwhile. PATs are
+ * verified here, by digest, against the machine user's live tokens.
+ */
+import type { AggregateRecord } from '../kernel/aggregate.js';
+import { ref, type AggregateRef, type CommandContext, type LoadedSet, type Outcome } from '../kernel/command.js';
+import { failedPrecondition, notFound } from '../kernel/errors.js';
+import { detailsAfter, orgOwner, type ResourceDetails } from '../kernel/owner.js';
+import type { NewEvent } from '../kernel/ports.js';
+import { orgKind } from './org.js';
+import { isSessionLive, sessionKind, type Session, type SessionEventType } from './session.js';
+import { userKind, type User } from './user.js';
+
+/** Factors proven at the edge or to be proven here. */
+export interface SessionChecks {
+  /** The password was verified against this stored hash (the user's current one, or the check fails). */
+  readonly passwordHash?: string;
+  /** SHA-256 digest (base64url) of a personal access token presented for a machine user. */
+  readonly patDigest?: string;
+}
+
+/** What a session command knows about the session it targets. */
+export interface SessionCommand {
+  readonly sessionId: string;
+  /** The organization of the session's user (the actor's). */
+  readonly orgId: string;
+}
+
+export function loadSession(c: SessionCommand & { readonly userId?: string }): AggregateRef[] {
+  const refs = [ref(sessionKind, c.sessionId), ref(orgKind, c.orgId)];
+  if (c.userId !== undefined) refs.push(ref(userKind, c.userId));
+  return refs;
+}
+
+/** The live session of the organization, or 404 `session.not_found` (absent, expired, terminated, other org). */
+export function requireSession(loaded: LoadedSet, c: SessionCommand, now: number): AggregateRecord<Session> {
+  const record = loaded.get(sessionKind, c.sessionId).record;
+  if (!isSessionLive(record, now) || record.state.orgId !== c.orgId || loaded.get(orgKind, c.orgId).record === undefined) {
+    throw notFound('session.not_found', 'session not found');
+  }
+  return record;
+}
+
+/** The session's user: it must exist in the organization and be active. */
+export function requireActiveUser(loaded: LoadedSet, orgId: string, userId: string): AggregateRecord<User> {
+  const user = loaded.get(userKind, userId).record;
+  if (user === undefined || user.state.orgId !== orgId || loaded.get(orgKind, orgId).record === undefined) {
+    throw notFound('user.not_found', 'user not found');
+  }
+  if (user.state.state === 'locked') throw failedPrecondition('user.locked', 'the user is locked');
+  if (user.state.state === 'inactive') throw failedPrecondition('user.inactive', 'the user is inactive');
+  return user;
+}
+
+/** Builds events of one session's stream. */
+export function createSessionEvents(sessionId: string, orgId: string, ctx: CommandContext): (type: SessionEventType, payload?: unknown) => NewEvent {
+  const owner = orgOwner(orgId);
+  return (type, payload = {}) => ({ aggregateType: sessionKind.type, aggregateId: sessionId, type, owner, creator: ctx.creator, payload });
+}
+
+/**
+ * The events of the checks: `session.password.checked` for a human whose password was verified
+ * against the current hash, `session.pat.checked` for a machine user's live token. Throws
+ * `user.not_human` / `user.not_machine` for the wrong kind of user, `session.password_invalid`
+ * / `session.token_invalid` when the factor does not hold.
+ */
+export function checkEvents(
+  user: AggregateRecord<User>,
+  checks: SessionChecks,
+  emit: (type: SessionEventType, payload?: unknown) => NewEvent,
+  now: number,
+): NewEvent[] {
+  const events: NewEvent[] = [];
+  if (checks.passwordHash !== undefined) {
+    if (user.state.type !== 'human') throw failedPrecondition('user.not_human', 'a password check is only available for human users');
+    if (user.state.passwordHash === '' || user.state.passwordHash !== checks.passwordHash) {
+      throw failedPrecondition('session.password_invalid', 'the password is invalid');
+    }
+    events.push(emit('session.password.checked'));
+  }
+  if (checks.patDigest !== undefined) {
+    if (user.state.type !== 'machine') throw failedPrecondition('user.not_machine', 'a token check is only available for machine users');
+    const token = user.state.tokens.find((t) => t.digest === checks.patDigest && t.expiresAt > now);
+    if (token === undefined) throw failedPrecondition('session.token_invalid', 'the personal access token is invalid or expired');
+    events.push(emit('session.pat.checked', { tokenId: token.id }));
+  }
+  return events;
+}
+
+/** Only the changed entries of a metadata patch (empty value: remove). */
+export function metadataChanges(current: Session['metadata'], patch: Readonly<Record<string, string>> | undefined): Record<string, string> {
+  const changes: Record<string, string> = {};
+  for (const [key, value] of Object.entries(patch ?? {})) {
+    const existing = current.find((m) => m.key === key)?.value;
+    if (value === '' ? existing !== undefined : existing !== value) changes[key] = value;
+  }
+  return changes;
+}
+
+export function sessionReply(sessionId: string, orgId: string, record: AggregateRecord<Session> | undefined): (outcome: Outcome) => ResourceDetails {
+  return (outcome) => detailsAfter(outcome, { id: sessionId, record, owner: orgOwner(orgId) });
+}

@@ -1,0 +1,116 @@
+/**
+ * Sessions: a user's authentication state, built up by checks (user, password, personal
+ * access token) — the amr source of the login UI and OIDC. A session belongs to its user's
+ * organization (permissions, tombstones) and runs on that org's actor. Its random token is
+ * handed out once; only the SHA-256 digest is stored and claimed under `session.token`, so a
+ * cookie or bearer finds the session in one lookup. A session past `expiresAt` is gone at
+ * read time; terminating removes it (and releases the token digest).
+ */
+import type { AggregateKind, AggregateRecord } from '../kernel/aggregate.js';
+import type { StoredEvent } from '../kernel/ports.js';
+
+export const SESSION_TOKEN_SCOPE = 'session.token';
+
+/** Default and maximum lifetime of a session (epoch-millisecond durations). */
+export const DEFAULT_SESSION_LIFETIME_MS = 24 * 3_600_000;
+export const MAX_SESSION_LIFETIME_MS = 366 * 24 * 3_600_000;
+
+/** Metadata entries a session may hold. */
+export const MAX_SESSION_METADATA = 50;
+
+export interface SessionUserAgent {
+  readonly userAgent: string;
+  readonly ip: string;
+}
+
+export interface Session {
+  readonly orgId: string;
+  readonly userId: string;
+  /** SHA-256 (base64url) of the session token. Never returned by the API. */
+  readonly tokenDigest: string;
+  /** Epoch milliseconds; the session is gone after this instant. */
+  readonly expiresAt: number;
+  readonly userAgent: SessionUserAgent;
+  /** Epoch milliseconds of the last successful check of each factor (0: never checked). */
+  readonly userCheckedAt: number;
+  readonly passwordCheckedAt: number;
+  readonly patCheckedAt: number;
+  /** Sorted by key. */
+  readonly metadata: readonly { readonly key: string; readonly value: string }[];
+}
+
+export type SessionEvent =
+  | { type: 'session.added'; payload: { userAgent: SessionUserAgent } }
+  | { type: 'session.user.checked'; payload: { userId: string } }
+  | { type: 'session.password.checked'; payload: Record<string, never> }
+  | { type: 'session.pat.checked'; payload: { tokenId: string } }
+  | { type: 'session.token.set'; payload: { digest: string } }
+  | { type: 'session.lifetime.set'; payload: { expiresAt: number } }
+  | { type: 'session.metadata.set'; payload: { metadata: Record<string, string> } }
+  | { type: 'session.terminated'; payload: Record<string, never> };
+
+export type SessionEventType = SessionEvent['type'];
+
+export const sessionKind: AggregateKind<Session> = {
+  type: 'session',
+  table: 'sessions',
+  evolve(state, event: StoredEvent) {
+    const e = event as unknown as SessionEvent;
+    if (e.type === 'session.added') {
+      return {
+        orgId: event.owner.id,
+        userId: '',
+        tokenDigest: '',
+        expiresAt: 0,
+        userAgent: e.payload.userAgent,
+        userCheckedAt: 0,
+        passwordCheckedAt: 0,
+        patCheckedAt: 0,
+        metadata: [],
+      };
+    }
+    if (state === undefined || e.type === 'session.terminated') return undefined;
+    switch (e.type) {
+      case 'session.user.checked':
+        return { ...state, userId: e.payload.userId, userCheckedAt: event.createdAt };
+      case 'session.password.checked':
+        return { ...state, passwordCheckedAt: event.createdAt };
+      case 'session.pat.checked':
+        return { ...state, patCheckedAt: event.createdAt };
+      case 'session.token.set':
+        return { ...state, tokenDigest: e.payload.digest };
+      case 'session.lifetime.set':
+        return { ...state, expiresAt: e.payload.expiresAt };
+      case 'session.metadata.set':
+        return { ...state, metadata: mergeMetadata(state.metadata, e.payload.metadata) };
+      default:
+        return state;
+    }
+  },
+};
+
+/** Sets (non-empty value) or removes (empty value) entries; the result is sorted by key. */
+export function mergeMetadata(
+  current: Session['metadata'],
+  changes: Readonly<Record<string, string>>,
+): { readonly key: string; readonly value: string }[] {
+  const map = new Map(current.map((m) => [m.key, m.value]));
+  for (const [key, value] of Object.entries(changes)) {
+    if (value === '') map.delete(key);
+    else map.set(key, value);
+  }
+  return [...map.entries()].map(([key, value]) => ({ key, value })).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+/** True while the session exists and has not expired. */
+export function isSessionLive(record: AggregateRecord<Session> | undefined, now: number): record is AggregateRecord<Session> {
+  return record !== undefined && record.state.expiresAt > now;
+}
+
+/** The authentication methods the session's checks prove (OIDC `amr`). */
+export function sessionAmr(session: Session): string[] {
+  const amr: string[] = [];
+  if (session.passwordCheckedAt > 0) amr.push('pwd');
+  if (session.patCheckedAt > 0) amr.push('pat');
+  return amr;
+}

@@ -1,0 +1,107 @@
+/** SearchUserGrants: POST /resources/v3alpha/user_grants/_search; filters are ANDed. */
+import {
+  type AggregateKind,
+  type AggregateRecord,
+  type FieldViolation,
+  projectGrantKind,
+  projectKind,
+  userGrantsKind,
+  userKind,
+  validationFailed,
+} from '../../../../actors/index.js';
+import { State } from '../../../gen/platform/resources/object/v3alpha/object_pb.js';
+import { PlatformGrants, UserGrantFieldName, type UserGrantSearchFilter } from '../../../gen/platform/resources/grant/v3alpha/grant_service_pb.js';
+import type { CallContext } from '../../call-context.js';
+import { defineRpc } from '../../invoker.js';
+import { createOrgReadFilter, readOwned } from '../../shared/owned.js';
+import { compareIds, compareNumbers, paginate, parseListQuery } from '../../shared/search.js';
+import { displayedKeys, toGetUserGrant, toGrantState, type UserGrantView } from './shared.js';
+
+type Row = UserGrantView & { readonly id: string };
+
+const byCreation = (a: Row, b: Row) => compareNumbers(a.grant.createdAt, b.grant.createdAt);
+
+const comparators: Record<UserGrantFieldName, (a: Row, b: Row) => number> = {
+  [UserGrantFieldName.UNSPECIFIED]: byCreation,
+  [UserGrantFieldName.CREATION_DATE]: byCreation,
+  [UserGrantFieldName.ID]: (a, b) => compareIds(a.id, b.id),
+  [UserGrantFieldName.CHANGE_DATE]: (a, b) => compareNumbers(a.grant.changedAt, b.grant.changedAt),
+  [UserGrantFieldName.USER_ID]: (a, b) => compareIds(a.row.state.userId, b.row.state.userId),
+  [UserGrantFieldName.PROJECT_ID]: (a, b) => compareIds(a.grant.projectId, b.grant.projectId),
+};
+
+export const searchUserGrantsRpc = defineRpc({
+  method: PlatformGrants.method.searchUserGrants,
+  permission: 'authenticated', // results limited to organizations with user.grant.read
+  async handle(request, call) {
+    const query = parseListQuery(request.query);
+    const compare = comparators[request.sortingColumn] ?? byCreation;
+    validateFilters(request.filters);
+    const mayRead = await createOrgReadFilter(call, 'user.grant.read');
+    const onlyOrg = call.scope.type === 'org' ? call.scope.orgId : undefined;
+    const projectOf = cached(call, projectKind, true);
+    const projectGrantOf = cached(call, projectGrantKind, false);
+    const rows: Row[] = [];
+    for await (const row of call.services.actors.scanRecords(call.instance.id, userGrantsKind)) {
+      const orgId = row.state.orgId;
+      if (row.state.grants.length === 0 || (onlyOrg !== undefined && orgId !== onlyOrg) || !(await mayRead(orgId))) continue;
+      const user = await call.services.actors.readRecord(call.instance.id, userKind, row.id);
+      if (user === undefined || user.state.orgId !== orgId) continue;
+      for (const grant of row.state.grants) {
+        const project = await projectOf(grant.projectId);
+        if (project === undefined) continue;
+        const projectGrant = grant.projectGrantId === '' ? undefined : await projectGrantOf(grant.projectGrantId);
+        const view: Row = { id: grant.id, row, grant, orgId, project, roleKeys: displayedKeys(grant, project, projectGrant) };
+        if (request.filters.every((f) => matchesFilter(view, f))) rows.push(view);
+      }
+    }
+    const page = paginate(rows, compare, query, await call.services.actors.projectionState(call.instance.id));
+    return { details: page.details, sortingColumn: request.sortingColumn, result: page.items.map(toGetUserGrant) };
+  },
+});
+
+/** Reads each row once per request (`owned`: rows of removed organizations count as absent). */
+function cached<S>(call: CallContext, kind: AggregateKind<S>, owned: boolean): (id: string) => Promise<AggregateRecord<S> | undefined> {
+  const cache = new Map<string, AggregateRecord<S> | undefined>();
+  return async (id) => {
+    if (!cache.has(id)) cache.set(id, owned ? await readOwned(call, kind, id) : await call.services.actors.readRecord(call.instance.id, kind, id));
+    return cache.get(id);
+  };
+}
+
+function matchesFilter(row: Row, filter: UserGrantSearchFilter): boolean {
+  const f = filter.filter;
+  switch (f.case) {
+    case 'userId':
+      return row.row.state.userId === f.value.id;
+    case 'projectId':
+      return row.grant.projectId === f.value.id;
+    case 'roleKey':
+      return row.roleKeys.includes(f.value.key);
+    case 'orgId':
+      return row.orgId === f.value.id;
+    case 'state':
+      return toGrantState(row.grant.state) === f.value.state;
+    case 'inIds':
+      return f.value.ids.includes(row.id);
+    case 'projectGrantId':
+      return row.grant.projectGrantId === f.value.id;
+    default:
+      return true;
+  }
+}
+
+function validateFilters(filters: readonly UserGrantSearchFilter[]): void {
+  const violations: FieldViolation[] = [];
+  filters.forEach((filter, i) => {
+    const f = filter.filter;
+    const at = `filters[${i}]`;
+    if (f.case === undefined) violations.push({ field: at, description: 'exactly one filter must be set' });
+    const isId = f.case === 'userId' || f.case === 'projectId' || f.case === 'orgId' || f.case === 'projectGrantId';
+    if (isId && (f.value.id === '' || f.value.id.length > 200)) violations.push({ field: `${at}.${f.case}.id`, description: 'must be 1..200 characters' });
+    if (f.case === 'roleKey' && (f.value.key === '' || f.value.key.length > 200)) violations.push({ field: `${at}.roleKey.key`, description: 'must be 1..200 characters' });
+    if (f.case === 'inIds' && f.value.ids.length > 1000) violations.push({ field: `${at}.inIds.ids`, description: 'at most 1000 ids' });
+    if (f.case === 'state' && f.value.state === State.EFFECTIVE_STATE_UNSPECIFIED) violations.push({ field: `${at}.state.state`, description: 'must be a defined state' });
+  });
+  if (violations.length > 0) throw validationFailed(violations);
+}

@@ -1,0 +1,100 @@
+/**
+ * Server-rendered login pages, usable without JavaScript: every form posts to the login
+ * endpoint with the auth request id and its CSRF token. Text comes from the i18n catalogs and
+ * every dynamic value is escaped. A login page may be redirected to the client after a POST,
+ * so its CSP form-action allows the redirect URI's origin besides 'self' (CSP3 §6.3.1.1).
+ */
+import { html } from '../http/reply.js';
+import type { HttpReply } from '../http/types.js';
+import { escapeHtml, formActionSource } from '../oidc/shared/authorization-response.js';
+import { LOGIN_PATH } from '../oidc/shared/auth-request-flow.js';
+import type { MessageKey, Translator } from './i18n/index.js';
+
+export interface FormContext {
+  readonly authRequestId: string;
+  readonly csrf: string;
+  readonly redirectUri: string;
+  readonly tr: Translator;
+}
+
+export interface AccountChoice {
+  readonly sessionId: string;
+  readonly loginName: string;
+}
+
+const STYLE =
+  'body{font-family:system-ui,sans-serif;max-width:26rem;margin:3rem auto;padding:0 1rem}' +
+  'label,input,button{display:block;width:100%;margin:.4rem 0}input,button{padding:.5rem;box-sizing:border-box}' +
+  '.error{color:#b00020}';
+
+function layout(tr: Translator, title: string, body: string): string {
+  return (
+    `<!doctype html><html lang="${escapeHtml(tr.lang)}"><head><meta charset="utf-8">` +
+    `<meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title>` +
+    `<style>${STYLE}</style></head><body><main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`
+  );
+}
+
+function loginCsp(redirectUri: string): string {
+  return (
+    `default-src 'self'; frame-ancestors 'none'; form-action 'self' ${formActionSource(redirectUri)}; ` +
+    `base-uri 'none'; object-src 'none'; style-src 'self' 'unsafe-inline'`
+  );
+}
+
+function page(ctx: FormContext, title: string, body: string, status = 200): HttpReply {
+  return html(status, layout(ctx.tr, title, body), { 'content-security-policy': loginCsp(ctx.redirectUri), 'cache-control': 'no-store' });
+}
+
+function form(ctx: FormContext, action: string, fields: string, submit: string): string {
+  return (
+    `<form method="post" action="${LOGIN_PATH}">` +
+    `<input type="hidden" name="authRequest" value="${escapeHtml(ctx.authRequestId)}">` +
+    `<input type="hidden" name="csrf" value="${escapeHtml(ctx.csrf)}">` +
+    `<input type="hidden" name="action" value="${action}">${fields}` +
+    `<button type="submit" name="submit" value="${action}">${escapeHtml(submit)}</button></form>`
+  );
+}
+
+function errorLine(ctx: FormContext, error: MessageKey | undefined): string {
+  return error === undefined ? '' : `<p class="error" role="alert">${escapeHtml(ctx.tr.t(error))}</p>`;
+}
+
+export function renderLoginNamePage(ctx: FormContext, options: { loginHint?: string; error?: MessageKey } = {}): HttpReply {
+  const value = options.loginHint === undefined ? '' : ` value="${escapeHtml(options.loginHint)}"`;
+  const fields =
+    `<label for="loginName">${escapeHtml(ctx.tr.t('loginNameLabel'))}</label>` +
+    `<input id="loginName" name="loginName" autocomplete="username" required autofocus${value}>`;
+  const body = `<p>${escapeHtml(ctx.tr.t('loginNameIntro'))}</p>${errorLine(ctx, options.error)}${form(ctx, 'loginname', fields, ctx.tr.t('next'))}`;
+  return page(ctx, ctx.tr.t('title'), body, options.error === undefined ? 200 : 400);
+}
+
+export function renderPasswordPage(ctx: FormContext, options: { loginName: string; error?: MessageKey }): HttpReply {
+  const fields =
+    `<input type="hidden" name="username" autocomplete="username" value="${escapeHtml(options.loginName)}">` +
+    `<label for="password">${escapeHtml(ctx.tr.t('passwordLabel'))}</label>` +
+    `<input id="password" name="password" type="password" autocomplete="current-password" required autofocus>`;
+  const body =
+    `<p>${escapeHtml(options.loginName)}</p><p>${escapeHtml(ctx.tr.t('passwordIntro'))}</p>` +
+    `${errorLine(ctx, options.error)}${form(ctx, 'password', fields, ctx.tr.t('signIn'))}`;
+  return page(ctx, ctx.tr.t('title'), body, options.error === undefined ? 200 : 400);
+}
+
+export function renderSelectAccountPage(ctx: FormContext, accounts: readonly AccountChoice[]): HttpReply {
+  const choices = accounts
+    .map((a) => form(ctx, 'select', `<input type="hidden" name="sessionId" value="${escapeHtml(a.sessionId)}">`, a.loginName))
+    .join('');
+  const body = `<p>${escapeHtml(ctx.tr.t('selectAccountIntro'))}</p>${choices}${form(ctx, 'other', '', ctx.tr.t('otherAccount'))}`;
+  return page(ctx, ctx.tr.t('selectAccountTitle'), body);
+}
+
+export function renderRegisterUnavailablePage(ctx: FormContext): HttpReply {
+  const body = `<p>${escapeHtml(ctx.tr.t('registerUnavailable'))}</p>${form(ctx, 'other', '', ctx.tr.t('signIn'))}`;
+  return page(ctx, ctx.tr.t('registerTitle'), body);
+}
+
+/** An error page on the server (unknown auth request, client or redirect URI in doubt). */
+export function renderErrorPage(tr: Translator, message: MessageKey, status = 400): HttpReply {
+  const body = `<p class="error" role="alert">${escapeHtml(tr.t(message))}</p>`;
+  return html(status, layout(tr, tr.t('errorTitle'), body), { 'cache-control': 'no-store' });
+}

@@ -1,0 +1,29 @@
+/** Renders the page of the auth request's current machine state (GET of the login page). */
+import type { HttpReply } from '../http/types.js';
+import type { MessageKey } from './i18n/index.js';
+import { readBrowserSessions } from './browser-sessions.js';
+import type { LoginContext } from './login-context.js';
+import { renderErrorPage, renderLoginNamePage, renderPasswordPage, renderRegisterUnavailablePage, renderSelectAccountPage } from './pages.js';
+
+export async function renderStep(ctx: LoginContext, error?: MessageKey): Promise<HttpReply> {
+  const { machine, request } = ctx.stored;
+  const withError = error === undefined ? {} : { error };
+  switch (machine.value) {
+    case 'awaitingLoginName': {
+      const hint = request.loginHint;
+      return renderLoginNamePage(ctx.form, { ...(hint === undefined ? {} : { loginHint: hint }), ...withError });
+    }
+    case 'awaitingPassword':
+      return renderPasswordPage(ctx.form, { loginName: machine.context.loginName ?? '', ...withError });
+    case 'selectingAccount': {
+      const reusable = new Set(machine.context.sessions.map((s) => s.sessionId));
+      const held = await readBrowserSessions(ctx.deps.ttl, ctx.instanceId, ctx.req.headers.cookie);
+      const accounts = held.filter((h) => reusable.has(h.session.sessionId)).map((h) => ({ sessionId: h.session.sessionId, loginName: h.session.loginName }));
+      return renderSelectAccountPage(ctx.form, accounts);
+    }
+    case 'registering':
+      return renderRegisterUnavailablePage(ctx.form);
+    default:
+      return renderErrorPage(ctx.form.tr, 'authRequestUnknown', 404);
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * The login UI endpoint: GET renders the current step of an auth request, POST submits one
+ * (login name, password, account choice). Every POST carries the request's CSRF token; an
+ * unknown or expired auth request gets an error page.
+ */
+import type { Route } from '../http/router.js';
+import type { HttpReply, HttpRequest } from '../http/types.js';
+import type { AuthFlowDeps } from '../oidc/shared/auth-flow-deps.js';
+import { LOGIN_PATH } from '../oidc/shared/auth-request-flow.js';
+import { loadAuthRequest } from '../oidc/shared/auth-requests.js';
+import { requireInstance } from '../oidc/shared/endpoint.js';
+import { parseForm, parseUrlEncoded, type FormParams } from '../oidc/shared/form.js';
+import { OAuthError } from '../../actors/index.js';
+import { chooseLanguage, createTranslator } from './i18n/index.js';
+import { createLoginContext, isCsrfValid, type LoginContext } from './login-context.js';
+import { renderErrorPage } from './pages.js';
+import { renderStep } from './render-step.js';
+import { selectAccount, submitLoginName, submitPassword, useOtherAccount } from './steps.js';
+
+export function loginRoutes(deps: AuthFlowDeps): Route[] {
+  return [
+    { method: 'GET', pattern: LOGIN_PATH, handler: (req) => showLogin(req, deps) },
+    { method: 'POST', pattern: LOGIN_PATH, handler: (req) => submitLogin(req, deps) },
+  ];
+}
+
+function unknownRequest(req: HttpRequest): HttpReply {
+  const tr = createTranslator(chooseLanguage([], req.headers['accept-language']));
+  return renderErrorPage(tr, 'authRequestUnknown', 404);
+}
+
+async function loadContext(req: HttpRequest, deps: AuthFlowDeps, id: string | undefined): Promise<LoginContext | undefined> {
+  const instance = await requireInstance(deps.tenants, req);
+  const stored = id === undefined ? undefined : await loadAuthRequest(deps.ttl, instance.id, id);
+  return stored === undefined ? undefined : createLoginContext(deps, instance.id, req, stored);
+}
+
+async function showLogin(req: HttpRequest, deps: AuthFlowDeps): Promise<HttpReply> {
+  const ctx = await loadContext(req, deps, parseUrlEncodedSafe(req.query)?.get('authRequest'));
+  return ctx === undefined ? unknownRequest(req) : renderStep(ctx);
+}
+
+async function submitLogin(req: HttpRequest, deps: AuthFlowDeps): Promise<HttpReply> {
+  const form = parseFormSafe(req);
+  const ctx = form === undefined ? undefined : await loadContext(req, deps, form.get('authRequest'));
+  if (form === undefined || ctx === undefined) return unknownRequest(req);
+  if (!isCsrfValid(ctx.stored, form.get('csrf'))) return { ...(await renderStep(ctx, 'csrfInvalid')), status: 403 };
+  switch (form.get('action')) {
+    case 'loginname':
+      return submitLoginName(ctx, form);
+    case 'password':
+      return submitPassword(ctx, form);
+    case 'select':
+      return selectAccount(ctx, form);
+    case 'other':
+      return useOtherAccount(ctx);
+    default:
+      return renderStep(ctx);
+  }
+}
+
+function parseUrlEncodedSafe(text: string): FormParams | undefined {
+  try {
+    return parseUrlEncoded(text);
+  } catch (error) {
+    if (error instanceof OAuthError) return undefined;
+    throw error;
+  }
+}
+
+function parseFormSafe(req: HttpRequest): FormParams | undefined {
+  try {
+    return parseForm(req);
+  } catch (error) {
+    if (error instanceof OAuthError) return undefined;
+    throw error;
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * refresh_token grant (RFC 6749 §6, reference facts §5.2): the token must belong to the calling
+ * client; scope must be a subset of the original (absent → the original; else invalid_scope);
+ * rotation: the old refresh token is taken (single use, atomic) and the grant's previous access
+ * token stops; the grant keeps its absolute end, the idle period starts again.
+ */
+import { OAuthError, orgKind, userKind } from '../../../actors/index.js';
+import { authenticateClient, parseClientCredentials } from '../shared/client-auth.js';
+import { requireParam } from '../shared/form.js';
+import { clientAuthContext, type OAuthDeps, type OAuthRequest } from '../shared/oauth-deps.js';
+import { isScopeSubset, parseScopeParam } from '../shared/scopes.js';
+import { issueTokens } from '../shared/token-issuer.js';
+import type { RefreshTokenRecord } from '../shared/token-store.js';
+import { type TokenResponse, toTokenResponse } from './token-response.js';
+
+function invalidGrant(message: string): OAuthError {
+  return new OAuthError('invalid_grant', message, { redirectable: false });
+}
+
+export async function grantRefreshToken(deps: OAuthDeps, request: OAuthRequest): Promise<TokenResponse> {
+  const creds = parseClientCredentials(request.params, request.http.headers.authorization);
+  const client = await authenticateClient(creds, clientAuthContext(deps, request), { methods: ['basic', 'post', 'none', 'private_key_jwt'], allowMachineUsers: false });
+  const token = requireParam(request.params, 'refresh_token');
+  const instanceId = request.instance.id;
+  const found = await deps.tokens.findRefreshToken(instanceId, token);
+  if (found === undefined || found.clientId !== client.clientId || found.absoluteExpiresAt <= request.now) throw invalidGrant('the refresh token is invalid, expired or issued to another client');
+  const requested = parseScopeParam(request.params.get('scope'));
+  if (!isScopeSubset(requested, found.scope)) throw new OAuthError('invalid_scope', 'the scope exceeds the original grant', { redirectable: false });
+  if (await deps.tokens.isRevoked(instanceId, { grantId: found.grantId, jti: '' })) throw invalidGrant('the grant was revoked');
+  const taken = await deps.tokens.takeRefreshToken(instanceId, token);
+  if (taken === undefined) throw invalidGrant('the refresh token was already used');
+  await stopPreviousAccessToken(deps, instanceId, taken);
+  const user = await deps.actors.readRecord(instanceId, userKind, taken.sub);
+  if (user === undefined || user.state.state !== 'active') throw invalidGrant('the user of this grant is not active');
+  const scope = requested.length === 0 ? taken.scope : requested;
+  const org = scope.includes('openid') ? await deps.actors.readRecord(instanceId, orgKind, user.state.orgId) : undefined;
+  const app = client.kind === 'app' ? client.app.app.state : undefined;
+  const issued = await issueTokens(deps, {
+    instanceId,
+    issuer: request.issuer,
+    clientId: client.clientId,
+    sub: taken.sub,
+    aud: taken.aud,
+    scope,
+    accessTokenFormat: taken.accessTokenFormat,
+    now: request.now,
+    grantId: taken.grantId,
+    ...(taken.authTime === undefined ? {} : { authTime: taken.authTime }),
+    ...(taken.amr === undefined ? {} : { amr: taken.amr }),
+    ...(taken.act === undefined ? {} : { act: taken.act }),
+    ...(app?.config.type === 'oidc' ? { clockSkewMs: app.config.oidc.clockSkewMs } : {}),
+    ...(scope.includes('openid') ? { idToken: { subject: { user, org }, aud: idTokenAudience(client.clientId, taken), withUserinfo: app?.config.type === 'oidc' && app.config.oidc.idTokenUserinfoAssertion } } : {}),
+    refresh: { absoluteExpiresAt: taken.absoluteExpiresAt, scope: taken.scope },
+  });
+  return toTokenResponse(issued);
+}
+
+function idTokenAudience(clientId: string, record: RefreshTokenRecord): string[] {
+  return [clientId, ...record.aud.filter((a) => a !== clientId)];
+}
+
+async function stopPreviousAccessToken(deps: OAuthDeps, instanceId: string, record: RefreshTokenRecord): Promise<void> {
+  const previous = record.accessToken;
+  if (previous.format === 'opaque') await deps.tokens.deleteAccessTokenByKey(instanceId, previous.ref);
+  else await deps.tokens.revokeJti(instanceId, previous.ref, previous.exp * 1000 + 60_000);
+}

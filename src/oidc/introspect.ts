@@ -1,0 +1,65 @@
+/**
+ * Introspection: `POST /oauth/v2/introspect` (RFC 7662, reference facts §5.5). Callers are API
+ * or OIDC apps authenticating with client_secret_basic or private_key_jwt (else 401
+ * invalid_client). `active` is true only for a valid, unexpired, unrevoked access token whose
+ * audience holds the caller's client id or project id; any token problem is `{active:false}`.
+ */
+import { orgKind, userKind } from '../../actors/index.js';
+import type { Route } from '../http/router.js';
+import type { HttpReply, HttpRequest } from '../http/types.js';
+import { resolveAccessToken } from './shared/access-token.js';
+import { preferredUsername, userClaims } from './shared/claims.js';
+import { authenticateClient, parseClientCredentials } from './shared/client-auth.js';
+import { invalidClient, requireParam } from './shared/form.js';
+import { accessTokenContext, clientAuthContext, type OAuthDeps, type OAuthRequest, openOAuthRequest } from './shared/oauth-deps.js';
+import { noStoreJson, withOAuthErrors } from './shared/oauth-reply.js';
+import type { AccessTokenRecord } from './shared/token-store.js';
+
+export const INTROSPECT_PATH = '/oauth/v2/introspect';
+const INACTIVE = Object.freeze({ active: false });
+
+export function introspectRoute(deps: OAuthDeps): Route {
+  return { method: 'POST', pattern: INTROSPECT_PATH, handler: withOAuthErrors((req) => handleIntrospect(req, deps), deps.logger) };
+}
+
+async function handleIntrospect(req: HttpRequest, deps: OAuthDeps): Promise<HttpReply> {
+  const request = await openOAuthRequest(deps, req);
+  const audiences = await authenticateCaller(deps, request);
+  const token = requireParam(request.params, 'token');
+  const record = await resolveAccessToken(accessTokenContext(deps, request), token);
+  if (record === undefined || !record.aud.some((a) => audiences.includes(a))) return noStoreJson(INACTIVE);
+  const body = await activeResponse(deps, request, record);
+  return noStoreJson(body ?? INACTIVE);
+}
+
+/** The caller's client id and project id (what the token's audience must contain). */
+async function authenticateCaller(deps: OAuthDeps, request: OAuthRequest): Promise<string[]> {
+  const creds = parseClientCredentials(request.params, request.http.headers.authorization);
+  const client = await authenticateClient(creds, clientAuthContext(deps, request), { methods: ['basic', 'private_key_jwt'], allowMachineUsers: false });
+  if (client.kind !== 'app') throw invalidClient();
+  return [client.clientId, client.app.project.id];
+}
+
+async function activeResponse(deps: OAuthDeps, request: OAuthRequest, record: AccessTokenRecord): Promise<Record<string, unknown> | undefined> {
+  const user = await deps.actors.readRecord(request.instance.id, userKind, record.sub);
+  if (user === undefined || user.state.state !== 'active') return undefined;
+  const org = await deps.actors.readRecord(request.instance.id, orgKind, user.state.orgId);
+  return {
+    ...userClaims({ user, org }, record.scope),
+    active: true,
+    scope: record.scope.join(' '),
+    client_id: record.clientId,
+    token_type: 'Bearer',
+    exp: record.exp,
+    iat: record.iat,
+    nbf: record.iat,
+    ...(record.authTime === undefined ? {} : { auth_time: record.authTime }),
+    sub: record.sub,
+    aud: record.aud,
+    ...(record.amr === undefined ? {} : { amr: record.amr }),
+    iss: request.issuer,
+    jti: record.jti,
+    ...(record.act === undefined ? {} : { act: record.act }),
+    username: preferredUsername({ user, org }),
+  };
+}

@@ -1,0 +1,71 @@
+/**
+ * Performs what an auth-request machine transition intends, after deciding it (style §4):
+ * `issueCode` stores a single-use code and sends the authorization response; `rejectRequest`
+ * sends the machine's error (login_required, ...) to the redirect URI; otherwise the snapshot
+ * is persisted and the browser goes to the login page that renders the current step.
+ */
+import { OAuthError } from '../../../actors/index.js';
+import type { HttpReply } from '../../http/types.js';
+import type { AuthFlowDeps } from './auth-flow-deps.js';
+import { deleteAuthRequest, saveAuthRequest, toPersistedMachine, type AuthMachineSnapshot, type StoredAuthRequest } from './auth-requests.js';
+import { issueAuthorizationCode } from './authorization-codes.js';
+import { toAuthorizationError, toAuthorizationResponse, type ResponseTarget } from './authorization-response.js';
+
+export const LOGIN_PATH = '/ui/login/login';
+
+export interface MachineStep {
+  readonly snapshot: AuthMachineSnapshot;
+  readonly actions: readonly { readonly type: string }[];
+}
+
+
+export function loginPageUrl(authRequestId: string): string {
+  return `${LOGIN_PATH}?authRequest=${encodeURIComponent(authRequestId)}`;
+}
+
+export function responseTargetOf(stored: StoredAuthRequest): ResponseTarget {
+  const { redirectUri, responseMode, state } = stored.request;
+  return { redirectUri, responseMode, ...(state === undefined ? {} : { state }) };
+}
+
+function withHeaders(reply: HttpReply, headers: Readonly<Record<string, string>>): HttpReply {
+  return { ...reply, headers: { ...reply.headers, ...headers } };
+}
+
+/** Carries out the step's intents and returns the browser's next reply. */
+export async function settleAuthRequest(
+  deps: AuthFlowDeps,
+  instanceId: string,
+  stored: StoredAuthRequest,
+  step: MachineStep,
+  headers: Readonly<Record<string, string>> = {},
+): Promise<HttpReply> {
+  const intents = new Set(step.actions.map((a) => a.type));
+  const context = step.snapshot.context;
+  const target = responseTargetOf(stored);
+  if (intents.has('issueCode') && context.session !== undefined) {
+    await deleteAuthRequest(deps.ttl, instanceId, stored.id);
+    const { request } = stored;
+    const session = context.session;
+    const code = await issueAuthorizationCode(deps.ttl, instanceId, {
+      clientId: request.clientId,
+      redirectUri: request.redirectUri,
+      ...(request.codeChallenge === undefined ? {} : { codeChallenge: request.codeChallenge }),
+      ...(request.nonce === undefined ? {} : { nonce: request.nonce }),
+      scopes: request.scopes,
+      userId: session.userId,
+      sessionId: session.sessionId,
+      authTime: session.authTime,
+      amr: session.amr,
+      issuedAt: deps.clock.now(),
+    });
+    return withHeaders(toAuthorizationResponse(target, { code }), headers);
+  }
+  if (intents.has('rejectRequest')) {
+    await deleteAuthRequest(deps.ttl, instanceId, stored.id);
+    const failure = context.failure ?? 'interaction_required';
+    return withHeaders(toAuthorizationError(target, new OAuthError(failure, 'the user must log in interactively')), headers);
+  }
+  await saveAuthRequest(deps.ttl, instanceId, { ...stored, machine: toPersistedMachine(step.snapshot) });
+  return { status: 303, headers: { location: loginPageUrl(stored.id), 'cache-control': 'no-store', ...headers } };
+}

@@ -1,0 +1,57 @@
+/**
+ * Sends authorization responses and redirectable errors to the client (RFC 6749 §4.1.2,
+ * §4.1.2.1; OAuth 2.0 Multiple Response Types §2; Form Post Response Mode §2): `query` adds the
+ * parameters to the redirect URI's query, `fragment` to its fragment, `form_post` serves a page
+ * that POSTs them. That page runs one inline script allowed by a per-response CSP nonce.
+ */
+import { randomBytes } from 'node:crypto';
+import type { OAuthError } from '../../../actors/index.js';
+import { html, redirect } from '../../http/reply.js';
+import type { HttpReply } from '../../http/types.js';
+import type { ResponseMode } from './auth-requests.js';
+
+export interface ResponseTarget {
+  readonly redirectUri: string;
+  readonly responseMode: ResponseMode;
+  readonly state?: string;
+}
+
+/** Escapes text for HTML element content and double-quoted attributes. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** The origin (or scheme, for custom schemes) a login form may be redirected to (CSP form-action). */
+export function formActionSource(redirectUri: string): string {
+  const url = new URL(redirectUri);
+  return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : url.protocol;
+}
+
+export function toAuthorizationResponse(target: ResponseTarget, params: Readonly<Record<string, string>>): HttpReply {
+  const all: Record<string, string> = { ...params, ...(target.state === undefined ? {} : { state: target.state }) };
+  if (target.responseMode === 'form_post') return formPost(target.redirectUri, all);
+  const url = new URL(target.redirectUri);
+  if (target.responseMode === 'fragment') {
+    url.hash = new URLSearchParams(all).toString();
+  } else {
+    for (const [name, value] of Object.entries(all)) url.searchParams.append(name, value);
+  }
+  return redirect(url.toString(), 303);
+}
+
+export function toAuthorizationError(target: ResponseTarget, error: OAuthError): HttpReply {
+  return toAuthorizationResponse(target, { error: error.oauthCode, error_description: error.message });
+}
+
+function formPost(redirectUri: string, params: Record<string, string>): HttpReply {
+  const nonce = randomBytes(16).toString('base64');
+  const inputs = Object.entries(params)
+    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
+    .join('');
+  const page =
+    `<!doctype html><html><head><meta charset="utf-8"><title>Submit</title></head><body>` +
+    `<form id="f" method="post" action="${escapeHtml(redirectUri)}">${inputs}<noscript><button type="submit">Continue</button></noscript></form>` +
+    `<script nonce="${nonce}">document.getElementById('f').submit();</script></body></html>`;
+  const csp = `default-src 'none'; script-src 'nonce-${nonce}'; form-action ${formActionSource(redirectUri)}; frame-ancestors 'none'; base-uri 'none'`;
+  return html(200, page, { 'content-security-policy': csp, 'cache-control': 'no-store' });
+}

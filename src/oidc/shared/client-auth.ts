@@ -1,0 +1,127 @@
+/**
+ * Client authentication at the token, introspection and revocation endpoints (RFC 6749 §2.3,
+ * RFC 7523 §2.2, OIDC Core §9): client_secret_basic (id and secret form-urlencoded inside Basic,
+ * §2.3.1), client_secret_post, none (client id only) and private_key_jwt. Exactly one mechanism
+ * per request (several → invalid_request); any failure → invalid_client. The app's configured
+ * auth method must be the one used. Machine users authenticate with username + machine secret.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { type AggregateRecord, type MachineUser, type OidcAuthMethod, type TtlStore } from '../../../actors/index.js';
+import type { ClientApp } from '../../api/shared/app-clients.js';
+import type { ClientCache } from './client-cache.js';
+import { invalidClient, invalidRequest, type FormParams } from './form.js';
+import { verifyClientAssertion } from './client-assertion.js';
+
+export const JWT_BEARER_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+
+export type ClientAuthMethod = 'basic' | 'post' | 'none' | 'private_key_jwt';
+
+export type ClientCredentials =
+  | { readonly method: 'basic' | 'post'; readonly clientId: string; readonly secret: string }
+  | { readonly method: 'none'; readonly clientId: string }
+  | { readonly method: 'private_key_jwt'; readonly clientId: string | undefined; readonly assertion: string }
+  | { readonly method: 'absent' };
+
+export type AuthenticatedClient =
+  | { readonly kind: 'app'; readonly clientId: string; readonly method: ClientAuthMethod; readonly app: ClientApp }
+  | { readonly kind: 'machine'; readonly clientId: string; readonly method: ClientAuthMethod; readonly user: AggregateRecord<MachineUser> };
+
+export interface ClientAuthContext {
+  readonly clients: ClientCache;
+  readonly ttl: TtlStore;
+  readonly instanceId: string;
+  readonly issuer: string;
+  /** The URL of the endpoint called (also accepted as assertion audience). */
+  readonly endpointUrl: string;
+  /** Epoch milliseconds. */
+  readonly now: number;
+}
+
+export interface ClientAuthPolicy {
+  readonly methods: readonly ClientAuthMethod[];
+  /** Machine users (username + machine secret) may authenticate here. */
+  readonly allowMachineUsers: boolean;
+}
+
+/** Reads the credentials of a request; several mechanisms or a malformed one → invalid_request. */
+export function parseClientCredentials(params: FormParams, authorization: string | undefined): ClientCredentials {
+  const basic = authorization !== undefined && /^basic /i.test(authorization) ? authorization.slice(6).trim() : undefined;
+  const secret = params.get('client_secret');
+  const assertion = params.get('client_assertion');
+  const assertionType = params.get('client_assertion_type');
+  const clientId = params.get('client_id');
+  const used = [basic !== undefined, secret !== undefined, assertion !== undefined || assertionType !== undefined].filter(Boolean).length;
+  if (used > 1) throw invalidRequest('use exactly one client authentication mechanism');
+  if (basic !== undefined) {
+    const decoded = decodeBasic(basic);
+    if (clientId !== undefined && clientId !== decoded.clientId) throw invalidRequest('client_id differs from the Basic credentials');
+    return { method: 'basic', ...decoded };
+  }
+  if (secret !== undefined) {
+    if (clientId === undefined) throw invalidRequest('client_secret needs client_id');
+    return { method: 'post', clientId, secret };
+  }
+  if (assertion !== undefined || assertionType !== undefined) {
+    if (assertionType !== JWT_BEARER_ASSERTION_TYPE) throw invalidRequest('client_assertion_type must be urn:ietf:params:oauth:client-assertion-type:jwt-bearer');
+    if (assertion === undefined) throw invalidRequest('client_assertion is required');
+    return { method: 'private_key_jwt', clientId, assertion };
+  }
+  return clientId === undefined ? { method: 'absent' } : { method: 'none', clientId };
+}
+
+/** `base64(urlencode(id) ":" urlencode(secret))` (RFC 6749 §2.3.1). */
+function decodeBasic(value: string): { clientId: string; secret: string } {
+  const text = Buffer.from(value, 'base64').toString('utf8');
+  const colon = text.indexOf(':');
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(value) || colon < 1) throw invalidClient('malformed Basic credentials');
+  try {
+    return { clientId: formDecode(text.slice(0, colon)), secret: formDecode(text.slice(colon + 1)) };
+  } catch {
+    throw invalidClient('malformed Basic credentials');
+  }
+}
+
+function formDecode(text: string): string {
+  return decodeURIComponent(text.replace(/\+/g, ' '));
+}
+
+/** The authenticated client, or invalid_client. */
+export async function authenticateClient(creds: ClientCredentials, ctx: ClientAuthContext, policy: ClientAuthPolicy): Promise<AuthenticatedClient> {
+  if (creds.method === 'absent') throw invalidClient('client authentication is required');
+  if (!policy.methods.includes(creds.method)) throw invalidClient('this client authentication method is not supported here');
+  const clientId = creds.method === 'private_key_jwt' ? (creds.clientId ?? peekAssertionIssuer(creds.assertion)) : creds.clientId;
+  const resolved = await ctx.clients.resolve(ctx.instanceId, clientId);
+  if (resolved.kind === 'machine') {
+    const user = resolved.user;
+    const ok = policy.allowMachineUsers && (creds.method === 'basic' || creds.method === 'post') && user.state.state === 'active' && isSecretValid(user.state.secretDigest, creds.secret);
+    if (!ok) throw invalidClient();
+    return { kind: 'machine', clientId, method: creds.method, user };
+  }
+  if (resolved.kind === 'unknown') throw invalidClient();
+  const app = resolved.app;
+  const configured: OidcAuthMethod = app.app.state.config.type === 'oidc' ? app.app.state.config.oidc.authMethod : app.app.state.config.api.authMethod;
+  if (configured !== creds.method) throw invalidClient('the client is registered for another authentication method');
+  if (creds.method === 'basic' || creds.method === 'post') {
+    if (!isSecretValid(app.app.state.secretDigest, creds.secret)) throw invalidClient();
+  } else if (creds.method === 'private_key_jwt') {
+    await verifyClientAssertion(creds.assertion, app, ctx);
+  }
+  return { kind: 'app', clientId, method: creds.method, app };
+}
+
+/** One SHA-256 and a constant-time compare against the stored base64url digest. */
+export function isSecretValid(storedDigest: string, secret: string): boolean {
+  if (storedDigest === '') return false;
+  const expected = Buffer.from(storedDigest, 'base64url');
+  const actual = createHash('sha256').update(secret).digest();
+  return expected.length === actual.length && timingSafeEqual(expected, actual);
+}
+
+function peekAssertionIssuer(assertion: string): string {
+  try {
+    const payload = JSON.parse(Buffer.from(assertion.split('.')[1] ?? '', 'base64url').toString('utf8')) as { iss?: unknown };
+    return typeof payload.iss === 'string' ? payload.iss : '';
+  } catch {
+    return '';
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * Form bodies of the OAuth endpoints (RFC 6749 §3.2, Appendix B): application/x-www-form-urlencoded,
+ * every parameter at most once (§3.1: repeated parameters are an invalid_request), empty values
+ * treated as absent.
+ */
+import { OAuthError } from '../../../actors/index.js';
+import type { HttpRequest } from '../../http/types.js';
+
+export type FormParams = ReadonlyMap<string, string>;
+
+/** The request's parameters: the form body for POST, the query for GET. */
+export function parseForm(req: HttpRequest): FormParams {
+  if (req.method === 'GET') return parseUrlEncoded(req.query);
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase(); // split always yields one part
+  if (req.body.length > 0 && type !== 'application/x-www-form-urlencoded') {
+    throw invalidRequest('the request body must be application/x-www-form-urlencoded');
+  }
+  return parseUrlEncoded(req.body.toString('utf8'));
+}
+
+/** Parses urlencoded text; a repeated name throws invalid_request. */
+export function parseUrlEncoded(text: string): FormParams {
+  const params = new Map<string, string>();
+  for (const [name, value] of new URLSearchParams(text)) {
+    if (params.has(name)) throw invalidRequest(`the parameter ${safeName(name)} is repeated`);
+    params.set(name, value);
+  }
+  for (const [name, value] of params) if (value === '') params.delete(name);
+  return params;
+}
+
+/** The parameter, or invalid_request when absent. */
+export function requireParam(params: FormParams, name: string): string {
+  const value = params.get(name);
+  if (value === undefined) throw invalidRequest(`the parameter ${name} is required`);
+  return value;
+}
+
+export function invalidRequest(message: string): OAuthError {
+  return new OAuthError('invalid_request', message, { redirectable: false });
+}
+
+export function invalidClient(message = 'client authentication failed'): OAuthError {
+  return new OAuthError('invalid_client', message, { redirectable: false });
+}
+
+/** Parameter names are echoed only when they look like one (never arbitrary input). */
+function safeName(name: string): string {
+  return /^[a-z_]{1,40}$/.test(name) ? name : 'given';
+}

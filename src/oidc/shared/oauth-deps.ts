@@ -1,0 +1,67 @@
+/**
+ * What the OAuth endpoints share: their dependencies (built once per node) and the first steps
+ * of every request — the instance of the Host header (unknown → 404, blocked → 429), the issuer,
+ * the clock reading and the form parameters.
+ */
+import type { ActorSystem, Clock } from '../../../actors/index.js';
+import type { InstanceInfo, TenantDirectory } from '../../api/tenant.js';
+import type { Config } from '../../config/schema.js';
+import type { Signer } from '../../crypto/signer.js';
+import type { HttpRequest } from '../../http/types.js';
+import type { AccessTokenContext } from './access-token.js';
+import type { ClientAuthContext } from './client-auth.js';
+import { type ClientCache, createClientCache } from './client-cache.js';
+import { requireInstance } from './endpoint.js';
+import { type FormParams, invalidRequest, parseForm } from './form.js';
+import { issuerFor } from './issuer.js';
+import type { ErrorLogger } from './oauth-reply.js';
+import { lifetimesOf, type TokenLifetimes } from './token-issuer.js';
+import { createTokenStore, type TokenStore } from './token-store.js';
+
+export interface OAuthBaseDeps {
+  readonly config: Config;
+  readonly tenants: TenantDirectory;
+  readonly signer: Signer;
+  readonly actors: ActorSystem;
+  readonly clock: Clock;
+  readonly logger?: ErrorLogger;
+}
+
+export interface OAuthDeps extends OAuthBaseDeps {
+  readonly clients: ClientCache;
+  readonly tokens: TokenStore;
+  readonly lifetimes: TokenLifetimes;
+}
+
+export function createOAuthDeps(base: OAuthBaseDeps): OAuthDeps {
+  return {
+    ...base,
+    clients: createClientCache({ actors: base.actors, now: () => base.clock.now() }),
+    tokens: createTokenStore(base.actors.options.store.ttl),
+    lifetimes: lifetimesOf(base.config),
+  };
+}
+
+export interface OAuthRequest {
+  readonly instance: InstanceInfo;
+  readonly issuer: string;
+  /** Epoch ms, read once per request. */
+  readonly now: number;
+  readonly params: FormParams;
+  readonly http: HttpRequest;
+}
+
+export async function openOAuthRequest(deps: OAuthDeps, req: HttpRequest): Promise<OAuthRequest> {
+  const instance = await requireInstance(deps.tenants, req);
+  const issuer = issuerFor(deps.config, req.headers.host);
+  if (issuer === undefined) throw invalidRequest('the Host header is malformed');
+  return { instance, issuer, now: deps.clock.now(), params: parseForm(req), http: req };
+}
+
+export function clientAuthContext(deps: OAuthDeps, request: OAuthRequest): ClientAuthContext {
+  return { clients: deps.clients, ttl: deps.actors.options.store.ttl, instanceId: request.instance.id, issuer: request.issuer, endpointUrl: `${request.issuer}${request.http.path}`, now: request.now };
+}
+
+export function accessTokenContext(deps: OAuthDeps, request: Pick<OAuthRequest, 'instance' | 'issuer' | 'now'>): AccessTokenContext {
+  return { signer: deps.signer, tokens: deps.tokens, instanceId: request.instance.id, issuer: request.issuer, now: request.now };
+}

@@ -1,0 +1,60 @@
+/**
+ * Replies of the OAuth endpoints: JSON with `Cache-Control: no-store` (RFC 6749 §5.1), errors as
+ * `{error, error_description}` (§5.2) with the status the spec assigns (401 invalid_client /
+ * invalid_token, 403 insufficient_scope, 500 server_error, else 400), `WWW-Authenticate` for
+ * Basic client authentication and Bearer tokens (RFC 6750 §3).
+ */
+import { AppError, OAuthError, type OAuthErrorCode } from '../../../actors/index.js';
+import { toWireError } from '../../http/error-mapping.js';
+import { json } from '../../http/reply.js';
+import type { RouteHandler } from '../../http/router.js';
+import type { HttpReply, HttpRequest } from '../../http/types.js';
+
+const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' } as const;
+
+export interface ErrorLogger {
+  error(details: Record<string, unknown>, message: string): void;
+}
+
+/** A 200 JSON reply that must not be cached. */
+export function noStoreJson(body: unknown, status = 200): HttpReply {
+  return json(status, body, NO_STORE);
+}
+
+export function statusOfOAuthCode(code: OAuthErrorCode): number {
+  switch (code) {
+    case 'invalid_client':
+    case 'invalid_token':
+      return 401;
+    case 'insufficient_scope':
+    case 'access_denied':
+      return 403;
+    case 'server_error':
+      return 500;
+    case 'temporarily_unavailable':
+      return 503;
+    default:
+      return 400;
+  }
+}
+
+/** The OAuth error reply of any thrown value (non-AppErrors become server_error and are logged). */
+export function toOAuthErrorReply(error: unknown, req: HttpRequest, logger?: ErrorLogger): HttpReply {
+  if (error instanceof OAuthError) {
+    const headers: Record<string, string> = { ...NO_STORE };
+    if (error.oauthCode === 'invalid_client' && /^basic /i.test(req.headers.authorization ?? '')) headers['www-authenticate'] = 'Basic realm="tessera"';
+    return json(statusOfOAuthCode(error.oauthCode), { error: error.oauthCode, error_description: error.message }, headers);
+  }
+  if (error instanceof AppError) {
+    const wire = toWireError(error);
+    const fallback: OAuthErrorCode = wire.httpStatus >= 500 || wire.httpStatus === 429 ? 'server_error' : wire.httpStatus === 403 ? 'access_denied' : 'invalid_request';
+    return json(wire.httpStatus, { error: fallback, error_description: error.message }, NO_STORE);
+  }
+  logger?.error({ err: error, path: req.path }, 'oauth endpoint failed');
+  return json(500, { error: 'server_error', error_description: 'unexpected error' }, NO_STORE);
+}
+
+/** Wraps an OAuth endpoint handler so every failure becomes its OAuth error reply. */
+export function withOAuthErrors(handler: (req: HttpRequest) => Promise<HttpReply>, logger?: ErrorLogger): RouteHandler {
+  return (req) => handler(req).catch((error: unknown) => toOAuthErrorReply(error, req, logger));
+}

@@ -1,0 +1,146 @@
+/**
+ * Issues the tokens of one grant (RFC 6749 §5.1, OIDC Core §3.1.3.3, RFC 9068-like JWT access
+ * tokens with `typ: JWT` as the reference issues them): a JWT access token signed by the
+ * instance key or an opaque one stored by digest (one TTL write), an ID token when asked, a
+ * refresh token when asked. Every token carries the grant id (JWTs in their `jti`).
+ */
+import type { Config } from '../../config/schema.js';
+import type { Signer } from '../../crypto/signer.js';
+import { type ClaimSubject, userClaims } from './claims.js';
+import { type AccessTokenRecord, type ActorClaim, newGrantId, newJti, newTokenValue, type RefreshTokenRecord, tokenKey, type TokenStore } from './token-store.js';
+
+export interface TokenLifetimes {
+  readonly accessMs: number;
+  readonly idMs: number;
+  readonly refreshMs: number;
+  readonly refreshIdleMs: number;
+}
+
+export function lifetimesOf(config: Config): TokenLifetimes {
+  return { accessMs: config.accessTokenLifetime, idMs: config.idTokenLifetime, refreshMs: config.refreshTokenLifetime, refreshIdleMs: config.refreshTokenIdleLifetime };
+}
+
+export interface IssuerDeps {
+  readonly signer: Signer;
+  readonly tokens: TokenStore;
+  readonly lifetimes: TokenLifetimes;
+}
+
+export interface IssueRequest {
+  readonly instanceId: string;
+  readonly issuer: string;
+  readonly clientId: string;
+  readonly sub: string;
+  readonly aud: readonly string[];
+  readonly scope: readonly string[];
+  readonly accessTokenFormat: 'opaque' | 'jwt';
+  /** Epoch ms. */
+  readonly now: number;
+  readonly grantId?: string;
+  readonly authTime?: number;
+  readonly amr?: readonly string[];
+  readonly act?: ActorClaim;
+  readonly clockSkewMs?: number;
+  /** Issue an ID token for this subject and audience. */
+  readonly idToken?: { readonly subject: ClaimSubject; readonly aud: readonly string[]; readonly withUserinfo: boolean };
+  /**
+   * Issue a refresh token; the grant ends at `absoluteExpiresAt` (epoch ms) and keeps its
+   * original `scope` (a refresh may narrow one access token, not the grant; default: `scope`).
+   */
+  readonly refresh?: { readonly absoluteExpiresAt: number; readonly scope?: readonly string[] };
+}
+
+export interface IssuedTokens {
+  readonly accessToken: string;
+  readonly expiresIn: number;
+  readonly record: AccessTokenRecord;
+  readonly idToken?: string;
+  readonly refreshToken?: string;
+}
+
+export async function issueTokens(deps: IssuerDeps, req: IssueRequest): Promise<IssuedTokens> {
+  const iat = Math.floor(req.now / 1000);
+  const skewSec = Math.floor((req.clockSkewMs ?? 0) / 1000);
+  const expiresIn = Math.floor(deps.lifetimes.accessMs / 1000);
+  const grantId = req.grantId ?? newGrantId();
+  const record: AccessTokenRecord = {
+    format: req.accessTokenFormat,
+    jti: newJti(grantId),
+    grantId,
+    sub: req.sub,
+    clientId: req.clientId,
+    aud: req.aud,
+    scope: req.scope,
+    iat,
+    exp: iat + expiresIn + skewSec,
+    ...(req.authTime === undefined ? {} : { authTime: req.authTime }),
+    ...(req.amr === undefined ? {} : { amr: req.amr }),
+    ...(req.act === undefined ? {} : { act: req.act }),
+  };
+  const writes: Promise<void>[] = [];
+  let accessToken: string;
+  if (record.format === 'jwt') {
+    accessToken = await deps.signer.signJwt(req.instanceId, accessTokenClaims(req.issuer, record), { typ: 'JWT' });
+  } else {
+    accessToken = newTokenValue();
+    writes.push(deps.tokens.putAccessToken(req.instanceId, accessToken, record));
+  }
+  const idToken = req.idToken === undefined ? undefined : await signIdToken(deps, req, record);
+  let refreshToken: string | undefined;
+  if (req.refresh !== undefined) {
+    refreshToken = newTokenValue();
+    const refreshRecord: RefreshTokenRecord = {
+      grantId,
+      sub: req.sub,
+      clientId: req.clientId,
+      aud: req.aud,
+      scope: req.refresh.scope ?? req.scope,
+      accessTokenFormat: record.format,
+      absoluteExpiresAt: req.refresh.absoluteExpiresAt,
+      accessToken: { format: record.format, ref: record.format === 'jwt' ? record.jti : tokenKey(accessToken), exp: record.exp },
+      ...(req.authTime === undefined ? {} : { authTime: req.authTime }),
+      ...(req.amr === undefined ? {} : { amr: req.amr }),
+      ...(req.act === undefined ? {} : { act: req.act }),
+    };
+    const expiresAt = Math.min(req.refresh.absoluteExpiresAt, req.now + deps.lifetimes.refreshIdleMs);
+    writes.push(deps.tokens.putRefreshToken(req.instanceId, refreshToken, refreshRecord, expiresAt));
+  }
+  await Promise.all(writes);
+  return { accessToken, expiresIn, record, ...(idToken === undefined ? {} : { idToken }), ...(refreshToken === undefined ? {} : { refreshToken }) };
+}
+
+/** The JWT access token payload (reference facts §5.1 "JWT access token"). */
+export function accessTokenClaims(issuer: string, record: AccessTokenRecord): Record<string, unknown> {
+  return {
+    iss: issuer,
+    sub: record.sub,
+    aud: record.aud,
+    exp: record.exp,
+    iat: record.iat,
+    nbf: record.iat,
+    jti: record.jti,
+    client_id: record.clientId,
+    scope: record.scope.join(' '),
+    ...(record.sid === undefined ? {} : { sid: record.sid }),
+    ...(record.act === undefined ? {} : { act: record.act }),
+  };
+}
+
+async function signIdToken(deps: IssuerDeps, req: IssueRequest, record: AccessTokenRecord): Promise<string> {
+  const id = req.idToken!; // checked by the caller
+  const userinfo = id.withUserinfo ? userClaims(id.subject, req.scope) : {};
+  const payload = {
+    ...userinfo,
+    iss: req.issuer,
+    sub: req.sub,
+    aud: id.aud,
+    exp: record.iat + Math.floor(deps.lifetimes.idMs / 1000),
+    iat: record.iat,
+    auth_time: req.authTime ?? record.iat,
+    ...(req.amr === undefined ? {} : { amr: req.amr }),
+    azp: req.clientId,
+    client_id: req.clientId,
+    ...(req.act === undefined ? {} : { act: req.act }),
+  };
+  return deps.signer.signJwt(req.instanceId, payload, { typ: 'JWT' });
+}

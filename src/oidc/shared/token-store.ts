@@ -1,0 +1,103 @@
+/**
+ * Protocol token state in the store's TTL tables (design §5: no domain events). Opaque access
+ * and refresh tokens are random 256-bit values stored under their SHA-256 digest (a stolen
+ * store yields no usable token); revoked grants and revoked JWT ids are rows that live until
+ * the tokens they stop would have expired. Every token carries its grant id.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { TtlStore } from '../../../actors/index.js';
+
+const ACCESS = 'oidc.at';
+const REFRESH = 'oidc.rt';
+const REVOKED = 'oidc.revoked';
+
+/** The actor of an impersonated token (RFC 8693 §4.1). */
+export interface ActorClaim {
+  readonly iss?: string;
+  readonly sub: string;
+  readonly act?: ActorClaim;
+}
+
+/** What an access token stands for, opaque (stored) or JWT (decoded). Times in epoch seconds. */
+export interface AccessTokenRecord {
+  readonly format: 'opaque' | 'jwt';
+  /** `<grantId>.<token id>`: the grant of a JWT is read from its jti. */
+  readonly jti: string;
+  readonly grantId: string;
+  readonly sub: string;
+  readonly clientId: string;
+  readonly aud: readonly string[];
+  readonly scope: readonly string[];
+  readonly iat: number;
+  readonly exp: number;
+  readonly authTime?: number;
+  readonly amr?: readonly string[];
+  readonly sid?: string;
+  readonly act?: ActorClaim;
+}
+
+/** A refresh token's grant: what a refresh re-issues, and the access token it replaces. */
+export interface RefreshTokenRecord {
+  readonly grantId: string;
+  readonly sub: string;
+  readonly clientId: string;
+  readonly aud: readonly string[];
+  readonly scope: readonly string[];
+  readonly accessTokenFormat: 'opaque' | 'jwt';
+  readonly authTime?: number;
+  readonly amr?: readonly string[];
+  readonly act?: ActorClaim;
+  /** Epoch ms: the absolute end of the grant (idle expiry is the row's own expiry). */
+  readonly absoluteExpiresAt: number;
+  /** The current access token of the grant (stopped when the refresh token rotates). */
+  readonly accessToken: { readonly format: 'opaque' | 'jwt'; readonly ref: string; readonly exp: number };
+}
+
+/** A random 256-bit token value (base64url, 43 characters). */
+export function newTokenValue(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+export function newGrantId(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+export function newJti(grantId: string): string {
+  return `${grantId}.${randomBytes(12).toString('base64url')}`;
+}
+
+export function grantOfJti(jti: string): string {
+  const dot = jti.indexOf('.');
+  return dot > 0 ? jti.slice(0, dot) : jti;
+}
+
+export function tokenKey(token: string): string {
+  return createHash('sha256').update(token).digest('base64url');
+}
+
+export function createTokenStore(ttl: TtlStore) {
+  return {
+    putAccessToken: (instanceId: string, token: string, record: AccessTokenRecord) => ttl.put(instanceId, ACCESS, tokenKey(token), record, record.exp * 1000),
+    async findAccessToken(instanceId: string, token: string): Promise<AccessTokenRecord | undefined> {
+      return (await ttl.get(instanceId, ACCESS, tokenKey(token))) as AccessTokenRecord | undefined;
+    },
+    deleteAccessTokenByKey: (instanceId: string, key: string) => ttl.delete(instanceId, ACCESS, key),
+    putRefreshToken: (instanceId: string, token: string, record: RefreshTokenRecord, expiresAt: number) => ttl.put(instanceId, REFRESH, tokenKey(token), record, expiresAt),
+    /** Single use: at most one caller gets the row (rotation). */
+    async takeRefreshToken(instanceId: string, token: string): Promise<RefreshTokenRecord | undefined> {
+      return (await ttl.take(instanceId, REFRESH, tokenKey(token))) as RefreshTokenRecord | undefined;
+    },
+    async findRefreshToken(instanceId: string, token: string): Promise<RefreshTokenRecord | undefined> {
+      return (await ttl.get(instanceId, REFRESH, tokenKey(token))) as RefreshTokenRecord | undefined;
+    },
+    deleteRefreshToken: (instanceId: string, token: string) => ttl.delete(instanceId, REFRESH, tokenKey(token)),
+    revokeGrant: (instanceId: string, grantId: string, until: number) => ttl.put(instanceId, REVOKED, `g:${grantId}`, 1, until),
+    revokeJti: (instanceId: string, jti: string, until: number) => ttl.put(instanceId, REVOKED, `j:${jti}`, 1, until),
+    async isRevoked(instanceId: string, record: Pick<AccessTokenRecord, 'grantId' | 'jti'>): Promise<boolean> {
+      const [grant, token] = await Promise.all([ttl.get(instanceId, REVOKED, `g:${record.grantId}`), ttl.get(instanceId, REVOKED, `j:${record.jti}`)]);
+      return grant !== undefined || token !== undefined;
+    },
+  };
+}
+
+export type TokenStore = ReturnType<typeof createTokenStore>;

@@ -1,0 +1,39 @@
+/**
+ * Token endpoint: `POST /oauth/v2/token` (RFC 6749 §3.2, §5; seed 001 "Token request parameters
+ * by grant"): form-urlencoded, each parameter once, the grant chosen by `grant_type`; replies
+ * `Cache-Control: no-store`. authorization_code and token exchange are not served yet (issue 4).
+ */
+import { OAuthError } from '../../actors/index.js';
+import type { Route } from '../http/router.js';
+import type { HttpReply, HttpRequest } from '../http/types.js';
+import { grantAuthorizationCode } from './grants/authorization-code.js';
+import { grantClientCredentials } from './grants/client-credentials.js';
+import { grantJwtBearer } from './grants/jwt-bearer.js';
+import { grantRefreshToken } from './grants/refresh-token.js';
+import type { TokenResponse } from './grants/token-response.js';
+import { requireParam } from './shared/form.js';
+import { type OAuthDeps, type OAuthRequest, openOAuthRequest } from './shared/oauth-deps.js';
+import { noStoreJson, withOAuthErrors } from './shared/oauth-reply.js';
+
+export const TOKEN_PATH = '/oauth/v2/token';
+
+type Grant = (deps: OAuthDeps, request: OAuthRequest) => Promise<TokenResponse>;
+
+// TODO(issue 4): authorization_code (with the authorize endpoint) and token exchange (RFC 8693).
+const GRANTS: ReadonlyMap<string, Grant> = new Map<string, Grant>([
+  ['authorization_code', grantAuthorizationCode],
+  ['client_credentials', grantClientCredentials],
+  ['urn:ietf:params:oauth:grant-type:jwt-bearer', grantJwtBearer],
+  ['refresh_token', grantRefreshToken],
+]);
+
+export function tokenRoute(deps: OAuthDeps): Route {
+  return { method: 'POST', pattern: TOKEN_PATH, handler: withOAuthErrors((req) => handleToken(req, deps), deps.logger) };
+}
+
+async function handleToken(req: HttpRequest, deps: OAuthDeps): Promise<HttpReply> {
+  const request = await openOAuthRequest(deps, req);
+  const grant = GRANTS.get(requireParam(request.params, 'grant_type'));
+  if (grant === undefined) throw new OAuthError('unsupported_grant_type', 'the grant type is not supported', { redirectable: false });
+  return noStoreJson(await grant(deps, request));
+}

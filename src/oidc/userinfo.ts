@@ -1,0 +1,45 @@
+/**
+ * UserInfo: `GET|POST /oidc/v1/userinfo` (OIDC Core §5.3, RFC 6750 §2.1): the user's claims for
+ * the scopes granted to the Bearer access token. A missing token → 401 with a bare Bearer
+ * challenge; an invalid, expired or revoked token (or an inactive user) → 401 invalid_token.
+ */
+import { orgKind, userKind } from '../../actors/index.js';
+import { bearerToken } from '../api/auth.js';
+import { json } from '../http/reply.js';
+import type { Route } from '../http/router.js';
+import type { HttpReply, HttpRequest } from '../http/types.js';
+import { resolveAccessToken } from './shared/access-token.js';
+import { userClaims } from './shared/claims.js';
+import { requireInstance } from './shared/endpoint.js';
+import { issuerFor } from './shared/issuer.js';
+import { accessTokenContext, type OAuthDeps } from './shared/oauth-deps.js';
+import { noStoreJson, withOAuthErrors } from './shared/oauth-reply.js';
+
+export const USERINFO_PATH = '/oidc/v1/userinfo';
+const REALM = 'Bearer realm="tessera"';
+
+export function userinfoRoutes(deps: OAuthDeps): Route[] {
+  const handler = withOAuthErrors((req) => handleUserinfo(req, deps), deps.logger);
+  return [
+    { method: 'GET', pattern: USERINFO_PATH, handler },
+    { method: 'POST', pattern: USERINFO_PATH, handler },
+  ];
+}
+
+async function handleUserinfo(req: HttpRequest, deps: OAuthDeps): Promise<HttpReply> {
+  const instance = await requireInstance(deps.tenants, req);
+  const token = bearerToken(req.headers.authorization);
+  if (token === undefined) return challenge(undefined);
+  const issuer = issuerFor(deps.config, req.headers.host) ?? '';
+  const record = await resolveAccessToken(accessTokenContext(deps, { instance, issuer, now: deps.clock.now() }), token);
+  const user = record === undefined ? undefined : await deps.actors.readRecord(instance.id, userKind, record.sub);
+  if (record === undefined || user === undefined || user.state.state !== 'active') return challenge('invalid_token');
+  const org = await deps.actors.readRecord(instance.id, orgKind, user.state.orgId);
+  return noStoreJson(userClaims({ user, org }, record.scope));
+}
+
+function challenge(error: 'invalid_token' | undefined): HttpReply {
+  const header = error === undefined ? REALM : `${REALM}, error="${error}", error_description="the access token is invalid, expired or revoked"`;
+  const body = error === undefined ? { error: 'invalid_request', error_description: 'an access token is required' } : { error, error_description: 'the access token is invalid, expired or revoked' };
+  return json(401, body, { 'cache-control': 'no-store', 'www-authenticate': header });
+}

@@ -1,0 +1,149 @@
+/**
+ * The conditional append on PostgreSQL (design §4–§5). The first statement upserts the
+ * instance's counter row, whose row lock serialises every append of that instance across
+ * connections, processes and nodes (READ COMMITTED: each later statement sees what the
+ * previous lock holder committed). Heads and claims are then checked, positions assigned,
+ * project() run, and events, heads, claims and rows written in the same transaction.
+ * A refusal or a throw rolls everything back. The unique (instance, stream, version) index
+ * is the second line of defence: a violation is reported as a conflict too.
+ */
+import type { Sql, TransactionSql } from 'postgres';
+import type { AppendRequest, AppendResult, NewEvent, RecordWrite, StoredEvent } from '../../actors/index.js';
+import { checkInstance, checkPart, encodeValue, Q, valuesList } from './postgres-queries.js';
+
+/** Rows per multi-row INSERT (PostgreSQL allows 65535 parameters per statement). */
+const CHUNK = 1000;
+const SEP = '\u0000';
+
+class Refusal extends Error {
+  constructor(readonly result: AppendResult) {
+    super('append refused');
+  }
+}
+
+export async function appendToPostgres(sql: Sql, request: AppendRequest): Promise<AppendResult> {
+  checkInstance(request.instanceId);
+  try {
+    return await sql.begin((tx) => appendInTxn(tx, request));
+  } catch (err) {
+    if (err instanceof Refusal) return err.result;
+    if (isStreamVersionClash(err)) return conflictAfterClash(sql, request);
+    throw err;
+  }
+}
+
+async function appendInTxn(tx: TransactionSql, request: AppendRequest): Promise<AppendResult> {
+  const { instanceId, createdAt, events } = request;
+  const n = events.length;
+  const [counter] = await tx.unsafe<{ position: string }[]>(Q.bumpCounter, [instanceId, n, n > 0 ? createdAt : 0]);
+  const last = Number(counter?.position ?? 0);
+  const versions = await checkHeads(tx, request);
+  await checkClaims(tx, request);
+  const stored = assignPlaces(request, versions, last - n + 1);
+  const rows = request.project(stored);
+  await Promise.all(writes(tx, request, stored, rows));
+  return { ok: true, events: stored };
+}
+
+async function checkHeads(tx: TransactionSql, request: AppendRequest): Promise<Map<string, number>> {
+  const { instanceId } = request;
+  const heads = await Promise.all(
+    request.expectations.map((x) =>
+      tx.unsafe<{ version: number }[]>(Q.head, [instanceId, checkPart(x.aggregateType), checkPart(x.aggregateId)]),
+    ),
+  );
+  const versions = new Map<string, number>();
+  request.expectations.forEach((x, i) => {
+    const actual = Number(heads[i]?.[0]?.version ?? 0);
+    if (actual !== x.expectedVersion) {
+      throw new Refusal({ ok: false, reason: 'conflict', aggregateType: x.aggregateType, aggregateId: x.aggregateId, actualVersion: actual });
+    }
+    versions.set(x.aggregateType + SEP + x.aggregateId, actual);
+  });
+  return versions;
+}
+
+async function checkClaims(tx: TransactionSql, request: AppendRequest): Promise<void> {
+  const claims = request.claims ?? [];
+  if (claims.length === 0) return;
+  const { instanceId } = request;
+  const found = await Promise.all(
+    claims.map((c) => tx.unsafe<{ holder: string }[]>(Q.findUnique, [instanceId, checkPart(c.scope), checkPart(c.value)])),
+  );
+  const released = new Set((request.releases ?? []).map((r) => r.scope + SEP + r.value));
+  const pending = new Map<string, string>();
+  claims.forEach(({ scope, value, holder }, i) => {
+    const id = scope + SEP + value;
+    const current = pending.get(id) ?? (released.has(id) ? undefined : found[i]?.[0]?.holder);
+    if (current !== undefined && current !== holder) throw new Refusal({ ok: false, reason: 'unique', scope, value, holder: current });
+    pending.set(id, holder);
+  });
+}
+
+function assignPlaces(request: AppendRequest, versions: Map<string, number>, first: number): StoredEvent[] {
+  let position = first - 1;
+  return request.events.map((event: NewEvent) => {
+    const stream = event.aggregateType + SEP + event.aggregateId;
+    const previous = versions.get(stream);
+    if (previous === undefined) {
+      throw new Error(`append: no expectation for stream ${event.aggregateType}/${event.aggregateId}`);
+    }
+    versions.set(stream, previous + 1);
+    position += 1;
+    const { aggregateType, aggregateId, type, owner, creator, payload } = event;
+    const { instanceId, createdAt } = request;
+    return { instanceId, aggregateType, aggregateId, type, owner, creator, payload, version: previous + 1, position, createdAt };
+  });
+}
+
+type Param = string | number | Buffer;
+
+/** All writes, issued at once: postgres.js pipelines them on the transaction's connection, in order. */
+function writes(tx: TransactionSql, request: AppendRequest, stored: readonly StoredEvent[], rows: readonly RecordWrite[]): Promise<unknown>[] {
+  const { instanceId } = request;
+  const pending: Promise<unknown>[] = [];
+  const insert = (head: string, width: number, tuples: Param[][], tail = '') => {
+    for (let i = 0; i < tuples.length; i += CHUNK) {
+      const chunk = tuples.slice(i, i + CHUNK);
+      pending.push(tx.unsafe(`${head} VALUES ${valuesList(chunk.length, width)} ${tail}`, chunk.flat()));
+    }
+  };
+  insert(
+    'INSERT INTO events (instance_id, position, aggregate_type, aggregate_id, version, type, owner_type, owner_id, creator, created_at, payload)',
+    11,
+    stored.map((e) => [instanceId, e.position, e.aggregateType, e.aggregateId, e.version, e.type, e.owner.type, e.owner.id, e.creator, e.createdAt, encodeValue(e.payload)]),
+  );
+  const heads = new Map(stored.map((e) => [e.aggregateType + SEP + e.aggregateId, [instanceId, e.aggregateType, e.aggregateId, e.version] as Param[]]));
+  insert('INSERT INTO stream_heads (instance_id, aggregate_type, aggregate_id, version)', 4, [...heads.values()], 'ON CONFLICT (instance_id, aggregate_type, aggregate_id) DO UPDATE SET version = excluded.version');
+  for (const r of request.releases ?? []) pending.push(tx.unsafe(Q.releaseUnique, [instanceId, checkPart(r.scope), checkPart(r.value)]));
+  const claims = new Map((request.claims ?? []).map((c) => [c.scope + SEP + c.value, [instanceId, c.scope, c.value, checkPart(c.holder)] as Param[]]));
+  insert('INSERT INTO unique_claims (instance_id, scope, value, holder)', 4, [...claims.values()], 'ON CONFLICT (instance_id, scope, value) DO UPDATE SET holder = excluded.holder');
+  const latest = new Map<string, RecordWrite>();
+  for (const row of rows) latest.set(checkPart(row.table) + SEP + checkPart(row.id), row);
+  const puts: Param[][] = [];
+  for (const row of latest.values()) {
+    if (row.value === null || row.value === undefined) pending.push(tx.unsafe(Q.deleteRecord, [instanceId, row.table, row.id]));
+    else puts.push([instanceId, row.table, row.id, encodeValue(row.value)]);
+  }
+  insert('INSERT INTO records (instance_id, table_name, id, value)', 4, puts, 'ON CONFLICT (instance_id, table_name, id) DO UPDATE SET value = excluded.value');
+  return pending;
+}
+
+function isStreamVersionClash(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const { code, constraint_name: constraint } = err as { code?: unknown; constraint_name?: unknown };
+  return code === '23505' && (constraint === 'events_stream_version' || constraint === 'stream_heads_pkey');
+}
+
+/** Only reachable if something wrote a stream without taking the instance lock. */
+async function conflictAfterClash(sql: Sql, request: AppendRequest): Promise<AppendResult> {
+  for (const x of request.expectations) {
+    const [head] = await sql.unsafe<{ version: number }[]>(Q.head, [request.instanceId, x.aggregateType, x.aggregateId]);
+    const actual = Number(head?.version ?? 0);
+    if (actual !== x.expectedVersion) {
+      return { ok: false, reason: 'conflict', aggregateType: x.aggregateType, aggregateId: x.aggregateId, actualVersion: actual };
+    }
+  }
+  const first = request.expectations[0];
+  return { ok: false, reason: 'conflict', aggregateType: first?.aggregateType ?? '', aggregateId: first?.aggregateId ?? '', actualVersion: first?.expectedVersion ?? 0 };
+}

@@ -1,0 +1,125 @@
+/**
+ * Versioned schema migrations of the PostgreSQL store (docs/operations/postgres.md). All run
+ * in ONE transaction holding a transaction-level advisory lock keyed by the schema name, so
+ * two nodes starting at once apply each version exactly once; DDL is transactional, so a
+ * failed migration leaves the schema as it was. Append-only: never edit a released version.
+ */
+import type { Logger } from '../../actors/index.js';
+import type { Sql } from 'postgres';
+
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+/** Identifiers sort as UTF-8 bytes (COLLATE "C") so scans match LMDB's key order. */
+const ID = 'text COLLATE "C" NOT NULL';
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'initial schema',
+    sql: `
+      CREATE TABLE instance_positions (
+        instance_id ${ID} PRIMARY KEY,
+        position bigint NOT NULL,
+        created_at bigint NOT NULL
+      );
+      CREATE TABLE events (
+        instance_id ${ID},
+        position bigint NOT NULL,
+        aggregate_type ${ID},
+        aggregate_id ${ID},
+        version integer NOT NULL,
+        type text NOT NULL,
+        owner_type text NOT NULL,
+        owner_id text NOT NULL,
+        creator text NOT NULL,
+        created_at bigint NOT NULL,
+        payload bytea NOT NULL,
+        CONSTRAINT events_pkey PRIMARY KEY (instance_id, position),
+        CONSTRAINT events_stream_version UNIQUE (instance_id, aggregate_type, aggregate_id, version)
+      );
+      CREATE TABLE stream_heads (
+        instance_id ${ID},
+        aggregate_type ${ID},
+        aggregate_id ${ID},
+        version integer NOT NULL,
+        PRIMARY KEY (instance_id, aggregate_type, aggregate_id)
+      );
+      CREATE TABLE records (
+        instance_id ${ID},
+        table_name ${ID},
+        id ${ID},
+        value bytea NOT NULL,
+        PRIMARY KEY (instance_id, table_name, id)
+      );
+      CREATE TABLE unique_claims (
+        instance_id ${ID},
+        scope ${ID},
+        value ${ID},
+        holder text NOT NULL,
+        PRIMARY KEY (instance_id, scope, value)
+      );
+      CREATE TABLE ttl_rows (
+        instance_id ${ID},
+        table_name ${ID},
+        key ${ID},
+        value bytea NOT NULL,
+        expires_at bigint NOT NULL,
+        PRIMARY KEY (instance_id, table_name, key)
+      );
+      CREATE INDEX ttl_rows_expires_at ON ttl_rows (expires_at);
+      CREATE TABLE node_meta (
+        key ${ID} PRIMARY KEY,
+        value bytea NOT NULL
+      );
+    `,
+  },
+];
+
+/** Schema names the store accepts (quoted anyway; this keeps them boring). */
+export const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+export function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+export interface MigrationResult {
+  /** Versions applied by this call (empty when the schema was current). */
+  readonly applied: readonly number[];
+  /** Highest version present afterwards. */
+  readonly version: number;
+}
+
+/**
+ * Applies the missing migrations to `schema` (or the connection's current schema). The
+ * connection's search_path must already point at that schema.
+ */
+export async function runMigrations(sql: Sql, options: { schema?: string; logger?: Logger } = {}): Promise<MigrationResult> {
+  const { schema, logger } = options;
+  if (schema !== undefined && !SCHEMA_NAME.test(schema)) throw new Error(`invalid PostgreSQL schema name "${schema}"`);
+  return sql.begin(async (tx) => {
+    await tx.unsafe('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`tessera.migrate:${schema ?? ''}`]);
+    if (schema !== undefined) await tx.unsafe(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
+    await tx.unsafe(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+    const rows = await tx.unsafe<{ version: number }[]>('SELECT version FROM schema_migrations ORDER BY version');
+    const done = new Set(rows.map((r) => Number(r.version)));
+    const known = Math.max(...MIGRATIONS.map((m) => m.version));
+    const newest = Math.max(0, ...done);
+    if (newest > known) {
+      logger?.warn({ schemaVersion: newest, knownVersion: known }, 'postgres schema is newer than this node knows');
+    }
+    const applied: number[] = [];
+    for (const migration of MIGRATIONS) {
+      if (done.has(migration.version)) continue;
+      await tx.unsafe(migration.sql);
+      await tx.unsafe('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+      applied.push(migration.version);
+      logger?.info({ version: migration.version, name: migration.name }, 'postgres migration applied');
+    }
+    return { applied, version: Math.max(newest, ...applied) };
+  });
+}

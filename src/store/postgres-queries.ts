@@ -1,0 +1,89 @@
+/**
+ * The SQL of the PostgreSQL adapter's hot paths, in one place so the tests can EXPLAIN the
+ * exact text the adapter runs (every one is a primary-key or unique-index lookup/range).
+ * Values are msgpackr-encoded bytea with lmdb-js's default options, so a value round-trips
+ * exactly as it does through the LMDB adapter (objects, Maps, bigint, Buffer, Date).
+ * Identifiers are COLLATE "C" columns (docs/operations/postgres.md), so ORDER BY id is
+ * UTF-8 byte order, as in LMDB.
+ */
+import { Packr } from 'msgpackr';
+
+/** No shared structures: every value is self-describing, readable by any node. */
+const packr = new Packr();
+
+export function encodeValue(value: unknown): Buffer {
+  return packr.pack(value);
+}
+
+export function decodeValue(raw: unknown): unknown {
+  if (!(raw instanceof Uint8Array)) throw new Error('postgres store: expected a bytea value');
+  return packr.unpack(raw);
+}
+
+/** PostgreSQL text cannot hold NUL: such a key is never stored, so a read answers "absent". */
+export function hasNul(part: string): boolean {
+  return part.includes('\u0000');
+}
+
+/** Same rule as the LMDB adapter, so both stores accept exactly the same instance ids. */
+export function checkInstance(instanceId: string): string {
+  if (instanceId === '' || instanceId.startsWith('~')) {
+    throw new Error('instance id must be non-empty and must not start with "~"');
+  }
+  if (hasNul(instanceId)) throw new Error('store key part contains a NUL character');
+  return instanceId;
+}
+
+/** Throws for a key part a write would have to store (the append then rolls back). */
+export function checkPart(part: string): string {
+  if (hasNul(part)) throw new Error('store key part contains a NUL character');
+  return part;
+}
+
+const EVENT_COLUMNS = 'position, aggregate_type, aggregate_id, version, type, owner_type, owner_id, creator, created_at, payload';
+
+/** Hot queries with their parameters ($n). The EXPLAIN test runs each of these texts. */
+export const Q = {
+  /** Takes the instance's append lock (the counter row) and reserves $2 positions. */
+  bumpCounter: `INSERT INTO instance_positions AS p (instance_id, position, created_at) VALUES ($1, $2, $3)
+    ON CONFLICT (instance_id) DO UPDATE SET position = p.position + excluded.position,
+      created_at = CASE WHEN excluded.position > 0 THEN excluded.created_at ELSE p.created_at END
+    RETURNING position`,
+  /** The append's head check; also streamVersion. */
+  head: 'SELECT version FROM stream_heads WHERE instance_id = $1 AND aggregate_type = $2 AND aggregate_id = $3',
+  counter: 'SELECT position, created_at FROM instance_positions WHERE instance_id = $1',
+  readEvents: `SELECT ${EVENT_COLUMNS} FROM events WHERE instance_id = $1 AND position > $2 ORDER BY position LIMIT $3`,
+  readStream: `SELECT ${EVENT_COLUMNS} FROM events
+    WHERE instance_id = $1 AND aggregate_type = $2 AND aggregate_id = $3 ORDER BY version`,
+  getRecord: 'SELECT value FROM records WHERE instance_id = $1 AND table_name = $2 AND id = $3',
+  scanRecordsFirst: 'SELECT id, value FROM records WHERE instance_id = $1 AND table_name = $2 ORDER BY id LIMIT $3',
+  scanRecordsNext: 'SELECT id, value FROM records WHERE instance_id = $1 AND table_name = $2 AND id > $4 ORDER BY id LIMIT $3',
+  deleteRecord: 'DELETE FROM records WHERE instance_id = $1 AND table_name = $2 AND id = $3',
+  findUnique: 'SELECT holder FROM unique_claims WHERE instance_id = $1 AND scope = $2 AND value = $3',
+  scanUniqueFirst: 'SELECT value, holder FROM unique_claims WHERE instance_id = $1 AND scope = $2 ORDER BY value LIMIT $3',
+  scanUniqueNext: 'SELECT value, holder FROM unique_claims WHERE instance_id = $1 AND scope = $2 AND value > $4 ORDER BY value LIMIT $3',
+  releaseUnique: 'DELETE FROM unique_claims WHERE instance_id = $1 AND scope = $2 AND value = $3',
+  ttlPut: `INSERT INTO ttl_rows (instance_id, table_name, key, value, expires_at) VALUES ($1, $2, $3, $4, $5)
+    ON CONFLICT (instance_id, table_name, key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at`,
+  ttlGet: 'SELECT value FROM ttl_rows WHERE instance_id = $1 AND table_name = $2 AND key = $3 AND expires_at > $4',
+  ttlTake: 'DELETE FROM ttl_rows WHERE instance_id = $1 AND table_name = $2 AND key = $3 RETURNING value, expires_at',
+  ttlDelete: 'DELETE FROM ttl_rows WHERE instance_id = $1 AND table_name = $2 AND key = $3',
+  /**
+   * One sweep batch ($2 rows at most), deleted by row address (Tid Scan) while locked;
+   * SKIP LOCKED lets two nodes sweep side by side.
+   */
+  ttlSweep: `DELETE FROM ttl_rows WHERE ctid = ANY(ARRAY(
+      SELECT ctid FROM ttl_rows WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED))`,
+  getMeta: 'SELECT value FROM node_meta WHERE key = $1',
+  putMeta: `INSERT INTO node_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+} as const satisfies Record<string, string>;
+
+/** `($1, $2, …), ($k+1, …)` for `rows` rows of `width` parameters each. */
+export function valuesList(rows: number, width: number): string {
+  const tuples: string[] = [];
+  for (let r = 0; r < rows; r += 1) {
+    const cells = Array.from({ length: width }, (_, c) => `$${r * width + c + 1}`);
+    tuples.push(`(${cells.join(', ')})`);
+  }
+  return tuples.join(', ');
+}

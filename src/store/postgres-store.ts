@@ -1,0 +1,212 @@
+/**
+ * The PostgreSQL StoreAdapter (design §5, style §9; schema in docs/operations/postgres.md).
+ * Same contract as the LMDB adapter: appends are conditional and atomic (postgres-append.ts),
+ * reads are primary-key lookups or keyset-paginated index ranges, TTL rows are judged by the
+ * injected clock and `take` is one DELETE … RETURNING. Migrations run on open.
+ */
+import postgres, { type Sql } from 'postgres';
+import type { Clock, Logger, ProjectionState, StoreAdapter, StoredEvent, TtlStore } from '../../actors/index.js';
+import { appendToPostgres } from './postgres-append.js';
+import { quoteIdent, runMigrations, SCHEMA_NAME, type MigrationResult } from './postgres-migrations.js';
+import { checkInstance, decodeValue, encodeValue, hasNul, Q } from './postgres-queries.js';
+
+export interface PostgresStoreOptions {
+  /** `postgres://user:password@host:port/database` (never logged). */
+  readonly url: string;
+  /** Schema holding the tables (created when missing); default: the connection's search_path. */
+  readonly schema?: string;
+  readonly logger?: Logger;
+  /** Decides when TTL rows count as expired in `ttl.get`/`ttl.take` (default: wall clock). */
+  readonly clock?: Clock;
+  /** Connection pool size (default 10). */
+  readonly maxConnections?: number;
+}
+
+const PAGE = 256;
+const SWEEP_BATCH = 500;
+
+/** Opens a connection pool on `url`, with search_path set to `schema` when given. */
+export function connectPostgres(options: Pick<PostgresStoreOptions, 'url' | 'schema' | 'logger' | 'maxConnections'>): Sql {
+  const { schema, logger } = options;
+  if (schema !== undefined && !SCHEMA_NAME.test(schema)) throw new Error(`invalid PostgreSQL schema name "${schema}"`);
+  return postgres(options.url, {
+    max: options.maxConnections ?? 10,
+    onnotice: (notice) => logger?.debug({ notice: notice.message }, 'postgres notice'),
+    ...(schema === undefined ? {} : { connection: { search_path: quoteIdent(schema) } }),
+  });
+}
+
+/** Runs the migrations alone (`tessera migrate`). */
+export async function migratePostgres(options: Pick<PostgresStoreOptions, 'url' | 'schema' | 'logger'>): Promise<MigrationResult> {
+  const sql = connectPostgres({ ...options, maxConnections: 1 });
+  try {
+    return await runMigrations(sql, options);
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<StoreAdapter> {
+  const sql = connectPostgres(options);
+  const clock = options.clock ?? { now: () => Date.now() };
+  try {
+    const migrated = await runMigrations(sql, options);
+    options.logger?.debug({ schema: options.schema, version: migrated.version, applied: migrated.applied }, 'postgres store opened');
+  } catch (err) {
+    await sql.end({ timeout: 5 });
+    throw err;
+  }
+  let closed: Promise<void> | undefined;
+  return {
+    kind: 'postgres',
+    append: (request) => appendToPostgres(sql, request),
+    ...createReads(sql),
+    putMeta: async (key, value) => {
+      await sql.unsafe(Q.putMeta, [key, encodeValue(value)]);
+    },
+    ttl: createTtlStore(sql, clock),
+    // postgres.js finishes queries already sent, then closes the pool.
+    close: () => (closed ??= sql.end({ timeout: 10 })),
+  };
+}
+
+interface EventRow {
+  position: string;
+  aggregate_type: string;
+  aggregate_id: string;
+  version: number;
+  type: string;
+  owner_type: string;
+  owner_id: string;
+  creator: string;
+  created_at: string;
+  payload: Buffer;
+}
+
+function decodeEvent(instanceId: string, row: EventRow): StoredEvent {
+  return {
+    instanceId,
+    aggregateType: row.aggregate_type,
+    aggregateId: row.aggregate_id,
+    type: row.type,
+    owner: { type: row.owner_type as StoredEvent['owner']['type'], id: row.owner_id },
+    creator: row.creator,
+    payload: decodeValue(row.payload),
+    version: Number(row.version),
+    position: Number(row.position),
+    createdAt: Number(row.created_at),
+  };
+}
+
+type Reads = Omit<StoreAdapter, 'kind' | 'append' | 'putMeta' | 'ttl' | 'close'>;
+
+function createReads(sql: Sql): Reads {
+  /** First column's value of the first row, or undefined (also for keys PostgreSQL cannot hold). */
+  const one = async (query: string, params: string[]): Promise<unknown> => {
+    if (params.some(hasNul)) return undefined;
+    const [row] = await sql.unsafe<Record<string, unknown>[]>(query, params);
+    return row === undefined ? undefined : Object.values(row)[0];
+  };
+  return {
+    async streamVersion(instanceId, aggregateType, aggregateId) {
+      return Number((await one(Q.head, [checkInstance(instanceId), aggregateType, aggregateId])) ?? 0);
+    },
+    async readEvents(instanceId, after, limit) {
+      checkInstance(instanceId);
+      if (!(limit > 0)) return [];
+      const from = Math.max(0, Math.floor(after));
+      const rows = await sql.unsafe<EventRow[]>(Q.readEvents, [instanceId, from, Math.floor(limit)]);
+      return rows.map((row) => decodeEvent(instanceId, row));
+    },
+    async readStream(instanceId, aggregateType, aggregateId) {
+      checkInstance(instanceId);
+      if (hasNul(aggregateType) || hasNul(aggregateId)) return [];
+      const rows = await sql.unsafe<EventRow[]>(Q.readStream, [instanceId, aggregateType, aggregateId]);
+      return rows.map((row) => decodeEvent(instanceId, row));
+    },
+    async projectionState(instanceId): Promise<ProjectionState> {
+      const [row] = await sql.unsafe<{ position: string; created_at: string }[]>(Q.counter, [checkInstance(instanceId)]);
+      return row === undefined ? { position: 0, createdAt: 0 } : { position: Number(row.position), createdAt: Number(row.created_at) };
+    },
+    async getRecord(instanceId, table, id) {
+      const value = await one(Q.getRecord, [checkInstance(instanceId), table, id]);
+      return value === undefined ? undefined : decodeValue(value);
+    },
+    scanRecords: (instanceId, table) =>
+      paged(sql, [Q.scanRecordsFirst, Q.scanRecordsNext], [checkInstance(instanceId), table], (row: { id: string; value: Buffer }) => ({
+        cursor: row.id,
+        item: decodeValue(row.value),
+      })),
+    async findUnique(instanceId, scope, value) {
+      const holder = await one(Q.findUnique, [checkInstance(instanceId), scope, value]);
+      return typeof holder === 'string' ? holder : undefined;
+    },
+    scanUnique: (instanceId, scope) =>
+      paged(sql, [Q.scanUniqueFirst, Q.scanUniqueNext], [checkInstance(instanceId), scope], (row: { value: string; holder: string }) => ({
+        cursor: row.value,
+        item: { value: row.value, holder: row.holder },
+      })),
+    async getMeta(key) {
+      const value = await one(Q.getMeta, [key]);
+      return value === undefined ? undefined : decodeValue(value);
+    },
+  };
+}
+
+/**
+ * An index range as an async iterable, read PAGE rows at a time by keyset pagination: no
+ * cursor or transaction stays open while the consumer awaits between items.
+ */
+async function* paged<R extends object, T>(
+  sql: Sql,
+  [first, next]: readonly [string, string],
+  params: readonly [string, string],
+  map: (row: R) => { cursor: string; item: T },
+): AsyncGenerator<T> {
+  if (params.some(hasNul)) return;
+  let after: string | undefined;
+  for (;;) {
+    const query = after === undefined ? first : next;
+    const args = after === undefined ? [...params, PAGE] : [...params, PAGE, after];
+    const rows = await sql.unsafe<R[]>(query, args);
+    const items = rows.map(map);
+    yield* items.map((i) => i.item);
+    const last = items[items.length - 1];
+    if (last === undefined || items.length < PAGE) return;
+    after = last.cursor;
+  }
+}
+
+function createTtlStore(sql: Sql, clock: Clock): TtlStore {
+  const key3 = (instanceId: string, table: string, key: string): string[] | undefined =>
+    hasNul(table) || hasNul(key) ? undefined : [checkInstance(instanceId), table, key];
+  return {
+    async put(instanceId, table, key, value, expiresAt) {
+      await sql.unsafe(Q.ttlPut, [checkInstance(instanceId), table, key, encodeValue(value), Math.floor(expiresAt)]);
+    },
+    async get(instanceId, table, key) {
+      const params = key3(instanceId, table, key);
+      if (params === undefined) return undefined;
+      const [row] = await sql.unsafe<{ value: Buffer }[]>(Q.ttlGet, [...params, clock.now()]);
+      return row === undefined ? undefined : decodeValue(row.value);
+    },
+    async take(instanceId, table, key) {
+      const params = key3(instanceId, table, key);
+      if (params === undefined) return undefined;
+      const [row] = await sql.unsafe<{ value: Buffer; expires_at: string }[]>(Q.ttlTake, params);
+      return row !== undefined && Number(row.expires_at) > clock.now() ? decodeValue(row.value) : undefined;
+    },
+    async delete(instanceId, table, key) {
+      const params = key3(instanceId, table, key);
+      if (params !== undefined) await sql.unsafe(Q.ttlDelete, params);
+    },
+    async sweep(now) {
+      let count = 0;
+      for (;;) {
+        const result = await sql.unsafe(Q.ttlSweep, [Math.floor(now), SWEEP_BATCH]);
+        count += result.count;
+        if (result.count < SWEEP_BATCH) return count;
+      }
+    },
+  };
+}

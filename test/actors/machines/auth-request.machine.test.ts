@@ -1,0 +1,83 @@
+/** The auth-request machine through xstate's pure transition(): prompt / max_age / session decisions and intents. */
+import { initialTransition, transition } from 'xstate';
+import { describe, expect, it } from 'vitest';
+import { authRequestMachine, type AuthRequestInput, type BrowserSessionSummary } from '../../../actors/index.js';
+
+const NOW = 1_800_000_000_000;
+const alice: BrowserSessionSummary = { sessionId: 's-alice', userId: 'u-alice', authTime: NOW - 60_000, amr: ['pwd'] };
+const bob: BrowserSessionSummary = { sessionId: 's-bob', userId: 'u-bob', authTime: NOW - 3_600_000, amr: ['pwd'] };
+
+const start = (input: Partial<AuthRequestInput>) => initialTransition(authRequestMachine, { prompt: [], sessions: [], now: NOW, ...input });
+const intents = (actions: readonly { type: string }[]) => actions.map((a) => a.type).filter((t) => t === 'issueCode' || t === 'rejectRequest');
+
+describe('auth request machine: initial decisions', () => {
+  it.each([
+    ['no session → login name', {}, 'awaitingLoginName', [], undefined],
+    ['one session → code at once', { sessions: [alice] }, 'succeeded', ['issueCode'], undefined],
+    ['two sessions → select account', { sessions: [alice, bob] }, 'selectingAccount', [], undefined],
+    ['prompt=login ignores sessions', { prompt: ['login'], sessions: [alice] }, 'awaitingLoginName', [], undefined],
+    ['prompt=select_account with one session', { prompt: ['select_account'], sessions: [alice] }, 'selectingAccount', [], undefined],
+    ['prompt=create → registering', { prompt: ['create'] }, 'registering', [], undefined],
+    ['prompt=none without session → login_required', { prompt: ['none'] }, 'failed', ['rejectRequest'], 'login_required'],
+    ['prompt=none with one session → code', { prompt: ['none'], sessions: [alice] }, 'succeeded', ['issueCode'], undefined],
+    ['prompt=none with two sessions → account_selection_required', { prompt: ['none'], sessions: [alice, bob] }, 'failed', ['rejectRequest'], 'account_selection_required'],
+    ['max_age drops old sessions', { maxAge: 600, sessions: [alice, bob] }, 'succeeded', ['issueCode'], undefined],
+    ['max_age=0 with prompt=none → login_required', { prompt: ['none'], maxAge: 0, sessions: [alice] }, 'failed', ['rejectRequest'], 'login_required'],
+    ['id_token_hint keeps the hinted user only', { hintUserId: 'u-bob', sessions: [alice, bob] }, 'succeeded', ['issueCode'], undefined],
+  ] as const)('%s', (_, input, state, expectedIntents, failure) => {
+    const [snapshot, actions] = start(input as Partial<AuthRequestInput>);
+    expect(snapshot.value).toBe(state);
+    expect(intents(actions)).toEqual(expectedIntents);
+    expect(snapshot.context.failure).toBe(failure);
+  });
+
+  it('picks the only session for the code', () => {
+    const [snapshot] = start({ sessions: [alice] });
+    expect(snapshot.context.session).toEqual(alice);
+  });
+});
+
+describe('auth request machine: login steps', () => {
+  it('login name → password → succeeded with issueCode and the new session', () => {
+    const [created] = start({});
+    const [named, none] = transition(authRequestMachine, created, { type: 'loginName.submitted', userId: 'u-alice', loginName: 'alice' });
+    expect(named.value).toBe('awaitingPassword');
+    expect(named.context).toMatchObject({ userId: 'u-alice', loginName: 'alice' });
+    expect(intents(none)).toEqual([]);
+    const [done, actions] = transition(authRequestMachine, named, { type: 'password.verified', session: alice });
+    expect(done.value).toBe('succeeded');
+    expect(done.status).toBe('done');
+    expect(done.context.session).toEqual(alice);
+    expect(intents(actions)).toEqual(['issueCode']);
+  });
+
+  it('select account: a known session succeeds, an unknown one changes nothing, other → login name', () => {
+    const [selecting] = start({ sessions: [alice, bob] });
+    const [same, noActions] = transition(authRequestMachine, selecting, { type: 'account.selected', sessionId: 's-mallory' });
+    expect(same.value).toBe('selectingAccount');
+    expect(intents(noActions)).toEqual([]);
+    const [done, actions] = transition(authRequestMachine, selecting, { type: 'account.selected', sessionId: 's-bob' });
+    expect(done.value).toBe('succeeded');
+    expect(done.context.session).toEqual(bob);
+    expect(intents(actions)).toEqual(['issueCode']);
+    const [other] = transition(authRequestMachine, selecting, { type: 'account.other' });
+    expect(other.value).toBe('awaitingLoginName');
+  });
+
+  it('ignores events the current state does not take', () => {
+    const [created] = start({});
+    const [next, actions] = transition(authRequestMachine, created, { type: 'password.verified', session: alice });
+    expect(next.value).toBe('awaitingLoginName');
+    expect(intents(actions)).toEqual([]);
+  });
+
+  it('survives persistence: getPersistedSnapshot → resolveState → transition', () => {
+    const [created] = start({});
+    const [named] = transition(authRequestMachine, created, { type: 'loginName.submitted', userId: 'u-alice', loginName: 'alice' });
+    const persisted = JSON.parse(JSON.stringify(authRequestMachine.getPersistedSnapshot(named))) as { value: string; context: typeof named.context };
+    const restored = authRequestMachine.resolveState({ value: persisted.value, context: persisted.context });
+    const [done, actions] = transition(authRequestMachine, restored, { type: 'password.verified', session: alice });
+    expect(done.value).toBe('succeeded');
+    expect(intents(actions)).toEqual(['issueCode']);
+  });
+});

@@ -1,0 +1,112 @@
+/**
+ * Client authentication parsing and checks (RFC 6749 §2.3.1, RFC 7523 §2.2): one mechanism per
+ * request, form-urlencoded Basic credentials, the app's configured method, machine users only
+ * where allowed. The client lookup is a port, replaced here by a map.
+ */
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { OAuthError, type AggregateRecord, type Application, type MachineUser, type Project, type TtlStore } from '../../../actors/index.js';
+import { authenticateClient, type ClientCredentials, isSecretValid, parseClientCredentials } from '../../../src/oidc/shared/client-auth.js';
+import type { ClientCache, ResolvedClient } from '../../../src/oidc/shared/client-cache.js';
+import { parseUrlEncoded } from '../../../src/oidc/shared/form.js';
+
+const digest = (secret: string) => createHash('sha256').update(secret).digest('base64url');
+const basicHeader = (raw: string) => `Basic ${Buffer.from(raw).toString('base64')}`;
+const params = (text: string) => parseUrlEncoded(text);
+
+function codeOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (error) {
+    return error instanceof OAuthError ? error.oauthCode : 'other';
+  }
+  return undefined;
+}
+
+describe('parseClientCredentials', () => {
+  it('decodes form-urlencoded Basic credentials', () => {
+    expect(parseClientCredentials(params(''), basicHeader('my%20app:s%3Acret+x'))).toEqual({ method: 'basic', clientId: 'my app', secret: 's:cret x' });
+  });
+
+  it.each<[string, string, string | undefined, ClientCredentials]>([
+    ['client_secret_post', 'client_id=a&client_secret=b', undefined, { method: 'post', clientId: 'a', secret: 'b' }],
+    ['none', 'client_id=a', undefined, { method: 'none', clientId: 'a' }],
+    ['private_key_jwt', 'client_assertion_type=urn%3Aietf%3Aparams%3Aoauth%3Aclient-assertion-type%3Ajwt-bearer&client_assertion=x.y.z', undefined, { method: 'private_key_jwt', clientId: undefined, assertion: 'x.y.z' }],
+    ['nothing', 'grant_type=x', undefined, { method: 'absent' }],
+    ['a Bearer header (not client authentication)', 'client_id=a', 'Bearer abc', { method: 'none', clientId: 'a' }],
+    ['Basic with the same client_id in the body', 'client_id=a', basicHeader('a:b'), { method: 'basic', clientId: 'a', secret: 'b' }],
+  ])('reads %s', (_name, body, header, expected) => {
+    expect(parseClientCredentials(params(body), header)).toEqual(expected);
+  });
+
+  it.each<[string, string, string | undefined, string]>([
+    ['Basic and client_secret', 'client_id=a&client_secret=b', basicHeader('a:b'), 'invalid_request'],
+    ['client_secret and client_assertion', 'client_id=a&client_secret=b&client_assertion=x&client_assertion_type=urn%3Aietf%3Aparams%3Aoauth%3Aclient-assertion-type%3Ajwt-bearer', undefined, 'invalid_request'],
+    ['Basic and a different client_id', 'client_id=other', basicHeader('a:b'), 'invalid_request'],
+    ['a wrong assertion type', 'client_assertion=x&client_assertion_type=saml', undefined, 'invalid_request'],
+    ['client_secret without client_id', 'client_secret=b', undefined, 'invalid_request'],
+    ['Basic without a colon', '', basicHeader('ab'), 'invalid_client'],
+    ['Basic that is not base64', '', 'Basic ###', 'invalid_client'],
+    ['a repeated parameter', 'client_id=a&client_id=a', undefined, 'invalid_request'],
+  ])('refuses %s', (_name, body, header, code) => {
+    expect(codeOf(() => parseClientCredentials(params(body), header))).toBe(code);
+  });
+});
+
+const meta = { version: 1, sequence: 1, createdAt: 0, changedAt: 0, owner: { type: 'org', id: 'o1' } } as const;
+const app = (authMethod: 'basic' | 'post' | 'none', secret = 'app-secret'): ResolvedClient => ({
+  kind: 'app',
+  app: {
+    app: { id: 'app1', meta, state: { orgId: 'o1', projectId: 'p1', name: 'A', clientId: 'app1', config: { type: 'api', api: { authMethod: 'basic' } }, secretDigest: digest(secret), keys: [] } } as unknown as AggregateRecord<Application>,
+    project: { id: 'p1', meta, state: {} } as unknown as AggregateRecord<Project>,
+  },
+});
+const withMethod = (client: ResolvedClient, authMethod: string): ResolvedClient =>
+  client.kind !== 'app' ? client : { kind: 'app', app: { ...client.app, app: { ...client.app.app, state: { ...client.app.app.state, config: { type: 'oidc', oidc: { authMethod, clockSkewMs: 0 } } as unknown as Application['config'] } } } };
+const machine: ResolvedClient = {
+  kind: 'machine',
+  user: { id: 'u1', meta, state: { type: 'machine', state: 'active', orgId: 'o1', username: 'bot', secretDigest: digest('bot-secret') } } as unknown as AggregateRecord<MachineUser>,
+};
+
+function context(clients: Record<string, ResolvedClient>) {
+  const cache: ClientCache = { resolve: async (_instance, id) => clients[id] ?? { kind: 'unknown' } };
+  const ttl = {} as TtlStore; // not reached without private_key_jwt
+  return { clients: cache, ttl, instanceId: 'i1', issuer: 'http://localhost', endpointUrl: 'http://localhost/oauth/v2/token', now: 0 };
+}
+const all = { methods: ['basic', 'post', 'none', 'private_key_jwt'] as const, allowMachineUsers: true };
+
+async function rejection(promise: Promise<unknown>): Promise<string | undefined> {
+  return promise.then(
+    () => undefined,
+    (error: unknown) => (error instanceof OAuthError ? error.oauthCode : 'other'),
+  );
+}
+
+describe('authenticateClient', () => {
+  const ctx = context({ app1: withMethod(app('basic'), 'basic'), bot: machine, pub: withMethod(app('none'), 'none') });
+
+  it('accepts the configured method with the right secret', async () => {
+    expect((await authenticateClient({ method: 'basic', clientId: 'app1', secret: 'app-secret' }, ctx, all)).kind).toBe('app');
+    expect((await authenticateClient({ method: 'none', clientId: 'pub' }, ctx, all)).kind).toBe('app');
+    expect((await authenticateClient({ method: 'post', clientId: 'bot', secret: 'bot-secret' }, ctx, all)).kind).toBe('machine');
+  });
+
+  it.each<[string, ClientCredentials, { methods: readonly ('basic' | 'post' | 'none' | 'private_key_jwt')[]; allowMachineUsers: boolean }]>([
+    ['a wrong secret', { method: 'basic', clientId: 'app1', secret: 'nope' }, all],
+    ['another method than configured', { method: 'post', clientId: 'app1', secret: 'app-secret' }, all],
+    ['none for a confidential client', { method: 'none', clientId: 'app1' }, all],
+    ['an unknown client', { method: 'basic', clientId: 'ghost', secret: 'x' }, all],
+    ['no credentials', { method: 'absent' }, all],
+    ['a method this endpoint does not take', { method: 'none', clientId: 'pub' }, { methods: ['basic'], allowMachineUsers: true }],
+    ['a machine user where none may call', { method: 'basic', clientId: 'bot', secret: 'bot-secret' }, { methods: ['basic'], allowMachineUsers: false }],
+    ['a machine user with a wrong secret', { method: 'basic', clientId: 'bot', secret: 'nope' }, all],
+  ])('refuses %s with invalid_client', async (_name, creds, policy) => {
+    expect(await rejection(authenticateClient(creds, ctx, policy))).toBe('invalid_client');
+  });
+
+  it('compares secrets against the stored digest only', () => {
+    expect(isSecretValid(digest('s'), 's')).toBe(true);
+    expect(isSecretValid(digest('s'), 't')).toBe(false);
+    expect(isSecretValid('', '')).toBe(false);
+  });
+});

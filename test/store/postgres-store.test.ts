@@ -1,0 +1,210 @@
+/**
+ * The PostgreSQL adapter: the shared contract suite (a fresh schema per test), plus what only
+ * PostgreSQL has: versioned migrations (idempotent, concurrent), index-only hot paths (EXPLAIN
+ * on a few thousand rows), appends racing from two connection pools, key-part validation,
+ * reopen durability, injected expiry clock and batched sweeps. Skipped, with the reason, when
+ * TESSERA_TEST_DATABASE_URL is unset or the server does not answer.
+ */
+import postgres from 'postgres';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createManualClock, type StoreAdapter } from '../../actors/index.js';
+import { MIGRATIONS } from '../../src/store/postgres-migrations.js';
+import { Q } from '../../src/store/postgres-queries.js';
+import { migratePostgres, openPostgresStore, type PostgresStoreOptions } from '../../src/store/postgres-store.js';
+import { dropSchema, freshSchemaName, postgresUnavailable, TEST_DATABASE_URL } from './postgres-test-db.js';
+import { append, describeStoreSuite, event, expect0 } from './store-suite.js';
+
+const unavailable = await postgresUnavailable();
+const skip = unavailable !== undefined;
+if (skip) console.warn(`postgres store tests skipped: ${unavailable}`);
+const title = (name: string) => (skip ? `${name} (skipped: ${unavailable})` : name);
+const url = TEST_DATABASE_URL ?? '';
+
+describe.skipIf(skip)(title('postgres store'), () => {
+  describeStoreSuite('postgres', async () => {
+    const schema = freshSchemaName();
+    const store = await openPostgresStore({ url, schema, maxConnections: 4 });
+    return {
+      store,
+      cleanup: async () => {
+        await store.close();
+        await dropSchema(schema);
+      },
+    };
+  });
+});
+
+describe.skipIf(skip)(title('postgres store specifics'), () => {
+  const schemas: string[] = [];
+  const stores: StoreAdapter[] = [];
+  const openAt = async (schema: string, options: Partial<PostgresStoreOptions> = {}) => {
+    const store = await openPostgresStore({ url, schema, maxConnections: 4, ...options });
+    stores.push(store);
+    return store;
+  };
+  const fresh = async (options: Partial<PostgresStoreOptions> = {}) => {
+    const schema = freshSchemaName();
+    schemas.push(schema);
+    return { schema, store: await openAt(schema, options) };
+  };
+  afterEach(async () => {
+    await Promise.all(stores.splice(0).map((s) => s.close()));
+    await Promise.all(schemas.splice(0).map(dropSchema));
+  });
+  const admin = postgres(url, { max: 2, onnotice: () => undefined });
+  afterAll(() => admin.end({ timeout: 5 }));
+
+  it('applies migrations once: reopening and concurrent migrate runs change nothing', async () => {
+    const schema = freshSchemaName();
+    schemas.push(schema);
+    const results = await Promise.all([migratePostgres({ url, schema }), migratePostgres({ url, schema }), migratePostgres({ url, schema })]);
+    const latest = MIGRATIONS[MIGRATIONS.length - 1]?.version;
+    expect(results.map((r) => r.applied.length).sort()).toEqual([0, 0, MIGRATIONS.length]);
+    expect(results.map((r) => r.version)).toEqual([latest, latest, latest]);
+    await openAt(schema);
+    expect((await migratePostgres({ url, schema })).applied).toEqual([]);
+    const rows = await admin.unsafe(`SELECT version FROM "${schema}".schema_migrations ORDER BY version`);
+    expect(rows.map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
+  });
+
+  it('answers every hot query from an index, never a sequential scan', { timeout: 60_000 }, async () => {
+    const { schema, store } = await fresh();
+    const streams = Array.from({ length: 1500 }, (_, i) => `s${i}`);
+    for (const instanceId of ['inst-a', 'inst-b']) {
+      await store.append(
+        append(instanceId, {
+          expectations: streams.map((s) => expect0('org', s)),
+          events: streams.flatMap((s) => [event('org', s, 'org.added'), event('org', s, 'org.changed')]),
+          project: () => Array.from({ length: 3000 }, (_, i) => ({ table: i % 2 ? 'orgs' : 'users', id: `r${i}`, value: { i } })),
+        }),
+      );
+    }
+    await admin.unsafe(`INSERT INTO "${schema}".unique_claims SELECT i, 'org.name', 'v' || g, 'h' || g
+      FROM generate_series(1, 3000) g, unnest(ARRAY['inst-a', 'inst-b']) i`);
+    await admin.unsafe(`INSERT INTO "${schema}".ttl_rows SELECT i, 'codes', 'k' || g, '\\x00'::bytea, $1::bigint + g
+      FROM generate_series(1, 3000) g, unnest(ARRAY['inst-a', 'inst-b']) i`, [Date.now()]);
+    await admin.unsafe(`INSERT INTO "${schema}".instance_positions SELECT 'inst-' || g, g, g FROM generate_series(1, 3000) g`);
+    for (const table of ['events', 'stream_heads', 'records', 'unique_claims', 'ttl_rows', 'instance_positions']) {
+      await admin.unsafe(`ANALYZE "${schema}".${table}`);
+    }
+    const hot: [string, string, (string | number)[]][] = [
+      ['append head check / streamVersion', Q.head, ['inst-a', 'org', 's7']],
+      ['projectionState', Q.counter, ['inst-a']],
+      ['readEvents', Q.readEvents, ['inst-a', 1500, 100]],
+      ['readStream', Q.readStream, ['inst-a', 'org', 's7']],
+      ['getRecord', Q.getRecord, ['inst-a', 'orgs', 'r11']],
+      ['scanRecords page', Q.scanRecordsNext, ['inst-a', 'orgs', 256, 'r5']],
+      ['findUnique', Q.findUnique, ['inst-a', 'org.name', 'v42']],
+      ['scanUnique page', Q.scanUniqueNext, ['inst-a', 'org.name', 256, 'v5']],
+      ['ttl get', Q.ttlGet, ['inst-a', 'codes', 'k42', Date.now()]],
+      ['ttl take', Q.ttlTake, ['inst-a', 'codes', 'k42']],
+      ['ttl delete', Q.ttlDelete, ['inst-a', 'codes', 'k42']],
+      ['ttl sweep batch', Q.ttlSweep, [Date.now(), 500]],
+    ];
+    const sql = postgres(url, { max: 1, onnotice: () => undefined, connection: { search_path: schema } });
+    try {
+      for (const [name, query, params] of hot) {
+        const plan = (await sql.unsafe(`EXPLAIN ${query}`, params)).map((r) => String(r['QUERY PLAN'])).join('\n');
+        expect({ name, seqScan: plan.includes('Seq Scan') }, plan).toEqual({ name, seqScan: false });
+        expect(plan, name).toMatch(/Index (Only )?Scan/);
+      }
+    } finally {
+      await sql.end({ timeout: 5 });
+    }
+  });
+
+  it('lets exactly one of two appends with the same expectation from two connection pools win', { timeout: 60_000 }, async () => {
+    const { schema, store: one } = await fresh();
+    const two = await openAt(schema);
+    let version = 0;
+    for (let round = 0; round < 25; round += 1) {
+      const racer = (store: StoreAdapter, by: string) =>
+        store.append(append('inst-r', { expectations: [expect0('org', 'o1', version)], events: [event('org', 'o1', 'org.changed', { by })] }));
+      const results = await Promise.all([racer(one, 'one'), racer(two, 'two')]);
+      expect(results.filter((r) => r.ok)).toHaveLength(1);
+      expect(results.filter((r) => !r.ok)).toEqual([
+        { ok: false, reason: 'conflict', aggregateType: 'org', aggregateId: 'o1', actualVersion: version + 1 },
+      ]);
+      version += 1;
+    }
+    const log = await two.readEvents('inst-r', 0, 100);
+    expect(log.map((e) => [e.position, e.version])).toEqual(Array.from({ length: 25 }, (_, i) => [i + 1, i + 1]));
+  });
+
+  it('keeps events, rows, claims, ttl rows and meta across a reopen', async () => {
+    const { schema, store } = await fresh();
+    const payload = { n: 1, big: 2n ** 60n, map: new Map([['k', 1]]), bytes: Buffer.from([1, 2, 3]), nested: { u: 'é✓' } };
+    await store.append(
+      append('i', {
+        expectations: [expect0('org', 'o1')],
+        events: [event('org', 'o1', 'org.added', payload)],
+        claims: [{ scope: 's', value: 'v', holder: 'o1' }],
+        project: () => [{ table: 't', id: 'o1', value: payload }],
+      }),
+    );
+    await store.ttl.put('i', 'codes', 'c', 'code', Date.now() + 60_000);
+    await store.putMeta('k', 'v');
+    await store.close();
+    const again = await openAt(schema);
+    expect(await again.streamVersion('i', 'org', 'o1')).toBe(1);
+    expect((await again.readEvents('i', 0, 10)).map((e) => e.payload)).toEqual([payload]);
+    expect(await again.getRecord('i', 't', 'o1')).toEqual(payload);
+    expect(await again.findUnique('i', 's', 'v')).toBe('o1');
+    expect(await again.ttl.get('i', 'codes', 'c')).toBe('code');
+    expect(await again.getMeta('k')).toBe('v');
+  });
+
+  it('rejects events on a stream without an expectation, writing nothing', async () => {
+    const { store } = await fresh();
+    const request = append('i', { expectations: [expect0('org', 'o1')], events: [event('user', 'u1', 'user.added')] });
+    await expect(store.append(request)).rejects.toThrow('no expectation for stream user/u1');
+    expect(await store.readEvents('i', 0, 10)).toEqual([]);
+    expect(await store.projectionState('i')).toEqual({ position: 0, createdAt: 0 });
+  });
+
+  it('rolls back an append whose write fails half way (NUL in a row id)', async () => {
+    const { store } = await fresh();
+    const request = append('i', {
+      expectations: [expect0('org', 'o1')],
+      events: [event('org', 'o1', 'org.added')],
+      project: () => [
+        { table: 't', id: 'fine', value: 1 },
+        { table: 't', id: 'bad\u0000id', value: 2 },
+      ],
+    });
+    await expect(store.append(request)).rejects.toThrow('NUL');
+    expect(await store.readEvents('i', 0, 10)).toEqual([]);
+    expect(await store.getRecord('i', 't', 'fine')).toBeUndefined();
+    expect(await store.streamVersion('i', 'org', 'o1')).toBe(0);
+    expect(await store.projectionState('i')).toEqual({ position: 0, createdAt: 0 });
+  });
+
+  it('answers "absent" for lookups whose key contains NUL, and refuses reserved instance ids', async () => {
+    const { store } = await fresh();
+    expect(await store.getRecord('i', 't', 'a\u0000b')).toBeUndefined();
+    expect(await store.findUnique('i', 's', 'a\u0000b')).toBeUndefined();
+    expect(await store.ttl.get('i', 'codes', 'a\u0000b')).toBeUndefined();
+    expect(await store.ttl.take('i', 'codes', 'a\u0000b')).toBeUndefined();
+    expect(await store.readStream('i', 'org', 'a\u0000b')).toEqual([]);
+    await expect(store.streamVersion('~x', 'org', 'o1')).rejects.toThrow('instance id');
+    await expect(store.getRecord('~x', 't', 'a')).rejects.toThrow('instance id');
+  });
+
+  it('judges ttl expiry by the injected clock', async () => {
+    const clock = createManualClock(Date.UTC(2030, 0, 1));
+    const { store } = await fresh({ clock });
+    await store.ttl.put('i', 'codes', 'c', 'code', clock.now() + 1000);
+    expect(await store.ttl.get('i', 'codes', 'c')).toBe('code');
+    clock.advance(1000);
+    expect(await store.ttl.get('i', 'codes', 'c')).toBeUndefined();
+    expect(await store.ttl.take('i', 'codes', 'c')).toBeUndefined();
+  });
+
+  it('sweeps more rows than one batch holds', async () => {
+    const { store } = await fresh();
+    const now = Date.now();
+    await Promise.all(Array.from({ length: 1234 }, (_, i) => store.ttl.put('i', 'codes', `c${i}`, i, now - 1 - (i % 7))));
+    expect(await store.ttl.sweep(now)).toBe(1234);
+    expect(await store.ttl.sweep(now)).toBe(0);
+  });
+});
