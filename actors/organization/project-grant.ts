@@ -66,11 +66,11 @@ export function normalizeRoleKeys(keys: readonly string[]): string[] {
 
 /**
  * Throws a 400 naming `field` (with `code`) when a key is not in `allowed`; `what` says
- * where the keys had to come from.
+ * where the keys had to come from (the keys themselves are not echoed).
  */
 export function requireRoleSubset(keys: readonly string[], allowed: ReadonlySet<string>, field: string, code: string, what: string): void {
   const missing = keys.filter((k) => !allowed.has(k));
-  if (missing.length > 0) throw validationFailed([{ field, description: `${what} has no role ${missing.slice(0, 5).join(', ')}` }], code);
+  if (missing.length > 0) throw validationFailed([{ field, description: `every key must be a role of ${what}` }], code);
   if (keys.length > MAX_GRANT_ROLE_KEYS) throw validationFailed([{ field, description: `at most ${MAX_GRANT_ROLE_KEYS} role keys` }], code);
 }
 

@@ -3,7 +3,7 @@
  * conditionally on the loaded versions, fold the stored events into the rows inside the
  * write transaction, update the cache, reply. A lost conditional append reloads and retries.
  */
-import { aborted, type AppError, ProgrammerError } from '../kernel/errors.js';
+import { aborted, type AppError, isAppError, ProgrammerError } from '../kernel/errors.js';
 import { foldRecord, type AggregateKind, type AggregateRecord, type Loaded } from '../kernel/aggregate.js';
 import type { AggregateRef, CommandContext, CommandHandler, LoadedSet, Outcome } from '../kernel/command.js';
 import type { Clock, RecordWrite, StoreAdapter, StoredEvent } from '../kernel/ports.js';
@@ -24,8 +24,17 @@ export async function runCommand<C, R>(options: RunCommandOptions<C, R>): Promis
   let ctx = options.ctx;
   for (let attempt = 1; attempt <= options.maxAttempts; attempt += 1) {
     const refs = handler.load(command, ctx);
-    const loaded = await loadAll(store, cache, ctx.instanceId, refs);
-    const decision = handler.decide(setOf(loaded), command, ctx);
+    const { loaded, fromCache } = await loadAll(store, cache, ctx.instanceId, refs);
+    let decision;
+    try {
+      decision = handler.decide(setOf(loaded), command, ctx);
+    } catch (error) {
+      // A refusal based on a cached aggregate another actor (or node) has since changed would
+      // be wrong: drop stale entries and decide again. Successful decisions need no such check,
+      // because their append is conditional on the versions read.
+      if (isAppError(error) && (await dropStale(store, cache, ctx.instanceId, fromCache)) && attempt < options.maxAttempts) continue;
+      throw error;
+    }
     if (decision.events.length === 0) return decision.reply(outcomeOf([], loaded));
 
     const next = new Map<string, Loaded<unknown>>();
@@ -58,8 +67,9 @@ async function loadAll(
   cache: Map<string, Loaded<unknown>>,
   instanceId: string,
   refs: readonly AggregateRef[],
-): Promise<Map<string, Loaded<unknown>>> {
+): Promise<{ loaded: Map<string, Loaded<unknown>>; fromCache: Loaded<unknown>[] }> {
   const loaded = new Map<string, Loaded<unknown>>();
+  const fromCache: Loaded<unknown>[] = [];
   for (const { kind, id } of refs) {
     const key = cacheKey(kind.type, id);
     if (loaded.has(key)) continue;
@@ -67,10 +77,24 @@ async function loadAll(
     if (entry === undefined) {
       entry = await loadOne(store, instanceId, kind, id);
       cache.set(key, entry);
+    } else {
+      fromCache.push(entry);
     }
     loaded.set(key, entry);
   }
-  return loaded;
+  return { loaded, fromCache };
+}
+
+/** Drops cached aggregates whose stream moved on; true when any was stale. */
+async function dropStale(store: StoreAdapter, cache: Map<string, Loaded<unknown>>, instanceId: string, entries: readonly Loaded<unknown>[]): Promise<boolean> {
+  let stale = false;
+  for (const entry of entries) {
+    if ((await store.streamVersion(instanceId, entry.kind.type, entry.id)) !== entry.version) {
+      cache.delete(cacheKey(entry.kind.type, entry.id));
+      stale = true;
+    }
+  }
+  return stale;
 }
 
 async function loadOne(store: StoreAdapter, instanceId: string, kind: AggregateKind<unknown>, id: string): Promise<Loaded<unknown>> {

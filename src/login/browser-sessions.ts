@@ -1,32 +1,29 @@
 /**
- * The user agent's login sessions: random tokens in one cookie (several, so the user can pick
- * an account), each mapped by its SHA-256 digest to a row in a TTL table. The cookie is
- * HttpOnly, SameSite=Lax, Path=/ and Secure unless the external URL is plain http (localhost).
- * TODO(issue 4): back these with PlatformSessions (src/api/resources/sessions) once they land.
+ * The user agent's login sessions: PlatformSessions whose tokens the browser holds in one
+ * cookie (several, so the user can pick an account). Only sessions with a password check count
+ * as authenticated here. The cookie is HttpOnly, SameSite=Lax, Path=/ and Secure unless the
+ * external URL is plain http (TESSERA_EXTERNAL_SECURE=false, e.g. http://localhost).
  */
-import { createHash, randomBytes } from 'node:crypto';
-import type { BrowserSessionSummary, TtlStore } from '../../actors/index.js';
+import { AppError, orgKind, sessionAmr, userKind, type ActorSystem, type AggregateRecord, type BrowserSessionSummary, type User } from '../../actors/index.js';
+import { createLoginSession, findSessionByToken, terminateSession } from '../api/shared/sessions.js';
+import { loginNamesOf } from '../api/shared/user-auth.js';
+import type { HttpRequest } from '../http/types.js';
+import type { MessageKey } from './i18n/index.js';
 
-export const BROWSER_SESSION_TABLE = 'browser_sessions';
 export const SESSION_COOKIE = 'tessera_sessions';
-export const BROWSER_SESSION_LIFETIME_MS = 24 * 3_600_000;
+export const BROWSER_COOKIE_MAX_AGE_S = 24 * 3600;
 const MAX_SESSIONS_PER_BROWSER = 5;
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
 export interface BrowserSession extends BrowserSessionSummary {
-  readonly orgId: string;
+  /** Preferred login name of the user, for the account picker. */
   readonly loginName: string;
-  readonly expiresAt: number;
 }
 
-/** A session row with the cookie token that found it. */
+/** A session with the cookie token that found it. */
 export interface HeldSession {
   readonly token: string;
   readonly session: BrowserSession;
-}
-
-function digestOf(token: string): string {
-  return createHash('sha256').update(token).digest('base64url');
 }
 
 /** The session tokens in a Cookie header (malformed ones dropped). */
@@ -38,54 +35,81 @@ export function parseSessionCookie(cookieHeader: string | undefined): string[] {
   return [];
 }
 
-/** The Set-Cookie value holding `tokens` (newest first). */
+/** The Set-Cookie value holding `tokens` (newest first); an empty list clears the cookie. */
 export function toSessionCookie(tokens: readonly string[], secure: boolean): string {
   const value = tokens.slice(0, MAX_SESSIONS_PER_BROWSER).join('.');
-  const attributes = [`Path=/`, `HttpOnly`, `SameSite=Lax`, ...(secure ? ['Secure'] : [])];
-  if (value === '') return `${SESSION_COOKIE}=; Max-Age=0; ${attributes.join('; ')}`;
-  return `${SESSION_COOKIE}=${value}; Max-Age=${BROWSER_SESSION_LIFETIME_MS / 1000}; ${attributes.join('; ')}`;
+  const attributes = ['Path=/', 'HttpOnly', 'SameSite=Lax', ...(secure ? ['Secure'] : [])].join('; ');
+  return value === '' ? `${SESSION_COOKIE}=; Max-Age=0; ${attributes}` : `${SESSION_COOKIE}=${value}; Max-Age=${BROWSER_COOKIE_MAX_AGE_S}; ${attributes}`;
 }
 
-/** The live sessions the cookie holds, one per user (the newest wins). */
-export async function readBrowserSessions(ttl: TtlStore, instanceId: string, cookieHeader: string | undefined): Promise<HeldSession[]> {
+async function preferredLoginName(actors: ActorSystem, instanceId: string, user: AggregateRecord<User>): Promise<string> {
+  const org = await actors.readRecord(instanceId, orgKind, user.state.orgId);
+  return loginNamesOf(user.state.username, org?.state).preferredLoginName;
+}
+
+/** The live, password-checked sessions the cookie holds, one per user (the newest wins). */
+export async function readBrowserSessions(actors: ActorSystem, instanceId: string, cookieHeader: string | undefined): Promise<HeldSession[]> {
   const held: HeldSession[] = [];
   for (const token of parseSessionCookie(cookieHeader)) {
-    const session = (await ttl.get(instanceId, BROWSER_SESSION_TABLE, digestOf(token))) as BrowserSession | undefined;
-    if (session !== undefined && !held.some((h) => h.session.userId === session.userId)) held.push({ token, session });
+    const record = await findSessionByToken(actors, instanceId, token);
+    if (record === undefined || record.state.passwordCheckedAt === 0 || held.some((h) => h.session.userId === record.state.userId)) continue;
+    const user = await actors.readRecord(instanceId, userKind, record.state.userId);
+    if (user === undefined) continue;
+    const session: BrowserSession = {
+      sessionId: record.id,
+      userId: record.state.userId,
+      authTime: record.state.passwordCheckedAt,
+      amr: sessionAmr(record.state),
+      loginName: await preferredLoginName(actors, instanceId, user),
+    };
+    held.push({ token, session });
   }
   return held;
 }
 
-export interface NewBrowserSession {
-  readonly userId: string;
-  readonly orgId: string;
-  readonly loginName: string;
-  readonly amr: readonly string[];
-  readonly now: number;
+export type PasswordLogin = { readonly ok: true; readonly held: HeldSession } | { readonly ok: false; readonly error: MessageKey };
+
+const REFUSALS: Readonly<Record<string, MessageKey>> = {
+  'user.locked': 'userLocked',
+  'user.inactive': 'userInactive',
+  'user.not_found': 'userNotFound',
+  'user.not_human': 'userNotFound',
+  'user.password_not_set': 'noPassword',
+};
+
+/** Verifies the password (lockout accounting included) and creates a session for it. */
+export async function logInWithPassword(actors: ActorSystem, instanceId: string, userId: string, password: string, req: HttpRequest): Promise<PasswordLogin> {
+  const user = await actors.readRecord(instanceId, userKind, userId);
+  if (user === undefined) return { ok: false, error: 'userNotFound' };
+  try {
+    const userAgent = { userAgent: (req.headers['user-agent'] ?? '').slice(0, 500), ip: req.remoteAddress };
+    const created = await createLoginSession(actors, instanceId, user, { password }, { userAgent });
+    const session: BrowserSession = {
+      sessionId: created.sessionId,
+      userId,
+      authTime: created.session?.state.passwordCheckedAt ?? actors.options.clock.now(),
+      amr: created.session === undefined ? ['pwd'] : sessionAmr(created.session.state),
+      loginName: await preferredLoginName(actors, instanceId, user),
+    };
+    return { ok: true, held: { token: created.sessionToken, session } };
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    const refusal = REFUSALS[error.code];
+    if (refusal !== undefined) return { ok: false, error: refusal };
+    if (error.code !== 'session.password_invalid') throw error;
+    // This failure may just have locked the user (the instance's max attempts).
+    const after = await actors.readRecord(instanceId, userKind, userId);
+    return { ok: false, error: after?.state.state === 'locked' ? 'userLocked' : 'passwordInvalid' };
+  }
 }
 
-/** Creates a session; returns it with its token (put first in the cookie). */
-export async function createBrowserSession(ttl: TtlStore, instanceId: string, input: NewBrowserSession): Promise<HeldSession> {
-  const token = randomBytes(32).toString('base64url');
-  const session: BrowserSession = {
-    sessionId: randomBytes(16).toString('base64url'),
-    userId: input.userId,
-    orgId: input.orgId,
-    loginName: input.loginName,
-    authTime: input.now,
-    amr: input.amr,
-    expiresAt: input.now + BROWSER_SESSION_LIFETIME_MS,
-  };
-  await ttl.put(instanceId, BROWSER_SESSION_TABLE, digestOf(token), session, session.expiresAt);
-  return { token, session };
-}
-
-/** Ends sessions (end_session): their rows go; the caller clears the cookie. */
-export async function terminateBrowserSessions(ttl: TtlStore, instanceId: string, tokens: readonly string[]): Promise<void> {
-  for (const token of tokens) await ttl.delete(instanceId, BROWSER_SESSION_TABLE, digestOf(token));
-}
-
-/** Whether the cookie should carry Secure: always, except for a plain-http external URL. */
-export function isSecureCookie(externalSecure: boolean): boolean {
-  return externalSecure;
+/** Terminates the sessions (end_session); sessions already gone are skipped. */
+export async function terminateBrowserSessions(actors: ActorSystem, instanceId: string, sessions: readonly HeldSession[]): Promise<void> {
+  for (const { session } of sessions) {
+    try {
+      await terminateSession(actors, instanceId, session.sessionId);
+    } catch (error) {
+      if (!(error instanceof AppError) || error.code !== 'session.not_found') throw error;
+    }
+  }
 }

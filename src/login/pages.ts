@@ -98,3 +98,9 @@ export function renderErrorPage(tr: Translator, message: MessageKey, status = 40
   const body = `<p class="error" role="alert">${escapeHtml(tr.t(message))}</p>`;
   return html(status, layout(tr, tr.t('errorTitle'), body), { 'cache-control': 'no-store' });
 }
+
+/** A page with a title and one message (signed out, ...). */
+export function renderMessagePage(tr: Translator, title: MessageKey, message: MessageKey): HttpReply {
+  const body = `<p role="status">${escapeHtml(tr.t(message))}</p>`;
+  return html(200, layout(tr, tr.t(title), body), { 'cache-control': 'no-store' });
+}

@@ -17,7 +17,7 @@ export async function renderStep(ctx: LoginContext, error?: MessageKey): Promise
       return renderPasswordPage(ctx.form, { loginName: machine.context.loginName ?? '', ...withError });
     case 'selectingAccount': {
       const reusable = new Set(machine.context.sessions.map((s) => s.sessionId));
-      const held = await readBrowserSessions(ctx.deps.ttl, ctx.instanceId, ctx.req.headers.cookie);
+      const held = await readBrowserSessions(ctx.deps.actors, ctx.instanceId, ctx.req.headers.cookie);
       const accounts = held.filter((h) => reusable.has(h.session.sessionId)).map((h) => ({ sessionId: h.session.sessionId, loginName: h.session.loginName }));
       return renderSelectAccountPage(ctx.form, accounts);
     }

@@ -8,7 +8,7 @@ import type { HttpReply, HttpRequest } from '../http/types.js';
 import type { AuthFlowDeps } from '../oidc/shared/auth-flow-deps.js';
 import { LOGIN_PATH } from '../oidc/shared/auth-request-flow.js';
 import { loadAuthRequest } from '../oidc/shared/auth-requests.js';
-import { requireInstance } from '../oidc/shared/endpoint.js';
+import { requireInstance, withErrorReplies } from '../oidc/shared/endpoint.js';
 import { parseForm, parseUrlEncoded, type FormParams } from '../oidc/shared/form.js';
 import { OAuthError } from '../../actors/index.js';
 import { chooseLanguage, createTranslator } from './i18n/index.js';
@@ -19,8 +19,8 @@ import { selectAccount, submitLoginName, submitPassword, useOtherAccount } from 
 
 export function loginRoutes(deps: AuthFlowDeps): Route[] {
   return [
-    { method: 'GET', pattern: LOGIN_PATH, handler: (req) => showLogin(req, deps) },
-    { method: 'POST', pattern: LOGIN_PATH, handler: (req) => submitLogin(req, deps) },
+    { method: 'GET', pattern: LOGIN_PATH, handler: withErrorReplies((req) => showLogin(req, deps)) },
+    { method: 'POST', pattern: LOGIN_PATH, handler: withErrorReplies((req) => submitLogin(req, deps)) },
   ];
 }
 

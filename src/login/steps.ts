@@ -4,14 +4,13 @@
  * turns into an auth-request machine event; a refused input re-renders the step with a message.
  */
 import { transition } from 'xstate';
-import { authRequestMachine, userKind, type AuthRequestEvent } from '../../actors/index.js';
-import { findUserByLoginName, verifyUserPassword, type PasswordCheckOutcome } from '../api/shared/user-auth.js';
+import { authRequestMachine, type AuthRequestEvent } from '../../actors/index.js';
+import { findUserByLoginName } from '../api/shared/user-auth.js';
 import type { HttpReply } from '../http/types.js';
 import { settleAuthRequest } from '../oidc/shared/auth-request-flow.js';
 import { toMachineSnapshot } from '../oidc/shared/auth-requests.js';
 import type { FormParams } from '../oidc/shared/form.js';
-import { createBrowserSession, parseSessionCookie, toSessionCookie } from './browser-sessions.js';
-import type { MessageKey } from './i18n/index.js';
+import { logInWithPassword, parseSessionCookie, toSessionCookie } from './browser-sessions.js';
 import type { LoginContext } from './login-context.js';
 import { renderStep } from './render-step.js';
 
@@ -31,31 +30,14 @@ export async function submitLoginName(ctx: LoginContext, form: FormParams): Prom
   return advance(ctx, { type: 'loginName.submitted', userId: user.id, loginName });
 }
 
-const PASSWORD_ERRORS = {
-  invalid: 'passwordInvalid',
-  locked: 'userLocked',
-  inactive: 'userInactive',
-  no_password: 'noPassword',
-  not_human: 'userNotFound',
-  not_found: 'userNotFound',
-  unsupported_hash: 'passwordInvalid',
-} as const satisfies Record<Exclude<PasswordCheckOutcome, 'valid'>, MessageKey>;
-
 export async function submitPassword(ctx: LoginContext, form: FormParams): Promise<HttpReply> {
-  const { userId, loginName } = ctx.stored.machine.context;
+  const { userId } = ctx.stored.machine.context;
   const password = form.get('password') ?? '';
   if (ctx.stored.machine.value !== 'awaitingPassword' || userId === undefined) return renderStep(ctx);
   if (password === '' || password.length > MAX_INPUT) return renderStep(ctx, 'passwordInvalid');
-  const result = await verifyUserPassword(ctx.deps.actors, ctx.instanceId, userId, password);
-  if (result.outcome !== 'valid') return renderStep(ctx, result.lockedNow ? 'userLocked' : PASSWORD_ERRORS[result.outcome]);
-  const user = await ctx.deps.actors.readRecord(ctx.instanceId, userKind, userId);
-  const held = await createBrowserSession(ctx.deps.ttl, ctx.instanceId, {
-    userId,
-    orgId: user?.state.orgId ?? '',
-    loginName: loginName ?? '',
-    amr: ['pwd'],
-    now: ctx.deps.clock.now(),
-  });
+  const login = await logInWithPassword(ctx.deps.actors, ctx.instanceId, userId, password, ctx.req);
+  if (!login.ok) return renderStep(ctx, login.error);
+  const held = login.held;
   const tokens = [held.token, ...parseSessionCookie(ctx.req.headers.cookie)];
   const cookie = toSessionCookie(tokens, ctx.deps.config.externalSecure);
   return advance(ctx, { type: 'password.verified', session: held.session }, { 'set-cookie': cookie });

@@ -21,13 +21,13 @@ import { settleAuthRequest } from './shared/auth-request-flow.js';
 import { createAuthRequestId, createCsrfToken, toPersistedMachine, type AuthorizeRequest } from './shared/auth-requests.js';
 import { toAuthorizationError } from './shared/authorization-response.js';
 import { parseForm, type FormParams } from './shared/form.js';
-import { requireInstance } from './shared/endpoint.js';
+import { requireInstance, withErrorReplies } from './shared/endpoint.js';
 import { issuerFor } from './shared/issuer.js';
 
 export const AUTHORIZE_PATH = '/oauth/v2/authorize';
 
 export function authorizeRoutes(deps: AuthFlowDeps): Route[] {
-  const handler = (req: HttpRequest) => handleAuthorize(req, deps);
+  const handler = withErrorReplies((req) => handleAuthorize(req, deps));
   return [
     { method: 'GET', pattern: AUTHORIZE_PATH, handler },
     { method: 'POST', pattern: AUTHORIZE_PATH, handler },
@@ -76,7 +76,7 @@ async function checkAuthorizeRequest(deps: AuthFlowDeps, instanceId: string, req
 }
 
 async function startAuthRequest(deps: AuthFlowDeps, instanceId: string, req: HttpRequest, request: AuthorizeRequest): Promise<HttpReply> {
-  const held = await readBrowserSessions(deps.ttl, instanceId, req.headers.cookie);
+  const held = await readBrowserSessions(deps.actors, instanceId, req.headers.cookie);
   const now = deps.clock.now();
   const [snapshot, actions] = initialTransition(authRequestMachine, {
     prompt: request.prompt,

@@ -6,6 +6,7 @@ import type { Route } from '../http/router.js';
 import { loginRoutes } from '../login/routes.js';
 import { authorizeRoutes } from './authorize.js';
 import { discoveryRoute } from './discovery.js';
+import { endSessionRoutes } from './end-session.js';
 import { toAuthFlowDeps } from './shared/auth-flow-deps.js';
 import { introspectRoute } from './introspect.js';
 import { keysRoute } from './keys.js';
@@ -30,6 +31,9 @@ export function oidcRoutes(deps: OidcRouteDeps): Route[] {
   const routes = [discoveryRoute({ config: deps.config, tenants: deps.tenants, uiLocales }), keysRoute(deps)];
   if (deps.oauth !== undefined) routes.push(tokenRoute(deps.oauth), introspectRoute(deps.oauth), revokeRoute(deps.oauth), ...userinfoRoutes(deps.oauth));
   // The authorization endpoint and the login UI share the instance host (cookies); see src/login.
-  if (deps.oauth !== undefined) routes.push(...authorizeRoutes(toAuthFlowDeps(deps.oauth)), ...loginRoutes(toAuthFlowDeps(deps.oauth)));
+  if (deps.oauth !== undefined) {
+    const flow = toAuthFlowDeps(deps.oauth);
+    routes.push(...authorizeRoutes(flow), ...loginRoutes(flow), ...endSessionRoutes(flow));
+  }
   return routes;
 }

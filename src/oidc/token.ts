@@ -1,7 +1,7 @@
 /**
  * Token endpoint: `POST /oauth/v2/token` (RFC 6749 §3.2, §5; seed 001 "Token request parameters
  * by grant"): form-urlencoded, each parameter once, the grant chosen by `grant_type`; replies
- * `Cache-Control: no-store`. authorization_code and token exchange are not served yet (issue 4).
+ * `Cache-Control: no-store`. authorization_code is not served yet (issue 4).
  */
 import { OAuthError } from '../../actors/index.js';
 import type { Route } from '../http/router.js';
@@ -10,6 +10,7 @@ import { grantAuthorizationCode } from './grants/authorization-code.js';
 import { grantClientCredentials } from './grants/client-credentials.js';
 import { grantJwtBearer } from './grants/jwt-bearer.js';
 import { grantRefreshToken } from './grants/refresh-token.js';
+import { grantTokenExchange } from './grants/token-exchange.js';
 import type { TokenResponse } from './grants/token-response.js';
 import { requireParam } from './shared/form.js';
 import { type OAuthDeps, type OAuthRequest, openOAuthRequest } from './shared/oauth-deps.js';
@@ -19,12 +20,13 @@ export const TOKEN_PATH = '/oauth/v2/token';
 
 type Grant = (deps: OAuthDeps, request: OAuthRequest) => Promise<TokenResponse>;
 
-// TODO(issue 4): authorization_code (with the authorize endpoint) and token exchange (RFC 8693).
+// TODO(issue 4): authorization_code comes with the authorize endpoint and the login UI.
 const GRANTS: ReadonlyMap<string, Grant> = new Map<string, Grant>([
   ['authorization_code', grantAuthorizationCode],
   ['client_credentials', grantClientCredentials],
   ['urn:ietf:params:oauth:grant-type:jwt-bearer', grantJwtBearer],
   ['refresh_token', grantRefreshToken],
+  ['urn:ietf:params:oauth:grant-type:token-exchange', grantTokenExchange],
 ]);
 
 export function tokenRoute(deps: OAuthDeps): Route {

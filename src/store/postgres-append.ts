@@ -23,6 +23,7 @@ class Refusal extends Error {
 
 export async function appendToPostgres(sql: Sql, request: AppendRequest): Promise<AppendResult> {
   checkInstance(request.instanceId);
+  checkParts(request);
   try {
     return await sql.begin((tx) => appendInTxn(tx, request));
   } catch (err) {
@@ -32,29 +33,41 @@ export async function appendToPostgres(sql: Sql, request: AppendRequest): Promis
   }
 }
 
+/**
+ * The lock, head and claim statements are sent together: the server runs a connection's
+ * statements in order, so the reads start only once the counter row lock is held.
+ * postgres.js queries are lazy: `.execute()` queues each one now, in this order.
+ */
 async function appendInTxn(tx: TransactionSql, request: AppendRequest): Promise<AppendResult> {
   const { instanceId, createdAt, events } = request;
   const n = events.length;
-  const [counter] = await tx.unsafe<{ position: string }[]>(Q.bumpCounter, [instanceId, n, n > 0 ? createdAt : 0]);
-  const last = Number(counter?.position ?? 0);
-  const versions = await checkHeads(tx, request);
-  await checkClaims(tx, request);
-  const stored = assignPlaces(request, versions, last - n + 1);
+  const bump = tx.unsafe<{ position: string }[]>(Q.bumpCounter, [instanceId, n, n > 0 ? createdAt : 0]).execute();
+  const heads = Promise.all(
+    request.expectations.map((x) => tx.unsafe<{ version: number }[]>(Q.head, [instanceId, x.aggregateType, x.aggregateId]).execute()),
+  );
+  const holders = Promise.all(
+    (request.claims ?? []).map((c) => tx.unsafe<{ holder: string }[]>(Q.findUnique, [instanceId, c.scope, c.value]).execute()),
+  );
+  const [[counter], headRows, holderRows] = await Promise.all([bump, heads, holders]);
+  const versions = checkHeads(request, headRows.map((rows) => Number(rows[0]?.version ?? 0)));
+  checkClaims(request, holderRows.map((rows) => rows[0]?.holder));
+  const stored = assignPlaces(request, versions, Number(counter?.position ?? 0) - n + 1);
   const rows = request.project(stored);
   await Promise.all(writes(tx, request, stored, rows));
   return { ok: true, events: stored };
 }
 
-async function checkHeads(tx: TransactionSql, request: AppendRequest): Promise<Map<string, number>> {
-  const { instanceId } = request;
-  const heads = await Promise.all(
-    request.expectations.map((x) =>
-      tx.unsafe<{ version: number }[]>(Q.head, [instanceId, checkPart(x.aggregateType), checkPart(x.aggregateId)]),
-    ),
-  );
+/** NUL cannot be stored in text: refuse before anything is sent. */
+function checkParts(request: AppendRequest): void {
+  for (const x of request.expectations) checkPart(x.aggregateType + x.aggregateId);
+  for (const c of request.claims ?? []) checkPart(c.scope + c.value + c.holder);
+  for (const r of request.releases ?? []) checkPart(r.scope + r.value);
+}
+
+function checkHeads(request: AppendRequest, actuals: readonly number[]): Map<string, number> {
   const versions = new Map<string, number>();
   request.expectations.forEach((x, i) => {
-    const actual = Number(heads[i]?.[0]?.version ?? 0);
+    const actual = actuals[i] ?? 0;
     if (actual !== x.expectedVersion) {
       throw new Refusal({ ok: false, reason: 'conflict', aggregateType: x.aggregateType, aggregateId: x.aggregateId, actualVersion: actual });
     }
@@ -63,18 +76,12 @@ async function checkHeads(tx: TransactionSql, request: AppendRequest): Promise<M
   return versions;
 }
 
-async function checkClaims(tx: TransactionSql, request: AppendRequest): Promise<void> {
-  const claims = request.claims ?? [];
-  if (claims.length === 0) return;
-  const { instanceId } = request;
-  const found = await Promise.all(
-    claims.map((c) => tx.unsafe<{ holder: string }[]>(Q.findUnique, [instanceId, checkPart(c.scope), checkPart(c.value)])),
-  );
+function checkClaims(request: AppendRequest, found: readonly (string | undefined)[]): void {
   const released = new Set((request.releases ?? []).map((r) => r.scope + SEP + r.value));
   const pending = new Map<string, string>();
-  claims.forEach(({ scope, value, holder }, i) => {
+  (request.claims ?? []).forEach(({ scope, value, holder }, i) => {
     const id = scope + SEP + value;
-    const current = pending.get(id) ?? (released.has(id) ? undefined : found[i]?.[0]?.holder);
+    const current = pending.get(id) ?? (released.has(id) ? undefined : found[i]);
     if (current !== undefined && current !== holder) throw new Refusal({ ok: false, reason: 'unique', scope, value, holder: current });
     pending.set(id, holder);
   });
@@ -97,15 +104,21 @@ function assignPlaces(request: AppendRequest, versions: Map<string, number>, fir
 }
 
 type Param = string | number | Buffer;
+type Statement = readonly [string, Param[]];
 
-/** All writes, issued at once: postgres.js pipelines them on the transaction's connection, in order. */
+/**
+ * Every write statement, built (validated, encoded) before the first is sent, then queued at
+ * once: postgres.js pipelines them on the transaction's connection and the server runs them
+ * in order (releases before claims). Nothing can throw between sends, so no result is left
+ * unobserved.
+ */
 function writes(tx: TransactionSql, request: AppendRequest, stored: readonly StoredEvent[], rows: readonly RecordWrite[]): Promise<unknown>[] {
   const { instanceId } = request;
-  const pending: Promise<unknown>[] = [];
+  const statements: Statement[] = [];
   const insert = (head: string, width: number, tuples: Param[][], tail = '') => {
     for (let i = 0; i < tuples.length; i += CHUNK) {
       const chunk = tuples.slice(i, i + CHUNK);
-      pending.push(tx.unsafe(`${head} VALUES ${valuesList(chunk.length, width)} ${tail}`, chunk.flat()));
+      statements.push([`${head} VALUES ${valuesList(chunk.length, width)} ${tail}`, chunk.flat()]);
     }
   };
   insert(
@@ -115,18 +128,18 @@ function writes(tx: TransactionSql, request: AppendRequest, stored: readonly Sto
   );
   const heads = new Map(stored.map((e) => [e.aggregateType + SEP + e.aggregateId, [instanceId, e.aggregateType, e.aggregateId, e.version] as Param[]]));
   insert('INSERT INTO stream_heads (instance_id, aggregate_type, aggregate_id, version)', 4, [...heads.values()], 'ON CONFLICT (instance_id, aggregate_type, aggregate_id) DO UPDATE SET version = excluded.version');
-  for (const r of request.releases ?? []) pending.push(tx.unsafe(Q.releaseUnique, [instanceId, checkPart(r.scope), checkPart(r.value)]));
-  const claims = new Map((request.claims ?? []).map((c) => [c.scope + SEP + c.value, [instanceId, c.scope, c.value, checkPart(c.holder)] as Param[]]));
+  for (const r of request.releases ?? []) statements.push([Q.releaseUnique, [instanceId, r.scope, r.value]]);
+  const claims = new Map((request.claims ?? []).map((c) => [c.scope + SEP + c.value, [instanceId, c.scope, c.value, c.holder] as Param[]]));
   insert('INSERT INTO unique_claims (instance_id, scope, value, holder)', 4, [...claims.values()], 'ON CONFLICT (instance_id, scope, value) DO UPDATE SET holder = excluded.holder');
   const latest = new Map<string, RecordWrite>();
   for (const row of rows) latest.set(checkPart(row.table) + SEP + checkPart(row.id), row);
   const puts: Param[][] = [];
   for (const row of latest.values()) {
-    if (row.value === null || row.value === undefined) pending.push(tx.unsafe(Q.deleteRecord, [instanceId, row.table, row.id]));
+    if (row.value === null || row.value === undefined) statements.push([Q.deleteRecord, [instanceId, row.table, row.id]]);
     else puts.push([instanceId, row.table, row.id, encodeValue(row.value)]);
   }
   insert('INSERT INTO records (instance_id, table_name, id, value)', 4, puts, 'ON CONFLICT (instance_id, table_name, id) DO UPDATE SET value = excluded.value');
-  return pending;
+  return statements.map(([text, params]) => tx.unsafe(text, params).execute());
 }
 
 function isStreamVersionClash(err: unknown): boolean {

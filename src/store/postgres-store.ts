@@ -22,7 +22,11 @@ export interface PostgresStoreOptions {
   readonly maxConnections?: number;
 }
 
+type Track = <T>(write: Promise<T>) => Promise<T>;
+
 const PAGE = 256;
+/** LIMIT takes a bigint; callers pass Infinity-like limits to mean "all". */
+const MAX_LIMIT = Number.MAX_SAFE_INTEGER;
 const SWEEP_BATCH = 500;
 
 /** Opens a connection pool on `url`, with search_path set to `schema` when given. */
@@ -57,16 +61,27 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     throw err;
   }
   let closed: Promise<void> | undefined;
+  const writes = new Set<Promise<unknown>>();
+  /** Mutations in flight: close() lets them finish (an append may still have statements to send). */
+  const track: Track = (write) => {
+    writes.add(write);
+    const done = () => writes.delete(write);
+    write.then(done, done);
+    return write;
+  };
   return {
     kind: 'postgres',
-    append: (request) => appendToPostgres(sql, request),
+    append: (request) => track(appendToPostgres(sql, request)),
     ...createReads(sql),
     putMeta: async (key, value) => {
-      await sql.unsafe(Q.putMeta, [key, encodeValue(value)]);
+      await track(sql.unsafe(Q.putMeta, [key, encodeValue(value)]).execute());
     },
-    ttl: createTtlStore(sql, clock),
-    // postgres.js finishes queries already sent, then closes the pool.
-    close: () => (closed ??= sql.end({ timeout: 10 })),
+    ttl: createTtlStore(sql, clock, track),
+    close: () =>
+      (closed ??= (async () => {
+        await Promise.allSettled([...writes]);
+        await sql.end({ timeout: 10 });
+      })()),
   };
 }
 
@@ -115,7 +130,7 @@ function createReads(sql: Sql): Reads {
       checkInstance(instanceId);
       if (!(limit > 0)) return [];
       const from = Math.max(0, Math.floor(after));
-      const rows = await sql.unsafe<EventRow[]>(Q.readEvents, [instanceId, from, Math.floor(limit)]);
+      const rows = await sql.unsafe<EventRow[]>(Q.readEvents, [instanceId, from, Math.min(Math.floor(limit), MAX_LIMIT)]);
       return rows.map((row) => decodeEvent(instanceId, row));
     },
     async readStream(instanceId, aggregateType, aggregateId) {
@@ -177,12 +192,12 @@ async function* paged<R extends object, T>(
   }
 }
 
-function createTtlStore(sql: Sql, clock: Clock): TtlStore {
+function createTtlStore(sql: Sql, clock: Clock, track: Track): TtlStore {
   const key3 = (instanceId: string, table: string, key: string): string[] | undefined =>
     hasNul(table) || hasNul(key) ? undefined : [checkInstance(instanceId), table, key];
   return {
     async put(instanceId, table, key, value, expiresAt) {
-      await sql.unsafe(Q.ttlPut, [checkInstance(instanceId), table, key, encodeValue(value), Math.floor(expiresAt)]);
+      await track(sql.unsafe(Q.ttlPut, [checkInstance(instanceId), table, key, encodeValue(value), Math.floor(expiresAt)]).execute());
     },
     async get(instanceId, table, key) {
       const params = key3(instanceId, table, key);
@@ -193,20 +208,23 @@ function createTtlStore(sql: Sql, clock: Clock): TtlStore {
     async take(instanceId, table, key) {
       const params = key3(instanceId, table, key);
       if (params === undefined) return undefined;
-      const [row] = await sql.unsafe<{ value: Buffer; expires_at: string }[]>(Q.ttlTake, params);
+      const [row] = await track(sql.unsafe<{ value: Buffer; expires_at: string }[]>(Q.ttlTake, params).execute());
       return row !== undefined && Number(row.expires_at) > clock.now() ? decodeValue(row.value) : undefined;
     },
     async delete(instanceId, table, key) {
       const params = key3(instanceId, table, key);
-      if (params !== undefined) await sql.unsafe(Q.ttlDelete, params);
+      if (params !== undefined) await track(sql.unsafe(Q.ttlDelete, params).execute());
     },
-    async sweep(now) {
-      let count = 0;
-      for (;;) {
-        const result = await sql.unsafe(Q.ttlSweep, [Math.floor(now), SWEEP_BATCH]);
-        count += result.count;
-        if (result.count < SWEEP_BATCH) return count;
-      }
-    },
+    sweep: (now) => track(sweep(sql, now)),
   };
+}
+
+/** Deletes expired rows in batches, one statement (and commit) per batch. */
+async function sweep(sql: Sql, now: number): Promise<number> {
+  let count = 0;
+  for (;;) {
+    const result = await sql.unsafe(Q.ttlSweep, [Math.floor(now), SWEEP_BATCH]);
+    count += result.count;
+    if (result.count < SWEEP_BATCH) return count;
+  }
 }

@@ -16,6 +16,7 @@ import {
   foldRecord,
   orgKind,
   patchOrg,
+  setDefaultOrg,
   UNIQUE_SCOPES,
   type CommandHandler,
   type StoreAdapter,
@@ -81,6 +82,19 @@ describe('ActorSystem', () => {
     expect(events).toHaveLength(81);
     expect(events.map((e) => e.version)).toEqual(Array.from({ length: 81 }, (_, i) => i + 1));
     expect((await a.readRecord('i1', orgKind, 'o1'))?.meta.version).toBe(81);
+    await Promise.all([a.stop(), b.stop()]);
+  });
+
+  it('does not refuse on a stale cached aggregate another node has since changed', async () => {
+    const { store } = await openStore();
+    const a = system(store);
+    const b = system(store);
+    const instance = { kind: 'instance', instanceId: 'i1' } as const;
+    const missing = await a.ask(instance, setDefaultOrg, { orgId: 'o2' }, as).catch((e: unknown) => e);
+    expect((missing as AppError).code).toBe('org.not_found'); // a now caches o2 as absent
+    await b.ask(org('o2'), createOrg, { orgId: 'o2', name: 'Late', instanceDomain: 'd' }, as);
+    const details = await a.ask(instance, setDefaultOrg, { orgId: 'o2' }, as);
+    expect(details.id).toBe('o2');
     await Promise.all([a.stop(), b.stop()]);
   });
 

@@ -59,6 +59,7 @@ export async function createFlowTenant(node: TestNode, redirectUri: string): Pro
       appType: 'OIDC_APP_TYPE_USER_AGENT',
       authMethod: 'OIDC_AUTH_METHOD_TYPE_NONE',
       redirectUris: [redirectUri],
+      postLogoutRedirectUris: [`${redirectUri}/logged-out`],
       responseTypes: ['OIDC_RESPONSE_TYPE_CODE'],
       grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
       accessTokenType: 'ACCESS_TOKEN_TYPE_BEARER',

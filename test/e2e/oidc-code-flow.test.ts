@@ -209,6 +209,20 @@ describe('authorize endpoint without a browser', () => {
     expect(Object.fromEntries(params)).toMatchObject({ error, state: started.state });
   });
 
+  it('refuses a login form without the CSRF token of its auth request', async () => {
+    const response = await fetch((await authorizationUrl()).url, { redirect: 'manual' });
+    const location = response.headers.get('location')!;
+    expect(location).toMatch(/^\/ui\/login\/login\?authRequest=/);
+    const authRequest = new URL(location, node.baseUrl).searchParams.get('authRequest')!;
+    const form = { authRequest, action: 'loginname', loginName: 'flow-alice' };
+    const posted = await fetch(`${node.baseUrl}/ui/login/login`, { method: 'POST', body: new URLSearchParams({ ...form, csrf: 'forged' }), redirect: 'manual' });
+    expect(posted.status).toBe(403);
+    const page = await (await fetch(`${node.baseUrl}${location}`)).text();
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page)![1]!;
+    const accepted = await fetch(`${node.baseUrl}/ui/login/login`, { method: 'POST', body: new URLSearchParams({ ...form, csrf }), redirect: 'manual' });
+    expect(accepted.status).toBe(303);
+  });
+
   it('shows an error page for an unknown auth request', async () => {
     const response = await fetch(`${node.baseUrl}/ui/login/login?authRequest=unknown`);
     expect(response.status).toBe(404);

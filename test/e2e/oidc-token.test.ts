@@ -94,7 +94,7 @@ describe('token endpoint errors', () => {
     ['two authentication mechanisms', () => postForm(node, TOKEN, { ...cc, client_id: jwtBot.clientId, client_secret: jwtBot.secret }, basic(jwtBot.clientId, jwtBot.secret)), 400, 'invalid_request'],
     ['malformed scope', () => postForm(node, TOKEN, { ...cc, scope: 'openid "quoted"' }, basic(jwtBot.clientId, jwtBot.secret)), 400, 'invalid_scope'],
     ['client_credentials for an application', () => postForm(node, TOKEN, cc, basic(introspector.clientId, introspector.secret!)), 400, 'unauthorized_client'],
-    ['wrong content type', () => fetch(`${node.baseUrl}${TOKEN}`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } }).then(async (r) => ({ status: r.status, headers: r.headers, body: await r.json() })), 400, 'invalid_request'],
+    ['wrong content type', () => postForm(node, TOKEN, '{}', { ...basic(jwtBot.clientId, jwtBot.secret), 'content-type': 'application/json' }), 400, 'invalid_request'],
   ])('%s → %s', async (_name, send, status, error) => {
     const res = await send();
     expect(res.status).toBe(status);

@@ -154,6 +154,28 @@ describe.skipIf(skip)(title('postgres store specifics'), () => {
     expect(await again.getMeta('k')).toBe('v');
   });
 
+  it('finishes writes started before close', async () => {
+    const { schema, store } = await fresh();
+    const pending = store.append(append('i', { expectations: [expect0('org', 'o1')], events: [event('org', 'o1', 'org.added')] }));
+    const put = store.ttl.put('i', 'codes', 'c', 1, Date.now() + 60_000);
+    await store.close();
+    expect((await pending).ok).toBe(true);
+    await put;
+    const again = await openAt(schema);
+    expect(await again.streamVersion('i', 'org', 'o1')).toBe(1);
+    expect(await again.ttl.get('i', 'codes', 'c')).toBe(1);
+    expect(await again.readEvents('i', 0, Infinity)).toHaveLength(1);
+  });
+
+  it('reports a clash on the (instance, stream, version) index as a conflict and writes nothing', async () => {
+    const { schema, store } = await fresh();
+    // A stray row no append wrote (no head, no position): only the unique index can catch it.
+    await admin.unsafe(`INSERT INTO "${schema}".events VALUES ('i', 99, 'org', 'o1', 1, 'org.added', 'instance', 'i', '', 0, '\\x00'::bytea)`);
+    const result = await store.append(append('i', { expectations: [expect0('org', 'o1')], events: [event('org', 'o1', 'org.added')] }));
+    expect(result).toEqual({ ok: false, reason: 'conflict', aggregateType: 'org', aggregateId: 'o1', actualVersion: 0 });
+    expect(await store.projectionState('i')).toEqual({ position: 0, createdAt: 0 });
+  });
+
   it('rejects events on a stream without an expectation, writing nothing', async () => {
     const { store } = await fresh();
     const request = append('i', { expectations: [expect0('org', 'o1')], events: [event('user', 'u1', 'user.added')] });

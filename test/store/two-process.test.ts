@@ -1,8 +1,9 @@
 /**
- * Cross-process atomicity of the LMDB adapter: two OS processes on one directory race
- * conditional appends on one stream (no lost or duplicated version, contiguous positions)
- * and ttl.take on the same keys (each row taken exactly once). The workers import the
- * compiled adapter from dist/ (`npm test` builds first; built here only when missing/stale).
+ * Cross-process atomicity of both adapters: two OS processes on one LMDB directory, or on one
+ * PostgreSQL schema, race conditional appends on one stream (no lost or duplicated version,
+ * contiguous positions) and ttl.take on the same keys (each row taken exactly once). The
+ * workers import the compiled adapters from dist/ (`npm test` builds first; built here only
+ * when missing/stale). The PostgreSQL half is skipped, with the reason, without a database.
  */
 import { fork, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -10,11 +11,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { StoreAdapter } from '../../actors/index.js';
 import { openLmdbStore } from '../../src/store/lmdb-store.js';
+import { openPostgresStore } from '../../src/store/postgres-store.js';
+import { dropSchema, freshSchemaName, postgresUnavailable, TEST_DATABASE_URL } from './postgres-test-db.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const worker = join(root, 'test', 'store', 'two-process-worker.mjs');
-const sources = ['lmdb-store', 'keys'].map((name) => ({
+const sources = ['lmdb-store', 'keys', 'postgres-store', 'postgres-append', 'postgres-queries', 'postgres-migrations'].map((name) => ({
   src: join(root, 'src', 'store', `${name}.ts`),
   out: join(root, 'dist', 'src', 'store', `${name}.js`),
 }));
@@ -38,8 +42,8 @@ interface Report {
 }
 
 /** Starts one worker per name; resolves when all are ready, after sending them "go" together. */
-async function race(mode: 'append' | 'take', dir: string, names: string[]): Promise<Report[]> {
-  const children = names.map((name) => fork(worker, [mode, dir, String(ROUNDS), name], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+async function race(mode: 'append' | 'take', spec: string, names: string[]): Promise<Report[]> {
+  const children = names.map((name) => fork(worker, [mode, spec, String(ROUNDS), name], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
   const ready = children.map((child) => new Promise<void>((resolve) => child.once('message', () => resolve())));
   const done = children.map(
     (child) =>
@@ -53,56 +57,89 @@ async function race(mode: 'append' | 'take', dir: string, names: string[]): Prom
   return Promise.all(done);
 }
 
-describe('two OS processes on one LMDB directory', () => {
-  const dirs: string[] = [];
-  beforeAll(ensureBuilt, 60_000);
-  afterEach(() => {
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-  });
-  const tempDir = () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tessera-2proc-'));
-    dirs.push(dir);
-    return dir;
+/** One shared store for the workers (`spec`, JSON) and the test itself (`open`). */
+interface SharedStore {
+  readonly spec: string;
+  open(): Promise<StoreAdapter>;
+  cleanup(): Promise<void>;
+}
+
+const lmdbStore = (): SharedStore => {
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-2proc-'));
+  return {
+    spec: JSON.stringify({ kind: 'lmdb', path: dir }),
+    open: async () => openLmdbStore({ path: dir }),
+    cleanup: async () => rmSync(dir, { recursive: true, force: true }),
   };
+};
 
-  it('serialises conditional appends to one stream: every version exactly once', { timeout: 120_000 }, async () => {
-    const dir = tempDir();
-    const reports = await race('append', dir, ['p1', 'p2']);
-    const store = openLmdbStore({ path: dir });
-    try {
-      const total = 2 * ROUNDS;
-      const stream = await store.readStream(INSTANCE, 'counter', 'c1');
-      const log = await store.readEvents(INSTANCE, 0, total + 10);
-      expect(await store.streamVersion(INSTANCE, 'counter', 'c1')).toBe(total);
-      expect(stream.map((e) => e.version)).toEqual(Array.from({ length: total }, (_, i) => i + 1));
-      expect(log.map((e) => e.position)).toEqual(Array.from({ length: total }, (_, i) => i + 1));
-      expect(log.map((e) => e.version)).toEqual(stream.map((e) => e.version));
-      expect(log.filter((e) => e.creator === 'p1')).toHaveLength(ROUNDS);
-      expect(log.filter((e) => e.creator === 'p2')).toHaveLength(ROUNDS);
-      expect(await store.projectionState(INSTANCE)).toMatchObject({ position: total });
-      expect(await store.getRecord(INSTANCE, 'counters', 'c1')).toMatchObject({ version: total });
-      // Not asserted (timing-dependent), but a run without conflicts would prove nothing.
-      console.info(`two-process append race: ${reports.map((r) => r.conflicts).join(' + ')} conflicts retried`);
-    } finally {
-      await store.close();
-    }
-  });
+const postgresStore = (): SharedStore => {
+  const url = TEST_DATABASE_URL ?? '';
+  const schema = freshSchemaName();
+  return {
+    spec: JSON.stringify({ kind: 'postgres', url, schema }),
+    open: () => openPostgresStore({ url, schema, maxConnections: 4 }),
+    cleanup: () => dropSchema(schema),
+  };
+};
 
-  it('gives each ttl row to exactly one of two racing take() calls', { timeout: 120_000 }, async () => {
-    const dir = tempDir();
-    const store = openLmdbStore({ path: dir });
-    try {
-      const expiresAt = Date.now() + 3_600_000;
-      await Promise.all(Array.from({ length: ROUNDS }, (_, i) => store.ttl.put(INSTANCE, 'codes', `k${i}`, { i }, expiresAt)));
-      const [first, second] = await race('take', dir, ['t1', 't2']);
-      const a = first?.won ?? [];
-      const b = second?.won ?? [];
-      expect(a.filter((i) => b.includes(i))).toEqual([]);
-      expect([...a, ...b].sort((x, y) => x - y)).toEqual(Array.from({ length: ROUNDS }, (_, i) => i));
-      expect(await store.ttl.get(INSTANCE, 'codes', 'k0')).toBeUndefined();
-      console.info(`two-process take race: ${a.length} / ${b.length} rows won`);
-    } finally {
-      await store.close();
-    }
+const unavailable = await postgresUnavailable();
+
+describeTwoProcesses('two OS processes on one LMDB directory', lmdbStore);
+describeTwoProcesses('two OS processes on one PostgreSQL schema', postgresStore, unavailable);
+
+function describeTwoProcesses(name: string, shared: () => SharedStore, skipReason?: string): void {
+  describe.skipIf(skipReason !== undefined)(skipReason === undefined ? name : `${name} (skipped: ${skipReason})`, () => {
+    const stores: SharedStore[] = [];
+    beforeAll(ensureBuilt, 60_000);
+    afterEach(async () => {
+      for (const store of stores.splice(0)) await store.cleanup();
+    });
+    const fresh = async () => {
+      const store = shared();
+      stores.push(store);
+      return store;
+    };
+
+    it('serialises conditional appends to one stream: every version exactly once', { timeout: 120_000 }, async () => {
+      const target = await fresh();
+      const reports = await race('append', target.spec, ['p1', 'p2']);
+      const store = await target.open();
+      try {
+        const total = 2 * ROUNDS;
+        const stream = await store.readStream(INSTANCE, 'counter', 'c1');
+        const log = await store.readEvents(INSTANCE, 0, total + 10);
+        expect(await store.streamVersion(INSTANCE, 'counter', 'c1')).toBe(total);
+        expect(stream.map((e) => e.version)).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+        expect(log.map((e) => e.position)).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+        expect(log.map((e) => e.version)).toEqual(stream.map((e) => e.version));
+        expect(log.filter((e) => e.creator === 'p1')).toHaveLength(ROUNDS);
+        expect(log.filter((e) => e.creator === 'p2')).toHaveLength(ROUNDS);
+        expect(await store.projectionState(INSTANCE)).toMatchObject({ position: total });
+        expect(await store.getRecord(INSTANCE, 'counters', 'c1')).toMatchObject({ version: total });
+        // Not asserted (timing-dependent), but a run without conflicts would prove nothing.
+        console.info(`${name}: append race, ${reports.map((r) => r.conflicts).join(' + ')} conflicts retried`);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('gives each ttl row to exactly one of two racing take() calls', { timeout: 120_000 }, async () => {
+      const target = await fresh();
+      const store = await target.open();
+      try {
+        const expiresAt = Date.now() + 3_600_000;
+        await Promise.all(Array.from({ length: ROUNDS }, (_, i) => store.ttl.put(INSTANCE, 'codes', `k${i}`, { i }, expiresAt)));
+        const [first, second] = await race('take', target.spec, ['t1', 't2']);
+        const a = first?.won ?? [];
+        const b = second?.won ?? [];
+        expect(a.filter((i) => b.includes(i))).toEqual([]);
+        expect([...a, ...b].sort((x, y) => x - y)).toEqual(Array.from({ length: ROUNDS }, (_, i) => i));
+        expect(await store.ttl.get(INSTANCE, 'codes', 'k0')).toBeUndefined();
+        console.info(`${name}: take race, ${a.length} / ${b.length} rows won`);
+      } finally {
+        await store.close();
+      }
+    });
   });
-});
+}

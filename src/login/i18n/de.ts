@@ -24,5 +24,6 @@ export const de = {
   authRequestUnknown: 'Die Anmeldeanfrage ist unbekannt oder abgelaufen. Starte die Anmeldung erneut in der Anwendung.',
   clientInvalid: 'Die Anwendung ist unbekannt oder die Weiterleitungsadresse ist für sie nicht registriert.',
   requestInvalid: 'Die Anmeldeanfrage ist ungültig.',
+  loggedOutTitle: 'Abgemeldet',
   loggedOut: 'Du bist abgemeldet.',
 } as const satisfies Catalog;

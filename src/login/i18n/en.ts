@@ -22,6 +22,7 @@ export const en = {
   authRequestUnknown: 'The login request is unknown or has expired. Start the login again from the application.',
   clientInvalid: 'The application is unknown or the redirect address is not registered for it.',
   requestInvalid: 'The login request is invalid.',
+  loggedOutTitle: 'Signed out',
   loggedOut: 'You are signed out.',
 } as const;
 

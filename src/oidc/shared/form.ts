@@ -18,12 +18,17 @@ export function parseForm(req: HttpRequest): FormParams {
   return parseUrlEncoded(req.body.toString('utf8'));
 }
 
+/** Parameters that may repeat (RFC 8693 §2.1 `audience` / `resource`); their values are joined by a space. */
+const REPEATABLE = new Set(['audience', 'resource']);
+
 /** Parses urlencoded text; a repeated name throws invalid_request. */
 export function parseUrlEncoded(text: string): FormParams {
   const params = new Map<string, string>();
   for (const [name, value] of new URLSearchParams(text)) {
-    if (params.has(name)) throw invalidRequest(`the parameter ${safeName(name)} is repeated`);
-    params.set(name, value);
+    const previous = params.get(name);
+    if (previous !== undefined && REPEATABLE.has(name)) params.set(name, value === '' ? previous : previous === '' ? value : `${previous} ${value}`);
+    else if (previous !== undefined) throw invalidRequest(`the parameter ${safeName(name)} is repeated`);
+    else params.set(name, value);
   }
   for (const [name, value] of params) if (value === '') params.delete(name);
   return params;

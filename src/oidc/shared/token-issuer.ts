@@ -85,7 +85,7 @@ export async function issueTokens(deps: IssuerDeps, req: IssueRequest): Promise<
     accessToken = newTokenValue();
     writes.push(deps.tokens.putAccessToken(req.instanceId, accessToken, record));
   }
-  const idToken = req.idToken === undefined ? undefined : await signIdToken(deps, req, record);
+  const idToken = req.idToken === undefined ? undefined : await signIdToken(deps, req, record.iat);
   let refreshToken: string | undefined;
   if (req.refresh !== undefined) {
     refreshToken = newTokenValue();
@@ -126,17 +126,19 @@ export function accessTokenClaims(issuer: string, record: AccessTokenRecord): Re
   };
 }
 
-async function signIdToken(deps: IssuerDeps, req: IssueRequest, record: AccessTokenRecord): Promise<string> {
-  const id = req.idToken!; // checked by the caller
+/** An ID token for `req.idToken` (OIDC Core §2), issued at `iat` (epoch seconds). */
+export async function signIdToken(deps: Pick<IssuerDeps, 'signer' | 'lifetimes'>, req: IssueRequest, iat: number): Promise<string> {
+  const id = req.idToken;
+  if (id === undefined) throw new Error('signIdToken needs req.idToken');
   const userinfo = id.withUserinfo ? userClaims(id.subject, req.scope) : {};
   const payload = {
     ...userinfo,
     iss: req.issuer,
     sub: req.sub,
     aud: id.aud,
-    exp: record.iat + Math.floor(deps.lifetimes.idMs / 1000),
-    iat: record.iat,
-    auth_time: req.authTime ?? record.iat,
+    exp: iat + Math.floor(deps.lifetimes.idMs / 1000),
+    iat,
+    auth_time: req.authTime ?? iat,
     ...(req.amr === undefined ? {} : { amr: req.amr }),
     azp: req.clientId,
     client_id: req.clientId,

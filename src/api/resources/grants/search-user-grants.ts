@@ -51,7 +51,8 @@ export const searchUserGrantsRpc = defineRpc({
         const project = await projectOf(grant.projectId);
         if (project === undefined) continue;
         const projectGrant = grant.projectGrantId === '' ? undefined : await projectGrantOf(grant.projectGrantId);
-        const view: Row = { id: grant.id, row, grant, orgId, project, roleKeys: displayedKeys(grant, project, projectGrant) };
+        const roleKeys = displayedKeys(grant, project, projectGrant);
+        const view: Row = { id: grant.id, row, grant, orgId, project, roleKeys, projectGrantVersion: projectGrant?.meta.version ?? 0 };
         if (request.filters.every((f) => matchesFilter(view, f))) rows.push(view);
       }
     }
