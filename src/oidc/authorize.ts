@@ -86,7 +86,8 @@ async function startAuthRequest(deps: AuthFlowDeps, instanceId: string, req: Htt
     ...(request.loginHint === undefined ? {} : { loginHint: request.loginHint }),
     ...(request.hintUserId === undefined ? {} : { hintUserId: request.hintUserId }),
   });
-  const stored = { id: createAuthRequestId(), request, csrf: createCsrfToken(), machine: toPersistedMachine(snapshot), createdAt: now };
+  const issuer = issuerFor(deps.config, req.headers.host) ?? '';
+  const stored = { id: createAuthRequestId(), issuer, request, csrf: createCsrfToken(), machine: toPersistedMachine(snapshot), createdAt: now };
   return settleAuthRequest(deps, instanceId, stored, { snapshot, actions });
 }
 

@@ -3,7 +3,8 @@
  * the client comes from the id_token_hint's azp or from client_id (both given → must be equal);
  * post_logout_redirect_uri must be registered for that client and is ignored without a client;
  * state is appended. The hinted session (sid), else every session of the cookie, ends.
- * The hint may have expired: only signature and issuer are checked.
+ * The hint may have expired: only signature and issuer are checked. Tokens issued under an
+ * ended session are revoked.
  */
 import { OAuthError } from '../../actors/index.js';
 import { findAppByClientId } from '../api/shared/app-clients.js';
@@ -18,6 +19,7 @@ import type { AuthFlowDeps } from './shared/auth-flow-deps.js';
 import { requireInstance, withErrorReplies } from './shared/endpoint.js';
 import { parseForm, type FormParams } from './shared/form.js';
 import { issuerFor } from './shared/issuer.js';
+import { revokeSessionGrants } from './shared/session-grants.js';
 
 export const END_SESSION_PATH = '/oidc/v1/end_session';
 
@@ -95,6 +97,7 @@ async function endSessions(deps: AuthFlowDeps, instanceId: string, req: HttpRequ
   const held = await readBrowserSessions(deps.actors, instanceId, req.headers.cookie);
   const ending = sid === undefined ? held : held.filter((h) => h.session.sessionId === sid);
   await terminateBrowserSessions(deps.actors, instanceId, ending);
+  for (const { session } of ending) await revokeSessionGrants(deps.ttl, deps.tokens, instanceId, session.sessionId);
   const kept = held.filter((h) => !ending.includes(h)).map((h) => h.token);
   return toSessionCookie(kept, deps.config.externalSecure);
 }

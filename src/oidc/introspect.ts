@@ -3,8 +3,10 @@
  * or OIDC apps authenticating with client_secret_basic or private_key_jwt (else 401
  * invalid_client). `active` is true only for a valid, unexpired, unrevoked access token whose
  * audience holds the caller's client id or project id; any token problem is `{active:false}`.
+ * Role claims are those of the caller's project only.
  */
 import { orgKind, userKind } from '../../actors/index.js';
+import type { ClientApp } from '../api/shared/app-clients.js';
 import type { Route } from '../http/router.js';
 import type { HttpReply, HttpRequest } from '../http/types.js';
 import { resolveAccessToken } from './shared/access-token.js';
@@ -13,6 +15,7 @@ import { authenticateClient, parseClientCredentials } from './shared/client-auth
 import { invalidClient, requireParam } from './shared/form.js';
 import { accessTokenContext, clientAuthContext, type OAuthDeps, type OAuthRequest, openOAuthRequest } from './shared/oauth-deps.js';
 import { noStoreJson, withOAuthErrors } from './shared/oauth-reply.js';
+import { roleClaims } from './shared/role-claims.js';
 import type { AccessTokenRecord } from './shared/token-store.js';
 
 export const INTROSPECT_PATH = '/oauth/v2/introspect';
@@ -24,28 +27,38 @@ export function introspectRoute(deps: OAuthDeps): Route {
 
 async function handleIntrospect(req: HttpRequest, deps: OAuthDeps): Promise<HttpReply> {
   const request = await openOAuthRequest(deps, req);
-  const audiences = await authenticateCaller(deps, request);
+  const caller = await authenticateCaller(deps, request);
   const token = requireParam(request.params, 'token');
   const record = await resolveAccessToken(accessTokenContext(deps, request), token);
-  if (record === undefined || !record.aud.some((a) => audiences.includes(a))) return noStoreJson(INACTIVE);
-  const body = await activeResponse(deps, request, record);
+  if (record === undefined || !record.aud.some((a) => a === caller.clientId || a === caller.app.project.id)) return noStoreJson(INACTIVE);
+  const body = await activeResponse(deps, request, record, caller.app);
   return noStoreJson(body ?? INACTIVE);
 }
 
-/** The caller's client id and project id (what the token's audience must contain). */
-async function authenticateCaller(deps: OAuthDeps, request: OAuthRequest): Promise<string[]> {
+/** The calling app: the token's audience must contain its client id or its project id. */
+async function authenticateCaller(deps: OAuthDeps, request: OAuthRequest): Promise<{ clientId: string; app: ClientApp }> {
   const creds = parseClientCredentials(request.params, request.http.headers.authorization);
   const client = await authenticateClient(creds, clientAuthContext(deps, request), { methods: ['basic', 'private_key_jwt'], allowMachineUsers: false });
   if (client.kind !== 'app') throw invalidClient();
-  return [client.clientId, client.app.project.id];
+  return { clientId: client.clientId, app: client.app };
 }
 
-async function activeResponse(deps: OAuthDeps, request: OAuthRequest, record: AccessTokenRecord): Promise<Record<string, unknown> | undefined> {
-  const user = await deps.actors.readRecord(request.instance.id, userKind, record.sub);
+async function activeResponse(deps: OAuthDeps, request: OAuthRequest, record: AccessTokenRecord, caller: ClientApp): Promise<Record<string, unknown> | undefined> {
+  const instanceId = request.instance.id;
+  const user = await deps.actors.readRecord(instanceId, userKind, record.sub);
   if (user === undefined || user.state.state !== 'active') return undefined;
-  const org = await deps.actors.readRecord(request.instance.id, orgKind, user.state.orgId);
+  const org = await deps.actors.readRecord(instanceId, orgKind, user.state.orgId);
+  const projectId = caller.project.id;
+  const roles = await roleClaims(deps.actors, instanceId, {
+    userId: user.id,
+    scopes: record.scope,
+    projectIds: [projectId],
+    clientProjectId: projectId,
+    assertClientProjectRoles: caller.project.state.projectRoleAssertion,
+  });
   return {
     ...userClaims({ user, org }, record.scope),
+    ...roles,
     active: true,
     scope: record.scope.join(' '),
     client_id: record.clientId,

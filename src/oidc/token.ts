@@ -1,7 +1,7 @@
 /**
  * Token endpoint: `POST /oauth/v2/token` (RFC 6749 §3.2, §5; seed 001 "Token request parameters
  * by grant"): form-urlencoded, each parameter once, the grant chosen by `grant_type`; replies
- * `Cache-Control: no-store`. authorization_code is not served yet (issue 4).
+ * `Cache-Control: no-store`.
  */
 import { OAuthError } from '../../actors/index.js';
 import type { Route } from '../http/router.js';
@@ -20,7 +20,6 @@ export const TOKEN_PATH = '/oauth/v2/token';
 
 type Grant = (deps: OAuthDeps, request: OAuthRequest) => Promise<TokenResponse>;
 
-// TODO(issue 4): authorization_code comes with the authorize endpoint and the login UI.
 const GRANTS: ReadonlyMap<string, Grant> = new Map<string, Grant>([
   ['authorization_code', grantAuthorizationCode],
   ['client_credentials', grantClientCredentials],

@@ -2,6 +2,7 @@
  * UserInfo: `GET|POST /oidc/v1/userinfo` (OIDC Core §5.3, RFC 6750 §2.1): the user's claims for
  * the scopes granted to the Bearer access token. A missing token → 401 with a bare Bearer
  * challenge; an invalid, expired or revoked token (or an inactive user) → 401 invalid_token.
+ * Role claims: the token's project audience, and the issuing app's project.
  */
 import { orgKind, userKind } from '../../actors/index.js';
 import { bearerToken } from '../api/auth.js';
@@ -14,6 +15,8 @@ import { requireInstance } from './shared/endpoint.js';
 import { issuerFor } from './shared/issuer.js';
 import { accessTokenContext, type OAuthDeps } from './shared/oauth-deps.js';
 import { noStoreJson, withOAuthErrors } from './shared/oauth-reply.js';
+import { roleClaims } from './shared/role-claims.js';
+import type { AccessTokenRecord } from './shared/token-store.js';
 
 export const USERINFO_PATH = '/oidc/v1/userinfo';
 const REALM = 'Bearer realm="tessera"';
@@ -35,7 +38,20 @@ async function handleUserinfo(req: HttpRequest, deps: OAuthDeps): Promise<HttpRe
   const user = record === undefined ? undefined : await deps.actors.readRecord(instance.id, userKind, record.sub);
   if (record === undefined || user === undefined || user.state.state !== 'active') return challenge('invalid_token');
   const org = await deps.actors.readRecord(instance.id, orgKind, user.state.orgId);
-  return noStoreJson(userClaims({ user, org }, record.scope));
+  const roles = await rolesOf(deps, instance.id, record);
+  return noStoreJson({ ...userClaims({ user, org }, record.scope), ...roles });
+}
+
+/** Role claims for the token's project audience and the issuing app's project. */
+async function rolesOf(deps: OAuthDeps, instanceId: string, record: AccessTokenRecord): Promise<Record<string, unknown>> {
+  const client = await deps.clients.resolve(instanceId, record.clientId);
+  const project = client.kind === 'app' ? client.app.project : undefined;
+  return roleClaims(deps.actors, instanceId, {
+    userId: record.sub,
+    scopes: record.scope,
+    projectIds: record.aud,
+    ...(project === undefined ? {} : { clientProjectId: project.id, assertClientProjectRoles: project.state.projectRoleAssertion }),
+  });
 }
 
 function challenge(error: 'invalid_token' | undefined): HttpReply {

@@ -104,7 +104,8 @@ function assignPlaces(request: AppendRequest, versions: Map<string, number>, fir
 }
 
 type Param = string | number | Buffer;
-type Statement = readonly [string, Param[]];
+/** Text, parameters, and whether to keep it as a prepared statement (fixed texts only). */
+type Statement = readonly [string, Param[], boolean];
 
 /**
  * Every write statement, built (validated, encoded) before the first is sent, then queued at
@@ -118,7 +119,8 @@ function writes(tx: TransactionSql, request: AppendRequest, stored: readonly Sto
   const insert = (head: string, width: number, tuples: Param[][], tail = '') => {
     for (let i = 0; i < tuples.length; i += CHUNK) {
       const chunk = tuples.slice(i, i + CHUNK);
-      statements.push([`${head} VALUES ${valuesList(chunk.length, width)} ${tail}`, chunk.flat()]);
+      // One text per row count: not worth a server-side prepared statement each.
+      statements.push([`${head} VALUES ${valuesList(chunk.length, width)} ${tail}`, chunk.flat(), false]);
     }
   };
   insert(
@@ -128,18 +130,18 @@ function writes(tx: TransactionSql, request: AppendRequest, stored: readonly Sto
   );
   const heads = new Map(stored.map((e) => [e.aggregateType + SEP + e.aggregateId, [instanceId, e.aggregateType, e.aggregateId, e.version] as Param[]]));
   insert('INSERT INTO stream_heads (instance_id, aggregate_type, aggregate_id, version)', 4, [...heads.values()], 'ON CONFLICT (instance_id, aggregate_type, aggregate_id) DO UPDATE SET version = excluded.version');
-  for (const r of request.releases ?? []) statements.push([Q.releaseUnique, [instanceId, r.scope, r.value]]);
+  for (const r of request.releases ?? []) statements.push([Q.releaseUnique, [instanceId, r.scope, r.value], true]);
   const claims = new Map((request.claims ?? []).map((c) => [c.scope + SEP + c.value, [instanceId, c.scope, c.value, c.holder] as Param[]]));
   insert('INSERT INTO unique_claims (instance_id, scope, value, holder)', 4, [...claims.values()], 'ON CONFLICT (instance_id, scope, value) DO UPDATE SET holder = excluded.holder');
   const latest = new Map<string, RecordWrite>();
   for (const row of rows) latest.set(checkPart(row.table) + SEP + checkPart(row.id), row);
   const puts: Param[][] = [];
   for (const row of latest.values()) {
-    if (row.value === null || row.value === undefined) statements.push([Q.deleteRecord, [instanceId, row.table, row.id]]);
+    if (row.value === null || row.value === undefined) statements.push([Q.deleteRecord, [instanceId, row.table, row.id], true]);
     else puts.push([instanceId, row.table, row.id, encodeValue(row.value)]);
   }
   insert('INSERT INTO records (instance_id, table_name, id, value)', 4, puts, 'ON CONFLICT (instance_id, table_name, id) DO UPDATE SET value = excluded.value');
-  return statements.map(([text, params]) => tx.unsafe(text, params).execute());
+  return statements.map(([text, params, prepare]) => tx.unsafe(text, params, { prepare }).execute());
 }
 
 function isStreamVersionClash(err: unknown): boolean {

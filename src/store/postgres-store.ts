@@ -202,7 +202,7 @@ function createTtlStore(sql: Sql, clock: Clock, track: Track): TtlStore {
     async get(instanceId, table, key) {
       const params = key3(instanceId, table, key);
       if (params === undefined) return undefined;
-      const [row] = await sql.unsafe<{ value: Buffer }[]>(Q.ttlGet, [...params, clock.now()]);
+      const [row] = await sql.unsafe<{ value: Buffer }[]>(Q.ttlGet, [...params, Math.floor(clock.now())]);
       return row === undefined ? undefined : decodeValue(row.value);
     },
     async take(instanceId, table, key) {

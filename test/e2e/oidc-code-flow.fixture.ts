@@ -79,3 +79,22 @@ export async function createHuman(node: TestNode, username: string): Promise<str
   if (created.status !== 201) throw new Error(`user: ${JSON.stringify(created.body)}`);
   return created.body.details.id;
 }
+
+/** An implicit-flow app (id_token and "id_token token", JWT access tokens) in the project. */
+export async function createImplicitApp(node: TestNode, projectId: string, redirectUri: string, options: { userinfoAssertion?: boolean } = {}): Promise<string> {
+  const app = await api(node)('POST', '/resources/v3alpha/apps', {
+    projectId,
+    name: `Implicit ${options.userinfoAssertion === true ? 'with' : 'without'} userinfo`,
+    oidc: {
+      appType: 'OIDC_APP_TYPE_USER_AGENT',
+      authMethod: 'OIDC_AUTH_METHOD_TYPE_NONE',
+      redirectUris: [redirectUri],
+      responseTypes: ['OIDC_RESPONSE_TYPE_ID_TOKEN', 'OIDC_RESPONSE_TYPE_ID_TOKEN_TOKEN'],
+      grantTypes: ['OIDC_GRANT_TYPE_IMPLICIT'],
+      accessTokenType: 'ACCESS_TOKEN_TYPE_JWT',
+      idTokenUserinfoAssertion: options.userinfoAssertion === true,
+    },
+  });
+  if (app.status !== 201) throw new Error(`implicit app: ${JSON.stringify(app.body)}`);
+  return app.body.clientId;
+}

@@ -1,13 +1,13 @@
 /**
  * Browser sessions across authorization requests, in Debian's Chromium: select account with two
  * sessions, prompt=none with a session, prompt=login, and end_session (id_token_hint, registered
- * post_logout_redirect_uri, state appended; the session is gone afterwards).
+ * post_logout_redirect_uri, state appended; the session and its tokens are gone afterwards).
  */
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext } from 'playwright-core';
 import { browserSkipReason, launchBrowser, type TestBrowser } from './browser.fixture.js';
-import { startTestNode, type TestNode } from './harness.js';
+import { api, startTestNode, type TestNode } from './harness.js';
 import { createFlowTenant, createHuman, PASSWORD, startCallbackServer, type CallbackServer, type FlowTenant } from './oidc-code-flow.fixture.js';
 
 const skipReason = browserSkipReason();
@@ -72,6 +72,12 @@ async function exchange(flow: Awaited<ReturnType<typeof authorize>>) {
   return oidc.authorizationCodeGrant(config, new URL(flow.received.url), { pkceCodeVerifier: flow.started.verifier, expectedState: flow.started.state });
 }
 
+async function isActive(token: string): Promise<boolean> {
+  const basic = Buffer.from(`${tenant.introspector.clientId}:${tenant.introspector.clientSecret}`).toString('base64');
+  const response = await fetch(`${node.baseUrl}/oauth/v2/introspect`, { method: 'POST', headers: { authorization: `Basic ${basic}` }, body: new URLSearchParams({ token }) });
+  return ((await response.json()) as { active: boolean }).active;
+}
+
 describe.skipIf(skipReason !== undefined)('browser sessions', () => {
   it('prompt=none reuses the session; prompt=login adds a second; two sessions → select account', async () => {
     const context = await browser!.newContext();
@@ -85,9 +91,10 @@ describe.skipIf(skipReason !== undefined)('browser sessions', () => {
     const started = await start();
     const page = await context.newPage();
     await page.goto(started.url.toString());
-    expect(await page.locator('form button[name=submit][value=select]').allTextContents()).toEqual(expect.arrayContaining(['sess-alice', 'sess-bob']));
+    const choices = await page.locator('form button[name=submit][value=select]').allTextContents();
+    expect(choices.sort()).toEqual([expect.stringMatching(/^sess-alice@/), expect.stringMatching(/^sess-bob@/)]);
     const arrived = callback.next();
-    await page.click('button[value=select]:has-text("sess-alice")');
+    await page.click('button[value=select]:has-text("sess-alice@")');
     const tokens = await exchange({ started, received: await arrived });
     expect(tokens.claims()?.sub).toBe(aliceId);
 
@@ -100,11 +107,18 @@ describe.skipIf(skipReason !== undefined)('browser sessions', () => {
   it('end_session with id_token_hint redirects to the registered URI with state and ends the session', async () => {
     const context = await browser!.newContext();
     const tokens = await exchange(await authorize(context, {}, 'sess-alice'));
+    expect((await api(node)('GET', `/resources/v3alpha/sessions/${tokens.claims()!.sid as string}`)).status).toBe(200); // a PlatformSession
+    expect(await isActive(tokens.access_token)).toBe(true);
+    const mismatch = oidc.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, client_id: 'someone-else', post_logout_redirect_uri: `${callback.redirectUri}/logged-out` });
+    const refused = await context.request.get(mismatch.toString(), { maxRedirects: 0 });
+    expect(refused.status()).toBe(400); // azp and client_id differ: error page, session kept
     const logoutUrl = oidc.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: `${callback.redirectUri}/logged-out`, state: 'bye' });
     const arrived = callback.next();
     await (await context.newPage()).goto(logoutUrl.toString());
     const received = await arrived;
     expect(new URL(received.url).pathname).toBe('/cb/logged-out');
+    expect((await api(node)('GET', `/resources/v3alpha/sessions/${tokens.claims()!.sid as string}`)).status).toBe(404);
+    expect(await isActive(tokens.access_token)).toBe(false); // revoked by the logout
     expect(received.params.get('state')).toBe('bye');
 
     const silent = await start({ prompt: 'none' });

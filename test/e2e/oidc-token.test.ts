@@ -82,6 +82,17 @@ describe('client_credentials', () => {
   });
 });
 
+describe('client cache', () => {
+  it('sees a new machine secret at once: the old one fails, the new one works', async () => {
+    const bot = await createMachineClient(node, 'rotating-bot', 'BEARER');
+    const cc = { grant_type: 'client_credentials' };
+    expect((await postForm(node, TOKEN, cc, basic(bot.clientId, bot.secret))).status).toBe(200);
+    const rotated = (await api(node)('POST', `/resources/v3alpha/users/${bot.userId}/_generate_secret`)).body.clientSecret as string;
+    expect((await postForm(node, TOKEN, cc, basic(bot.clientId, bot.secret))).body.error).toBe('invalid_client');
+    expect((await postForm(node, TOKEN, cc, basic(bot.clientId, rotated))).status).toBe(200);
+  });
+});
+
 describe('token endpoint errors', () => {
   const cc = { grant_type: 'client_credentials' };
   it.each([

@@ -1,5 +1,5 @@
 /**
- * The StoreAdapter contract, as one suite every adapter runs (LMDB now, PostgreSQL later):
+ * The StoreAdapter contract, as one suite every adapter runs (LMDB and PostgreSQL):
  * conditional appends that write all or nothing, unique claims, projected rows in the same
  * transaction, per-instance positions and isolation, TTL rows, projection state and meta.
  */

@@ -35,7 +35,5 @@ export function checkResponseType(value: string | undefined, oidc: OidcConfig): 
   if (responseType === undefined) throw new OAuthError('unsupported_response_type', 'the response_type is not supported');
   const appType: OidcResponseType = responseType === 'id_token token' ? 'id_token_token' : responseType;
   if (!oidc.responseTypes.includes(appType)) throw new OAuthError('unauthorized_client', 'the client may not use this response_type');
-  // TODO(issue 4): the implicit responses need the token model's access token issuance here.
-  if (responseType !== 'code') throw new OAuthError('unsupported_response_type', 'the implicit flow is not available yet');
   return responseType;
 }

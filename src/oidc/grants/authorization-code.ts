@@ -6,16 +6,17 @@
  * claims only when the app sets idTokenUserinfoAssertion (an access token is always issued).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { OAuthError, orgKind, userKind, type Application, type OidcConfig } from '../../../actors/index.js';
+import { OAuthError, type OidcConfig } from '../../../actors/index.js';
 import type { ClientApp } from '../../api/shared/app-clients.js';
 import { redeemAuthorizationCode, recordCodeGrant, type AuthorizationCodeGrant } from '../shared/authorization-codes.js';
 import { authenticateClient, parseClientCredentials } from '../shared/client-auth.js';
-import { userClaims, type ClaimSubject } from '../shared/claims.js';
 import { requireParam } from '../shared/form.js';
 import { clientAuthContext, type OAuthDeps, type OAuthRequest } from '../shared/oauth-deps.js';
-import { grantScopes } from '../shared/scopes.js';
+import { signIdToken } from '../shared/id-token.js';
 import { issueTokens, type IssuedTokens } from '../shared/token-issuer.js';
 import { newGrantId } from '../shared/token-store.js';
+import { resolveUserGrant } from '../shared/user-grant.js';
+import { rememberSessionGrant } from '../shared/session-grants.js';
 import { type TokenResponse, toTokenResponse } from './token-response.js';
 
 function invalidGrant(message: string): OAuthError {
@@ -33,7 +34,10 @@ export async function grantAuthorizationCode(deps: OAuthDeps, request: OAuthRequ
   const grant = await redeemCode(deps, request, code);
   checkBinding(grant, client.clientId, request);
   const issued = await issueCodeTokens(deps, request, { grant, app: client.app, oidc });
-  await recordCodeGrant(deps.actors.options.store.ttl, request.instance.id, code, issued.tokens.record.grantId, grant.expiresAt);
+  const ttl = deps.actors.options.store.ttl;
+  const grantId = issued.tokens.record.grantId;
+  await recordCodeGrant(ttl, request.instance.id, code, grantId, grant.expiresAt);
+  await rememberSessionGrant(ttl, request.instance.id, grant.sessionId, grantId, request.now + Math.max(deps.lifetimes.accessMs, deps.lifetimes.refreshMs));
   return { ...toTokenResponse(issued.tokens), ...(issued.idToken === undefined ? {} : { id_token: issued.idToken }) };
 }
 
@@ -69,21 +73,15 @@ interface CodeClient {
 
 async function issueCodeTokens(deps: OAuthDeps, request: OAuthRequest, { grant, app, oidc }: CodeClient): Promise<{ tokens: IssuedTokens; idToken?: string }> {
   const instanceId = request.instance.id;
-  const user = await deps.actors.readRecord(instanceId, userKind, grant.userId);
-  if (user === undefined || user.state.state !== 'active') throw invalidGrant('the user of this code is not active');
-  const org = await deps.actors.readRecord(instanceId, orgKind, user.state.orgId);
-  const projectRoles = app.project.state.roles.map((r) => r.key);
-  const granted = grantScopes(grant.scopes, { orgId: user.state.orgId, orgPrimaryDomain: org?.state.primaryDomain ?? '', projectRoles });
-  const application: Application = app.app.state;
-  const aud = [...new Set([application.clientId, application.projectId, ...granted.projectAudience])];
-  const wantsRefresh = granted.scopes.includes('offline_access') && oidc.grantTypes.includes('refresh_token');
+  const { user, org, scopes, aud } = await resolveUserGrant(deps.actors, instanceId, { userId: grant.userId, scopes: grant.scopes, app });
+  const wantsRefresh = scopes.includes('offline_access') && oidc.grantTypes.includes('refresh_token');
   const tokens = await issueTokens(deps, {
     instanceId,
     issuer: request.issuer,
-    clientId: application.clientId,
+    clientId: grant.clientId,
     sub: user.id,
     aud,
-    scope: granted.scopes,
+    scope: scopes,
     accessTokenFormat: oidc.accessTokenType === 'jwt' ? 'jwt' : 'opaque',
     now: request.now,
     grantId: newGrantId(),
@@ -92,40 +90,21 @@ async function issueCodeTokens(deps: OAuthDeps, request: OAuthRequest, { grant, 
     clockSkewMs: oidc.clockSkewMs,
     ...(wantsRefresh ? { refresh: { absoluteExpiresAt: request.now + deps.lifetimes.refreshMs } } : {}),
   });
-  if (!granted.scopes.includes('openid')) return { tokens };
-  const subject: ClaimSubject = { user, org };
-  const idToken = await signCodeIdToken(deps, request, { grant, aud, subject, accessToken: tokens.accessToken, withUserinfo: oidc.idTokenUserinfoAssertion, scopes: granted.scopes });
-  return { tokens, idToken };
-}
-
-interface IdTokenInput {
-  readonly grant: AuthorizationCodeGrant;
-  readonly aud: readonly string[];
-  readonly subject: ClaimSubject;
-  readonly accessToken: string;
-  readonly withUserinfo: boolean;
-  readonly scopes: readonly string[];
-}
-
-/** OIDC Core §2, §3.1.3.6 (at_hash: left half of SHA-256 of the access token). */
-async function signCodeIdToken(deps: OAuthDeps, request: OAuthRequest, input: IdTokenInput): Promise<string> {
-  const iat = Math.floor(request.now / 1000);
-  const { grant } = input;
-  const digest = createHash('sha256').update(input.accessToken).digest();
-  const payload = {
-    ...(input.withUserinfo ? userClaims(input.subject, input.scopes) : {}),
-    iss: request.issuer,
-    sub: input.subject.user.id,
-    aud: input.aud,
-    exp: iat + Math.floor(deps.lifetimes.idMs / 1000),
-    iat,
-    auth_time: Math.floor(grant.authTime / 1000),
-    ...(grant.nonce === undefined ? {} : { nonce: grant.nonce }),
+  if (!scopes.includes('openid')) return { tokens };
+  const idToken = await signIdToken(deps.signer, {
+    instanceId,
+    issuer: request.issuer,
+    now: request.now,
+    lifetimeMs: deps.lifetimes.idMs,
+    subject: { user, org },
+    aud,
+    clientId: grant.clientId,
+    authTime: grant.authTime,
     amr: grant.amr,
-    azp: grant.clientId,
-    client_id: grant.clientId,
-    at_hash: digest.subarray(0, digest.length / 2).toString('base64url'),
-    sid: grant.sessionId,
-  };
-  return deps.signer.signJwt(request.instance.id, payload, { typ: 'JWT' });
+    sessionId: grant.sessionId,
+    accessToken: tokens.accessToken,
+    ...(grant.nonce === undefined ? {} : { nonce: grant.nonce }),
+    ...(oidc.idTokenUserinfoAssertion ? { userinfoScopes: scopes } : {}),
+  });
+  return { tokens, idToken };
 }

@@ -26,7 +26,7 @@ export async function grantRefreshToken(deps: OAuthDeps, request: OAuthRequest):
   if (found === undefined || found.clientId !== client.clientId || found.absoluteExpiresAt <= request.now) throw invalidGrant('the refresh token is invalid, expired or issued to another client');
   const requested = parseScopeParam(request.params.get('scope'));
   if (!isScopeSubset(requested, found.scope)) throw new OAuthError('invalid_scope', 'the scope exceeds the original grant', { redirectable: false });
-  if (await deps.tokens.isRevoked(instanceId, { grantId: found.grantId, jti: '' })) throw invalidGrant('the grant was revoked');
+  if (await deps.tokens.isGrantRevoked(instanceId, found.grantId)) throw invalidGrant('the grant was revoked');
   const taken = await deps.tokens.takeRefreshToken(instanceId, token);
   if (taken === undefined) throw invalidGrant('the refresh token was already used');
   await stopPreviousAccessToken(deps, instanceId, taken);

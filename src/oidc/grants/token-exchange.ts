@@ -38,9 +38,11 @@ export async function grantTokenExchange(deps: OAuthDeps, request: OAuthRequest)
   if (user === undefined || user.state.state !== 'active') throw invalidRequest('the subject is not an active user');
   const act = actor === undefined ? subject.act : await authorizeImpersonation(deps, request, actor, user.state.orgId);
   const org = await deps.actors.readRecord(instanceId, orgKind, user.state.orgId);
-  const requestedScope = parseScopeParam(params.get('scope'));
-  const scopeSource = requestedScope.length > 0 ? requestedScope : subject.scope.length > 0 ? subject.scope : (actor?.scope ?? []);
-  const granted = grantScopes(scopeSource, { orgId: user.state.orgId, orgPrimaryDomain: org?.state.primaryDomain ?? '', projectRoles: [] });
+  const granted = grantScopes(exchangeScope(params.get('scope'), subject, actor), {
+    orgId: user.state.orgId,
+    orgPrimaryDomain: org?.state.primaryDomain ?? '',
+    projectRoles: client.kind === 'app' ? client.app.project.state.roles.map((r) => r.key) : [],
+  });
   const aud = exchangeAudience(params.get('audience'), subject, actor);
   const auth = actor ?? subject;
   const issue: IssueRequest = {
@@ -100,6 +102,13 @@ async function authorizeImpersonation(deps: OAuthDeps, request: OAuthRequest, ac
     throw denied('the actor may not impersonate this user');
   }
   return { iss: request.issuer, sub: actor.sub, ...(actor.act === undefined ? {} : { act: actor.act }) };
+}
+
+/** The requested scope; if empty the subject token's; if that is empty too the actor token's. */
+function exchangeScope(param: string | undefined, subject: ExchangedToken, actor: ExchangedToken | undefined): readonly string[] {
+  const requested = parseScopeParam(param);
+  if (requested.length > 0) return requested;
+  return subject.scope.length > 0 ? subject.scope : (actor?.scope ?? []);
 }
 
 /** No `audience`: the subject's, else the actor's; otherwise each value must be in their union. */

@@ -3,6 +3,8 @@ import type { ActorSystem, Clock, TtlStore } from '../../../actors/index.js';
 import type { TenantDirectory } from '../../api/tenant.js';
 import type { Config } from '../../config/schema.js';
 import type { Signer } from '../../crypto/signer.js';
+import type { TokenLifetimes } from './token-issuer.js';
+import type { TokenStore } from './token-store.js';
 
 export interface AuthFlowDeps {
   readonly config: Config;
@@ -11,9 +13,13 @@ export interface AuthFlowDeps {
   readonly ttl: TtlStore;
   readonly clock: Clock;
   readonly signer: Signer;
+  /** The token model (implicit responses issue tokens at the authorization endpoint). */
+  readonly tokens: TokenStore;
+  readonly lifetimes: TokenLifetimes;
 }
 
 /** The authorization flow's view of the OAuth endpoints' dependencies. */
 export function toAuthFlowDeps(deps: Omit<AuthFlowDeps, 'ttl'>): AuthFlowDeps {
-  return { config: deps.config, tenants: deps.tenants, actors: deps.actors, ttl: deps.actors.options.store.ttl, clock: deps.clock, signer: deps.signer };
+  const { config, tenants, actors, clock, signer, tokens, lifetimes } = deps;
+  return { config, tenants, actors, ttl: actors.options.store.ttl, clock, signer, tokens, lifetimes };
 }

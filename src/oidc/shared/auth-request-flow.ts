@@ -4,8 +4,9 @@
  * sends the machine's error (login_required, ...) to the redirect URI; otherwise the snapshot
  * is persisted and the browser goes to the login page that renders the current step.
  */
-import { OAuthError } from '../../../actors/index.js';
+import { OAuthError, type BrowserSessionSummary } from '../../../actors/index.js';
 import type { HttpReply } from '../../http/types.js';
+import { issueImplicitResponse } from './implicit-response.js';
 import type { AuthFlowDeps } from './auth-flow-deps.js';
 import { deleteAuthRequest, saveAuthRequest, toPersistedMachine, type AuthMachineSnapshot, type StoredAuthRequest } from './auth-requests.js';
 import { issueAuthorizationCode } from './authorization-codes.js';
@@ -43,23 +44,16 @@ export async function settleAuthRequest(
   const intents = new Set(step.actions.map((a) => a.type));
   const context = step.snapshot.context;
   const target = responseTargetOf(stored);
+  // `issueCode` is the intent to answer the client: a code, or the implicit tokens.
   if (intents.has('issueCode') && context.session !== undefined) {
     await deleteAuthRequest(deps.ttl, instanceId, stored.id);
-    const { request } = stored;
-    const session = context.session;
-    const code = await issueAuthorizationCode(deps.ttl, instanceId, {
-      clientId: request.clientId,
-      redirectUri: request.redirectUri,
-      ...(request.codeChallenge === undefined ? {} : { codeChallenge: request.codeChallenge }),
-      ...(request.nonce === undefined ? {} : { nonce: request.nonce }),
-      scopes: request.scopes,
-      userId: session.userId,
-      sessionId: session.sessionId,
-      authTime: session.authTime,
-      amr: session.amr,
-      issuedAt: deps.clock.now(),
-    });
-    return withHeaders(toAuthorizationResponse(target, { code }), headers);
+    try {
+      const params = stored.request.responseType === 'code' ? { code: await storeCode(deps, instanceId, stored, context.session) } : await issueImplicitResponse(deps, instanceId, stored, context.session);
+      return withHeaders(toAuthorizationResponse(target, params), headers);
+    } catch (error) {
+      if (!(error instanceof OAuthError)) throw error;
+      return withHeaders(toAuthorizationError(target, new OAuthError('access_denied', 'the login cannot be completed', { cause: error })), headers);
+    }
   }
   if (intents.has('rejectRequest')) {
     await deleteAuthRequest(deps.ttl, instanceId, stored.id);
@@ -68,4 +62,20 @@ export async function settleAuthRequest(
   }
   await saveAuthRequest(deps.ttl, instanceId, { ...stored, machine: toPersistedMachine(step.snapshot) });
   return { status: 303, headers: { location: loginPageUrl(stored.id), 'cache-control': 'no-store', ...headers } };
+}
+
+function storeCode(deps: AuthFlowDeps, instanceId: string, stored: StoredAuthRequest, session: BrowserSessionSummary): Promise<string> {
+  const { request } = stored;
+  return issueAuthorizationCode(deps.ttl, instanceId, {
+    clientId: request.clientId,
+    redirectUri: request.redirectUri,
+    ...(request.codeChallenge === undefined ? {} : { codeChallenge: request.codeChallenge }),
+    ...(request.nonce === undefined ? {} : { nonce: request.nonce }),
+    scopes: request.scopes,
+    userId: session.userId,
+    sessionId: session.sessionId,
+    authTime: session.authTime,
+    amr: session.amr,
+    issuedAt: deps.clock.now(),
+  });
 }

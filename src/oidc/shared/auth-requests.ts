@@ -45,6 +45,8 @@ export interface PersistedAuthMachine {
 
 export interface StoredAuthRequest {
   readonly id: string;
+  /** The issuer the request came in under (tokens issued at the end carry it). */
+  readonly issuer: string;
   readonly request: AuthorizeRequest;
   /** Synchronizer token of the login forms (compared in constant time). */
   readonly csrf: string;

@@ -2,7 +2,7 @@
  * Claims of a user per granted scope (OIDC Core §5.4, reference facts §5.1) for userinfo,
  * introspection and ID tokens: profile / email / phone for humans, name / preferred_username
  * for machine users, user metadata (values base64url), org id / primary domain and the
- * resource-owner claims. Role claims are not produced yet (issue 4: grants are pending).
+ * resource-owner claims. Role claims come from role-claims.ts.
  */
 import type { AggregateRecord, Org, User } from '../../../actors/index.js';
 import { loginNamesOf } from '../../api/shared/user-auth.js';

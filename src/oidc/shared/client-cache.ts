@@ -1,9 +1,10 @@
 /**
  * Per-instance client lookup cache for the token hot path (design §11): an app by client id,
- * else a machine user by login name. A hit younger than `refreshMs` is a Map lookup; after that
- * the client is resolved again, so a changed secret, key, auth method or state (a new row
- * version) is seen within `refreshMs` on every node. Misses are cached the same way
- * (the client id space is attacker-controlled), and the map is size-capped.
+ * else a machine user by login name. An entry is valid while the instance's event position is
+ * the one it was loaded at (one small store read instead of the claim and row reads), so any
+ * change — a new secret, a removed key, a deactivated user, on this node or another — is seen
+ * by the next request. Misses are cached the same way (the client id space is
+ * attacker-controlled); the map is size-capped.
  */
 import type { ActorSystem, AggregateRecord, MachineUser } from '../../../actors/index.js';
 import { findAppByClientId, type ClientApp } from '../../api/shared/app-clients.js';
@@ -16,13 +17,12 @@ export type ResolvedClient =
 
 interface Entry {
   readonly client: ResolvedClient;
-  readonly loadedAt: number;
+  /** The instance's event position when the entry was loaded. */
+  readonly position: number;
 }
 
 export interface ClientCacheOptions {
   readonly actors: ActorSystem;
-  readonly now: () => number;
-  readonly refreshMs?: number;
   readonly maxEntries?: number;
 }
 
@@ -33,7 +33,6 @@ export interface ClientCache {
 const UNKNOWN: ResolvedClient = Object.freeze({ kind: 'unknown' });
 
 export function createClientCache(options: ClientCacheOptions): ClientCache {
-  const refreshMs = options.refreshMs ?? 1_000;
   const maxEntries = options.maxEntries ?? 50_000;
   const entries = new Map<string, Entry>();
   return {
@@ -41,10 +40,12 @@ export function createClientCache(options: ClientCacheOptions): ClientCache {
       if (clientId === '' || clientId.length > 200) return UNKNOWN;
       const key = `${instanceId}\u0000${clientId}`;
       const hit = entries.get(key);
-      if (hit !== undefined && options.now() - hit.loadedAt < refreshMs) return hit.client;
+      // Read before the lookup: an event landing in between leaves an entry that is reloaded next time.
+      const { position } = await options.actors.projectionState(instanceId);
+      if (hit !== undefined && hit.position === position) return hit.client;
       const client = await lookupClient(options.actors, instanceId, clientId);
       if (hit === undefined && entries.size >= maxEntries) entries.delete(entries.keys().next().value as string); // size checked above
-      entries.set(key, { client, loadedAt: options.now() });
+      entries.set(key, { client, position });
       return client;
     },
   };

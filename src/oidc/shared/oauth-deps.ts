@@ -36,7 +36,7 @@ export interface OAuthDeps extends OAuthBaseDeps {
 export function createOAuthDeps(base: OAuthBaseDeps): OAuthDeps {
   return {
     ...base,
-    clients: createClientCache({ actors: base.actors, now: () => base.clock.now() }),
+    clients: createClientCache({ actors: base.actors }),
     tokens: createTokenStore(base.actors.options.store.ttl),
     lifetimes: lifetimesOf(base.config),
   };

@@ -93,6 +93,9 @@ export function createTokenStore(ttl: TtlStore) {
     deleteRefreshToken: (instanceId: string, token: string) => ttl.delete(instanceId, REFRESH, tokenKey(token)),
     revokeGrant: (instanceId: string, grantId: string, until: number) => ttl.put(instanceId, REVOKED, `g:${grantId}`, 1, until),
     revokeJti: (instanceId: string, jti: string, until: number) => ttl.put(instanceId, REVOKED, `j:${jti}`, 1, until),
+    async isGrantRevoked(instanceId: string, grantId: string): Promise<boolean> {
+      return (await ttl.get(instanceId, REVOKED, `g:${grantId}`)) !== undefined;
+    },
     async isRevoked(instanceId: string, record: Pick<AccessTokenRecord, 'grantId' | 'jti'>): Promise<boolean> {
       const [grant, token] = await Promise.all([ttl.get(instanceId, REVOKED, `g:${record.grantId}`), ttl.get(instanceId, REVOKED, `j:${record.jti}`)]);
       return grant !== undefined || token !== undefined;

@@ -1,0 +1,54 @@
+/**
+ * ID tokens of the user flows (OIDC Core §2, §3.1.3.6, §3.2.2.10): iss, sub, aud, exp, iat,
+ * auth_time, nonce, amr, azp, client_id, sid, and at_hash (left half of the SHA-256 of the
+ * access token) when one is issued with it. Userinfo claims only when asked for (no access
+ * token issued, or the app's idTokenUserinfoAssertion).
+ */
+import { createHash } from 'node:crypto';
+import type { Signer } from '../../crypto/signer.js';
+import { userClaims, type ClaimSubject } from './claims.js';
+
+export interface IdTokenInput {
+  readonly instanceId: string;
+  readonly issuer: string;
+  /** Epoch ms. */
+  readonly now: number;
+  readonly lifetimeMs: number;
+  readonly subject: ClaimSubject;
+  readonly aud: readonly string[];
+  readonly clientId: string;
+  /** Epoch ms of the authentication. */
+  readonly authTime: number;
+  readonly amr: readonly string[];
+  readonly sessionId: string;
+  readonly nonce?: string;
+  readonly accessToken?: string;
+  /** Scopes whose userinfo claims go into the token; undefined for none. */
+  readonly userinfoScopes?: readonly string[];
+}
+
+/** `at_hash` of an access token (RS256 / ES256: SHA-256). */
+export function accessTokenHash(accessToken: string): string {
+  const digest = createHash('sha256').update(accessToken).digest();
+  return digest.subarray(0, digest.length / 2).toString('base64url');
+}
+
+export function signIdToken(signer: Signer, input: IdTokenInput): Promise<string> {
+  const iat = Math.floor(input.now / 1000);
+  const payload = {
+    ...(input.userinfoScopes === undefined ? {} : userClaims(input.subject, input.userinfoScopes)),
+    iss: input.issuer,
+    sub: input.subject.user.id,
+    aud: input.aud,
+    exp: iat + Math.floor(input.lifetimeMs / 1000),
+    iat,
+    auth_time: Math.floor(input.authTime / 1000),
+    ...(input.nonce === undefined ? {} : { nonce: input.nonce }),
+    amr: input.amr,
+    azp: input.clientId,
+    client_id: input.clientId,
+    ...(input.accessToken === undefined ? {} : { at_hash: accessTokenHash(input.accessToken) }),
+    sid: input.sessionId,
+  };
+  return signer.signJwt(input.instanceId, payload, { typ: 'JWT' });
+}

@@ -1,0 +1,80 @@
+/**
+ * One node on PostgreSQL (TESSERA_DATABASE_URL, a fresh schema): `tessera migrate` alone,
+ * first run, organization CRUD and search through the real API, opaque tokens issued,
+ * introspected and revoked (TTL tables), and state kept across a restart. Skipped, with the reason, without a reachable TESSERA_TEST_DATABASE_URL.
+ * Two nodes on one database are issue 7's next step.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dropSchema, freshSchemaName, postgresUnavailable, TEST_DATABASE_URL } from '../store/postgres-test-db.js';
+import { api, runCli, startTestNode, type TestNode } from './harness.js';
+import { basic, createApp, createMachineClient, createProject, postForm } from './oidc.fixture.js';
+
+const BASE = '/resources/v3alpha/organizations';
+const MASTER_KEY = 'a'.repeat(64);
+const unavailable = await postgresUnavailable();
+const title = 'a node on PostgreSQL';
+
+describe.skipIf(unavailable !== undefined)(unavailable === undefined ? title : `${title} (skipped: ${unavailable})`, () => {
+  const schema = freshSchemaName();
+  const env = { TESSERA_DATABASE_URL: TEST_DATABASE_URL ?? '', TESSERA_DATABASE_SCHEMA: schema, TESSERA_MASTERKEY: MASTER_KEY };
+  let node: TestNode;
+
+  beforeAll(async () => {
+    node = await startTestNode({ env });
+  });
+  afterAll(async () => {
+    await node.stop();
+    node.cleanup();
+    await dropSchema(schema);
+  });
+
+  it('runs `tessera migrate` alone: current schema, and a usage error without a database', async () => {
+    const again = await runCli(['migrate'], env);
+    expect({ code: again.code, msg: again.stdout.includes('schema already current') }).toEqual({ code: 0, msg: true });
+    const without = await runCli(['migrate'], {});
+    expect({ code: without.code, stderr: without.stderr }).toEqual({
+      code: 2,
+      stderr: 'tessera migrate: TESSERA_DATABASE_URL is not set (the LMDB store needs no migrations)\n',
+    });
+  });
+
+  it('creates, searches and keeps an organization across a restart', async () => {
+    const call = api(node);
+    const created = await call('POST', BASE, { name: 'Pg Corp' });
+    expect(created.status).toBe(201);
+    const id = String(created.body.details.id);
+    const found = await call('POST', `${BASE}/_search`, [{ name: { name: 'pg', method: 'TEXT_FILTER_METHOD_STARTS_WITH_IGNORE_CASE' } }]);
+    expect(found.status).toBe(200);
+    expect((found.body.result as { details: { id: string } }[]).map((o) => o.details.id)).toEqual([id]);
+    expect(BigInt(found.body.details.processedSequence)).toBeGreaterThanOrEqual(BigInt(created.body.details.sequence));
+
+    expect(await node.stop()).toBe(0);
+    node = await startTestNode({ env, dataDir: node.dataDir });
+    const got = await api(node)('GET', `${BASE}/${id}`);
+    expect(got.status).toBe(200);
+    expect(got.body.organization).toMatchObject({ organization: { name: 'Pg Corp' }, details: { id, sequence: created.body.details.sequence } });
+    const renamed = await api(node)('PATCH', `${BASE}/${id}`, { name: 'Pg Inc' });
+    expect(renamed.status).toBe(200);
+  });
+
+  it('issues, introspects and revokes opaque tokens, and keeps both states across a restart', async () => {
+    const bot = await createMachineClient(node, 'pg-bot', 'BEARER');
+    const projectId = await createProject(node, 'Pg Project');
+    const caller = await createApp(node, projectId, 'Pg API', { api: { authMethod: 'API_AUTH_METHOD_TYPE_BASIC' } });
+    const issue = async () => {
+      const issued = await postForm(node, '/oauth/v2/token', { grant_type: 'client_credentials', scope: `profile urn:platform:iam:org:project:id:${projectId}:aud` }, basic(bot.clientId, bot.secret));
+      expect(issued.status).toBe(200);
+      return String(issued.body.access_token);
+    };
+    const introspect = async (token: string) => (await postForm(node, '/oauth/v2/introspect', { token }, basic(caller.clientId, caller.secret ?? ''))).body;
+    const [revoked, kept] = [await issue(), await issue()];
+    expect(await introspect(revoked)).toMatchObject({ active: true, sub: bot.userId });
+    expect((await postForm(node, '/oauth/v2/revoke', { token: revoked }, basic(bot.clientId, bot.secret))).status).toBe(200);
+    expect(await introspect(revoked)).toEqual({ active: false });
+
+    expect(await node.stop()).toBe(0);
+    node = await startTestNode({ env, dataDir: node.dataDir });
+    expect(await introspect(revoked)).toEqual({ active: false });
+    expect(await introspect(kept)).toMatchObject({ active: true, sub: bot.userId });
+  });
+});
