@@ -15,6 +15,8 @@ export interface BrowserSessionSummary {
   /** Epoch ms of the last active authentication. */
   readonly authTime: number;
   readonly amr: readonly string[];
+  /** The user's preferred login name (matched against login_hint). */
+  readonly loginName?: string;
 }
 
 export interface AuthRequestInput {
@@ -60,6 +62,11 @@ function reusableSessions(input: AuthRequestInput): BrowserSessionSummary[] {
 
 const has = (context: AuthRequestContext, prompt: AuthPrompt): boolean => context.prompt.includes(prompt);
 
+function hintedSession(context: AuthRequestContext): BrowserSessionSummary | undefined {
+  const hint = context.loginHint?.toLowerCase();
+  return hint === undefined ? undefined : context.sessions.find((s) => s.loginName?.toLowerCase() === hint);
+}
+
 export const authRequestMachine = setup({
   types: {
     input: {} as AuthRequestInput,
@@ -71,6 +78,7 @@ export const authRequestMachine = setup({
     issueCode: () => undefined,
     rejectRequest: () => undefined,
     pickOnlySession: assign({ session: ({ context }) => context.sessions[0] }),
+    pickHintedSession: assign({ session: ({ context }) => hintedSession(context) }),
     fail: assign({ failure: (_, params: { failure: AuthRequestFailure }) => params.failure }),
   },
   guards: {
@@ -80,6 +88,7 @@ export const authRequestMachine = setup({
     isPromptSelectAccount: ({ context }) => has(context, 'select_account'),
     hasOneSession: ({ context }) => context.sessions.length === 1,
     hasSessions: ({ context }) => context.sessions.length > 0,
+    hasHintedSession: ({ context }) => hintedSession(context) !== undefined,
     isKnownSession: ({ context, event }) => {
       assertEvent(event, 'account.selected');
       return context.sessions.some((s) => s.sessionId === event.sessionId);
@@ -104,6 +113,8 @@ export const authRequestMachine = setup({
         { guard: 'isPromptLogin', target: 'awaitingLoginName' },
         { guard: 'isPromptSelectAccount', target: 'selectingAccount' },
         { guard: 'hasOneSession', target: 'succeeded', actions: ['pickOnlySession', 'issueCode'] },
+        // prompt=none cannot ask which account: login_hint may name one (OIDC Core §3.1.2.1).
+        { guard: and(['isPromptNone', 'hasHintedSession']), target: 'succeeded', actions: ['pickHintedSession', 'issueCode'] },
         {
           guard: and(['isPromptNone', 'hasSessions']),
           target: 'failed',

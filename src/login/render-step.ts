@@ -18,7 +18,12 @@ export async function renderStep(ctx: LoginContext, error?: MessageKey): Promise
     case 'selectingAccount': {
       const reusable = new Set(machine.context.sessions.map((s) => s.sessionId));
       const held = await readBrowserSessions(ctx.deps.actors, ctx.instanceId, ctx.req.headers.cookie);
-      const accounts = held.filter((h) => reusable.has(h.session.sessionId)).map((h) => ({ sessionId: h.session.sessionId, loginName: h.session.loginName }));
+      const hint = request.loginHint?.toLowerCase();
+      // login_hint preselects: the hinted account comes first.
+      const accounts = held
+        .filter((h) => reusable.has(h.session.sessionId))
+        .map((h) => ({ sessionId: h.session.sessionId, loginName: h.session.loginName }))
+        .sort((a, b) => Number(b.loginName.toLowerCase() === hint) - Number(a.loginName.toLowerCase() === hint));
       return renderSelectAccountPage(ctx.form, accounts);
     }
     case 'registering':

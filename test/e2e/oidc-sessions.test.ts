@@ -1,6 +1,6 @@
 /**
  * Browser sessions across authorization requests, in Debian's Chromium: select account with two
- * sessions, prompt=none with a session, prompt=login, and end_session (id_token_hint, registered
+ * sessions, prompt=none with a session (and login_hint), prompt=login, and end_session (id_token_hint, registered
  * post_logout_redirect_uri, state appended; the session and its tokens are gone afterwards).
  */
 import * as oidc from 'openid-client';
@@ -101,6 +101,11 @@ describe.skipIf(skipReason !== undefined)('browser sessions', () => {
     const ambiguous = await start({ prompt: 'none' });
     const response = await context.request.get(ambiguous.url.toString(), { maxRedirects: 0 });
     expect(new URL(response.headers()['location']!).searchParams.get('error')).toBe('account_selection_required');
+
+    const hinted = await start({ prompt: 'none', login_hint: choices.find((c) => c.startsWith('sess-bob@'))! });
+    const hintArrived = callback.next();
+    await (await context.newPage()).goto(hinted.url.toString());
+    expect((await exchange({ started: hinted, received: await hintArrived })).claims()?.sub).toBe(bobId);
     await context.close();
   });
 

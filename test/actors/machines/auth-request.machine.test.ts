@@ -5,7 +5,7 @@ import { authRequestMachine, type AuthRequestInput, type BrowserSessionSummary }
 
 const NOW = 1_800_000_000_000;
 const alice: BrowserSessionSummary = { sessionId: 's-alice', userId: 'u-alice', authTime: NOW - 60_000, amr: ['pwd'] };
-const bob: BrowserSessionSummary = { sessionId: 's-bob', userId: 'u-bob', authTime: NOW - 3_600_000, amr: ['pwd'] };
+const bob: BrowserSessionSummary = { sessionId: 's-bob', userId: 'u-bob', authTime: NOW - 3_600_000, amr: ['pwd'], loginName: 'bob@example.com' };
 
 const start = (input: Partial<AuthRequestInput>) => initialTransition(authRequestMachine, { prompt: [], sessions: [], now: NOW, ...input });
 const intents = (actions: readonly { type: string }[]) => actions.map((a) => a.type).filter((t) => t === 'issueCode' || t === 'rejectRequest');
@@ -23,6 +23,7 @@ describe('auth request machine: initial decisions', () => {
     ['prompt=none with two sessions → account_selection_required', { prompt: ['none'], sessions: [alice, bob] }, 'failed', ['rejectRequest'], 'account_selection_required'],
     ['max_age drops old sessions', { maxAge: 600, sessions: [alice, bob] }, 'succeeded', ['issueCode'], undefined],
     ['max_age=0 with prompt=none → login_required', { prompt: ['none'], maxAge: 0, sessions: [alice] }, 'failed', ['rejectRequest'], 'login_required'],
+    ['prompt=none with two sessions and a matching login_hint → code', { prompt: ['none'], loginHint: 'Bob@Example.com', sessions: [alice, bob] }, 'succeeded', ['issueCode'], undefined],
     ['id_token_hint keeps the hinted user only', { hintUserId: 'u-bob', sessions: [alice, bob] }, 'succeeded', ['issueCode'], undefined],
   ] as const)('%s', (_, input, state, expectedIntents, failure) => {
     const [snapshot, actions] = start(input as Partial<AuthRequestInput>);
