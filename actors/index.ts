@@ -262,3 +262,53 @@ export { changeUserGrant, type ChangeUserGrant } from './organization/commands/c
 export { changeUserGrantState, type ChangeUserGrantState } from './organization/commands/change-user-grant-state.js';
 export { removeUserGrant, type RemoveUserGrant } from './organization/commands/remove-user-grant.js';
 export { UNIQUE_SCOPES } from './unique-scopes.js';
+/** Identity providers (issue 6): reusable resources with per-organization state policies. */
+export {
+  statePolicyMachine,
+  effectiveState,
+  effectiveStateAlong,
+  type StatePolicy,
+  type EffectiveState,
+  type StatePolicyEvent,
+} from './machines/state-policy.machine.js';
+export {
+  idpKind,
+  viewIdp,
+  idpEventType,
+  DEFAULT_IDP_SCOPES,
+  type Idp,
+  type IdpType,
+  type IdpOptions,
+  type IdpConfig,
+  type IdpView,
+  type AutoLinking,
+  type DefiningPolicy,
+} from './instance/idp.js';
+export { idpPolicyKind, idpPolicyId, type IdpPolicy } from './organization/idp-policy.js';
+export { activeIdpsForOrg, type ActiveIdp } from './instance/idp-lookup.js';
+export { createIdp, type CreateIdp } from './instance/commands/create-idp.js';
+export { patchIdp, type PatchIdp } from './instance/commands/patch-idp.js';
+export { removeIdp, type RemoveIdp } from './instance/commands/remove-idp.js';
+export { setIdpPolicy, type SetIdpPolicy } from './organization/commands/set-idp-policy.js';
+/** Settings framework and language settings (issue 6). */
+export {
+  resolveSetting,
+  applySettingsPatch,
+  isNoopPatch,
+  SET_STRING_MAX,
+  SET_STRING_LONG_MAX,
+  SET_STRING_SHORT_MAX,
+  type SettingsLayer,
+  type SettingsPatch,
+  type ResolvedValue,
+} from './kernel/settings-resolver.js';
+export {
+  languageSettingsKind,
+  resolveLanguageSettings,
+  offeredLanguages,
+  SUPPORTED_LANGUAGES,
+  type LanguageSettings,
+  type LanguageSettingsValues,
+  type ResolvedLanguageSettings,
+} from './instance/language-settings.js';
+export { setLanguageSettings, type SetLanguageSettings } from './instance/commands/set-language-settings.js';

@@ -98,17 +98,25 @@ export interface RunMeasurement {
   readonly machineStealShare: number | undefined;
   readonly machineIdleShare: number | undefined;
   /**
-   * CPU (in cores) used by anything but the server and the load generator: on the server's and
-   * the client's core when pinned (the larger), on the whole machine otherwise. wrk's own CPU
-   * is not measured, so for wrk runs only the server's core counts when pinned.
+   * CPU (in cores) used by anything but the server and the load generator: on the server's
+   * core and on the client's core when pinned, on the whole machine when not. wrk's own CPU is
+   * not measured, so wrk runs have no client figure.
    */
-  readonly otherCores: number | undefined;
-  /** Other processes took a noticeable share (otherCores above 0.25): this run's req/s is noise. */
+  readonly othersOnServerCpu: number | undefined;
+  readonly othersOnClientCpu: number | undefined;
+  readonly othersOnMachine: number | undefined;
+  /**
+   * Other processes took a noticeable share where it mattered: more than a quarter of the
+   * server's core, or of the client's core (or the machine, unpinned) while the server was not
+   * saturated. This run's req/s is noise; its req per server CPU-second still holds.
+   */
   readonly contended: boolean;
 }
 
 /** Above this many cores used by other processes, a run is marked contended. */
 const CONTENDED_OTHER_CORES = 0.25;
+/** A server at this share of a core is saturated: competition elsewhere cannot slow it. */
+const SATURATED = 0.9;
 
 /** One autocannon run (callers run a warm-up first by calling this with a short duration). */
 export async function measureAutocannon(spec: LoadSpec, target: CpuTarget): Promise<RunMeasurement> {
@@ -271,12 +279,10 @@ export function medianRun(runs: readonly RunMeasurement[]): RunMeasurement | und
   return sorted[Math.floor((sorted.length - 1) / 2)];
 }
 
-interface MachineShares {
-  readonly machineStealShare: number | undefined;
-  readonly machineIdleShare: number | undefined;
-  readonly otherCores: number | undefined;
-  readonly contended: boolean;
-}
+type MachineShares = Pick<
+  RunMeasurement,
+  'machineStealShare' | 'machineIdleShare' | 'othersOnServerCpu' | 'othersOnClientCpu' | 'othersOnMachine' | 'contended'
+>;
 
 interface Sampling {
   finish(): {
@@ -301,26 +307,32 @@ function startSampling(target: CpuTarget): Sampling {
         const idle = (after.idle - before.idle) / total;
         return { busy: 1 - idle, idle, steal: (after.steal - before.steal) / total };
       };
+      const cores = (value: number | undefined): number | undefined => (value === undefined ? undefined : round(Math.max(0, value), 3));
       return {
         serverCpuS,
         shares(serverShare, clientShare) {
           const machine = busy('all');
-          let otherCores: number | undefined;
+          let onServer: number | undefined;
+          let onClient: number | undefined;
+          let onMachine: number | undefined;
           if (target.serverCpu !== undefined) {
             const serverCore = busy(String(target.serverCpu));
-            const clientCore = target.clientCpu === undefined || clientShare === undefined ? undefined : busy(String(target.clientCpu));
-            const onServer = serverCore === undefined ? undefined : serverCore.busy - serverShare;
-            const onClient = clientCore === undefined || clientShare === undefined ? undefined : clientCore.busy - clientShare;
-            otherCores = onServer === undefined ? onClient : Math.max(onServer, onClient ?? -Infinity);
+            const clientCore = target.clientCpu === undefined ? undefined : busy(String(target.clientCpu));
+            onServer = cores(serverCore === undefined ? undefined : serverCore.busy - serverShare);
+            onClient = cores(clientCore === undefined || clientShare === undefined ? undefined : clientCore.busy - clientShare);
           } else if (machine !== undefined && ticksAfter !== undefined) {
-            const cpus = ticksAfter.size - 1;
-            otherCores = machine.busy * cpus - serverShare - (clientShare ?? 0);
+            onMachine = cores(machine.busy * (ticksAfter.size - 1) - serverShare - (clientShare ?? 0));
           }
+          const unsaturated = serverShare < SATURATED;
+          const contended =
+            (onServer ?? 0) > CONTENDED_OTHER_CORES || (unsaturated && ((onClient ?? 0) > CONTENDED_OTHER_CORES || (onMachine ?? 0) > CONTENDED_OTHER_CORES));
           return {
             machineStealShare: machine === undefined ? undefined : round(machine.steal, 4),
             machineIdleShare: machine === undefined ? undefined : round(machine.idle, 4),
-            otherCores: otherCores === undefined ? undefined : round(Math.max(0, otherCores), 3),
-            contended: otherCores !== undefined && otherCores > CONTENDED_OTHER_CORES,
+            othersOnServerCpu: onServer,
+            othersOnClientCpu: onClient,
+            othersOnMachine: onMachine,
+            contended,
           };
         },
       };

@@ -158,8 +158,17 @@ function describeRun(run: RunMeasurement): string {
     `${Math.round(run.reqPerSec).toLocaleString('en-US')} req/s, p50 ${run.p50Ms} ms, p99 ${run.p99Ms} ms` +
     `${bad > 0 ? `, ${bad} non-2xx/errors` : ''}, server CPU ${run.serverCpuS.toFixed(2)} s → ` +
     `${Math.round(run.reqPerServerCpuS).toLocaleString('en-US')} req/CPU-s${client}` +
-    `${run.contended ? ` — CONTENDED: other processes used ${(run.otherCores ?? 0).toFixed(2)} cores` : ''}`
+    `${run.contended ? ` — CONTENDED: other processes used ${describeOthers(run)}` : ''}`
   );
+}
+
+function describeOthers(run: RunMeasurement): string {
+  const parts = [
+    run.othersOnServerCpu === undefined ? undefined : `${run.othersOnServerCpu.toFixed(2)} of the server's core`,
+    run.othersOnClientCpu === undefined ? undefined : `${run.othersOnClientCpu.toFixed(2)} of the client's core`,
+    run.othersOnMachine === undefined ? undefined : `${run.othersOnMachine.toFixed(2)} cores`,
+  ];
+  return parts.filter((part) => part !== undefined).join(', ');
 }
 
 function decidePinning(settings: Settings): Pinning {

@@ -10,8 +10,9 @@ import { createLogger } from '../observability/logger.js';
 import { prepareNode, startNode } from './node.js';
 import { runKeysCommand } from './keys-command.js';
 import { runMigrateCommand } from './migrate-command.js';
+import { runTransferCommand, TRANSFER_USAGE } from './transfer-command.js';
 
-const USAGE = 'usage: tessera [start|init|migrate|keys rotate|keys list]   (configuration: TESSERA_* variables, see docs/configuration.md)';
+const USAGE = `usage: tessera [start|init|migrate|keys rotate|keys list|export|import]   (configuration: TESSERA_* variables, see docs/configuration.md)\n${TRANSFER_USAGE}`;
 
 async function main(argv: readonly string[]): Promise<number> {
   const command = argv[0] ?? 'start';
@@ -19,7 +20,7 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  if (command !== 'start' && command !== 'init' && command !== 'keys' && command !== 'migrate') {
+  if (command !== 'start' && command !== 'init' && command !== 'keys' && command !== 'migrate' && command !== 'export' && command !== 'import') {
     process.stderr.write(`unknown command "${command}"\n${USAGE}\n`);
     return 2;
   }
@@ -33,6 +34,7 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     throw error;
   }
+  if (command === 'export' || command === 'import') return runTransferCommand(command, argv.slice(1), config);
   const logger = createLogger(config.logLevel);
   if (command === 'keys') return runKeysCommand(argv.slice(1), config, logger);
   if (command === 'migrate') return runMigrateCommand(config, logger);

@@ -85,6 +85,13 @@ export class ExecutionRuntime implements ExecutionServices {
     return this.runCall(plan, 'response', call, method, request, response);
   }
 
+  /** Whether the instance has an execution for the function: a Map lookup once its plan is cached. */
+  hasFunction(instanceId: string, name: ExecutionFunction): boolean | Promise<boolean> {
+    const plan = this.plans.get(instanceId);
+    if (plan instanceof Promise) return plan.then((loaded) => loaded.entries.has(`function/${name}`));
+    return plan.entries.has(`function/${name}`);
+  }
+
   /**
    * Runs the function's targets and applies their answers (reference facts §3.4) to the claims
    * in `payload.userinfo`. An `interrupt_on_error` target's failure rejects.

@@ -56,7 +56,7 @@ async function activeResponse(deps: OAuthDeps, request: OAuthRequest, record: Ac
     clientProjectId: projectId,
     assertClientProjectRoles: caller.project.state.projectRoleAssertion,
   });
-  return {
+  const body = {
     ...userClaims({ user, org }, record.scope),
     ...roles,
     active: true,
@@ -75,4 +75,5 @@ async function activeResponse(deps: OAuthDeps, request: OAuthRequest, record: Ac
     ...(record.act === undefined ? {} : { act: record.act }),
     username: preferredUsername({ user, org }),
   };
+  return deps.claimHooks.apply('preuserinfo', { instanceId, clientId: record.clientId, subject: { user, org } }, body);
 }

@@ -39,7 +39,8 @@ async function handleUserinfo(req: HttpRequest, deps: OAuthDeps): Promise<HttpRe
   if (record === undefined || user === undefined || user.state.state !== 'active') return challenge('invalid_token');
   const org = await deps.actors.readRecord(instance.id, orgKind, user.state.orgId);
   const roles = await rolesOf(deps, instance.id, record);
-  return noStoreJson({ ...userClaims({ user, org }, record.scope), ...roles });
+  const claims = { ...userClaims({ user, org }, record.scope), ...roles };
+  return noStoreJson(await deps.claimHooks.apply('preuserinfo', { instanceId: instance.id, clientId: record.clientId, subject: { user, org } }, claims));
 }
 
 /** Role claims for the token's project audience and the issuing app's project. */

@@ -105,6 +105,7 @@ async function issueCodeTokens(deps: OAuthDeps, request: OAuthRequest, { grant, 
     accessToken: tokens.accessToken,
     ...(grant.nonce === undefined ? {} : { nonce: grant.nonce }),
     ...(oidc.idTokenUserinfoAssertion ? { userinfoScopes: scopes } : {}),
+    claimHooks: deps.claimHooks,
   });
   return { tokens, idToken };
 }

@@ -3,6 +3,7 @@ import type { ActorSystem, Clock, TtlStore } from '../../../actors/index.js';
 import type { TenantDirectory } from '../../api/tenant.js';
 import type { Config } from '../../config/schema.js';
 import type { Signer } from '../../crypto/signer.js';
+import type { ClaimHooks } from './claim-hooks.js';
 import type { TokenLifetimes } from './token-issuer.js';
 import type { TokenStore } from './token-store.js';
 
@@ -16,10 +17,12 @@ export interface AuthFlowDeps {
   /** The token model (implicit responses issue tokens at the authorization endpoint). */
   readonly tokens: TokenStore;
   readonly lifetimes: TokenLifetimes;
+  /** preaccesstoken / preuserinfo function executions (none when absent). */
+  readonly claimHooks?: ClaimHooks;
 }
 
 /** The authorization flow's view of the OAuth endpoints' dependencies. */
 export function toAuthFlowDeps(deps: Omit<AuthFlowDeps, 'ttl'>): AuthFlowDeps {
-  const { config, tenants, actors, clock, signer, tokens, lifetimes } = deps;
-  return { config, tenants, actors, ttl: actors.options.store.ttl, clock, signer, tokens, lifetimes };
+  const { config, tenants, actors, clock, signer, tokens, lifetimes, claimHooks } = deps;
+  return { config, tenants, actors, ttl: actors.options.store.ttl, clock, signer, tokens, lifetimes, ...(claimHooks === undefined ? {} : { claimHooks }) };
 }

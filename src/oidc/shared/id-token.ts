@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Signer } from '../../crypto/signer.js';
+import type { ClaimHooks } from './claim-hooks.js';
 import { userClaims, type ClaimSubject } from './claims.js';
 
 export interface IdTokenInput {
@@ -25,6 +26,8 @@ export interface IdTokenInput {
   readonly accessToken?: string;
   /** Scopes whose userinfo claims go into the token; undefined for none. */
   readonly userinfoScopes?: readonly string[];
+  /** preuserinfo function executions (none when absent). */
+  readonly claimHooks?: ClaimHooks;
 }
 
 /** `at_hash` of an access token (RS256 / ES256: SHA-256). */
@@ -33,7 +36,7 @@ export function accessTokenHash(accessToken: string): string {
   return digest.subarray(0, digest.length / 2).toString('base64url');
 }
 
-export function signIdToken(signer: Signer, input: IdTokenInput): Promise<string> {
+export async function signIdToken(signer: Signer, input: IdTokenInput): Promise<string> {
   const iat = Math.floor(input.now / 1000);
   const payload = {
     ...(input.userinfoScopes === undefined ? {} : userClaims(input.subject, input.userinfoScopes)),
@@ -50,5 +53,6 @@ export function signIdToken(signer: Signer, input: IdTokenInput): Promise<string
     ...(input.accessToken === undefined ? {} : { at_hash: accessTokenHash(input.accessToken) }),
     sid: input.sessionId,
   };
-  return signer.signJwt(input.instanceId, payload, { typ: 'JWT' });
+  const claims = input.claimHooks === undefined ? payload : await input.claimHooks.apply('preuserinfo', { instanceId: input.instanceId, clientId: input.clientId, subject: input.subject }, payload);
+  return signer.signJwt(input.instanceId, claims, { typ: 'JWT' });
 }

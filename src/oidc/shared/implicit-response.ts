@@ -56,6 +56,7 @@ export async function issueImplicitResponse(
     ...(request.nonce === undefined ? {} : { nonce: request.nonce }),
     ...(tokens === undefined ? {} : { accessToken: tokens.accessToken }),
     ...(!withToken || oidc.idTokenUserinfoAssertion ? { userinfoScopes: scopes } : {}),
+    ...(deps.claimHooks === undefined ? {} : { claimHooks: deps.claimHooks }),
   });
   if (tokens === undefined) return { id_token: idToken };
   await rememberSessionGrant(deps.ttl, instanceId, session.sessionId, tokens.record.grantId, now + deps.lifetimes.accessMs);

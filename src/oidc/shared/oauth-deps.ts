@@ -9,6 +9,7 @@ import type { Config } from '../../config/schema.js';
 import type { Signer } from '../../crypto/signer.js';
 import type { HttpRequest } from '../../http/types.js';
 import type { AccessTokenContext } from './access-token.js';
+import { type ClaimHooks, createClaimHooks, type FunctionRunner } from './claim-hooks.js';
 import type { ClientAuthContext } from './client-auth.js';
 import { type ClientCache, createClientCache } from './client-cache.js';
 import { requireInstance } from './endpoint.js';
@@ -25,12 +26,15 @@ export interface OAuthBaseDeps {
   readonly actors: ActorSystem;
   readonly clock: Clock;
   readonly logger?: ErrorLogger;
+  /** Function executions (preaccesstoken, preuserinfo); none when absent. */
+  readonly functions?: FunctionRunner;
 }
 
 export interface OAuthDeps extends OAuthBaseDeps {
   readonly clients: ClientCache;
   readonly tokens: TokenStore;
   readonly lifetimes: TokenLifetimes;
+  readonly claimHooks: ClaimHooks;
 }
 
 export function createOAuthDeps(base: OAuthBaseDeps): OAuthDeps {
@@ -39,6 +43,7 @@ export function createOAuthDeps(base: OAuthBaseDeps): OAuthDeps {
     clients: createClientCache({ actors: base.actors }),
     tokens: createTokenStore(base.actors.options.store.ttl),
     lifetimes: lifetimesOf(base.config),
+    claimHooks: createClaimHooks(base.actors, base.functions),
   };
 }
 

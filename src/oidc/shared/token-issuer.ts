@@ -6,7 +6,8 @@
  */
 import type { Config } from '../../config/schema.js';
 import type { Signer } from '../../crypto/signer.js';
-import { type ClaimSubject, userClaims } from './claims.js';
+import type { ClaimHooks } from './claim-hooks.js';
+import { type ClaimSubject, type Claims, userClaims } from './claims.js';
 import { type AccessTokenRecord, type ActorClaim, newGrantId, newJti, newTokenValue, type RefreshTokenRecord, tokenKey, type TokenStore } from './token-store.js';
 
 export interface TokenLifetimes {
@@ -24,6 +25,8 @@ export interface IssuerDeps {
   readonly signer: Signer;
   readonly tokens: TokenStore;
   readonly lifetimes: TokenLifetimes;
+  /** preaccesstoken / preuserinfo function executions (none when absent). */
+  readonly claimHooks?: ClaimHooks;
 }
 
 export interface IssueRequest {
@@ -80,7 +83,8 @@ export async function issueTokens(deps: IssuerDeps, req: IssueRequest): Promise<
   const writes: Promise<void>[] = [];
   let accessToken: string;
   if (record.format === 'jwt') {
-    accessToken = await deps.signer.signJwt(req.instanceId, accessTokenClaims(req.issuer, record), { typ: 'JWT' });
+    const claims = await hooked(deps, 'preaccesstoken', req, accessTokenClaims(req.issuer, record));
+    accessToken = await deps.signer.signJwt(req.instanceId, claims, { typ: 'JWT' });
   } else {
     accessToken = newTokenValue();
     writes.push(deps.tokens.putAccessToken(req.instanceId, accessToken, record));
@@ -127,7 +131,7 @@ export function accessTokenClaims(issuer: string, record: AccessTokenRecord): Re
 }
 
 /** An ID token for `req.idToken` (OIDC Core §2), issued at `iat` (epoch seconds). */
-export async function signIdToken(deps: Pick<IssuerDeps, 'signer' | 'lifetimes'>, req: IssueRequest, iat: number): Promise<string> {
+export async function signIdToken(deps: Pick<IssuerDeps, 'signer' | 'lifetimes' | 'claimHooks'>, req: IssueRequest, iat: number): Promise<string> {
   const id = req.idToken;
   if (id === undefined) throw new Error('signIdToken needs req.idToken');
   const userinfo = id.withUserinfo ? userClaims(id.subject, req.scope) : {};
@@ -144,5 +148,11 @@ export async function signIdToken(deps: Pick<IssuerDeps, 'signer' | 'lifetimes'>
     client_id: req.clientId,
     ...(req.act === undefined ? {} : { act: req.act }),
   };
-  return deps.signer.signJwt(req.instanceId, payload, { typ: 'JWT' });
+  return deps.signer.signJwt(req.instanceId, await hooked(deps, 'preuserinfo', req, payload), { typ: 'JWT' });
+}
+
+/** The claims after the function's executions (unchanged, without a promise, when there are none). */
+function hooked(deps: Pick<IssuerDeps, 'claimHooks'>, name: 'preaccesstoken' | 'preuserinfo', req: IssueRequest, claims: Claims): Claims | Promise<Claims> {
+  if (deps.claimHooks === undefined) return claims;
+  return deps.claimHooks.apply(name, { instanceId: req.instanceId, clientId: req.clientId, subject: req.idToken?.subject ?? req.sub }, claims);
 }

@@ -1,18 +1,34 @@
 /**
  * The languages an instance offers to relying parties (`ui_locales_supported`, OIDC Discovery
- * 1.0 §3): its restricted languages, or every supported language when none are restricted.
- * TODO(issue 6): language settings do not exist yet; replace `allSupportedLanguages` with a
- * resolver of the instance's restricted languages (return the same array while they are
- * unchanged: discovery caches its body per array identity).
+ * 1.0 §3): its restricted languages (language settings, issue 6), or every supported language
+ * when none are restricted. The resolver returns the same array while the instance's language
+ * settings row is unchanged (discovery caches its body per array identity), and a new one at
+ * once after a SetLanguages (the cache is keyed by the row's stream version).
  */
+import { type ActorSystem, languageSettingsKind, offeredLanguages, resolveLanguageSettings, SUPPORTED_LANGUAGES } from '../../../actors/index.js';
 
 /** Languages the login UI and the messages can be served in. */
-export const SUPPORTED_LANGUAGES: readonly string[] = Object.freeze([
-  'bg', 'cs', 'de', 'en', 'es', 'fr', 'hu', 'id', 'it', 'ja', 'ko', 'mk', 'nl', 'pl', 'pt', 'ro', 'ru', 'sv', 'tr', 'zh',
-]);
+export { SUPPORTED_LANGUAGES };
 
 /** The languages an instance offers. */
 export type UiLocalesResolver = (instanceId: string) => readonly string[] | Promise<readonly string[]>;
 
-/** Every supported language, for every instance (until language settings exist). */
+/** Every supported language, for every instance (tests and nodes without language settings). */
 export const allSupportedLanguages: UiLocalesResolver = () => SUPPORTED_LANGUAGES;
+
+const MAX_CACHED = 10_000;
+
+/** The instance's effective restricted languages (or all supported), cached by settings row version. */
+export function createUiLocalesResolver(actors: ActorSystem): UiLocalesResolver {
+  const cache = new Map<string, { version: number; languages: readonly string[] }>();
+  return async (instanceId) => {
+    const row = await actors.readRecord(instanceId, languageSettingsKind, instanceId);
+    const version = row?.meta.version ?? 0;
+    const hit = cache.get(instanceId);
+    if (hit !== undefined && hit.version === version) return hit.languages;
+    const languages = Object.freeze([...offeredLanguages(resolveLanguageSettings(instanceId, row?.state))]);
+    if (cache.size >= MAX_CACHED) cache.clear();
+    cache.set(instanceId, { version, languages });
+    return languages;
+  };
+}

@@ -1,0 +1,227 @@
+/**
+ * Writes the export document as a sequence of JSON text chunks: org by org, object by object,
+ * so no more than one row is held at a time (tables are scanned once per org and list).
+ * Excluded by design (seed): instance policies and members, instance IDPs, machine keys, PATs,
+ * application keys, passwordless authenticators, machine secrets. Tessera has no OTP factors
+ * and no IDP links yet: `otpCode` and `userLinks` never appear.
+ */
+import {
+  applicationKind,
+  type ActorSystem,
+  type AggregateKind,
+  type AggregateRecord,
+  membershipKind,
+  orgDomains,
+  orgKind,
+  type HumanUser,
+  type MachineUser,
+  type OidcConfig,
+  type Org,
+  type Project,
+  projectGrantKind,
+  projectKind,
+  userGrantsKind,
+  userKind,
+  type UserGrants,
+  type UserLifecycle,
+} from '../../../../actors/index.js';
+import {
+  apiAuthMethodNames,
+  appTypeNames,
+  genders,
+  grantTypeNames,
+  INACTIVE_STATES,
+  msToDuration,
+  oidcAuthMethodNames,
+  oidcTokenTypeNames,
+  responseTypeNames,
+  userTokenTypes,
+  validationTypes,
+  type DataDomain,
+  type DataHumanUser,
+  type DataMachineUser,
+  type DataOidcApp,
+  type DataOrg,
+  type DataProject,
+} from './export-format.js';
+
+export interface ExportOptions {
+  readonly instanceId: string;
+  /** The organizations to export, in document order. */
+  readonly orgIds: readonly string[];
+  readonly withPasswords: boolean;
+  /** Called between rows: throws when the deadline passed or the client went away. */
+  readonly checkpoint: () => void;
+}
+
+type ListKey = Exclude<keyof DataOrg, 'orgId' | 'org'>;
+
+/** The document's JSON text in chunks; the concatenation is `{"orgs":[…]}`. */
+export async function* exportDocument(actors: ActorSystem, options: ExportOptions): AsyncGenerator<string> {
+  const exported = new Set(options.orgIds);
+  yield '{"orgs":[';
+  let first = true;
+  for (const orgId of options.orgIds) {
+    const org = await actors.readRecord(options.instanceId, orgKind, orgId);
+    if (org === undefined) continue;
+    yield `${first ? '' : ','}{"orgId":${JSON.stringify(orgId)},"org":${JSON.stringify({ name: org.state.name })}`;
+    first = false;
+    for (const [key, rows] of orgLists(actors, options, org, exported)) {
+      yield* jsonList(key, rows, options.checkpoint);
+    }
+    yield '}';
+  }
+  yield ']}\n';
+}
+
+async function* jsonList(key: ListKey, rows: AsyncIterable<unknown>, checkpoint: () => void): AsyncGenerator<string> {
+  yield `,${JSON.stringify(key)}:[`;
+  let first = true;
+  for await (const row of rows) {
+    checkpoint();
+    yield `${first ? '' : ','}${JSON.stringify(row)}`;
+    first = false;
+  }
+  yield ']';
+}
+
+function orgLists(actors: ActorSystem, options: ExportOptions, org: AggregateRecord<Org>, exported: ReadonlySet<string>): [ListKey, AsyncIterable<unknown>][] {
+  const orgId = org.id;
+  const rows = <S>(kind: AggregateKind<S>) => ownedRows(actors, options.instanceId, kind, orgId);
+  return [
+    ['domains', domainsOf(org)],
+    ['humanUsers', mapRows(rows(userKind), (u) => (u.state.type === 'human' ? humanOf(u.id, u.state, options.withPasswords) : undefined))],
+    ['machineUsers', mapRows(rows(userKind), (u) => (u.state.type === 'machine' ? machineOf(u.id, u.state) : undefined))],
+    ['userMetadata', flatRows(rows(userKind), (u) => u.state.metadata.map((m) => ({ id: u.id, key: m.key, value: m.value })))],
+    ['projects', mapRows(rows(projectKind), (p) => projectOf(p.id, p.state))],
+    ['projectRoles', flatRows(rows(projectKind), (p) => p.state.roles.map((r) => ({ projectId: p.id, roleKey: r.key, displayName: r.displayName, group: r.group })))],
+    ['oidcApps', mapRows(rows(applicationKind), (a) => (a.state.config.type === 'oidc' ? oidcAppOf(a.id, a.state.projectId, a.state.name, a.state.config.oidc) : undefined))],
+    [
+      'apiApps',
+      mapRows(rows(applicationKind), (a) =>
+        a.state.config.type === 'api' ? { appId: a.id, app: { projectId: a.state.projectId, name: a.state.name, authMethodType: apiAuthMethodNames.toWire(a.state.config.api.authMethod) } } : undefined,
+      ),
+    ],
+    [
+      'projectGrants',
+      mapRows(rows(projectGrantKind), (g) =>
+        exported.has(g.state.grantedOrgId)
+          ? { grantId: g.id, projectGrant: { projectId: g.state.projectId, grantedOrgId: g.state.grantedOrgId, roleKeys: [...g.state.roleKeys] }, ...inactive(g.state.state, INACTIVE_STATES.projectGrant) }
+          : undefined,
+      ),
+    ],
+    ['userGrants', userGrantsOf(actors, options.instanceId, rows(userGrantsKind), exported)],
+    ['orgMembers', memberRows(actors, options.instanceId, orgId, 'org', exported)],
+    ['projectMembers', memberRows(actors, options.instanceId, orgId, 'project', exported)],
+  ];
+}
+
+/** Rows of `kind` owned by the organization, streamed from the table. */
+async function* ownedRows<S>(actors: ActorSystem, instanceId: string, kind: AggregateKind<S>, orgId: string): AsyncGenerator<AggregateRecord<S>> {
+  for await (const row of actors.scanRecords(instanceId, kind)) {
+    if (row.meta.owner.type === 'org' && row.meta.owner.id === orgId) yield row;
+  }
+}
+
+async function* mapRows<S, T>(rows: AsyncIterable<AggregateRecord<S>>, map: (row: AggregateRecord<S>) => T | undefined): AsyncGenerator<T> {
+  for await (const row of rows) {
+    const value = map(row);
+    if (value !== undefined) yield value;
+  }
+}
+
+async function* flatRows<S, T>(rows: AsyncIterable<AggregateRecord<S>>, map: (row: AggregateRecord<S>) => readonly T[]): AsyncGenerator<T> {
+  for await (const row of rows) yield* map(row);
+}
+
+async function* domainsOf(org: AggregateRecord<Org>): AsyncGenerator<DataDomain> {
+  for (const d of orgDomains(org.state)) {
+    yield { orgId: org.id, domainName: d.domain, isVerified: d.isVerified, isPrimary: d.domain === org.state.primaryDomain, validationType: validationTypes.toWire(d.validationType) };
+  }
+}
+
+function humanOf(userId: string, u: HumanUser, withPasswords: boolean): DataHumanUser {
+  const p = u.profile;
+  return {
+    userId,
+    ...userState(u.state),
+    user: {
+      userName: u.username,
+      profile: { firstName: p.givenName, lastName: p.familyName, nickName: p.nickname, displayName: p.displayName, preferredLanguage: p.preferredLanguage, gender: genders.toWire(p.gender) },
+      email: { email: u.email.address, isEmailVerified: u.email.verified },
+      ...(u.phone.number === '' ? {} : { phone: { phone: u.phone.number, isPhoneVerified: u.phone.verified } }),
+      ...(withPasswords && u.passwordHash !== '' ? { hashedPassword: { value: u.passwordHash } } : {}),
+      passwordChangeRequired: u.passwordChangeRequired,
+    },
+  };
+}
+
+function machineOf(userId: string, u: MachineUser): DataMachineUser {
+  return { userId, ...userState(u.state), user: { userName: u.username, name: u.name, description: u.description, accessTokenType: userTokenTypes.toWire(u.accessTokenType) } };
+}
+
+function projectOf(projectId: string, p: Project): DataProject {
+  return { projectId, ...inactive(p.state, INACTIVE_STATES.project), project: { name: p.name, projectRoleAssertion: p.projectRoleAssertion, projectRoleCheck: p.projectRoleCheck, hasProjectCheck: p.hasProjectCheck } };
+}
+
+/** `{state}` for an object that is not active (Tessera extension), else nothing. */
+function inactive(state: 'active' | 'inactive', name: string): { state?: string } {
+  return state === 'active' ? {} : { state: name };
+}
+
+function userState(state: UserLifecycle): { state?: string } {
+  if (state === 'inactive') return { state: INACTIVE_STATES.userInactive };
+  return state === 'locked' ? { state: INACTIVE_STATES.userLocked } : {};
+}
+
+function oidcAppOf(appId: string, projectId: string, name: string, c: OidcConfig): DataOidcApp {
+  return {
+    appId,
+    app: {
+      projectId,
+      name,
+      redirectUris: [...c.redirectUris],
+      responseTypes: c.responseTypes.map((t) => responseTypeNames.toWire(t)),
+      grantTypes: c.grantTypes.map((t) => grantTypeNames.toWire(t)),
+      appType: appTypeNames.toWire(c.appType),
+      authMethodType: oidcAuthMethodNames.toWire(c.authMethod),
+      postLogoutRedirectUris: [...c.postLogoutRedirectUris],
+      version: 'OIDC_VERSION_1_0',
+      devMode: c.devMode,
+      accessTokenType: oidcTokenTypeNames.toWire(c.accessTokenType),
+      accessTokenRoleAssertion: c.accessTokenRoleAssertion,
+      idTokenRoleAssertion: c.idTokenRoleAssertion,
+      idTokenUserinfoAssertion: c.idTokenUserinfoAssertion,
+      clockSkew: msToDuration(c.clockSkewMs),
+      additionalOrigins: [...c.additionalOrigins],
+      skipNativeAppSuccessPage: c.skipNativeAppSuccessPage,
+    },
+  };
+}
+
+/** User grants on projects of exported organizations (and through exported project grants). */
+async function* userGrantsOf(
+  actors: ActorSystem,
+  instanceId: string,
+  rows: AsyncIterable<AggregateRecord<UserGrants>>,
+  exported: ReadonlySet<string>,
+): AsyncGenerator<NonNullable<DataOrg['userGrants']>[number]> {
+  for await (const row of rows) {
+    for (const g of row.state.grants) {
+      const project = await actors.readRecord(instanceId, projectKind, g.projectId);
+      if (project === undefined || !exported.has(project.state.orgId)) continue;
+      yield { userId: row.state.userId, projectId: g.projectId, projectGrantId: g.projectGrantId, roleKeys: [...g.roleKeys], grantId: g.id, ...inactive(g.state, INACTIVE_STATES.userGrant) };
+    }
+  }
+}
+
+/** Org or project memberships owned by the organization whose user is exported too. */
+async function* memberRows(actors: ActorSystem, instanceId: string, orgId: string, context: 'org' | 'project', exported: ReadonlySet<string>): AsyncGenerator<unknown> {
+  for await (const m of ownedRows(actors, instanceId, membershipKind, orgId)) {
+    if (m.state.contextType !== context) continue;
+    const user = await actors.readRecord(instanceId, userKind, m.state.userId);
+    if (user === undefined || !exported.has(user.state.orgId)) continue;
+    const roles = [...m.state.roles];
+    yield context === 'org' ? { userId: m.state.userId, roles } : { projectId: m.state.contextId, userId: m.state.userId, roles };
+  }
+}

@@ -1,0 +1,153 @@
+/**
+ * One import: runs the phases of reference facts §6.2 over the document's organizations and
+ * keeps the bookkeeping — an error per failed item (the import goes on), counts of created /
+ * skipped / failed per type, and the success lists. Each item is one command (atomic); an
+ * item whose id already exists is skipped, so running the same import twice creates nothing.
+ * Only the deadline aborts; work already done is kept (nothing is rolled back).
+ */
+import { AppError, type ActorSystem, type Logger } from '../../../../actors/index.js';
+import type { DataOrg } from './export-format.js';
+import { importOrgObjects } from './import-phase-one.js';
+import { importGrants, importMembers } from './import-phase-two.js';
+import { importStates } from './import-states.js';
+
+export interface ImportDeps {
+  readonly actors: ActorSystem;
+  readonly instanceId: string;
+  /** The target instance's primary domain (generated org domains derive from it). */
+  readonly instanceDomain: string;
+  /** The importing user: creator of every event. */
+  readonly creator: string;
+  readonly logger: Logger;
+  readonly now: () => number;
+}
+
+export interface ImportError {
+  readonly type: string;
+  readonly id: string;
+  readonly message: string;
+  /** Tessera extension: the stable error code. */
+  readonly code: string;
+}
+
+export interface Counts {
+  created: number;
+  skipped: number;
+  failed: number;
+}
+
+/** `success.orgs[]` of the reference, plus `appClientIds` (client ids and new secrets the target generated). */
+export interface OrgSuccess {
+  orgId: string;
+  domains: string[];
+  humanUserIds: string[];
+  machineUserIds: string[];
+  userMetadata: { userId: string; key: string }[];
+  projectIds: string[];
+  projectRoles: string[];
+  oidcAppIds: string[];
+  apiAppIds: string[];
+  /** The target's client id, and the new client secret (only when created and the auth method uses one). */
+  appClientIds: { appId: string; clientId: string; clientSecret?: string }[];
+  projectGrants: { grantId: string; projectId: string; orgId: string }[];
+  userGrants: { projectId: string; userId: string }[];
+  orgMembers: string[];
+  projectMembers: { projectId: string; userId: string }[];
+}
+
+export interface ImportResult {
+  readonly errors: ImportError[];
+  readonly success: { orgs: OrgSuccess[] };
+  readonly counts: Record<string, Counts>;
+}
+
+export type ItemOutcome = 'created' | 'skipped' | 'failed';
+
+export class ImportRun {
+  readonly result: ImportResult = { errors: [], success: { orgs: [] }, counts: {} };
+  private readonly deadline: number;
+
+  constructor(
+    readonly deps: ImportDeps,
+    timeoutMs: number,
+  ) {
+    this.deadline = deps.now() + timeoutMs;
+  }
+
+  newId(): string {
+    return this.deps.actors.options.ids.next();
+  }
+
+  /** Throws deadline_exceeded once the timeout elapsed (checked before every item). */
+  checkDeadline(): void {
+    if (this.deps.now() > this.deadline) {
+      throw new AppError('deadline_exceeded', 'import.deadline_exceeded', 'the import timed out; work already done is kept, run the import again to continue');
+    }
+  }
+
+  /**
+   * One object: skipped when `exists` says it is already there, else created by `create` (a
+   * single command). A failure is recorded under `type`/`id` and the import goes on.
+   */
+  async item(type: string, id: string, exists: () => Promise<boolean>, create: () => Promise<void>): Promise<ItemOutcome> {
+    this.checkDeadline();
+    const counts = (this.result.counts[type] ??= { created: 0, skipped: 0, failed: 0 });
+    try {
+      if (await exists()) {
+        counts.skipped++;
+        return 'skipped';
+      }
+      await create();
+      counts.created++;
+      return 'created';
+    } catch (error) {
+      counts.failed++;
+      this.fail(type, id, error);
+      return 'failed';
+    }
+  }
+
+  fail(type: string, id: string, error: unknown): void {
+    if (error instanceof AppError) {
+      this.result.errors.push({ type, id, message: error.message, code: error.code });
+      return;
+    }
+    this.deps.logger.error({ err: error, type, id }, 'import item failed');
+    this.result.errors.push({ type, id, message: 'internal error', code: 'internal.unexpected' });
+  }
+}
+
+/** Imports the organizations; throws deadline_exceeded (with the partial result in `run.result`). */
+export async function runImport(run: ImportRun, orgs: readonly DataOrg[]): Promise<ImportResult> {
+  const imported: { org: DataOrg; success: OrgSuccess }[] = [];
+  for (const org of orgs) {
+    const success = emptySuccess(org.orgId);
+    if (await importOrgObjects(run, org, success)) {
+      imported.push({ org, success });
+      run.result.success.orgs.push(success);
+    }
+  }
+  for (const { org, success } of imported) await importGrants(run, org, success);
+  for (const { org, success } of imported) await importMembers(run, org, success);
+  for (const { org } of imported) await importStates(run, org);
+  return run.result;
+}
+
+function emptySuccess(orgId: string): OrgSuccess {
+  return {
+    orgId,
+    domains: [],
+    humanUserIds: [],
+    machineUserIds: [],
+    userMetadata: [],
+    projectIds: [],
+    projectRoles: [],
+    oidcAppIds: [],
+    apiAppIds: [],
+    appClientIds: [],
+    projectGrants: [],
+    userGrants: [],
+    orgMembers: [],
+    projectMembers: [],
+  };
+}

@@ -1,0 +1,291 @@
+/**
+ * /admin/v1/export and /admin/v1/import (seed 001, docs/api/export-import.md): populate two
+ * organizations through the APIs, export them (with password hashes), import them into a
+ * second instance, compare every object through the APIs, log in there with the original
+ * password, import again (nothing new), and the exclusions, bad input and permissions.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, startTestNode, type TestNode } from './harness.js';
+import { createSystemUserKey, systemApi, systemUsersEnv } from './system-user.fixture.js';
+
+const R = '/resources/v3alpha';
+const PASSWORD = 'Secr3tPassword';
+let node: TestNode;
+let first: ReturnType<typeof api>;
+let second: ReturnType<typeof api>;
+let secondHost: string;
+let secondToken: string;
+let patSecret: string;
+let document: string;
+const ids: Record<string, string> = {};
+
+const expectStatus = (response: { status: number; body: unknown }, status: number) => expect(response.status, JSON.stringify(response.body)).toBe(status);
+
+async function created(path: string, body: unknown): Promise<string> {
+  const response = await first('POST', path, body);
+  expectStatus(response, 201);
+  return response.body.details.id;
+}
+
+const human = (username: string, extra: Record<string, unknown> = {}) => ({
+  human: { username, profile: { givenName: username, familyName: 'Export', nickName: `${username}-nick` }, email: { address: `${username}@example.com`, isVerified: true }, ...extra },
+});
+
+beforeAll(async () => {
+  const ops = await createSystemUserKey('ops');
+  node = await startTestNode({ env: { TESSERA_SYSTEM_USERS: systemUsersEnv([{ key: ops }]), TESSERA_DEFAULT_FEATURES: 'multitenancy_resources_api' } });
+  first = api(node);
+  const instance = await systemApi(node, ops)('POST', `${R}/instances`, { name: 'Target', domain: 'second.test', admin: { username: 'target-admin' } });
+  expectStatus(instance, 201);
+  secondHost = `second.test:${node.httpPort}`;
+  secondToken = instance.body.adminToken;
+  const onSecond = api(node, secondToken);
+  second = (method, path, body, headers = {}) => onSecond(method, path, body, { host: secondHost, ...headers });
+
+  ids.orgA = await created(`${R}/organizations`, { name: 'Export Source' });
+  ids.orgB = await created(`${R}/organizations`, { name: 'Export Partner' });
+  const inA = `?ctx.orgId=${ids.orgA}`;
+  ids.alice = await created(`${R}/users${inA}`, human('alice', { password: PASSWORD, phone: { number: '+41791234567', isVerified: true } }));
+  ids.carol = await created(`${R}/users${inA}`, human('carol'));
+  ids.dave = await created(`${R}/users?ctx.orgId=${ids.orgB}`, human('dave', { password: PASSWORD }));
+  ids.bot = await created(`${R}/users${inA}`, { machine: { username: 'export-bot', name: 'Export bot', description: 'a service user' } });
+  const pat = await first('POST', `${R}/users/${ids.bot}/tokens`, {});
+  expectStatus(pat, 201);
+  patSecret = pat.body.token;
+  expectStatus(await first('PUT', `${R}/users/${ids.alice}/metadata/color`, { value: Buffer.from('blue').toString('base64') }), 200);
+  ids.project = await created(`${R}/projects${inA}`, { name: 'Export Project', projectRoleAssertion: true });
+  for (const key of ['admin', 'reader']) await created(`${R}/projects/${ids.project}/roles`, { key, displayName: `The ${key}`, group: 'g' });
+  const web = await first('POST', `${R}/apps`, {
+    projectId: ids.project,
+    name: 'Web',
+    oidc: { appType: 'OIDC_APP_TYPE_WEB', redirectUris: ['https://app.example.com/cb'], responseTypes: ['OIDC_RESPONSE_TYPE_CODE'], grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'], authMethod: 'OIDC_AUTH_METHOD_TYPE_BASIC', clockSkew: '1.5s' },
+  });
+  expectStatus(web, 201);
+  ids.web = web.body.details.id;
+  ids.api = await created(`${R}/apps`, { projectId: ids.project, name: 'Api', api: { authMethod: 'API_AUTH_METHOD_TYPE_BASIC' } });
+  ids.projectGrant = await created(`${R}/project_grants`, { projectId: ids.project, grantedOrgId: ids.orgB, roleKeys: ['reader'] });
+  ids.aliceGrant = await created(`${R}/user_grants`, { userId: ids.alice, projectId: ids.project, roleKeys: ['admin', 'reader'] });
+  ids.daveGrant = await created(`${R}/user_grants`, { userId: ids.dave, projectId: ids.project, projectGrantId: ids.projectGrant, roleKeys: ['reader'] });
+  ids.orgMember = await created(`${R}/memberships`, { orgId: ids.orgA, userId: ids.alice, roles: ['ORG_OWNER'] });
+  ids.projectMember = await created(`${R}/memberships`, { projectId: ids.project, userId: ids.carol, roles: ['PROJECT_OWNER'] });
+  ids.domain = await created(`${R}/domains${inA}`, { domain: 'export-a.example.com' });
+  // not active: a locked and a deactivated user, a deactivated project (with a role) and user grant
+  ids.erin = await created(`${R}/users${inA}`, human('erin', { password: PASSWORD }));
+  ids.frank = await created(`${R}/users${inA}`, { machine: { username: 'frank', name: 'Frank' } });
+  ids.oldProject = await created(`${R}/projects${inA}`, { name: 'Old Project' });
+  await created(`${R}/projects/${ids.oldProject}/roles`, { key: 'old', displayName: 'Old' });
+  ids.oldGrant = await created(`${R}/user_grants`, { userId: ids.erin, projectId: ids.oldProject, roleKeys: ['old'] });
+  for (const path of [`users/${ids.erin}/_lock`, `users/${ids.frank}/_deactivate`, `user_grants/${ids.oldGrant}/_deactivate`, `projects/${ids.oldProject}/_deactivate`]) {
+    expectStatus(await first('POST', `${R}/${path}`), 200);
+  }
+
+  const exported = await first('POST', '/admin/v1/export', { org_ids: [ids.orgA, ids.orgB], with_passwords: true, response_output: true, timeout: '1m' });
+  expectStatus(exported, 200);
+  document = JSON.stringify(exported.body);
+});
+
+afterAll(async () => {
+  await node.stop();
+  node.cleanup();
+});
+
+const importBody = (data: unknown = document) => ({ timeout: '5m', data_orgsv1: data });
+
+describe('export', () => {
+  it('holds both organizations with their objects, hashes only with with_passwords', () => {
+    const doc = JSON.parse(document);
+    expect(doc.orgs.map((o: any) => o.orgId)).toEqual([ids.orgA, ids.orgB]);
+    const a = doc.orgs[0];
+    expect(a.org).toEqual({ name: 'Export Source' });
+    const alice = a.humanUsers.find((u: any) => u.userId === ids.alice);
+    expect(alice.user).toMatchObject({ userName: 'alice', profile: { firstName: 'alice', lastName: 'Export', nickName: 'alice-nick' }, email: { email: 'alice@example.com', isEmailVerified: true } });
+    expect(alice.user.hashedPassword.value).toMatch(/^\$argon2id\$/);
+    expect(a.humanUsers.find((u: any) => u.userId === ids.carol).user.hashedPassword).toBeUndefined();
+    expect(a.machineUsers.find((u: any) => u.userId === ids.bot)).toEqual({ userId: ids.bot, user: { userName: 'export-bot', name: 'Export bot', description: 'a service user', accessTokenType: 'ACCESS_TOKEN_TYPE_BEARER' } });
+    expect(a.machineUsers.find((u: any) => u.userId === ids.frank).state).toBe('USER_STATE_INACTIVE');
+    expect(a.userMetadata).toEqual([{ id: ids.alice, key: 'color', value: Buffer.from('blue').toString('base64') }]);
+    expect(a.projectRoles.map((r: any) => r.roleKey).sort()).toEqual(['admin', 'old', 'reader']);
+    expect(a.oidcApps[0].app).toMatchObject({ name: 'Web', clockSkew: '1.5s', authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC' });
+    expect(a.projectGrants).toEqual([{ grantId: ids.projectGrant, projectGrant: { projectId: ids.project, grantedOrgId: ids.orgB, roleKeys: ['reader'] } }]);
+    expect(a.userGrants).toHaveLength(2);
+    expect(a.humanUsers.find((u: any) => u.userId === ids.erin).state).toBe('USER_STATE_LOCKED');
+    expect(a.projects.find((p: any) => p.projectId === ids.oldProject).state).toBe('PROJECT_STATE_INACTIVE');
+    expect(alice.state).toBeUndefined();
+    expect(doc.orgs[1].userGrants).toEqual([{ userId: ids.dave, projectId: ids.project, projectGrantId: ids.projectGrant, roleKeys: ['reader'], grantId: ids.daveGrant }]);
+    expect(a.orgMembers).toEqual([{ userId: ids.alice, roles: ['ORG_OWNER'] }]);
+    expect(a.projectMembers).toEqual([{ projectId: ids.project, userId: ids.carol, roles: ['PROJECT_OWNER'] }]);
+    expect(a.domains.map((d: any) => d.domainName)).toContain('export-a.example.com');
+  });
+
+  it('never holds machine keys, PATs, app keys or secrets', () => {
+    for (const word of ['machineKeys', 'appKeys', 'tokens', 'secretDigest', 'otpCode', patSecret]) expect(document).not.toContain(word);
+  });
+
+  it('leaves hashes out without with_passwords, and exports every org when org_ids is empty', async () => {
+    const plain = await first('POST', '/admin/v1/export', { responseOutput: true, excludedOrgIds: [ids.orgB] });
+    expectStatus(plain, 200);
+    expect(JSON.stringify(plain.body)).not.toContain('hashedPassword');
+    const orgIds = plain.body.orgs.map((o: any) => o.orgId);
+    expect(orgIds).toContain(ids.orgA);
+    expect(orgIds).not.toContain(ids.orgB);
+  });
+});
+
+describe('import into a second instance', () => {
+  let result: any;
+  beforeAll(async () => {
+    const imported = await second('POST', '/admin/v1/import', importBody());
+    expectStatus(imported, 200);
+    result = imported.body;
+  });
+
+  it('creates everything with its original id and reports counts and client ids', () => {
+    expect(result.errors).toEqual([]);
+    expect(result.counts).toMatchObject({
+      org: { created: 2, skipped: 0, failed: 0 },
+      human_user: { created: 4 },
+      machine_user: { created: 2 },
+      user_metadata: { created: 1 },
+      project: { created: 2 },
+      project_role: { created: 3 },
+      oidc_app: { created: 1 },
+      api_app: { created: 1 },
+      project_grant: { created: 1 },
+      user_grant: { created: 3 },
+      org_member: { created: 1 },
+      project_member: { created: 1 },
+      user_state: { created: 2 },
+      user_grant_state: { created: 1 },
+      project_state: { created: 1 },
+    });
+    const a = result.success.orgs.find((o: any) => o.orgId === ids.orgA);
+    expect(a.humanUserIds.sort()).toEqual([ids.alice, ids.carol, ids.erin].sort());
+    expect(a.appClientIds.map((c: any) => c.appId).sort()).toEqual([ids.web, ids.api].sort());
+    expect(a.appClientIds.every((c: any) => typeof c.clientSecret === 'string' && c.clientSecret.length > 20)).toBe(true);
+  });
+
+  it('gives imported apps a new secret that authenticates on the target', async () => {
+    const client = result.success.orgs.find((o: any) => o.orgId === ids.orgA).appClientIds.find((c: any) => c.appId === ids.api);
+    const basic = Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`).toString('base64');
+    const form = { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${basic}` };
+    const introspected = await second('POST', '/oauth/v2/introspect', 'token=unknown', form);
+    expectStatus(introspected, 200);
+    expect(introspected.body.active).toBe(false);
+    const forged = await second('POST', '/oauth/v2/introspect', 'token=unknown', { ...form, authorization: `Basic ${Buffer.from(`${client.clientId}:wrong`).toString('base64')}` });
+    expect(forged.status).toBe(401);
+  });
+
+  const strip = (value: any): any =>
+    Array.isArray(value)
+      ? value.map(strip)
+      : value !== null && typeof value === 'object'
+        ? Object.fromEntries(Object.entries(value).filter(([k]) => !['details', 'loginNames', 'creationDate', 'changeDate', 'sequence', 'passwordChanged'].includes(k)).map(([k, v]) => [k, strip(v)]))
+        : value;
+
+  it.each([
+    ['organization A', () => `${R}/organizations/${ids.orgA}`],
+    ['organization B', () => `${R}/organizations/${ids.orgB}`],
+    ['alice', () => `${R}/users/${ids.alice}`],
+    ['carol', () => `${R}/users/${ids.carol}`],
+    ['dave', () => `${R}/users/${ids.dave}`],
+    ['the machine user', () => `${R}/users/${ids.bot}`],
+    ['a locked user', () => `${R}/users/${ids.erin}`],
+    ['a deactivated user', () => `${R}/users/${ids.frank}`],
+    ['a deactivated project', () => `${R}/projects/${ids.oldProject}`],
+    ['a deactivated user grant', () => `${R}/user_grants/${ids.oldGrant}`],
+    ['metadata', () => `${R}/users/${ids.alice}/metadata`],
+    ['the project', () => `${R}/projects/${ids.project}`],
+    ['the OIDC app', () => `${R}/apps/${ids.web}`],
+    ['the API app', () => `${R}/apps/${ids.api}`],
+    ['the project grant', () => `${R}/project_grants/${ids.projectGrant}`],
+    ['alice’s user grant', () => `${R}/user_grants/${ids.aliceGrant}`],
+    ['dave’s user grant', () => `${R}/user_grants/${ids.daveGrant}`],
+    ['the org member', () => `${R}/memberships/${ids.orgMember}`],
+    ['the project member', () => `${R}/memberships/${ids.projectMember}`],
+    ['the added domain', () => `${R}/domains/export-a.example.com?ctx.orgId=${ids.orgA}`],
+  ])('keeps %s field by field', async (_, path) => {
+    const source = await first('GET', path());
+    const target = await second('GET', path());
+    expectStatus(source, 200);
+    expectStatus(target, 200);
+    expect(strip(target.body)).toEqual(strip(source.body));
+  });
+
+  it('keeps the project roles', async () => {
+    const roles = async (call: typeof first) => strip((await call('POST', `${R}/projects/${ids.project}/roles/_search`, [])).body.result);
+    expect(await roles(second)).toEqual(await roles(first));
+  });
+
+  it('lets an imported user log in with the original password', async () => {
+    const org = (await second('GET', `${R}/organizations/${ids.orgA}`)).body;
+    const domain = org.organization?.primaryDomain ?? org.organization?.organization?.primaryDomain;
+    const session = await second('POST', `${R}/sessions`, { checks: { user: { loginName: `alice@${domain}` }, password: { password: PASSWORD } } });
+    expectStatus(session, 201);
+    const wrong = await second('POST', `${R}/sessions`, { checks: { user: { userId: ids.dave }, password: { password: 'nope-Nope-1' } } });
+    expect(wrong.status).toBe(400);
+  });
+
+  it('creates nothing when run again', async () => {
+    const again = await second('POST', '/admin/v1/import', importBody(JSON.parse(document)));
+    expectStatus(again, 200);
+    expect(again.body.errors).toEqual([]);
+    for (const [type, counts] of Object.entries<any>(again.body.counts)) {
+      expect({ type, created: counts.created, failed: counts.failed }).toEqual({ type, created: 0, failed: 0 });
+    }
+    expect(again.body.counts.human_user.skipped).toBe(4);
+    expect(again.body.counts.user_state).toEqual({ created: 0, skipped: 2, failed: 0 });
+  });
+
+  it('skips an organization whose creation fails, with everything in it', async () => {
+    expectStatus(await second('POST', `${R}/organizations`, { name: 'Taken Name' }), 201);
+    const doc = { orgs: [{ orgId: 'clash-org', org: { name: 'Taken Name' }, machineUsers: [{ userId: 'clash-user', user: { userName: 'clash', name: 'Clash' } }] }] };
+    const response = await second('POST', '/admin/v1/import', importBody(JSON.stringify(doc)));
+    expectStatus(response, 200);
+    expect(response.body.errors).toEqual([expect.objectContaining({ type: 'org', id: 'clash-org', code: 'org.name_taken' })]);
+    expect(response.body.counts.machine_user).toBeUndefined();
+    expect((await second('GET', `${R}/users/clash-user`)).status).toBe(404);
+  });
+});
+
+describe('bad input and access', () => {
+  const fieldsOf = (body: any): string[] => body.details.find((d: any) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest')?.fieldViolations?.map((v: any) => v.field) ?? [];
+
+  it.each([
+    ['both inputs', { timeout: '1m', data_orgsv1: '{"orgs":[]}', data_orgsv1_gcs: { bucket: 'b', path: 'p', serviceaccount_json: 'e30=' } }, 'dataOrgsv1Gcs'],
+    ['no input', { timeout: '1m' }, 'dataOrgsv1'],
+    ['malformed document', { timeout: '1m', data_orgsv1: '{"orgs":[' }, 'dataOrgsv1'],
+    ['document without orgs', { timeout: '1m', data_orgsv1: '{}' }, 'dataOrgsv1.orgs'],
+    ['org without id', { timeout: '1m', data_orgsv1: { orgs: [{ org: { name: 'x' } }] } }, 'dataOrgsv1.orgs[0].orgId'],
+    ['duplicate org id', { timeout: '1m', data_orgsv1: { orgs: [{ orgId: 'o', org: { name: 'x' } }, { orgId: 'o', org: { name: 'y' } }] } }, 'dataOrgsv1.orgs[1].orgId'],
+    ['missing timeout', { data_orgsv1: '{"orgs":[]}' }, 'timeout'],
+    ['unparseable timeout', { timeout: 'soon', data_orgsv1: '{"orgs":[]}' }, 'timeout'],
+  ])('import: %s → 400', async (_, body, field) => {
+    const response = await second('POST', '/admin/v1/import', body);
+    expectStatus(response, 400);
+    expect(fieldsOf(response.body)).toEqual([field]);
+  });
+
+  it('export: an unknown org id, a bad timeout, no output → 400; bucket output → 501', async () => {
+    const unknown = await first('POST', '/admin/v1/export', { response_output: true, org_ids: ['no-such-org'] });
+    expectStatus(unknown, 400);
+    expect(unknown.body.details[0].id).toBe('export.org_not_found');
+    expect(fieldsOf((await first('POST', '/admin/v1/export', { response_output: true, timeout: '-1s' })).body)).toEqual(['timeout']);
+    expect(fieldsOf((await first('POST', '/admin/v1/export', {})).body)).toEqual(['responseOutput']);
+    expect((await first('POST', '/admin/v1/export', 'not json')).status).toBe(400);
+    const bucket = await first('POST', '/admin/v1/export', { gcs_output: { bucket: 'b', path: 'p', serviceaccount_json: 'e30=' } });
+    expectStatus(bucket, 501);
+  });
+
+  it('answers 401 without or with an unknown token, 403 without IAM_OWNER, 404 on an unknown host', async () => {
+    const path = '/admin/v1/export';
+    expect((await api(node, '')('POST', path, { response_output: true })).status).toBe(401);
+    expect((await api(node, 'bogus')('POST', path, { response_output: true })).status).toBe(401);
+    const outsider = await created(`${R}/users`, { machine: { username: 'not-an-owner', name: 'Not an owner' } });
+    const token = (await first('POST', `${R}/users/${outsider}/tokens`, {})).body.token;
+    expect((await created(`${R}/memberships`, { orgId: ids.orgA, userId: outsider, roles: ['ORG_OWNER'] })) !== '').toBe(true);
+    for (const p of [path, '/admin/v1/import']) expect((await api(node, token)('POST', p, { response_output: true })).status).toBe(403);
+    // the first instance's admin token means nothing on the second instance
+    expect((await api(node)('POST', '/admin/v1/import', importBody(), { host: secondHost })).status).toBe(401);
+    expect((await first('POST', path, { response_output: true }, { host: 'nowhere.test' })).status).toBe(404);
+  });
+});
