@@ -14,8 +14,15 @@ export interface LoginContext {
   readonly form: FormContext;
 }
 
-export function createLoginContext(deps: AuthFlowDeps, instanceId: string, req: HttpRequest, stored: StoredAuthRequest): LoginContext {
-  const tr = createTranslator(chooseLanguage(stored.request.uiLocales, req.headers['accept-language']));
+/** `languages`: the instance's offered languages (its restricted languages, or all supported). */
+export function createLoginContext(
+  deps: AuthFlowDeps,
+  instanceId: string,
+  req: HttpRequest,
+  stored: StoredAuthRequest,
+  languages: readonly string[],
+): LoginContext {
+  const tr = createTranslator(chooseLanguage(stored.request.uiLocales, req.headers['accept-language'], languages));
   return { deps, instanceId, req, stored, form: { authRequestId: stored.id, csrf: stored.csrf, redirectUri: stored.request.redirectUri, tr } };
 }
 

@@ -12,37 +12,42 @@ import { requireInstance, withErrorReplies } from '../oidc/shared/endpoint.js';
 import { parseForm, parseUrlEncoded, type FormParams } from '../oidc/shared/form.js';
 import { OAuthError } from '../../actors/index.js';
 import { chooseLanguage, createTranslator } from './i18n/index.js';
+import { createUiLocalesResolver, type UiLocalesResolver } from '../oidc/shared/ui-locales.js';
 import { createLoginContext, isCsrfValid, type LoginContext } from './login-context.js';
 import { renderErrorPage } from './pages.js';
 import { renderStep } from './render-step.js';
 import { selectAccount, submitLoginName, submitPassword, useOtherAccount } from './steps.js';
 
 export function loginRoutes(deps: AuthFlowDeps): Route[] {
+  const languages = createUiLocalesResolver(deps.actors);
+  const load = (req: HttpRequest, id: string | undefined) => loadContext(req, deps, languages, id);
   return [
-    { method: 'GET', pattern: LOGIN_PATH, handler: withErrorReplies((req) => showLogin(req, deps)) },
-    { method: 'POST', pattern: LOGIN_PATH, handler: withErrorReplies((req) => submitLogin(req, deps)) },
+    { method: 'GET', pattern: LOGIN_PATH, handler: withErrorReplies((req) => showLogin(req, load)) },
+    { method: 'POST', pattern: LOGIN_PATH, handler: withErrorReplies((req) => submitLogin(req, load)) },
   ];
 }
+
+type ContextLoader = (req: HttpRequest, id: string | undefined) => Promise<LoginContext | undefined>;
 
 function unknownRequest(req: HttpRequest): HttpReply {
   const tr = createTranslator(chooseLanguage([], req.headers['accept-language']));
   return renderErrorPage(tr, 'authRequestUnknown', 404);
 }
 
-async function loadContext(req: HttpRequest, deps: AuthFlowDeps, id: string | undefined): Promise<LoginContext | undefined> {
+async function loadContext(req: HttpRequest, deps: AuthFlowDeps, languages: UiLocalesResolver, id: string | undefined): Promise<LoginContext | undefined> {
   const instance = await requireInstance(deps.tenants, req);
   const stored = id === undefined ? undefined : await loadAuthRequest(deps.ttl, instance.id, id);
-  return stored === undefined ? undefined : createLoginContext(deps, instance.id, req, stored);
+  return stored === undefined ? undefined : createLoginContext(deps, instance.id, req, stored, await languages(instance.id));
 }
 
-async function showLogin(req: HttpRequest, deps: AuthFlowDeps): Promise<HttpReply> {
-  const ctx = await loadContext(req, deps, parseUrlEncodedSafe(req.query)?.get('authRequest'));
+async function showLogin(req: HttpRequest, load: ContextLoader): Promise<HttpReply> {
+  const ctx = await load(req, parseUrlEncodedSafe(req.query)?.get('authRequest'));
   return ctx === undefined ? unknownRequest(req) : renderStep(ctx);
 }
 
-async function submitLogin(req: HttpRequest, deps: AuthFlowDeps): Promise<HttpReply> {
+async function submitLogin(req: HttpRequest, load: ContextLoader): Promise<HttpReply> {
   const form = parseFormSafe(req);
-  const ctx = form === undefined ? undefined : await loadContext(req, deps, form.get('authRequest'));
+  const ctx = form === undefined ? undefined : await load(req, form.get('authRequest'));
   if (form === undefined || ctx === undefined) return unknownRequest(req);
   if (!isCsrfValid(ctx.stored, form.get('csrf'))) return { ...(await renderStep(ctx, 'csrfInvalid')), status: 403 };
   switch (form.get('action')) {

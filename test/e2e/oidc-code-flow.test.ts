@@ -144,6 +144,22 @@ describe.skipIf(skipReason !== undefined)('code flow in a real browser', () => {
     await context.close();
   });
 
+  it('limits the page languages to the instance’s restricted languages', async () => {
+    const admin = api(node);
+    expect((await admin('PATCH', '/settings/v3alpha/features', { multitenancy_settings: true })).status).toBe(200);
+    const restricted = await admin('PATCH', '/settings/v3alpha/languages', { defaultLanguage: { key: 'de' }, restrictedLanguages: { languages: [{ key: 'de' }] } });
+    expect(restricted.status, JSON.stringify(restricted.body)).toBe(200);
+    try {
+      const context = await browser!.newContext({ locale: 'en-US' });
+      const page = await context.newPage();
+      await page.goto((await authorizationUrl({ ui_locales: 'en' })).url.toString());
+      expect(await page.getAttribute('html', 'lang')).toBe('de'); // en is not offered any more
+      await context.close();
+    } finally {
+      await admin('PATCH', '/settings/v3alpha/languages', { defaultLanguage: { key: '' }, restrictedLanguages: { languages: [] } });
+    }
+  });
+
   it('posts the response with form_post', async () => {
     const context = await browser!.newContext();
     const started = await authorizationUrl({ response_mode: 'form_post' });

@@ -38,7 +38,9 @@ export function chooseLanguage(uiLocales: readonly string[], acceptLanguage: str
     const lang = baseLanguage(tag);
     if (supported.includes(lang) && Object.hasOwn(CATALOGS, lang)) return lang;
   }
-  return 'en';
+  // Nothing asked for is offered: English when offered, else the first offered language with a catalog.
+  if (supported.includes('en')) return 'en';
+  return supported.find((lang) => Object.hasOwn(CATALOGS, lang)) ?? 'en';
 }
 
 export function createTranslator(lang: string): Translator {
