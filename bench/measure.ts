@@ -108,7 +108,7 @@ export interface RunMeasurement {
   /**
    * Other processes took a noticeable share where it mattered: more than a quarter of the
    * server's core, or of the client's core (or the machine, unpinned) while the server was not
-   * saturated. This run's req/s is noise; its req per server CPU-second still holds.
+   * saturated. This run's req/s is noise; its req per server CPU-second is much less affected.
    */
   readonly contended: boolean;
 }

@@ -125,7 +125,7 @@ export function renderMarkdown(report: BenchReport): string {
   if (contended > 0) {
     lines.push(
       '',
-      `${CONTENDED_MARK} contended (${contended} of ${runs} runs): other processes used more than a quarter of ${report.pinning.pinned ? "the server's core, or of the load generator's core while the server was below 90 % of its core" : 'a core while the server was below 90 % of a core'}. Their req/s and the req/s ratios are noise; req / server CPU-s still holds.`,
+      `${CONTENDED_MARK} contended (${contended} of ${runs} runs): other processes used more than a quarter of ${report.pinning.pinned ? "the server's core, or of the load generator's core while the server was below 90 % of its core" : 'a core while the server was below 90 % of a core'}. Their req/s and the req/s ratios are noise; req / server CPU-s is much less affected.`,
     );
   }
   for (const scenario of report.scenarios) {

@@ -7,14 +7,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startTestNode, type TestNode } from './harness.js';
 import { createSystemUserKey, systemApi, systemUsersEnv } from './system-user.fixture.js';
+import { PASSWORD, populateSource } from './export-import.fixture.js';
 
 const R = '/resources/v3alpha';
-const PASSWORD = 'Secr3tPassword';
 let node: TestNode;
 let first: ReturnType<typeof api>;
 let second: ReturnType<typeof api>;
 let secondHost: string;
 let secondToken: string;
+let secondId: string;
+let system: ReturnType<typeof systemApi>;
 let patSecret: string;
 let document: string;
 const ids: Record<string, string> = {};
@@ -27,57 +29,21 @@ async function created(path: string, body: unknown): Promise<string> {
   return response.body.details.id;
 }
 
-const human = (username: string, extra: Record<string, unknown> = {}) => ({
-  human: { username, profile: { givenName: username, familyName: 'Export', nickName: `${username}-nick` }, email: { address: `${username}@example.com`, isVerified: true }, ...extra },
-});
-
 beforeAll(async () => {
   const ops = await createSystemUserKey('ops');
   node = await startTestNode({ env: { TESSERA_SYSTEM_USERS: systemUsersEnv([{ key: ops }]), TESSERA_DEFAULT_FEATURES: 'multitenancy_resources_api' } });
   first = api(node);
-  const instance = await systemApi(node, ops)('POST', `${R}/instances`, { name: 'Target', domain: 'second.test', admin: { username: 'target-admin' } });
+  system = systemApi(node, ops);
+  const instance = await system('POST', `${R}/instances`, { name: 'Target', domain: 'second.test', admin: { username: 'target-admin' } });
   expectStatus(instance, 201);
   secondHost = `second.test:${node.httpPort}`;
   secondToken = instance.body.adminToken;
+  secondId = instance.body.details.id;
   const onSecond = api(node, secondToken);
   second = (method, path, body, headers = {}) => onSecond(method, path, body, { host: secondHost, ...headers });
 
-  ids.orgA = await created(`${R}/organizations`, { name: 'Export Source' });
-  ids.orgB = await created(`${R}/organizations`, { name: 'Export Partner' });
-  const inA = `?ctx.orgId=${ids.orgA}`;
-  ids.alice = await created(`${R}/users${inA}`, human('alice', { password: PASSWORD, phone: { number: '+41791234567', isVerified: true } }));
-  ids.carol = await created(`${R}/users${inA}`, human('carol'));
-  ids.dave = await created(`${R}/users?ctx.orgId=${ids.orgB}`, human('dave', { password: PASSWORD }));
-  ids.bot = await created(`${R}/users${inA}`, { machine: { username: 'export-bot', name: 'Export bot', description: 'a service user' } });
-  const pat = await first('POST', `${R}/users/${ids.bot}/tokens`, {});
-  expectStatus(pat, 201);
-  patSecret = pat.body.token;
-  expectStatus(await first('PUT', `${R}/users/${ids.alice}/metadata/color`, { value: Buffer.from('blue').toString('base64') }), 200);
-  ids.project = await created(`${R}/projects${inA}`, { name: 'Export Project', projectRoleAssertion: true });
-  for (const key of ['admin', 'reader']) await created(`${R}/projects/${ids.project}/roles`, { key, displayName: `The ${key}`, group: 'g' });
-  const web = await first('POST', `${R}/apps`, {
-    projectId: ids.project,
-    name: 'Web',
-    oidc: { appType: 'OIDC_APP_TYPE_WEB', redirectUris: ['https://app.example.com/cb'], responseTypes: ['OIDC_RESPONSE_TYPE_CODE'], grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'], authMethod: 'OIDC_AUTH_METHOD_TYPE_BASIC', clockSkew: '1.5s' },
-  });
-  expectStatus(web, 201);
-  ids.web = web.body.details.id;
-  ids.api = await created(`${R}/apps`, { projectId: ids.project, name: 'Api', api: { authMethod: 'API_AUTH_METHOD_TYPE_BASIC' } });
-  ids.projectGrant = await created(`${R}/project_grants`, { projectId: ids.project, grantedOrgId: ids.orgB, roleKeys: ['reader'] });
-  ids.aliceGrant = await created(`${R}/user_grants`, { userId: ids.alice, projectId: ids.project, roleKeys: ['admin', 'reader'] });
-  ids.daveGrant = await created(`${R}/user_grants`, { userId: ids.dave, projectId: ids.project, projectGrantId: ids.projectGrant, roleKeys: ['reader'] });
-  ids.orgMember = await created(`${R}/memberships`, { orgId: ids.orgA, userId: ids.alice, roles: ['ORG_OWNER'] });
-  ids.projectMember = await created(`${R}/memberships`, { projectId: ids.project, userId: ids.carol, roles: ['PROJECT_OWNER'] });
-  ids.domain = await created(`${R}/domains${inA}`, { domain: 'export-a.example.com' });
-  // not active: a locked and a deactivated user, a deactivated project (with a role) and user grant
-  ids.erin = await created(`${R}/users${inA}`, human('erin', { password: PASSWORD }));
-  ids.frank = await created(`${R}/users${inA}`, { machine: { username: 'frank', name: 'Frank' } });
-  ids.oldProject = await created(`${R}/projects${inA}`, { name: 'Old Project' });
-  await created(`${R}/projects/${ids.oldProject}/roles`, { key: 'old', displayName: 'Old' });
-  ids.oldGrant = await created(`${R}/user_grants`, { userId: ids.erin, projectId: ids.oldProject, roleKeys: ['old'] });
-  for (const path of [`users/${ids.erin}/_lock`, `users/${ids.frank}/_deactivate`, `user_grants/${ids.oldGrant}/_deactivate`, `projects/${ids.oldProject}/_deactivate`]) {
-    expectStatus(await first('POST', `${R}/${path}`), 200);
-  }
+  Object.assign(ids, await populateSource(first));
+  patSecret = ids.patSecret!;
 
   const exported = await first('POST', '/admin/v1/export', { org_ids: [ids.orgA, ids.orgB], with_passwords: true, response_output: true, timeout: '1m' });
   expectStatus(exported, 200);
@@ -245,6 +211,15 @@ describe('import into a second instance', () => {
     expect(response.body.counts.machine_user).toBeUndefined();
     expect((await second('GET', `${R}/users/clash-user`)).status).toBe(404);
   });
+
+  it('fails single objects that break the API rules and goes on', async () => {
+    const user = (userId: string, email: string) => ({ userId, user: { userName: userId, profile: { firstName: 'V', lastName: 'W' }, email: { email } } });
+    const doc = { orgs: [{ orgId: 'rules-org', org: { name: 'Rules Org' }, humanUsers: [user('good-user', 'g@example.com'), user('bad-user', 'not-an-email')] }] };
+    const response = await second('POST', '/admin/v1/import', importBody(doc));
+    expectStatus(response, 200);
+    expect(response.body.errors).toEqual([{ type: 'human_user', id: 'bad-user', code: 'import.value_invalid', message: expect.stringContaining('user.email.email') }]);
+    expect(response.body.counts.human_user).toEqual({ created: 1, skipped: 0, failed: 1 });
+  });
 });
 
 describe('bad input and access', () => {
@@ -287,5 +262,13 @@ describe('bad input and access', () => {
     // the first instance's admin token means nothing on the second instance
     expect((await api(node)('POST', '/admin/v1/import', importBody(), { host: secondHost })).status).toBe(401);
     expect((await first('POST', path, { response_output: true }, { host: 'nowhere.test' })).status).toBe(404);
+  });
+
+  it('answers 429 on a blocked instance', async () => {
+    expectStatus(await system('POST', `${R}/instances/${secondId}/_limit`, { block: true }), 200);
+    const blocked = await second('POST', '/admin/v1/import', importBody());
+    expect(blocked.status).toBe(429);
+    expect(blocked.body.details[0].id).toBe('instance.blocked');
+    expectStatus(await system('POST', `${R}/instances/${secondId}/_limit`, { block: false }), 200);
   });
 });

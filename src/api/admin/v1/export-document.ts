@@ -1,6 +1,8 @@
 /**
  * Writes the export document as a sequence of JSON text chunks: org by org, object by object,
- * so no more than one row is held at a time (tables are scanned once per org and list).
+ * so no more than one row is held at a time. Each table is scanned once up front into an
+ * index of row ids per exported organization (ids only in memory); rows are then read by id
+ * while writing, so the cost is linear in the rows, however many organizations there are.
  * Excluded by design (seed): instance policies and members, instance IDPs, machine keys, PATs,
  * application keys, passwordless authenticators, machine secrets. Tessera has no OTP factors
  * and no IDP links yet: `otpCode` and `userLinks` never appear.
@@ -15,6 +17,7 @@ import {
   orgKind,
   type HumanUser,
   type MachineUser,
+  type Membership,
   type OidcConfig,
   type Org,
   type Project,
@@ -59,6 +62,7 @@ type ListKey = Exclude<keyof DataOrg, 'orgId' | 'org'>;
 /** The document's JSON text in chunks; the concatenation is `{"orgs":[…]}`. */
 export async function* exportDocument(actors: ActorSystem, options: ExportOptions): AsyncGenerator<string> {
   const exported = new Set(options.orgIds);
+  const index = await indexOwners(actors, options.instanceId, exported, options.checkpoint);
   yield '{"orgs":[';
   let first = true;
   for (const orgId of options.orgIds) {
@@ -66,7 +70,7 @@ export async function* exportDocument(actors: ActorSystem, options: ExportOption
     if (org === undefined) continue;
     yield `${first ? '' : ','}{"orgId":${JSON.stringify(orgId)},"org":${JSON.stringify({ name: org.state.name })}`;
     first = false;
-    for (const [key, rows] of orgLists(actors, options, org, exported)) {
+    for (const [key, rows] of orgLists(actors, options, org, exported, index)) {
       yield* jsonList(key, rows, options.checkpoint);
     }
     yield '}';
@@ -85,9 +89,15 @@ async function* jsonList(key: ListKey, rows: AsyncIterable<unknown>, checkpoint:
   yield ']';
 }
 
-function orgLists(actors: ActorSystem, options: ExportOptions, org: AggregateRecord<Org>, exported: ReadonlySet<string>): [ListKey, AsyncIterable<unknown>][] {
+function orgLists(
+  actors: ActorSystem,
+  options: ExportOptions,
+  org: AggregateRecord<Org>,
+  exported: ReadonlySet<string>,
+  index: OwnerIndex,
+): [ListKey, AsyncIterable<unknown>][] {
   const orgId = org.id;
-  const rows = <S>(kind: AggregateKind<S>) => ownedRows(actors, options.instanceId, kind, orgId);
+  const rows = <S>(kind: AggregateKind<S>) => ownedRows(actors, options.instanceId, kind, index.get(kind.table)?.get(orgId) ?? []);
   return [
     ['domains', domainsOf(org)],
     ['humanUsers', mapRows(rows(userKind), (u) => (u.state.type === 'human' ? humanOf(u.id, u.state, options.withPasswords) : undefined))],
@@ -111,15 +121,38 @@ function orgLists(actors: ActorSystem, options: ExportOptions, org: AggregateRec
       ),
     ],
     ['userGrants', userGrantsOf(actors, options.instanceId, rows(userGrantsKind), exported)],
-    ['orgMembers', memberRows(actors, options.instanceId, orgId, 'org', exported)],
-    ['projectMembers', memberRows(actors, options.instanceId, orgId, 'project', exported)],
+    ['orgMembers', memberRows(actors, options.instanceId, rows(membershipKind), 'org', exported)],
+    ['projectMembers', memberRows(actors, options.instanceId, rows(membershipKind), 'project', exported)],
   ];
 }
 
-/** Rows of `kind` owned by the organization, streamed from the table. */
-async function* ownedRows<S>(actors: ActorSystem, instanceId: string, kind: AggregateKind<S>, orgId: string): AsyncGenerator<AggregateRecord<S>> {
-  for await (const row of actors.scanRecords(instanceId, kind)) {
-    if (row.meta.owner.type === 'org' && row.meta.owner.id === orgId) yield row;
+/** table → organization → ids of the rows it owns (exported organizations only). */
+type OwnerIndex = Map<string, Map<string, string[]>>;
+
+const INDEXED_KINDS: readonly AggregateKind<unknown>[] = [userKind, projectKind, applicationKind, projectGrantKind, userGrantsKind, membershipKind];
+
+async function indexOwners(actors: ActorSystem, instanceId: string, exported: ReadonlySet<string>, checkpoint: () => void): Promise<OwnerIndex> {
+  const index: OwnerIndex = new Map();
+  for (const kind of INDEXED_KINDS) {
+    const byOrg = new Map<string, string[]>();
+    for await (const row of actors.scanRecords(instanceId, kind)) {
+      checkpoint();
+      const owner = row.meta.owner;
+      if (owner.type !== 'org' || !exported.has(owner.id)) continue;
+      let ids = byOrg.get(owner.id);
+      if (ids === undefined) byOrg.set(owner.id, (ids = []));
+      ids.push(row.id);
+    }
+    index.set(kind.table, byOrg);
+  }
+  return index;
+}
+
+/** The rows with these ids, read one at a time (a row removed meanwhile is left out). */
+async function* ownedRows<S>(actors: ActorSystem, instanceId: string, kind: AggregateKind<S>, ids: readonly string[]): AsyncGenerator<AggregateRecord<S>> {
+  for (const id of ids) {
+    const row = await actors.readRecord(instanceId, kind, id);
+    if (row !== undefined) yield row;
   }
 }
 
@@ -216,8 +249,14 @@ async function* userGrantsOf(
 }
 
 /** Org or project memberships owned by the organization whose user is exported too. */
-async function* memberRows(actors: ActorSystem, instanceId: string, orgId: string, context: 'org' | 'project', exported: ReadonlySet<string>): AsyncGenerator<unknown> {
-  for await (const m of ownedRows(actors, instanceId, membershipKind, orgId)) {
+async function* memberRows(
+  actors: ActorSystem,
+  instanceId: string,
+  memberships: AsyncIterable<AggregateRecord<Membership>>,
+  context: 'org' | 'project',
+  exported: ReadonlySet<string>,
+): AsyncGenerator<unknown> {
+  for await (const m of memberships) {
     if (m.state.contextType !== context) continue;
     const user = await actors.readRecord(instanceId, userKind, m.state.userId);
     if (user === undefined || !exported.has(user.state.orgId)) continue;

@@ -46,6 +46,7 @@ import {
 import { randomSecret } from '../../../crypto/random.js';
 import { clientSecretDigest } from '../../shared/app-clients.js';
 import type { ImportRun, OrgSuccess } from './import-run.js';
+import { checkItem, domainItem, humanItem, machineItem, metadataItem, namedItem, roleItem } from './import-validation.js';
 
 /** Imports the org and its own objects; false when the org could neither be created nor found. */
 export async function importOrgObjects(run: ImportRun, data: DataOrg, success: OrgSuccess): Promise<boolean> {
@@ -55,6 +56,7 @@ export async function importOrgObjects(run: ImportRun, data: DataOrg, success: O
   const org = () => actors.readRecord(instanceId, orgKind, orgId);
 
   const outcome = await run.item('org', orgId, async () => (await org()) !== undefined, async () => {
+    checkItem(namedItem, data.org, 'org');
     await ask(createOrg, { orgId, name: data.org.name, instanceDomain: run.deps.instanceDomain });
   });
   if (outcome === 'failed') return false;
@@ -67,6 +69,7 @@ export async function importOrgObjects(run: ImportRun, data: DataOrg, success: O
     };
     const has = async () => (await entry()) !== undefined;
     const added = await run.item('domain', `${orgId}_${domain}`, has, async () => {
+      checkItem(domainItem, d, 'domain');
       await ask(addOrgDomain, { orgId, domain, validationType: validationTypes.toDomain(d.validationType) ?? 'dns' });
     });
     if (added === 'created') success.domains.push(domain);
@@ -92,7 +95,7 @@ export async function importOrgObjects(run: ImportRun, data: DataOrg, success: O
     const u = h.user;
     const passwordHash = u.hashedPassword?.value ?? '';
     const outcome = await run.item('human_user', h.userId, () => ownUser(h.userId), async () => {
-      if (passwordHash !== '' && !passwordHash.startsWith('$')) throw invalidArgument('import.password_hash_invalid', 'hashedPassword.value is not an encoded hash');
+      checkItem(humanItem, u, 'user');
       await ask(addHumanUser, {
         userId: h.userId,
         orgId,
@@ -114,6 +117,7 @@ export async function importOrgObjects(run: ImportRun, data: DataOrg, success: O
 
   for (const m of data.machineUsers ?? []) {
     const outcome = await run.item('machine_user', m.userId, () => ownUser(m.userId), async () => {
+      checkItem(machineItem, m.user, 'user');
       const accessTokenType = enumOf(userTokenTypes, m.user.accessTokenType, 'bearer', 'accessTokenType');
       await ask(addMachineUser, { userId: m.userId, orgId, username: m.user.userName, name: m.user.name, description: m.user.description, accessTokenType });
     });
@@ -123,6 +127,7 @@ export async function importOrgObjects(run: ImportRun, data: DataOrg, success: O
   for (const md of data.userMetadata ?? []) {
     const has = async () => (await actors.readRecord(instanceId, userKind, md.id))?.state.metadata.some((e) => e.key === md.key && e.value === md.value) ?? false;
     const outcome = await run.item('user_metadata', `${md.id}_${md.key}`, has, async () => {
+      checkItem(metadataItem, md, 'userMetadata');
       if (!(await ownUser(md.id))) throw invalidArgument('import.user_not_in_org', 'the metadata names a user of another organization');
       await ask(setUserMetadata, { orgId, userId: md.id, key: md.key, value: md.value });
     });
@@ -132,6 +137,7 @@ export async function importOrgObjects(run: ImportRun, data: DataOrg, success: O
   const project = (projectId: string) => actors.readRecord(instanceId, projectKind, projectId);
   for (const p of data.projects ?? []) {
     const outcome = await run.item('project', p.projectId, async () => (await project(p.projectId))?.state.orgId === orgId, async () => {
+      checkItem(namedItem, p.project, 'project');
       await ask(createProject, { projectId: p.projectId, orgId, name: p.project.name, projectRoleAssertion: p.project.projectRoleAssertion, projectRoleCheck: p.project.projectRoleCheck, hasProjectCheck: p.project.hasProjectCheck });
     });
     if (outcome === 'created') success.projectIds.push(p.projectId);
@@ -140,6 +146,7 @@ export async function importOrgObjects(run: ImportRun, data: DataOrg, success: O
   for (const r of data.projectRoles ?? []) {
     const has = async () => (await project(r.projectId))?.state.roles.some((x) => x.key === r.roleKey) ?? false;
     const outcome = await run.item('project_role', `${r.projectId}_${r.roleKey}`, has, async () => {
+      checkItem(roleItem, r, 'projectRole');
       await ask(addProjectRole, { projectId: r.projectId, orgId, key: r.roleKey, displayName: r.displayName, group: r.group });
     });
     if (outcome === 'created') success.projectRoles.push(r.roleKey);
@@ -164,6 +171,7 @@ export async function importOrgObjects(run: ImportRun, data: DataOrg, success: O
       return app !== undefined && app.state.orgId === orgId;
     };
     const outcome = await run.item(a.type, a.appId, has, async () => {
+      checkItem(namedItem, a, 'app');
       const secret = randomSecret();
       const created = await ask(createApp, { appId: a.appId, orgId, projectId: a.projectId, name: a.name, config: a.config(), secretDigest: clientSecretDigest(secret) });
       clientId = created.clientId;

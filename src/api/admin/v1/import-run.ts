@@ -109,7 +109,9 @@ export class ImportRun {
 
   fail(type: string, id: string, error: unknown): void {
     if (error instanceof AppError) {
-      this.result.errors.push({ type, id, message: error.message, code: error.code });
+      const v = error.violations[0];
+      const message = v === undefined || error.message.includes(v.field) ? error.message : `${error.message} (${v.field}: ${v.description})`;
+      this.result.errors.push({ type, id, message, code: error.code });
       return;
     }
     this.deps.logger.error({ err: error, type, id }, 'import item failed');
