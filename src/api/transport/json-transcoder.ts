@@ -73,8 +73,17 @@ async function handle(plan: RoutePlan, invoke: RpcInvoker, req: HttpRequest): Pr
 }
 
 function metaOf(req: HttpRequest): CallMeta {
-  const { headers, signal, remoteAddress } = req;
-  return { headers, host: headers.host ?? '', protocol: 'json', signal, remoteAddress };
+  const { headers, remoteAddress } = req;
+  // A getter: the adapters create the AbortController only when someone reads the signal.
+  return {
+    headers,
+    host: headers.host ?? '',
+    protocol: 'json',
+    remoteAddress,
+    get signal() {
+      return req.signal;
+    },
+  };
 }
 
 function readRequest(plan: RoutePlan, req: HttpRequest): Message {

@@ -127,6 +127,27 @@ const documentSchema = z.object(
       z.object({
         orgId: id,
         org: z.object({ name: z.string().min(1, 'required').max(200, 'must be at most 200 characters') }, 'required'),
+        languageSettings: z.object({ defaultLanguage: z.string().optional(), restrictedLanguages: z.array(z.string()).optional() }).optional(),
+        forgeIdps: list(
+          z.object({
+            idpId: id,
+            idp: z.object(
+              {
+                name: z.string().min(1, 'required'),
+                idpType: str,
+                policy: str,
+                options: z
+                  .object({ isManualLinkingAllowed: bool, isManualCreationAllowed: bool, isAutoCreation: bool, isAutoUpdate: bool, autoLinking: str })
+                  .default({ isManualLinkingAllowed: false, isManualCreationAllowed: false, isAutoCreation: false, isAutoUpdate: false, autoLinking: '' }),
+                clientId: str,
+                clientSecret: str,
+                scopes: strings,
+                issuer: str,
+              },
+              'required',
+            ),
+          }),
+        ),
         domains: list(z.object({ orgId: str, domainName: z.string().min(1, 'required'), isVerified: bool, isPrimary: bool, validationType: str })),
         humanUsers: list(
           z.object({

@@ -16,6 +16,7 @@ import {
   orgDomains,
   orgKind,
   type HumanUser,
+  idpKind,
   type MachineUser,
   type Membership,
   type OidcConfig,
@@ -47,6 +48,7 @@ import {
   type DataOrg,
   type DataProject,
 } from './export-format.js';
+import { forgeIdpOf, languageSettingsOf } from './export-org-settings.js';
 
 export interface ExportOptions {
   readonly instanceId: string;
@@ -70,6 +72,8 @@ export async function* exportDocument(actors: ActorSystem, options: ExportOption
     if (org === undefined) continue;
     yield `${first ? '' : ','}{"orgId":${JSON.stringify(orgId)},"org":${JSON.stringify({ name: org.state.name })}`;
     first = false;
+    const languageSettings = await languageSettingsOf(actors, options.instanceId, orgId);
+    if (languageSettings !== undefined) yield `,"languageSettings":${JSON.stringify(languageSettings)}`;
     for (const [key, rows] of orgLists(actors, options, org, exported, index)) {
       yield* jsonList(key, rows, options.checkpoint);
     }
@@ -100,6 +104,7 @@ function orgLists(
   const rows = <S>(kind: AggregateKind<S>) => ownedRows(actors, options.instanceId, kind, index.get(kind.table)?.get(orgId) ?? []);
   return [
     ['domains', domainsOf(org)],
+    ['forgeIdps', mapRows(rows(idpKind), (i) => forgeIdpOf(actors, i))],
     ['humanUsers', mapRows(rows(userKind), (u) => (u.state.type === 'human' ? humanOf(u.id, u.state, options.withPasswords) : undefined))],
     ['machineUsers', mapRows(rows(userKind), (u) => (u.state.type === 'machine' ? machineOf(u.id, u.state) : undefined))],
     ['userMetadata', flatRows(rows(userKind), (u) => u.state.metadata.map((m) => ({ id: u.id, key: m.key, value: m.value })))],
@@ -129,7 +134,7 @@ function orgLists(
 /** table → organization → ids of the rows it owns (exported organizations only). */
 type OwnerIndex = Map<string, Map<string, string[]>>;
 
-const INDEXED_KINDS: readonly AggregateKind<unknown>[] = [userKind, projectKind, applicationKind, projectGrantKind, userGrantsKind, membershipKind];
+const INDEXED_KINDS: readonly AggregateKind<unknown>[] = [userKind, projectKind, applicationKind, projectGrantKind, userGrantsKind, membershipKind, idpKind];
 
 async function indexOwners(actors: ActorSystem, instanceId: string, exported: ReadonlySet<string>, checkpoint: () => void): Promise<OwnerIndex> {
   const index: OwnerIndex = new Map();

@@ -3,12 +3,28 @@
  * camelCase keys, enums by name. Shared by the export writer and the import reader, so the
  * two directions cannot drift apart. Tessera extensions are marked; the reader never needs them.
  */
-import type { AccessTokenType, ApiAuthMethod, DomainValidationType, Gender, OidcAppType, OidcAuthMethod, OidcGrantType, OidcResponseType } from '../../../../actors/index.js';
+import type {
+  AccessTokenType,
+  ApiAuthMethod,
+  AutoLinking,
+  DefiningPolicy,
+  DomainValidationType,
+  Gender,
+  IdpType,
+  OidcAppType,
+  OidcAuthMethod,
+  OidcGrantType,
+  OidcResponseType,
+} from '../../../../actors/index.js';
 
 export interface DataOrg {
   orgId: string;
   org: { name: string };
+  /** Tessera extension: the organization's own language settings (only the keys it sets). */
+  languageSettings?: { defaultLanguage?: string; restrictedLanguages?: string[] };
   domains?: DataDomain[];
+  /** Tessera extension: identity providers the organization defines (forge types; instance IDPs are excluded). */
+  forgeIdps?: DataForgeIdp[];
   humanUsers?: DataHumanUser[];
   machineUsers?: DataMachineUser[];
   userMetadata?: { id: string; key: string; value: string }[];
@@ -44,6 +60,21 @@ export const INACTIVE_STATES = {
   projectGrant: 'PROJECT_GRANT_STATE_INACTIVE',
   userGrant: 'USER_GRANT_STATE_INACTIVE',
 } as const;
+
+export interface DataForgeIdp {
+  idpId: string;
+  idp: {
+    name: string;
+    idpType: string;
+    policy: string;
+    options: { isManualLinkingAllowed: boolean; isManualCreationAllowed: boolean; isAutoCreation: boolean; isAutoUpdate: boolean; autoLinking: string };
+    clientId: string;
+    /** In plaintext, as the reference exports IDP secrets: the document is sensitive. */
+    clientSecret: string;
+    scopes: string[];
+    issuer: string;
+  };
+}
 
 export interface DataHumanUser {
   userId: string;
@@ -105,6 +136,12 @@ function nameMapping<D extends string>(table: Readonly<Record<D, string>>): Name
   const reverse = new Map<string, D>(Object.entries(table).map(([domain, wire]) => [wire as string, domain as D]));
   return { toWire: (value) => table[value], toDomain: (name) => reverse.get(name) };
 }
+
+export const idpTypeNames = nameMapping<IdpType>({ forge: 'IDP_TYPE_FORGE', forge_self_hosted: 'IDP_TYPE_FORGE_SELF_HOSTED' });
+
+export const idpPolicyNames = nameMapping<DefiningPolicy>({ activate: 'STATE_POLICY_ACTIVATE', deactivate: 'STATE_POLICY_DEACTIVATE' });
+
+export const autoLinkingNames = nameMapping<AutoLinking>({ none: 'AUTO_LINKING_OPTION_UNSPECIFIED', username: 'AUTO_LINKING_OPTION_USERNAME', email: 'AUTO_LINKING_OPTION_EMAIL' });
 
 export const genders = nameMapping<Gender>({
   unspecified: 'GENDER_UNSPECIFIED',

@@ -46,6 +46,7 @@ import {
 import { randomSecret } from '../../../crypto/random.js';
 import { clientSecretDigest } from '../../shared/app-clients.js';
 import type { ImportRun, OrgSuccess } from './import-run.js';
+import { importOrgSettings } from './import-org-settings.js';
 import { checkItem, domainItem, humanItem, machineItem, metadataItem, namedItem, roleItem } from './import-validation.js';
 
 /** Imports the org and its own objects; false when the org could neither be created nor found. */
@@ -89,6 +90,8 @@ export async function importOrgObjects(run: ImportRun, data: DataOrg, success: O
       });
     }
   }
+
+  await importOrgSettings(run, data);
 
   const ownUser = async (userId: string) => (await actors.readRecord(instanceId, userKind, userId))?.state.orgId === orgId;
   for (const h of data.humanUsers ?? []) {

@@ -1,0 +1,33 @@
+/**
+ * The organization-level settings and resources of the export document besides the lists of
+ * export-document.ts: the org's own language settings and the identity providers it defines.
+ */
+import { languageSettingsKind, type ActorSystem, type AggregateRecord, type Idp } from '../../../../actors/index.js';
+import { autoLinkingNames, idpPolicyNames, idpTypeNames, type DataForgeIdp, type DataOrg } from './export-format.js';
+
+/** The keys the organization itself sets; undefined when it sets none. */
+export async function languageSettingsOf(actors: ActorSystem, instanceId: string, orgId: string): Promise<DataOrg['languageSettings']> {
+  const row = await actors.readRecord(instanceId, languageSettingsKind, orgId);
+  if (row === undefined || row.meta.owner.type !== 'org') return undefined;
+  const { defaultLanguage, restrictedLanguages } = row.state;
+  if (defaultLanguage === undefined && restrictedLanguages === undefined) return undefined;
+  return { ...(defaultLanguage === undefined ? {} : { defaultLanguage }), ...(restrictedLanguages === undefined ? {} : { restrictedLanguages: [...restrictedLanguages] }) };
+}
+
+/** An org-defined IDP with its client secret opened (the target seals it with its own key). */
+export function forgeIdpOf(actors: ActorSystem, record: AggregateRecord<Idp>): DataForgeIdp {
+  const idp = record.state;
+  return {
+    idpId: record.id,
+    idp: {
+      name: idp.name,
+      idpType: idpTypeNames.toWire(idp.idpType),
+      policy: idpPolicyNames.toWire(idp.policy),
+      options: { ...idp.options, autoLinking: autoLinkingNames.toWire(idp.options.autoLinking) },
+      clientId: idp.config.clientId,
+      clientSecret: idp.config.clientSecret === '' ? '' : actors.options.sealer.open(idp.config.clientSecret),
+      scopes: [...idp.config.scopes],
+      issuer: idp.config.issuer,
+    },
+  };
+}
