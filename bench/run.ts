@@ -25,7 +25,19 @@ import {
   spawnServer,
   type ServerProcess,
 } from './processes.js';
-import { machineFacts, renderMarkdown, toolResult, type BenchReport, type Pinning, type ScenarioResult, type ToolResult } from './report.js';
+import { DISCOVERY_PATH, EMPTY_OIDC_SEED, ensureSigningAlgorithm, INTROSPECT_PATH, JWKS_PATH, jwsAlgorithm, seedOidc, TOKEN_PATH, USERINFO_PATH, type OidcSeed, type TokenAlgorithm } from './oidc.js';
+import {
+  machineFacts,
+  renderMarkdown,
+  toolResult,
+  type BenchReport,
+  type Pinning,
+  type ScenarioLimit,
+  type ScenarioResult,
+  type SigningRateResult,
+  type ToolResult,
+} from './report.js';
+import { measureSigningRate, type SigningRate } from './signing-rate.js';
 import { closeHttpClient, httpRequest, ORGANIZATIONS_PATH, seedOrganizations, startTessera, TESSERA_HOST_HEADER } from './tessera.js';
 
 const HELLO_SERVERS = fileURLToPath(new URL('./hello-servers.js', import.meta.url));
@@ -57,6 +69,12 @@ interface Scenario {
   readonly expectedStatus: number;
   /** Also load with wrk (GET only) when installed. */
   readonly wrk: boolean;
+  /** The limit this scenario is reported against besides hello-uws (token scenarios). */
+  readonly limit?: ScenarioLimit;
+  /** Runs before the preflight (e.g. switching the signing key); returns a note for the log. */
+  readonly prepare?: () => Promise<string | undefined>;
+  /** Checks the preflight's body; returns what is wrong, or undefined. */
+  readonly checkPreflight?: (body: string) => string | undefined;
 }
 
 function readSettings(env: NodeJS.ProcessEnv): Settings {
@@ -85,6 +103,23 @@ interface Seed {
   /** A seeded organization (the middle one) for the read scenario. */
   readonly organizationId: string;
   readonly token: string;
+  readonly oidc: OidcSeed;
+  /** Switches the active signing key to an algorithm (no-op when Tessera is not running). */
+  readonly useAlgorithm: (algorithm: TokenAlgorithm) => Promise<string | undefined>;
+}
+
+const FORM = 'application/x-www-form-urlencoded';
+
+/** The access token of a token response must be a JWS of `algorithm`, or opaque when undefined. */
+function tokenOfAlgorithm(algorithm: TokenAlgorithm | undefined): (body: string) => string | undefined {
+  return (body) => {
+    const parsed: unknown = JSON.parse(body);
+    const token = typeof parsed === 'object' && parsed !== null && 'access_token' in parsed ? parsed.access_token : undefined;
+    if (typeof token !== 'string') return `no access_token in ${body.slice(0, 200)}`;
+    const alg = jwsAlgorithm(token);
+    if (alg === algorithm) return undefined;
+    return `access token is ${alg === undefined ? 'opaque' : `a ${alg} JWT`}, expected ${algorithm === undefined ? 'opaque' : `a ${algorithm} JWT`}`;
+  };
 }
 
 function scenarios(seed: Seed, runId: string): Scenario[] {
@@ -130,6 +165,77 @@ function scenarios(seed: Seed, runId: string): Scenario[] {
       path: `${ORGANIZATIONS_PATH}/_search?query.limit=10`,
       headers: json,
       body: '[]',
+      expectedStatus: 200,
+      wrk: false,
+    },
+    {
+      name: 'jwks',
+      description: 'the instance key set (GET /oauth/v2/keys), cacheable: a fast path',
+      server: 'tessera',
+      method: 'GET',
+      path: JWKS_PATH,
+      headers: { host: TESSERA_HOST_HEADER },
+      expectedStatus: 200,
+      wrk: true,
+    },
+    {
+      name: 'discovery',
+      description: 'OpenID Connect discovery document (GET /.well-known/openid-configuration): a fast path',
+      server: 'tessera',
+      method: 'GET',
+      path: DISCOVERY_PATH,
+      headers: { host: TESSERA_HOST_HEADER },
+      expectedStatus: 200,
+      wrk: true,
+    },
+    ...(['ES256', 'RS256'] as const).map(
+      (algorithm): Scenario => ({
+        name: `client-credentials-jwt-${algorithm.toLowerCase()}`,
+        description: `client_credentials (client_secret_basic, service user with JWT access tokens), ${algorithm} signing key active`,
+        server: 'tessera',
+        method: 'POST',
+        path: TOKEN_PATH,
+        headers: { host: TESSERA_HOST_HEADER, authorization: seed.oidc.jwtClientAuthorization, 'content-type': FORM },
+        body: seed.oidc.tokenBody,
+        expectedStatus: 200,
+        wrk: false,
+        limit: { kind: 'signing', algorithm },
+        prepare: () => seed.useAlgorithm(algorithm),
+        checkPreflight: tokenOfAlgorithm(algorithm),
+      }),
+    ),
+    {
+      name: 'client-credentials-opaque',
+      description: 'client_credentials (client_secret_basic, service user with opaque access tokens): one stored token per request',
+      server: 'tessera',
+      method: 'POST',
+      path: TOKEN_PATH,
+      headers: { host: TESSERA_HOST_HEADER, authorization: seed.oidc.opaqueClientAuthorization, 'content-type': FORM },
+      body: seed.oidc.tokenBody,
+      expectedStatus: 200,
+      wrk: false,
+      limit: { kind: 'hello-uws' },
+      checkPreflight: tokenOfAlgorithm(undefined),
+    },
+    {
+      name: 'introspection',
+      description: 'introspection of an opaque access token by an API app (client_secret_basic)',
+      server: 'tessera',
+      method: 'POST',
+      path: INTROSPECT_PATH,
+      headers: { host: TESSERA_HOST_HEADER, authorization: seed.oidc.introspectorAuthorization, 'content-type': FORM },
+      body: seed.oidc.introspectionBody,
+      expectedStatus: 200,
+      wrk: false,
+      checkPreflight: (body) => (body.includes('"active":true') ? undefined : `token not active: ${body.slice(0, 200)}`),
+    },
+    {
+      name: 'userinfo',
+      description: 'userinfo with a JWT access token of a service user (scopes openid profile)',
+      server: 'tessera',
+      method: 'GET',
+      path: USERINFO_PATH,
+      headers: { host: TESSERA_HOST_HEADER, authorization: `Bearer ${seed.oidc.userinfoToken}` },
       expectedStatus: 200,
       wrk: false,
     },
@@ -224,7 +330,15 @@ async function runScenario(
   pinning: Pinning,
   wrkPath: string | undefined,
 ): Promise<ScenarioResult> {
-  const base = { name: scenario.name, description: scenario.description, server: scenario.server, method: scenario.method, path: scenario.path, expectedStatus: scenario.expectedStatus };
+  const base = {
+    name: scenario.name,
+    description: scenario.description,
+    server: scenario.server,
+    method: scenario.method,
+    path: scenario.path,
+    expectedStatus: scenario.expectedStatus,
+    ...(scenario.limit === undefined ? {} : { limit: scenario.limit }),
+  };
   const spec: LoadSpec = {
     origin,
     method: scenario.method,
@@ -245,11 +359,17 @@ async function runScenario(
   if (scenario.wrk && wrkPath === undefined) wrkSkipped = settings.wrk ? 'wrk not installed' : 'BENCH_WRK=0';
   try {
     log(`\n[${scenario.name}] ${scenario.method} ${scenario.path}`);
+    if (scenario.prepare !== undefined) {
+      const note = await scenario.prepare();
+      if (note !== undefined) log(`  ${note}`);
+    }
     const body = typeof scenario.body === 'function' ? scenario.body() : scenario.body;
     const preflight = await httpRequest(origin, scenario.method, scenario.path, scenario.headers, body);
     if (preflight.status !== scenario.expectedStatus) {
       throw new Error(`preflight got HTTP ${preflight.status} (expected ${scenario.expectedStatus}): ${preflight.body.slice(0, 300)}`);
     }
+    const wrong = scenario.checkPreflight?.(preflight.body);
+    if (wrong !== undefined) throw new Error(`preflight: ${wrong}`);
     if (settings.warmupS > 0) {
       log(`  warm-up ${settings.warmupS} s`);
       await measureAutocannon({ ...spec, durationS: settings.warmupS }, target);
@@ -316,12 +436,18 @@ async function main(): Promise<number> {
       if (unknown.length > 0) throw new Error(`BENCH_SCENARIOS names unknown scenarios: ${unknown.join(', ')} (known: ${all.map((s) => s.name).join(', ')})`);
       return all.filter((s) => settings.only === undefined || settings.only.has(s.name));
     };
-    const needsTessera = select({ organizationId: '', token: '' }).some((s) => s.server === 'tessera');
+    const unseeded: Seed = { organizationId: '', token: '', oidc: EMPTY_OIDC_SEED, useAlgorithm: async () => undefined };
+    const needsTessera = select(unseeded).some((s) => s.server === 'tessera');
+    const needsOidc = select(unseeded).some((s) => s.path.startsWith('/oauth/') || s.path.startsWith('/oidc/'));
+    const signingAlgorithms = [
+      ...new Set(select(unseeded).flatMap((s) => (s.limit?.kind === 'signing' ? [s.limit.algorithm] : []))),
+    ];
 
     const starting = [
       start('uws'),
       start('node'),
-      needsTessera ? startTessera({ main: TESSERA_MAIN, cpu: pinning.serverCpu, cleanup }) : undefined,
+      // ES256 keys from the first start (the benchmark default); RS256 scenarios rotate twice.
+      needsTessera ? startTessera({ main: TESSERA_MAIN, cpu: pinning.serverCpu, cleanup, defaults: { TESSERA_SIGNING_ALGORITHM: 'ES256' } }) : undefined,
     ] as const;
     // allSettled first: never leave the cleanup while a server is still starting.
     await Promise.allSettled(starting);
@@ -334,7 +460,7 @@ async function main(): Promise<number> {
     }
     log(`bench: servers up (hello-uws pid ${helloUws.server.pid}, hello-node pid ${helloNode.server.pid}${tessera === undefined ? ', tessera not needed' : `, tessera pid ${tessera.server.pid}, adapter ${tessera.httpAdapter}`})`);
 
-    let seed: Seed = { organizationId: '', token: '' };
+    let seed: Seed = unseeded;
     let seedSeconds = 0;
     let seeded = 0;
     if (tessera !== undefined) {
@@ -343,7 +469,36 @@ async function main(): Promise<number> {
       seedSeconds = (performance.now() - seedStart) / 1000;
       seeded = ids.length;
       log(`bench: seeded ${ids.length} organizations in ${seedSeconds.toFixed(1)} s (${Math.round(ids.length / seedSeconds)}/s, 8 in flight)`);
-      seed = { organizationId: ids[Math.floor(ids.length / 2)] ?? ids[0]!, token: tessera.adminToken };
+      let oidc = EMPTY_OIDC_SEED;
+      if (needsOidc) {
+        const oidcStart = performance.now();
+        oidc = await seedOidc(tessera, runId);
+        log(`bench: seeded OIDC (2 service users, 1 API app, 2 tokens) in ${((performance.now() - oidcStart) / 1000).toFixed(1)} s`);
+      }
+      const node = tessera;
+      seed = {
+        organizationId: ids[Math.floor(ids.length / 2)] ?? ids[0]!,
+        token: tessera.adminToken,
+        oidc,
+        useAlgorithm: async (algorithm) => {
+          const rotations = await ensureSigningAlgorithm(node, algorithm);
+          return rotations === 0 ? `active signing key already ${algorithm}` : `rotated the signing keys ${rotations}× to make ${algorithm} active`;
+        },
+      };
+    }
+
+    // The raw signing rate of this machine, on the server's core, for every algorithm a selected
+    // scenario is compared with (benchmarking.md: every figure beside its limit, same run).
+    const signingRates: SigningRateResult[] = [];
+    for (const algorithm of signingAlgorithms) {
+      const runs: SigningRate[] = [];
+      for (let i = 1; i <= settings.runs; i++) {
+        const rate = await measureSigningRate({ algorithm, seconds: settings.durationS, cpu: pinning.serverCpu });
+        runs.push(rate);
+        log(`bench: raw ${algorithm} signing ${i}/${settings.runs}: ${Math.round(rate.perSecond).toLocaleString('en-US')} /s${rate.cpu === undefined ? '' : ` on CPU ${rate.cpu}`}`);
+      }
+      const sorted = [...runs].sort((a, b) => a.perSecond - b.perSecond);
+      signingRates.push({ algorithm, runs, median: sorted[Math.floor((sorted.length - 1) / 2)]!.perSecond });
     }
 
     const targets: Record<ServerName, Target | undefined> = {
@@ -374,6 +529,7 @@ async function main(): Promise<number> {
       pinning,
       wrk,
       tessera: { httpAdapter: tessera?.httpAdapter ?? 'not started', seedSeconds },
+      signingRates,
       scenarios: results,
     };
     mkdirSync(RESULTS_DIR, { recursive: true });

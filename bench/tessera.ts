@@ -24,6 +24,8 @@ export async function startTessera(options: {
   readonly main: string;
   readonly cpu: number | undefined;
   readonly cleanup: Cleanup;
+  /** Defaults for the node's environment; TESSERA_* settings of the runner's environment win. */
+  readonly defaults?: Readonly<Record<string, string>>;
 }): Promise<TesseraNode> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tessera-bench-'));
   options.cleanup.addDirectory(dataDir);
@@ -35,6 +37,7 @@ export async function startTessera(options: {
     args: [options.main, 'start'],
     cpu: options.cpu,
     env: {
+      ...options.defaults,
       ...inherited,
       PATH: process.env.PATH ?? '',
       TESSERA_DATA_DIR: dataDir,

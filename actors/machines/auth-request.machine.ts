@@ -48,7 +48,11 @@ export type AuthRequestEvent =
   | { readonly type: 'loginName.submitted'; readonly userId: string; readonly loginName: string }
   | { readonly type: 'password.verified'; readonly session: BrowserSessionSummary }
   | { readonly type: 'account.selected'; readonly sessionId: string }
-  | { readonly type: 'account.other' };
+  | { readonly type: 'account.other' }
+  /** The login name page's "register" link. */
+  | { readonly type: 'registration.requested' }
+  /** The edge created the user and a password-checked session for it. */
+  | { readonly type: 'registration.completed'; readonly userId: string; readonly loginName: string; readonly session: BrowserSessionSummary };
 
 /** Version of the persisted snapshot shape; bump when context or states change incompatibly. */
 export const AUTH_REQUEST_SNAPSHOT_VERSION = 1;
@@ -131,6 +135,7 @@ export const authRequestMachine = setup({
           target: 'awaitingPassword',
           actions: assign({ userId: ({ event }) => event.userId, loginName: ({ event }) => event.loginName }),
         },
+        'registration.requested': { target: 'registering' },
       },
     },
     awaitingPassword: {
@@ -152,10 +157,17 @@ export const authRequestMachine = setup({
         'account.other': { target: 'awaitingLoginName' },
       },
     },
-    // Registration is not built yet (issue 4: prompt=create); the UI shows that it is unavailable.
+    // prompt=create or the register link: the edge validates the form, creates the user and a
+    // password-checked session, then reports it; the code is issued like after a password.
     registering: {
       always: [{ guard: 'isPromptNone', target: 'failed', actions: [{ type: 'fail', params: { failure: 'interaction_required' } }, 'rejectRequest'] }],
-      on: { 'account.other': { target: 'awaitingLoginName' } },
+      on: {
+        'registration.completed': {
+          target: 'succeeded',
+          actions: [assign({ userId: ({ event }) => event.userId, loginName: ({ event }) => event.loginName, session: ({ event }) => event.session }), 'issueCode'],
+        },
+        'account.other': { target: 'awaitingLoginName' },
+      },
     },
     succeeded: { type: 'final' },
     failed: { type: 'final' },

@@ -17,6 +17,14 @@ export interface FormContext {
   readonly tr: Translator;
 }
 
+/** What a re-rendered registration form keeps (never the passwords). */
+export interface RegistrationValues {
+  readonly username?: string;
+  readonly givenName?: string;
+  readonly familyName?: string;
+  readonly email?: string;
+}
+
 export interface AccountChoice {
   readonly sessionId: string;
   readonly loginName: string;
@@ -65,7 +73,10 @@ export function renderLoginNamePage(ctx: FormContext, options: { loginHint?: str
   const fields =
     `<label for="loginName">${escapeHtml(ctx.tr.t('loginNameLabel'))}</label>` +
     `<input id="loginName" name="loginName" autocomplete="username" required autofocus${value}>`;
-  const body = `<p>${escapeHtml(ctx.tr.t('loginNameIntro'))}</p>${errorLine(ctx, options.error)}${form(ctx, 'loginname', fields, ctx.tr.t('next'))}`;
+  // Registration is always offered (the instance has no setting to turn it off yet).
+  const body =
+    `<p>${escapeHtml(ctx.tr.t('loginNameIntro'))}</p>${errorLine(ctx, options.error)}${form(ctx, 'loginname', fields, ctx.tr.t('next'))}` +
+    form(ctx, 'register', '', ctx.tr.t('registerLink'));
   return page(ctx, ctx.tr.t('title'), body, options.error === undefined ? 200 : 400);
 }
 
@@ -88,9 +99,24 @@ export function renderSelectAccountPage(ctx: FormContext, accounts: readonly Acc
   return page(ctx, ctx.tr.t('selectAccountTitle'), body);
 }
 
-export function renderRegisterUnavailablePage(ctx: FormContext): HttpReply {
-  const body = `<p>${escapeHtml(ctx.tr.t('registerUnavailable'))}</p>${form(ctx, 'other', '', ctx.tr.t('signIn'))}`;
-  return page(ctx, ctx.tr.t('registerTitle'), body);
+function field(ctx: FormContext, name: string, label: MessageKey, attributes: string, value?: string): string {
+  const prefilled = value === undefined ? '' : ` value="${escapeHtml(value)}"`;
+  return `<label for="${name}">${escapeHtml(ctx.tr.t(label))}</label><input id="${name}" name="${name}" ${attributes} required${prefilled}>`;
+}
+
+export function renderRegisterPage(ctx: FormContext, options: { values?: RegistrationValues; error?: MessageKey } = {}): HttpReply {
+  const v = options.values ?? {};
+  const fields =
+    field(ctx, 'username', 'usernameLabel', 'autocomplete="username" maxlength="200" autofocus', v.username) +
+    field(ctx, 'givenName', 'givenNameLabel', 'autocomplete="given-name" maxlength="200"', v.givenName) +
+    field(ctx, 'familyName', 'familyNameLabel', 'autocomplete="family-name" maxlength="200"', v.familyName) +
+    field(ctx, 'email', 'emailLabel', 'type="email" autocomplete="email" maxlength="200"', v.email) +
+    field(ctx, 'password', 'passwordLabel', 'type="password" autocomplete="new-password" maxlength="256"') +
+    field(ctx, 'passwordRepeat', 'passwordRepeatLabel', 'type="password" autocomplete="new-password" maxlength="256"');
+  const body =
+    `<p>${escapeHtml(ctx.tr.t('registerIntro'))}</p>${errorLine(ctx, options.error)}` +
+    `${form(ctx, 'register.submit', fields, ctx.tr.t('registerSubmit'))}${form(ctx, 'other', '', ctx.tr.t('haveAccount'))}`;
+  return page(ctx, ctx.tr.t('registerTitle'), body, options.error === undefined ? 200 : 400);
 }
 
 /** An error page on the server (unknown auth request, client or redirect URI in doubt). */

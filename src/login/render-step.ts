@@ -3,9 +3,10 @@ import type { HttpReply } from '../http/types.js';
 import type { MessageKey } from './i18n/index.js';
 import { readBrowserSessions } from './browser-sessions.js';
 import type { LoginContext } from './login-context.js';
-import { renderErrorPage, renderLoginNamePage, renderPasswordPage, renderRegisterUnavailablePage, renderSelectAccountPage } from './pages.js';
+import { renderErrorPage, renderLoginNamePage, renderPasswordPage, renderRegisterPage, renderSelectAccountPage, type RegistrationValues } from './pages.js';
 
-export async function renderStep(ctx: LoginContext, error?: MessageKey): Promise<HttpReply> {
+/** `values`: what the registration form keeps when it is shown again with an error. */
+export async function renderStep(ctx: LoginContext, error?: MessageKey, values?: RegistrationValues): Promise<HttpReply> {
   const { machine, request } = ctx.stored;
   const withError = error === undefined ? {} : { error };
   switch (machine.value) {
@@ -27,7 +28,7 @@ export async function renderStep(ctx: LoginContext, error?: MessageKey): Promise
       return renderSelectAccountPage(ctx.form, accounts);
     }
     case 'registering':
-      return renderRegisterUnavailablePage(ctx.form);
+      return renderRegisterPage(ctx.form, { ...(values === undefined ? {} : { values }), ...withError });
     default:
       return renderErrorPage(ctx.form.tr, 'authRequestUnknown', 404);
   }

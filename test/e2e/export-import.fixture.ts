@@ -7,6 +7,7 @@ import type { api } from './harness.js';
 
 const R = '/resources/v3alpha';
 export const PASSWORD = 'Secr3tPassword';
+export const IDP_SECRET = 'forge-secret-value-42';
 
 type Call = ReturnType<typeof api>;
 
@@ -60,5 +61,12 @@ export async function populateSource(first: Call): Promise<Record<string, string
   for (const path of [`users/${ids.erin}/_lock`, `users/${ids.frank}/_deactivate`, `user_grants/${ids.oldGrant}/_deactivate`, `projects/${ids.oldProject}/_deactivate`]) {
     expectStatus(await first('POST', `${R}/${path}`), 200);
   }
+  // organization-level: an identity provider it defines, its own language settings
+  ids.idp = await created(`${R}/idps/forge${inA}`, {
+    idp: { name: 'Org Forge', options: { isManualLinkingAllowed: true, autoLinking: 'AUTO_LINKING_OPTION_EMAIL' } },
+    config: { clientId: 'forge-client', clientSecret: IDP_SECRET, scopes: ['openid', 'email'] },
+  });
+  const languages = await first('PATCH', `/settings/v3alpha/languages${inA}`, { defaultLanguage: { key: 'de' }, restrictedLanguages: { languages: [{ key: 'de' }, { key: 'en' }] } });
+  expectStatus(languages, 200);
   return ids;
 }

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startTestNode, type TestNode } from './harness.js';
 import { createSystemUserKey, systemApi, systemUsersEnv } from './system-user.fixture.js';
-import { PASSWORD, populateSource } from './export-import.fixture.js';
+import { IDP_SECRET, PASSWORD, populateSource } from './export-import.fixture.js';
 
 const R = '/resources/v3alpha';
 let node: TestNode;
@@ -31,7 +31,7 @@ async function created(path: string, body: unknown): Promise<string> {
 
 beforeAll(async () => {
   const ops = await createSystemUserKey('ops');
-  node = await startTestNode({ env: { TESSERA_SYSTEM_USERS: systemUsersEnv([{ key: ops }]), TESSERA_DEFAULT_FEATURES: 'multitenancy_resources_api' } });
+  node = await startTestNode({ env: { TESSERA_SYSTEM_USERS: systemUsersEnv([{ key: ops }]), TESSERA_DEFAULT_FEATURES: 'multitenancy_resources_api,multitenancy_settings' } });
   first = api(node);
   system = systemApi(node, ops);
   const instance = await system('POST', `${R}/instances`, { name: 'Target', domain: 'second.test', admin: { username: 'target-admin' } });
@@ -81,6 +81,22 @@ describe('export', () => {
     expect(a.orgMembers).toEqual([{ userId: ids.alice, roles: ['ORG_OWNER'] }]);
     expect(a.projectMembers).toEqual([{ projectId: ids.project, userId: ids.carol, roles: ['PROJECT_OWNER'] }]);
     expect(a.domains.map((d: any) => d.domainName)).toContain('export-a.example.com');
+    expect(a.languageSettings).toEqual({ defaultLanguage: 'de', restrictedLanguages: ['de', 'en'] });
+    expect(a.forgeIdps).toEqual([
+      {
+        idpId: ids.idp,
+        idp: {
+          name: 'Org Forge',
+          idpType: 'IDP_TYPE_FORGE',
+          policy: 'STATE_POLICY_ACTIVATE',
+          options: { isManualLinkingAllowed: true, isManualCreationAllowed: false, isAutoCreation: false, isAutoUpdate: false, autoLinking: 'AUTO_LINKING_OPTION_EMAIL' },
+          clientId: 'forge-client',
+          clientSecret: IDP_SECRET,
+          scopes: ['openid', 'email'],
+          issuer: '',
+        },
+      },
+    ]);
   });
 
   it('never holds machine keys, PATs, app keys or secrets', () => {
@@ -120,6 +136,8 @@ describe('import into a second instance', () => {
       user_grant: { created: 3 },
       org_member: { created: 1 },
       project_member: { created: 1 },
+      idp: { created: 1 },
+      language_settings: { created: 1 },
       user_state: { created: 2 },
       user_grant_state: { created: 1 },
       project_state: { created: 1 },
@@ -169,6 +187,8 @@ describe('import into a second instance', () => {
     ['the org member', () => `${R}/memberships/${ids.orgMember}`],
     ['the project member', () => `${R}/memberships/${ids.projectMember}`],
     ['the added domain', () => `${R}/domains/export-a.example.com?ctx.orgId=${ids.orgA}`],
+    ['the org IDP', () => `${R}/idps/forge/${ids.idp}?ctx.orgId=${ids.orgA}`],
+    ['the org language settings', () => `/settings/v3alpha/languages?ctx.orgId=${ids.orgA}`],
   ])('keeps %s field by field', async (_, path) => {
     const source = await first('GET', path());
     const target = await second('GET', path());
@@ -189,6 +209,15 @@ describe('import into a second instance', () => {
     expectStatus(session, 201);
     const wrong = await second('POST', `${R}/sessions`, { checks: { user: { userId: ids.dave }, password: { password: 'nope-Nope-1' } } });
     expect(wrong.status).toBe(400);
+  });
+
+  it('exports the same document from the target (but for the target’s own generated domains)', async () => {
+    const again = await second('POST', '/admin/v1/export', { org_ids: [ids.orgA, ids.orgB], with_passwords: true, response_output: true });
+    expectStatus(again, 200);
+    const source = JSON.parse(document);
+    const own = (d: any) => d.domainName.endsWith('.second.test');
+    for (const org of again.body.orgs) org.domains = org.domains.filter((d: any) => !own(d));
+    expect(again.body).toEqual(source);
   });
 
   it('creates nothing when run again', async () => {

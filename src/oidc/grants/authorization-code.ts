@@ -87,6 +87,7 @@ async function issueCodeTokens(deps: OAuthDeps, request: OAuthRequest, { grant, 
     grantId: newGrantId(),
     authTime: Math.floor(grant.authTime / 1000),
     amr: grant.amr,
+    sid: grant.sessionId,
     clockSkewMs: oidc.clockSkewMs,
     ...(wantsRefresh ? { refresh: { absoluteExpiresAt: request.now + deps.lifetimes.refreshMs } } : {}),
   });

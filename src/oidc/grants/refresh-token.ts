@@ -47,6 +47,7 @@ export async function grantRefreshToken(deps: OAuthDeps, request: OAuthRequest):
     grantId: taken.grantId,
     ...(taken.authTime === undefined ? {} : { authTime: taken.authTime }),
     ...(taken.amr === undefined ? {} : { amr: taken.amr }),
+    ...(taken.sid === undefined ? {} : { sid: taken.sid }),
     ...(taken.act === undefined ? {} : { act: taken.act }),
     ...(app?.config.type === 'oidc' ? { clockSkewMs: app.config.oidc.clockSkewMs } : {}),
     ...(scope.includes('openid') ? { idToken: { subject: { user, org }, aud: idTokenAudience(client.clientId, taken), withUserinfo: app?.config.type === 'oidc' && app.config.oidc.idTokenUserinfoAssertion } } : {}),

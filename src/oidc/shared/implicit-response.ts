@@ -39,6 +39,7 @@ export async function issueImplicitResponse(
         now,
         authTime: Math.floor(session.authTime / 1000),
         amr: session.amr,
+        sid: session.sessionId,
         clockSkewMs: oidc.clockSkewMs,
       })
     : undefined;

@@ -43,6 +43,8 @@ export interface IssueRequest {
   readonly authTime?: number;
   readonly amr?: readonly string[];
   readonly act?: ActorClaim;
+  /** The browser session the grant came from (code / implicit flows and their refreshes): `sid`. */
+  readonly sid?: string;
   readonly clockSkewMs?: number;
   /** Issue an ID token for this subject and audience. */
   readonly idToken?: { readonly subject: ClaimSubject; readonly aud: readonly string[]; readonly withUserinfo: boolean };
@@ -78,6 +80,7 @@ export async function issueTokens(deps: IssuerDeps, req: IssueRequest): Promise<
     exp: iat + expiresIn + skewSec,
     ...(req.authTime === undefined ? {} : { authTime: req.authTime }),
     ...(req.amr === undefined ? {} : { amr: req.amr }),
+    ...(req.sid === undefined ? {} : { sid: req.sid }),
     ...(req.act === undefined ? {} : { act: req.act }),
   };
   const writes: Promise<void>[] = [];
@@ -104,6 +107,7 @@ export async function issueTokens(deps: IssuerDeps, req: IssueRequest): Promise<
       accessToken: { format: record.format, ref: record.format === 'jwt' ? record.jti : tokenKey(accessToken), exp: record.exp },
       ...(req.authTime === undefined ? {} : { authTime: req.authTime }),
       ...(req.amr === undefined ? {} : { amr: req.amr }),
+      ...(req.sid === undefined ? {} : { sid: req.sid }),
       ...(req.act === undefined ? {} : { act: req.act }),
     };
     const expiresAt = Math.min(req.refresh.absoluteExpiresAt, req.now + deps.lifetimes.refreshIdleMs);
@@ -146,6 +150,7 @@ export async function signIdToken(deps: Pick<IssuerDeps, 'signer' | 'lifetimes' 
     ...(req.amr === undefined ? {} : { amr: req.amr }),
     azp: req.clientId,
     client_id: req.clientId,
+    ...(req.sid === undefined ? {} : { sid: req.sid }),
     ...(req.act === undefined ? {} : { act: req.act }),
   };
   return deps.signer.signJwt(req.instanceId, await hooked(deps, 'preuserinfo', req, payload), { typ: 'JWT' });

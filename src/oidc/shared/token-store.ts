@@ -46,6 +46,8 @@ export interface RefreshTokenRecord {
   readonly accessTokenFormat: 'opaque' | 'jwt';
   readonly authTime?: number;
   readonly amr?: readonly string[];
+  /** The browser session of the grant (carried into refreshed tokens as `sid`). */
+  readonly sid?: string;
   readonly act?: ActorClaim;
   /** Epoch ms: the absolute end of the grant (idle expiry is the row's own expiry). */
   readonly absoluteExpiresAt: number;

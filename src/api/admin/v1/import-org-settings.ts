@@ -3,10 +3,10 @@
  * identity providers it defines (original ids; the client secret is sealed with the target's
  * master key). Tessera extensions of the document (`languageSettings`, `forgeIdps`).
  */
-import { createIdp, idpKind, invalidArgument, languageSettingsKind, setLanguageSettings, type CommandHandler } from '../../../../actors/index.js';
-import { autoLinkingNames, idpPolicyNames, idpTypeNames, type DataOrg, type NameMapping } from './export-format.js';
+import { createIdp, idpKind, languageSettingsKind, setLanguageSettings, type CommandHandler } from '../../../../actors/index.js';
+import { autoLinkingNames, idpPolicyNames, idpTypeNames, type DataOrg } from './export-format.js';
 import type { ImportRun } from './import-run.js';
-import { checkItem, namedItem } from './import-validation.js';
+import { checkItem, enumOf, namedItem } from './import-validation.js';
 
 export async function importOrgSettings(run: ImportRun, data: DataOrg): Promise<void> {
   const { actors, instanceId } = run.deps;
@@ -45,11 +45,4 @@ export async function importOrgSettings(run: ImportRun, data: DataOrg): Promise<
 
 function sameList(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
   return (a ?? []).join(',') === (b ?? []).join(',') && (a === undefined) === (b === undefined);
-}
-
-function enumOf<D extends string>(mapping: NameMapping<D>, name: string, fallback: D, field: string): D {
-  if (name === '') return fallback;
-  const value = mapping.toDomain(name);
-  if (value === undefined) throw invalidArgument('import.value_invalid', `${field} has an unknown value`);
-  return value;
 }

@@ -41,13 +41,12 @@ import {
   validationTypes,
   type DataOidcApp,
   type DataOrg,
-  type NameMapping,
 } from './export-format.js';
 import { randomSecret } from '../../../crypto/random.js';
 import { clientSecretDigest } from '../../shared/app-clients.js';
 import type { ImportRun, OrgSuccess } from './import-run.js';
 import { importOrgSettings } from './import-org-settings.js';
-import { checkItem, domainItem, humanItem, machineItem, metadataItem, namedItem, roleItem } from './import-validation.js';
+import { checkItem, domainItem, enumOf, humanItem, machineItem, metadataItem, namedItem, roleItem } from './import-validation.js';
 
 /** Imports the org and its own objects; false when the org could neither be created nor found. */
 export async function importOrgObjects(run: ImportRun, data: DataOrg, success: OrgSuccess): Promise<boolean> {
@@ -207,12 +206,4 @@ function oidcConfigOf(a: DataOidcApp): AppConfig {
     skipNativeAppSuccessPage: c.skipNativeAppSuccessPage,
   };
   return { type: 'oidc', oidc };
-}
-
-/** The domain value of an enum name; '' (absent in proto3 JSON) is the default. */
-function enumOf<D extends string>(mapping: NameMapping<D>, name: string, fallback: D, field: string): D {
-  if (name === '') return fallback;
-  const value = mapping.toDomain(name);
-  if (value === undefined) throw invalidArgument('import.value_invalid', `${field} has an unknown value`);
-  return value;
 }

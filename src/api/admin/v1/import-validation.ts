@@ -10,6 +10,7 @@ import { resourceName } from '../../resources/projects/shared.js';
 import { description, emailAddress, language, optionalText, phoneNumber, requiredName, username } from '../../resources/users/input.js';
 import { metadataKey } from '../../resources/users/set-user-metadata.js';
 import { toViolation } from '../../shared/validate.js';
+import type { NameMapping } from './export-format.js';
 
 const MAX_METADATA_BYTES = 4096;
 /** PHC strings are short; anything longer is not a password hash. */
@@ -46,4 +47,12 @@ export function checkItem(schema: z.ZodType, value: unknown, prefix: string): vo
   const violations = result.error.issues.map((issue) => toViolation(issue, prefix));
   const first = violations[0]!; // a failed parse has at least one issue
   throw invalidArgument('import.value_invalid', `${first.field}: ${first.description}`, { violations });
+}
+
+/** The domain value of an enum name; '' (absent in proto3 JSON) is the default. Unknown → `import.value_invalid`. */
+export function enumOf<D extends string>(mapping: NameMapping<D>, name: string, fallback: D, field: string): D {
+  if (name === '') return fallback;
+  const value = mapping.toDomain(name);
+  if (value === undefined) throw invalidArgument('import.value_invalid', `${field} has an unknown value`);
+  return value;
 }
