@@ -5,6 +5,7 @@
  */
 import { availableParallelism, cpus, release } from 'node:os';
 import { medianRun, type RunMeasurement } from './measure.js';
+import type { SigningAlgorithm, SigningRate } from './signing-rate.js';
 
 export const LIMIT_SCENARIO = 'hello-uws';
 const CONTENDED_MARK = '†';
@@ -33,6 +34,19 @@ export interface ToolResult {
   readonly median: RunMeasurement | undefined;
 }
 
+/** What a scenario is compared with besides hello-uws: the raw signing rate of its algorithm, or hello-uws per CPU-s. */
+export type ScenarioLimit = { readonly kind: 'signing'; readonly algorithm: SigningAlgorithm } | { readonly kind: 'hello-uws' };
+
+/** The raw signing rate measured in this run (one thread, on the server's core when pinned). */
+export interface SigningRateResult {
+  readonly algorithm: SigningAlgorithm;
+  readonly runs: readonly SigningRate[];
+  /** Median signatures per (wall-clock) second. */
+  readonly median: number;
+  /** Median signatures per CPU-second of the signer (the limit for req / server CPU-s). */
+  readonly medianPerCpuSecond: number;
+}
+
 export interface ScenarioResult {
   readonly name: string;
   readonly description: string;
@@ -40,6 +54,7 @@ export interface ScenarioResult {
   readonly method: string;
   readonly path: string;
   readonly expectedStatus: number;
+  readonly limit?: ScenarioLimit;
   readonly results: readonly ToolResult[];
   /** Why wrk did not run for this scenario, when it was wanted. */
   readonly wrkSkipped?: string;
@@ -67,6 +82,8 @@ export interface BenchReport {
     readonly httpAdapter: string;
     readonly seedSeconds: number;
   };
+  /** Raw signing rates of this machine measured in the same run (empty when no token scenario ran). */
+  readonly signingRates: readonly SigningRateResult[];
   readonly scenarios: readonly ScenarioResult[];
 }
 
@@ -128,11 +145,67 @@ export function renderMarkdown(report: BenchReport): string {
       `${CONTENDED_MARK} contended (${contended} of ${runs} runs): other processes used more than a quarter of ${report.pinning.pinned ? "the server's core, or of the load generator's core while the server was below 90 % of its core" : 'a core while the server was below 90 % of a core'}. Their req/s and the req/s ratios are noise; req / server CPU-s is much less affected.`,
     );
   }
+  lines.push(...renderLimits(report, limits));
   for (const scenario of report.scenarios) {
     if (scenario.error !== undefined) lines.push('', `- ${scenario.name} failed: ${scenario.error}`);
     if (scenario.wrkSkipped !== undefined) lines.push('', `- ${scenario.name}: wrk skipped (${scenario.wrkSkipped})`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Token scenarios beside their own limit: a JWT scenario beside the raw signing rate of its
+ * algorithm (per second and per CPU-second of the signing thread), the opaque one
+ * beside hello-uws per server CPU-second (autocannon rows).
+ */
+function renderLimits(report: BenchReport, helloByTool: ReadonlyMap<string, RunMeasurement>): string[] {
+  const limited = report.scenarios.filter((s) => s.limit !== undefined && s.results.some((r) => r.median !== undefined));
+  if (limited.length === 0 && report.signingRates.length === 0) return [];
+  const lines = ['', 'Raw signing rate (node:crypto sync, one thread, whole compact JWS' + (report.pinning.pinned ? ", on the server's core" : ', unpinned') + `, ${report.settings.runs} × ${report.settings.durationS} s, median):`];
+  for (const rate of report.signingRates) {
+    lines.push(
+      `- ${rate.algorithm}: ${formatInt(rate.median)} /s (runs ${rate.runs.map((r) => formatInt(r.perSecond)).join(' · ')}); ${formatInt(rate.medianPerCpuSecond)} per CPU-s (runs ${rate.runs.map((r) => formatInt(r.perCpuSecond)).join(' · ')})`,
+    );
+  }
+  if (limited.length === 0) return lines;
+  lines.push(
+    '',
+    '| scenario | tool | limit | limit rate | req/s (median) | × limit req/s | req / server CPU-s | × limit per CPU-s |',
+    '|---|---|---|---:|---:|---:|---:|---:|',
+  );
+  for (const scenario of limited) {
+    const limit = scenario.limit;
+    if (limit === undefined) continue;
+    for (const result of scenario.results) {
+      const median = result.median;
+      if (median === undefined) continue;
+      let name: string;
+      let rate: number | undefined;
+      let perCpu: number | undefined;
+      if (limit.kind === 'signing') {
+        name = `raw ${limit.algorithm} signing`;
+        const signing = report.signingRates.find((r) => r.algorithm === limit.algorithm);
+        rate = signing?.median;
+        perCpu = signing?.medianPerCpuSecond;
+      } else {
+        name = `hello-uws (${result.tool})`;
+        rate = helloByTool.get(result.tool)?.reqPerSec;
+        perCpu = helloByTool.get(result.tool)?.reqPerServerCpuS;
+      }
+      const shown =
+        limit.kind === 'signing'
+          ? rate === undefined || perCpu === undefined
+            ? '—'
+            : `${formatInt(rate)} /s · ${formatInt(perCpu)} /CPU-s`
+          : perCpu === undefined
+            ? '—'
+            : `${formatInt(perCpu)} /CPU-s`;
+      lines.push(
+        `| ${scenario.name} | ${result.tool} | ${name} | ${shown} | ${formatInt(median.reqPerSec)}${median.contended ? CONTENDED_MARK : ''} | ${ratio(median.reqPerSec, rate)} | ${formatInt(median.reqPerServerCpuS)} | ${ratio(median.reqPerServerCpuS, perCpu)} |`,
+      );
+    }
+  }
+  return lines;
 }
 
 function ratio(value: number, limit: number | undefined): string {

@@ -23,6 +23,10 @@ export interface SigningRate {
   readonly seconds: number;
   /** Whole compact JWS per second on one thread. */
   readonly perSecond: number;
+  /** CPU time of the signing process during the measured loop. */
+  readonly cpuSeconds: number;
+  /** Whole compact JWS per CPU-second: stable when other processes share the core. */
+  readonly perCpuSecond: number;
   readonly cpu: number | undefined;
 }
 

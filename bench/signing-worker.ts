@@ -2,7 +2,7 @@
  * Child process of `measureSigningRate` (signing-rate.ts): signs one fixed access-token-sized
  * payload as a whole compact JWS in a tight loop — node:crypto `sign` synchronously with a
  * pre-imported KeyObject, exactly as the signer's hot path does for ES256/EdDSA — and prints one
- * JSON line. Arguments: `<RS256|ES256|EdDSA> <seconds>`.
+ * JSON line (signatures per wall-clock second and per CPU-second of this process). Arguments: `<RS256|ES256|EdDSA> <seconds>`.
  */
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -56,5 +56,11 @@ function signFor(ms: number): { count: number; elapsedMs: number } {
 }
 
 signFor(Math.min(1_000, seconds * 200)); // warm-up: JIT and OpenSSL caches, not counted
+const cpuBefore = process.cpuUsage();
 const { count, elapsedMs } = signFor(seconds * 1_000);
-process.stdout.write(`${JSON.stringify({ algorithm, signatures: count, seconds: elapsedMs / 1000, perSecond: count / (elapsedMs / 1000) })}\n`);
+const cpu = process.cpuUsage(cpuBefore);
+// CPU seconds as well: on a shared core the wall-clock rate drops, the rate per CPU-second much less.
+const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+process.stdout.write(
+  `${JSON.stringify({ algorithm, signatures: count, seconds: elapsedMs / 1000, perSecond: count / (elapsedMs / 1000), cpuSeconds, perCpuSecond: cpuSeconds > 0 ? count / cpuSeconds : 0 })}\n`,
+);

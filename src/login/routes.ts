@@ -1,7 +1,7 @@
 /**
  * The login UI endpoint: GET renders the current step of an auth request, POST submits one
- * (login name, password, account choice). Every POST carries the request's CSRF token; an
- * unknown or expired auth request gets an error page.
+ * (login name, password, account choice, registration). Every POST carries the request's CSRF
+ * token; an unknown or expired auth request gets an error page.
  */
 import type { Route } from '../http/router.js';
 import type { HttpReply, HttpRequest } from '../http/types.js';
@@ -16,6 +16,7 @@ import { createUiLocalesResolver, type UiLocalesResolver } from '../oidc/shared/
 import { createLoginContext, isCsrfValid, type LoginContext } from './login-context.js';
 import { renderErrorPage } from './pages.js';
 import { renderStep } from './render-step.js';
+import { requestRegistration, submitRegistration } from './register.js';
 import { selectAccount, submitLoginName, submitPassword, useOtherAccount } from './steps.js';
 
 export function loginRoutes(deps: AuthFlowDeps): Route[] {
@@ -59,6 +60,10 @@ async function submitLogin(req: HttpRequest, load: ContextLoader): Promise<HttpR
       return selectAccount(ctx, form);
     case 'other':
       return useOtherAccount(ctx);
+    case 'register':
+      return requestRegistration(ctx);
+    case 'register.submit':
+      return submitRegistration(ctx, form);
     default:
       return renderStep(ctx);
   }

@@ -17,7 +17,7 @@ import { renderStep } from './render-step.js';
 const MAX_INPUT = 1024;
 
 /** Applies an event; an event the current state does not take just shows the current page. */
-async function advance(ctx: LoginContext, event: AuthRequestEvent, headers: Readonly<Record<string, string>> = {}): Promise<HttpReply> {
+export async function advance(ctx: LoginContext, event: AuthRequestEvent, headers: Readonly<Record<string, string>> = {}): Promise<HttpReply> {
   const [snapshot, actions] = transition(authRequestMachine, toMachineSnapshot(ctx.stored.machine), event);
   return settleAuthRequest(ctx.deps, ctx.instanceId, ctx.stored, { snapshot, actions }, headers);
 }

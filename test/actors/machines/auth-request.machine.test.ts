@@ -82,3 +82,45 @@ describe('auth request machine: login steps', () => {
     expect(intents(actions)).toEqual(['issueCode']);
   });
 });
+
+describe('auth request machine: registration', () => {
+  const registered = { type: 'registration.completed', userId: 'u-new', loginName: 'newbie@example.com', session: { ...alice, sessionId: 's-new', userId: 'u-new' } } as const;
+
+  it('prompt=create → registering → completed: succeeded with issueCode and the new user’s session', () => {
+    const [registering] = start({ prompt: ['create'], sessions: [alice] });
+    expect(registering.value).toBe('registering');
+    const [done, actions] = transition(authRequestMachine, registering, registered);
+    expect(done.value).toBe('succeeded');
+    expect(done.status).toBe('done');
+    expect(done.context).toMatchObject({ userId: 'u-new', loginName: 'newbie@example.com', session: registered.session });
+    expect(intents(actions)).toEqual(['issueCode']);
+  });
+
+  it('the register link goes from the login name to registering; "I have an account" goes back', () => {
+    const [created] = start({});
+    const [registering, none] = transition(authRequestMachine, created, { type: 'registration.requested' });
+    expect(registering.value).toBe('registering');
+    expect(intents(none)).toEqual([]);
+    const [back] = transition(authRequestMachine, registering, { type: 'account.other' });
+    expect(back.value).toBe('awaitingLoginName');
+  });
+
+  it('takes a completed registration only while registering', () => {
+    const [created] = start({});
+    const [same, actions] = transition(authRequestMachine, created, registered);
+    expect(same.value).toBe('awaitingLoginName');
+    expect(intents(actions)).toEqual([]);
+    const [password] = transition(authRequestMachine, created, { type: 'loginName.submitted', userId: 'u-alice', loginName: 'alice' });
+    const [stillPassword] = transition(authRequestMachine, password, { type: 'registration.requested' });
+    expect(stillPassword.value).toBe('awaitingPassword');
+  });
+
+  it('survives persistence while registering', () => {
+    const [registering] = start({ prompt: ['create'] });
+    const persisted = JSON.parse(JSON.stringify(authRequestMachine.getPersistedSnapshot(registering))) as { value: string; context: typeof registering.context };
+    const restored = authRequestMachine.resolveState({ value: persisted.value, context: persisted.context });
+    const [done, actions] = transition(authRequestMachine, restored, registered);
+    expect(done.value).toBe('succeeded');
+    expect(intents(actions)).toEqual(['issueCode']);
+  });
+});
