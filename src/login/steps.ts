@@ -1,6 +1,7 @@
 /**
- * The POSTed login steps: login name → user lookup; password → verification with lockout
- * accounting (the instance's max attempts) and a new browser session; account choice. Each
+ * The POSTed login steps: login name → user lookup (only within the org an org scope of the
+ * request names); password → verification with lockout accounting (the instance's max
+ * attempts) and a new browser session; account choice. Each
  * turns into an auth-request machine event; a refused input re-renders the step with a message.
  */
 import { transition } from 'xstate';
@@ -12,6 +13,7 @@ import { toMachineSnapshot } from '../oidc/shared/auth-requests.js';
 import type { FormParams } from '../oidc/shared/form.js';
 import { logInWithPassword, parseSessionCookie, toSessionCookie } from './browser-sessions.js';
 import type { LoginContext } from './login-context.js';
+import { admitsOrg, loginOrgOf } from './login-org.js';
 import { renderStep } from './render-step.js';
 
 const MAX_INPUT = 1024;
@@ -25,8 +27,12 @@ export async function advance(ctx: LoginContext, event: AuthRequestEvent, header
 export async function submitLoginName(ctx: LoginContext, form: FormParams): Promise<HttpReply> {
   const loginName = form.get('loginName')?.trim() ?? '';
   if (loginName === '' || loginName.length > MAX_INPUT) return renderStep(ctx, 'userNotFound');
-  const user = await findUserByLoginName(ctx.deps.actors, ctx.instanceId, loginName);
-  if (user === undefined || user.state.type !== 'human') return renderStep(ctx, 'userNotFound');
+  const loginOrg = await loginOrgOf(ctx.deps.actors, ctx.instanceId, ctx.stored.request.scopes);
+  if (loginOrg.restricted && loginOrg.orgId === undefined) return renderStep(ctx, 'userNotFound');
+  const options = loginOrg.restricted && loginOrg.orgId !== undefined ? { orgId: loginOrg.orgId } : {};
+  const user = await findUserByLoginName(ctx.deps.actors, ctx.instanceId, loginName, options);
+  // A login name of another org (`name@other-domain`, an instance-wide username) is not found here.
+  if (user === undefined || user.state.type !== 'human' || !admitsOrg(loginOrg, user.state.orgId)) return renderStep(ctx, 'userNotFound');
   return advance(ctx, { type: 'loginName.submitted', userId: user.id, loginName });
 }
 

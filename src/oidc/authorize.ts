@@ -11,6 +11,7 @@ import type { Route } from '../http/router.js';
 import type { HttpReply, HttpRequest } from '../http/types.js';
 import { readBrowserSessions } from '../login/browser-sessions.js';
 import { chooseLanguage, createTranslator } from '../login/i18n/index.js';
+import { loginOrgOf, sessionsAdmitted } from '../login/login-org.js';
 import { renderErrorPage } from '../login/pages.js';
 import { checkIdTokenHint } from './authorize/id-token-hint.js';
 import { resolveRedirectTarget, type RedirectTarget } from './authorize/redirect-target.js';
@@ -77,10 +78,13 @@ async function checkAuthorizeRequest(deps: AuthFlowDeps, instanceId: string, req
 
 async function startAuthRequest(deps: AuthFlowDeps, instanceId: string, req: HttpRequest, request: AuthorizeRequest): Promise<HttpReply> {
   const held = await readBrowserSessions(deps.actors, instanceId, req.headers.cookie);
+  // An org-scoped request reuses only sessions of users of that org (reference facts §5.1).
+  const loginOrg = await loginOrgOf(deps.actors, instanceId, request.scopes);
+  const sessions = await sessionsAdmitted(deps.actors, instanceId, loginOrg, held.map((h) => h.session));
   const now = deps.clock.now();
   const [snapshot, actions] = initialTransition(authRequestMachine, {
     prompt: request.prompt,
-    sessions: held.map((h) => h.session),
+    sessions,
     now,
     ...(request.maxAge === undefined ? {} : { maxAge: request.maxAge }),
     ...(request.loginHint === undefined ? {} : { loginHint: request.loginHint }),

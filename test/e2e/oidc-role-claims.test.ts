@@ -1,11 +1,14 @@
 /**
  * Role claims at introspection and userinfo (reference facts §5.1): per project, merged with
  * `org:projects:roles`, the caller's project only at introspection, restricted by
- * `org:roles:id:{orgId}`, and none without role scopes unless the project asserts roles.
+ * `org:roles:id:{orgId}`, and none without role scopes unless the project asserts roles. JWT
+ * access tokens of an app carry them only with the app's accessTokenRoleAssertion.
  */
+import { randomUUID } from 'node:crypto';
+import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startTestNode, type TestNode } from './harness.js';
-import { type AppClient, basic, createApp, createMachineClient, getWithBearer, type MachineClient, postForm } from './oidc.fixture.js';
+import { type AppClient, basic, createApp, createMachineClient, getWithBearer, type MachineClient, postForm, seedRefreshToken } from './oidc.fixture.js';
 import { readSetup } from './seed.fixture.js';
 
 const P = 'urn:platform:iam:org:';
@@ -67,5 +70,54 @@ describe('role claims', () => {
     const introspected = await postForm(node, '/oauth/v2/introspect', { token }, basic(assertingCaller.clientId, assertingCaller.secret!));
     expect(introspected.body[`${P}project:roles`]).toEqual({ viewer: { [orgId]: expect.any(String) } });
     expect(introspected.body[`${P}project:${projectId}:roles`]).toBeUndefined(); // the caller's project only
+  });
+
+  describe('in JWT access tokens', () => {
+    const webApp = (name: string, accessTokenRoleAssertion: boolean) =>
+      createApp(node, projectId, name, {
+        oidc: {
+          appType: 'OIDC_APP_TYPE_WEB',
+          redirectUris: ['https://app.example.com/cb'],
+          responseTypes: ['OIDC_RESPONSE_TYPE_CODE'],
+          grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE', 'OIDC_GRANT_TYPE_REFRESH_TOKEN'],
+          authMethod: 'OIDC_AUTH_METHOD_TYPE_BASIC',
+          accessTokenType: 'ACCESS_TOKEN_TYPE_JWT',
+          accessTokenRoleAssertion,
+        },
+      });
+    /** A JWT access token of `app` for the bot, through a seeded refresh token. */
+    const refreshedToken = async (app: AppClient, scope: string[]) => {
+      const token = `seeded-${randomUUID()}`;
+      await seedRefreshToken(node, token, {
+        grantId: randomUUID(),
+        sub: bot.userId,
+        clientId: app.clientId,
+        aud: [app.clientId, projectId],
+        scope,
+        accessTokenFormat: 'jwt',
+        absoluteExpiresAt: Date.now() + 86_400_000,
+        accessToken: { format: 'jwt', ref: 'none', exp: Math.floor(Date.now() / 1000) + 60 },
+      });
+      const refreshed = await postForm(node, '/oauth/v2/token', { grant_type: 'refresh_token', refresh_token: token }, basic(app.clientId, app.secret!));
+      expect(refreshed.status).toBe(200);
+      return decodeJwt(refreshed.body.access_token as string);
+    };
+
+    it('carry the role claims with accessTokenRoleAssertion', async () => {
+      const app = await webApp('Asserting Web', true);
+      const claims = await refreshedToken(app, ['offline_access', `${P}projects:roles`]);
+      const roles = { reader: { [orgId]: expect.any(String) }, writer: { [orgId]: expect.any(String) } };
+      expect(claims).toMatchObject({ [`${P}project:roles`]: roles, [`${P}project:${projectId}:roles`]: roles, [`${P}projects:roles`]: roles });
+      const only = await refreshedToken(app, ['offline_access', `${P}project:role:reader`]);
+      expect(only[`${P}project:roles`]).toEqual({ reader: { [orgId]: expect.any(String) } });
+      expect(only[`${P}projects:roles`]).toBeUndefined();
+    });
+
+    it('carry none without accessTokenRoleAssertion', async () => {
+      const app = await webApp('Plain Web', false);
+      const claims = await refreshedToken(app, ['offline_access', `${P}projects:roles`]);
+      expect(claims.sub).toBe(bot.userId);
+      expect(Object.keys(claims).filter((k) => k.endsWith(':roles'))).toEqual([]);
+    });
   });
 });

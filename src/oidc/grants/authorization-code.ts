@@ -13,6 +13,7 @@ import { authenticateClient, parseClientCredentials } from '../shared/client-aut
 import { requireParam } from '../shared/form.js';
 import { clientAuthContext, type OAuthDeps, type OAuthRequest } from '../shared/oauth-deps.js';
 import { signIdToken } from '../shared/id-token.js';
+import { accessTokenRoleClaims } from '../shared/role-claims.js';
 import { issueTokens, type IssuedTokens } from '../shared/token-issuer.js';
 import { newGrantId } from '../shared/token-store.js';
 import { resolveUserGrant } from '../shared/user-grant.js';
@@ -75,6 +76,8 @@ async function issueCodeTokens(deps: OAuthDeps, request: OAuthRequest, { grant, 
   const instanceId = request.instance.id;
   const { user, org, scopes, aud } = await resolveUserGrant(deps.actors, instanceId, { userId: grant.userId, scopes: grant.scopes, app });
   const wantsRefresh = scopes.includes('offline_access') && oidc.grantTypes.includes('refresh_token');
+  const accessTokenFormat = oidc.accessTokenType === 'jwt' ? 'jwt' : 'opaque';
+  const roles = await accessTokenRoleClaims(deps.actors, instanceId, { app, userId: user.id, scopes, aud, accessTokenFormat });
   const tokens = await issueTokens(deps, {
     instanceId,
     issuer: request.issuer,
@@ -82,13 +85,14 @@ async function issueCodeTokens(deps: OAuthDeps, request: OAuthRequest, { grant, 
     sub: user.id,
     aud,
     scope: scopes,
-    accessTokenFormat: oidc.accessTokenType === 'jwt' ? 'jwt' : 'opaque',
+    accessTokenFormat,
     now: request.now,
     grantId: newGrantId(),
     authTime: Math.floor(grant.authTime / 1000),
     amr: grant.amr,
     sid: grant.sessionId,
     clockSkewMs: oidc.clockSkewMs,
+    ...(roles === undefined ? {} : { accessTokenClaims: roles }),
     ...(wantsRefresh ? { refresh: { absoluteExpiresAt: request.now + deps.lifetimes.refreshMs } } : {}),
   });
   if (!scopes.includes('openid')) return { tokens };
@@ -101,6 +105,7 @@ async function issueCodeTokens(deps: OAuthDeps, request: OAuthRequest, { grant, 
     aud,
     clientId: grant.clientId,
     authTime: grant.authTime,
+    scopes,
     amr: grant.amr,
     sessionId: grant.sessionId,
     accessToken: tokens.accessToken,

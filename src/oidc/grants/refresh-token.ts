@@ -9,6 +9,7 @@ import { authenticateClient, parseClientCredentials } from '../shared/client-aut
 import { requireParam } from '../shared/form.js';
 import { clientAuthContext, type OAuthDeps, type OAuthRequest } from '../shared/oauth-deps.js';
 import { isScopeSubset, parseScopeParam } from '../shared/scopes.js';
+import { accessTokenRoleClaims } from '../shared/role-claims.js';
 import { issueTokens } from '../shared/token-issuer.js';
 import type { RefreshTokenRecord } from '../shared/token-store.js';
 import { type TokenResponse, toTokenResponse } from './token-response.js';
@@ -35,6 +36,7 @@ export async function grantRefreshToken(deps: OAuthDeps, request: OAuthRequest):
   const scope = requested.length === 0 ? taken.scope : requested;
   const org = scope.includes('openid') ? await deps.actors.readRecord(instanceId, orgKind, user.state.orgId) : undefined;
   const app = client.kind === 'app' ? client.app.app.state : undefined;
+  const roles = client.kind === 'app' ? await accessTokenRoleClaims(deps.actors, instanceId, { app: client.app, userId: taken.sub, scopes: scope, aud: taken.aud, accessTokenFormat: taken.accessTokenFormat }) : undefined;
   const issued = await issueTokens(deps, {
     instanceId,
     issuer: request.issuer,
@@ -49,6 +51,7 @@ export async function grantRefreshToken(deps: OAuthDeps, request: OAuthRequest):
     ...(taken.amr === undefined ? {} : { amr: taken.amr }),
     ...(taken.sid === undefined ? {} : { sid: taken.sid }),
     ...(taken.act === undefined ? {} : { act: taken.act }),
+    ...(roles === undefined ? {} : { accessTokenClaims: roles }),
     ...(app?.config.type === 'oidc' ? { clockSkewMs: app.config.oidc.clockSkewMs } : {}),
     ...(scope.includes('openid') ? { idToken: { subject: { user, org }, aud: idTokenAudience(client.clientId, taken), withUserinfo: app?.config.type === 'oidc' && app.config.oidc.idTokenUserinfoAssertion } } : {}),
     refresh: { absoluteExpiresAt: taken.absoluteExpiresAt, scope: taken.scope },

@@ -34,6 +34,18 @@ export function userClaims(subject: ClaimSubject, scopes: readonly string[]): Cl
     if (has('email') && state.email.address !== '') Object.assign(claims, { email: state.email.address, email_verified: state.email.verified });
     if (has('phone') && state.phone.number !== '') Object.assign(claims, { phone_number: state.phone.number, phone_number_verified: state.phone.verified });
   }
+  return Object.assign(claims, scopeClaims(subject, scopes));
+}
+
+/**
+ * The private claims of the `urn:platform:iam:` scopes (user metadata, org id / primary domain,
+ * resource owner). Unlike profile / email / phone they also go into ID tokens issued together
+ * with an access token (reference facts §5.1).
+ */
+export function scopeClaims(subject: ClaimSubject, scopes: readonly string[]): Claims {
+  const claims: Claims = {};
+  const has = (scope: string) => scopes.includes(scope);
+  const state = subject.user.state;
   if (has(`${SCOPE_PREFIX}user:metadata`) && state.metadata.length > 0) {
     claims[`${SCOPE_PREFIX}user:metadata`] = Object.fromEntries(state.metadata.map((m) => [m.key, Buffer.from(m.value, 'base64').toString('base64url')]));
   }

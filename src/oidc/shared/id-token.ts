@@ -2,12 +2,13 @@
  * ID tokens of the user flows (OIDC Core §2, §3.1.3.6, §3.2.2.10): iss, sub, aud, exp, iat,
  * auth_time, nonce, amr, azp, client_id, sid, and at_hash (left half of the SHA-256 of the
  * access token) when one is issued with it. Userinfo claims only when asked for (no access
- * token issued, or the app's idTokenUserinfoAssertion).
+ * token issued, or the app's idTokenUserinfoAssertion); the private claims of the granted
+ * `urn:platform:iam:` scopes (e.g. `urn:platform:iam:org:id`) always.
  */
 import { createHash } from 'node:crypto';
 import type { Signer } from '../../crypto/signer.js';
 import type { ClaimHooks } from './claim-hooks.js';
-import { userClaims, type ClaimSubject } from './claims.js';
+import { scopeClaims, userClaims, type ClaimSubject } from './claims.js';
 
 export interface IdTokenInput {
   readonly instanceId: string;
@@ -26,6 +27,8 @@ export interface IdTokenInput {
   readonly accessToken?: string;
   /** Scopes whose userinfo claims go into the token; undefined for none. */
   readonly userinfoScopes?: readonly string[];
+  /** The granted scopes: their private claims (org id, resource owner, metadata) always go in. */
+  readonly scopes?: readonly string[];
   /** preuserinfo function executions (none when absent). */
   readonly claimHooks?: ClaimHooks;
 }
@@ -39,6 +42,7 @@ export function accessTokenHash(accessToken: string): string {
 export async function signIdToken(signer: Signer, input: IdTokenInput): Promise<string> {
   const iat = Math.floor(input.now / 1000);
   const payload = {
+    ...(input.scopes === undefined ? {} : scopeClaims(input.subject, input.scopes)),
     ...(input.userinfoScopes === undefined ? {} : userClaims(input.subject, input.userinfoScopes)),
     iss: input.issuer,
     sub: input.subject.user.id,

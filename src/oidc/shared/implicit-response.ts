@@ -9,6 +9,7 @@ import { findAppByClientId } from '../../api/shared/app-clients.js';
 import type { AuthFlowDeps } from './auth-flow-deps.js';
 import type { StoredAuthRequest } from './auth-requests.js';
 import { signIdToken } from './id-token.js';
+import { accessTokenRoleClaims } from './role-claims.js';
 import { issueTokens } from './token-issuer.js';
 import { rememberSessionGrant } from './session-grants.js';
 import { resolveUserGrant } from './user-grant.js';
@@ -27,6 +28,8 @@ export async function issueImplicitResponse(
   const { user, org, scopes, aud } = await resolveUserGrant(deps.actors, instanceId, { userId: session.userId, scopes: request.scopes, app });
   const now = deps.clock.now();
   const withToken = request.responseType === 'id_token token';
+  const accessTokenFormat = oidc.accessTokenType === 'jwt' ? 'jwt' : 'opaque';
+  const roles = withToken ? await accessTokenRoleClaims(deps.actors, instanceId, { app, userId: user.id, scopes, aud, accessTokenFormat }) : undefined;
   const tokens = withToken
     ? await issueTokens(deps, {
         instanceId,
@@ -35,12 +38,13 @@ export async function issueImplicitResponse(
         sub: user.id,
         aud,
         scope: scopes,
-        accessTokenFormat: oidc.accessTokenType === 'jwt' ? 'jwt' : 'opaque',
+        accessTokenFormat,
         now,
         authTime: Math.floor(session.authTime / 1000),
         amr: session.amr,
         sid: session.sessionId,
         clockSkewMs: oidc.clockSkewMs,
+        ...(roles === undefined ? {} : { accessTokenClaims: roles }),
       })
     : undefined;
   const idToken = await signIdToken(deps.signer, {
@@ -52,6 +56,7 @@ export async function issueImplicitResponse(
     aud,
     clientId: request.clientId,
     authTime: session.authTime,
+    scopes,
     amr: session.amr,
     sessionId: session.sessionId,
     ...(request.nonce === undefined ? {} : { nonce: request.nonce }),

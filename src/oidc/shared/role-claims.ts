@@ -6,6 +6,7 @@
  * `org:project:role:{role}` scopes restrict the keys; `org:roles:id:{orgId}` the granting orgs.
  */
 import { type ActorSystem, type RoleClaim, userRolesForProjects } from '../../../actors/index.js';
+import type { ClientApp } from '../../api/shared/app-clients.js';
 import type { Claims } from './claims.js';
 import { SCOPE_PREFIX } from './scopes.js';
 
@@ -54,6 +55,33 @@ export async function roleClaims(actors: ActorSystem, instanceId: string, reques
   }
   if (request.scopes.includes(PROJECTS_ROLES) && Object.keys(merged).length > 0) claims[PROJECTS_ROLES] = merged;
   return claims;
+}
+
+export interface AccessTokenRoleRequest {
+  readonly app: ClientApp;
+  readonly userId: string;
+  readonly scopes: readonly string[];
+  readonly aud: readonly string[];
+  readonly accessTokenFormat: 'opaque' | 'jwt';
+}
+
+/**
+ * The role claims of a JWT access token (reference facts §5.1): those userinfo would return for
+ * the token (its project audience, the app's project, project role assertion), only when the
+ * app sets accessTokenRoleAssertion; none (undefined) for opaque tokens or without the option.
+ */
+export async function accessTokenRoleClaims(actors: ActorSystem, instanceId: string, request: AccessTokenRoleRequest): Promise<Claims | undefined> {
+  const config = request.app.app.state.config;
+  if (request.accessTokenFormat !== 'jwt' || config.type !== 'oidc' || !config.oidc.accessTokenRoleAssertion) return undefined;
+  const project = request.app.project;
+  const claims = await roleClaims(actors, instanceId, {
+    userId: request.userId,
+    scopes: request.scopes,
+    projectIds: request.aud,
+    clientProjectId: project.id,
+    assertClientProjectRoles: project.state.projectRoleAssertion,
+  });
+  return Object.keys(claims).length === 0 ? undefined : claims;
 }
 
 interface ClaimFilter {

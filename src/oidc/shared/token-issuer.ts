@@ -46,6 +46,11 @@ export interface IssueRequest {
   /** The browser session the grant came from (code / implicit flows and their refreshes): `sid`. */
   readonly sid?: string;
   readonly clockSkewMs?: number;
+  /**
+   * Private claims of a JWT access token computed by the caller once per issuance (the role
+   * claims when the app sets accessTokenRoleAssertion); ignored for opaque tokens.
+   */
+  readonly accessTokenClaims?: Claims;
   /** Issue an ID token for this subject and audience. */
   readonly idToken?: { readonly subject: ClaimSubject; readonly aud: readonly string[]; readonly withUserinfo: boolean };
   /**
@@ -86,7 +91,7 @@ export async function issueTokens(deps: IssuerDeps, req: IssueRequest): Promise<
   const writes: Promise<void>[] = [];
   let accessToken: string;
   if (record.format === 'jwt') {
-    const claims = await hooked(deps, 'preaccesstoken', req, accessTokenClaims(req.issuer, record));
+    const claims = await hooked(deps, 'preaccesstoken', req, { ...req.accessTokenClaims, ...accessTokenClaims(req.issuer, record) });
     accessToken = await deps.signer.signJwt(req.instanceId, claims, { typ: 'JWT' });
   } else {
     accessToken = newTokenValue();
