@@ -73,7 +73,7 @@ describe('role claims', () => {
   });
 
   describe('in JWT access tokens', () => {
-    const webApp = (name: string, accessTokenRoleAssertion: boolean) =>
+    const webApp = (name: string, accessTokenRoleAssertion: boolean, idTokenRoleAssertion = false) =>
       createApp(node, projectId, name, {
         oidc: {
           appType: 'OIDC_APP_TYPE_WEB',
@@ -83,10 +83,11 @@ describe('role claims', () => {
           authMethod: 'OIDC_AUTH_METHOD_TYPE_BASIC',
           accessTokenType: 'ACCESS_TOKEN_TYPE_JWT',
           accessTokenRoleAssertion,
+          idTokenRoleAssertion,
         },
       });
     /** A JWT access token of `app` for the bot, through a seeded refresh token. */
-    const refreshedToken = async (app: AppClient, scope: string[]) => {
+    const refreshedToken = async (app: AppClient, scope: string[], which: 'access_token' | 'id_token' = 'access_token') => {
       const token = `seeded-${randomUUID()}`;
       await seedRefreshToken(node, token, {
         grantId: randomUUID(),
@@ -100,7 +101,7 @@ describe('role claims', () => {
       });
       const refreshed = await postForm(node, '/oauth/v2/token', { grant_type: 'refresh_token', refresh_token: token }, basic(app.clientId, app.secret!));
       expect(refreshed.status).toBe(200);
-      return decodeJwt(refreshed.body.access_token as string);
+      return decodeJwt(refreshed.body[which] as string);
     };
 
     it('carry the role claims with accessTokenRoleAssertion', async () => {
@@ -111,6 +112,18 @@ describe('role claims', () => {
       const only = await refreshedToken(app, ['offline_access', `${P}project:role:reader`]);
       expect(only[`${P}project:roles`]).toEqual({ reader: { [orgId]: expect.any(String) } });
       expect(only[`${P}projects:roles`]).toBeUndefined();
+    });
+
+    it('reach the ID token only with idTokenRoleAssertion', async () => {
+      const roles = { reader: { [orgId]: expect.any(String) }, writer: { [orgId]: expect.any(String) } };
+      const asserting = await webApp('Id Asserting Web', false, true);
+      const idClaims = await refreshedToken(asserting, ['openid', 'offline_access', `${P}projects:roles`], 'id_token');
+      expect(idClaims).toMatchObject({ sub: bot.userId, [`${P}project:roles`]: roles, [`${P}projects:roles`]: roles });
+      const accessClaims = await refreshedToken(asserting, ['openid', 'offline_access', `${P}projects:roles`]);
+      expect(Object.keys(accessClaims).filter((k) => k.endsWith(':roles'))).toEqual([]); // accessTokenRoleAssertion is off
+      const plain = await webApp('Id Plain Web', false, false);
+      const plainId = await refreshedToken(plain, ['openid', 'offline_access', `${P}projects:roles`], 'id_token');
+      expect(Object.keys(plainId).filter((k) => k.endsWith(':roles'))).toEqual([]);
     });
 
     it('carry none without accessTokenRoleAssertion', async () => {

@@ -13,7 +13,7 @@ import { authenticateClient, parseClientCredentials } from '../shared/client-aut
 import { requireParam } from '../shared/form.js';
 import { clientAuthContext, type OAuthDeps, type OAuthRequest } from '../shared/oauth-deps.js';
 import { signIdToken } from '../shared/id-token.js';
-import { accessTokenRoleClaims } from '../shared/role-claims.js';
+import { accessTokenRoleClaims, idTokenRoleClaims } from '../shared/role-claims.js';
 import { issueTokens, type IssuedTokens } from '../shared/token-issuer.js';
 import { newGrantId } from '../shared/token-store.js';
 import { resolveUserGrant } from '../shared/user-grant.js';
@@ -96,7 +96,9 @@ async function issueCodeTokens(deps: OAuthDeps, request: OAuthRequest, { grant, 
     ...(wantsRefresh ? { refresh: { absoluteExpiresAt: request.now + deps.lifetimes.refreshMs } } : {}),
   });
   if (!scopes.includes('openid')) return { tokens };
+  const idRoles = await idTokenRoleClaims(deps.actors, instanceId, { app, userId: user.id, scopes, aud });
   const idToken = await signIdToken(deps.signer, {
+    ...(idRoles === undefined ? {} : { roleClaims: idRoles }),
     instanceId,
     issuer: request.issuer,
     now: request.now,

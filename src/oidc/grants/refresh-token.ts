@@ -9,7 +9,7 @@ import { authenticateClient, parseClientCredentials } from '../shared/client-aut
 import { requireParam } from '../shared/form.js';
 import { clientAuthContext, type OAuthDeps, type OAuthRequest } from '../shared/oauth-deps.js';
 import { isScopeSubset, parseScopeParam } from '../shared/scopes.js';
-import { accessTokenRoleClaims } from '../shared/role-claims.js';
+import { accessTokenRoleClaims, idTokenRoleClaims } from '../shared/role-claims.js';
 import { issueTokens } from '../shared/token-issuer.js';
 import type { RefreshTokenRecord } from '../shared/token-store.js';
 import { type TokenResponse, toTokenResponse } from './token-response.js';
@@ -37,6 +37,7 @@ export async function grantRefreshToken(deps: OAuthDeps, request: OAuthRequest):
   const org = scope.includes('openid') ? await deps.actors.readRecord(instanceId, orgKind, user.state.orgId) : undefined;
   const app = client.kind === 'app' ? client.app.app.state : undefined;
   const roles = client.kind === 'app' ? await accessTokenRoleClaims(deps.actors, instanceId, { app: client.app, userId: taken.sub, scopes: scope, aud: taken.aud, accessTokenFormat: taken.accessTokenFormat }) : undefined;
+  const idRoles = client.kind === 'app' && scope.includes('openid') ? await idTokenRoleClaims(deps.actors, instanceId, { app: client.app, userId: taken.sub, scopes: scope, aud: taken.aud }) : undefined;
   const issued = await issueTokens(deps, {
     instanceId,
     issuer: request.issuer,
@@ -53,7 +54,7 @@ export async function grantRefreshToken(deps: OAuthDeps, request: OAuthRequest):
     ...(taken.act === undefined ? {} : { act: taken.act }),
     ...(roles === undefined ? {} : { accessTokenClaims: roles }),
     ...(app?.config.type === 'oidc' ? { clockSkewMs: app.config.oidc.clockSkewMs } : {}),
-    ...(scope.includes('openid') ? { idToken: { subject: { user, org }, aud: idTokenAudience(client.clientId, taken), withUserinfo: app?.config.type === 'oidc' && app.config.oidc.idTokenUserinfoAssertion } } : {}),
+    ...(scope.includes('openid') ? { idToken: { subject: { user, org }, aud: idTokenAudience(client.clientId, taken), withUserinfo: app?.config.type === 'oidc' && app.config.oidc.idTokenUserinfoAssertion, ...(idRoles === undefined ? {} : { roleClaims: idRoles }) } } : {}),
     refresh: { absoluteExpiresAt: taken.absoluteExpiresAt, scope: taken.scope },
   });
   return toTokenResponse(issued);

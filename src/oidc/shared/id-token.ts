@@ -29,6 +29,8 @@ export interface IdTokenInput {
   readonly userinfoScopes?: readonly string[];
   /** The granted scopes: their private claims (org id, resource owner, metadata) always go in. */
   readonly scopes?: readonly string[];
+  /** Role claims asserted into the ID token (app option idTokenRoleAssertion). */
+  readonly roleClaims?: Readonly<Record<string, unknown>>;
   /** preuserinfo function executions (none when absent). */
   readonly claimHooks?: ClaimHooks;
 }
@@ -44,6 +46,7 @@ export async function signIdToken(signer: Signer, input: IdTokenInput): Promise<
   const payload = {
     ...(input.scopes === undefined ? {} : scopeClaims(input.subject, input.scopes)),
     ...(input.userinfoScopes === undefined ? {} : userClaims(input.subject, input.userinfoScopes)),
+    ...input.roleClaims,
     iss: input.issuer,
     sub: input.subject.user.id,
     aud: input.aud,

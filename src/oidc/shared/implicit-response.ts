@@ -9,7 +9,7 @@ import { findAppByClientId } from '../../api/shared/app-clients.js';
 import type { AuthFlowDeps } from './auth-flow-deps.js';
 import type { StoredAuthRequest } from './auth-requests.js';
 import { signIdToken } from './id-token.js';
-import { accessTokenRoleClaims } from './role-claims.js';
+import { accessTokenRoleClaims, idTokenRoleClaims } from './role-claims.js';
 import { issueTokens } from './token-issuer.js';
 import { rememberSessionGrant } from './session-grants.js';
 import { resolveUserGrant } from './user-grant.js';
@@ -47,7 +47,9 @@ export async function issueImplicitResponse(
         ...(roles === undefined ? {} : { accessTokenClaims: roles }),
       })
     : undefined;
+  const idRoles = await idTokenRoleClaims(deps.actors, instanceId, { app, userId: user.id, scopes, aud });
   const idToken = await signIdToken(deps.signer, {
+    ...(idRoles === undefined ? {} : { roleClaims: idRoles }),
     instanceId,
     issuer,
     now,

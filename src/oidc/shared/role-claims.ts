@@ -73,6 +73,17 @@ export interface AccessTokenRoleRequest {
 export async function accessTokenRoleClaims(actors: ActorSystem, instanceId: string, request: AccessTokenRoleRequest): Promise<Claims | undefined> {
   const config = request.app.app.state.config;
   if (request.accessTokenFormat !== 'jwt' || config.type !== 'oidc' || !config.oidc.accessTokenRoleAssertion) return undefined;
+  return assertedRoleClaims(actors, instanceId, request);
+}
+
+/** The role claims of an ID token: only when the app asserts roles in ID tokens (idTokenRoleAssertion). */
+export async function idTokenRoleClaims(actors: ActorSystem, instanceId: string, request: Omit<AccessTokenRoleRequest, 'accessTokenFormat'>): Promise<Claims | undefined> {
+  const config = request.app.app.state.config;
+  if (config.type !== 'oidc' || !config.oidc.idTokenRoleAssertion) return undefined;
+  return assertedRoleClaims(actors, instanceId, request);
+}
+
+async function assertedRoleClaims(actors: ActorSystem, instanceId: string, request: Omit<AccessTokenRoleRequest, 'accessTokenFormat'>): Promise<Claims | undefined> {
   const project = request.app.project;
   const claims = await roleClaims(actors, instanceId, {
     userId: request.userId,

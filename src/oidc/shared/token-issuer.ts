@@ -52,7 +52,7 @@ export interface IssueRequest {
    */
   readonly accessTokenClaims?: Claims;
   /** Issue an ID token for this subject and audience. */
-  readonly idToken?: { readonly subject: ClaimSubject; readonly aud: readonly string[]; readonly withUserinfo: boolean };
+  readonly idToken?: { readonly subject: ClaimSubject; readonly aud: readonly string[]; readonly withUserinfo: boolean; readonly roleClaims?: Claims };
   /**
    * Issue a refresh token; the grant ends at `absoluteExpiresAt` (epoch ms) and keeps its
    * original `scope` (a refresh may narrow one access token, not the grant; default: `scope`).
@@ -146,6 +146,7 @@ export async function signIdToken(deps: Pick<IssuerDeps, 'signer' | 'lifetimes' 
   const userinfo = id.withUserinfo ? userClaims(id.subject, req.scope) : {};
   const payload = {
     ...userinfo,
+    ...id.roleClaims,
     iss: req.issuer,
     sub: req.sub,
     aud: id.aud,
