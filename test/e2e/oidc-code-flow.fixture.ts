@@ -27,6 +27,8 @@ export async function startCallbackServer(): Promise<CallbackServer> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const url = new URL(req.url ?? '/', `http://${req.headers.host}`);
+      // Only the redirect path is a callback: a browser's late /favicon.ico must not count as one.
+      if (!url.pathname.startsWith('/cb')) return void res.writeHead(404).end();
       const params = req.method === 'POST' ? new URLSearchParams(Buffer.concat(chunks).toString()) : url.searchParams;
       res.writeHead(200, { 'content-type': 'text/plain' }).end('callback received');
       waiting.shift()?.({ method: req.method ?? '', url: url.toString(), params });
