@@ -23,11 +23,6 @@ export interface UserGrantTarget {
   readonly projectOrgId: string;
   /** '' when the user's organization owns the project. */
   readonly projectGrantId: string;
-  /**
-   * Stream versions of the project and the project grant as the edge just read them. Both are
-   * written by the project organization's actor, so this actor's cached copies can be older.
-   */
-  readonly seen?: { readonly project: number; readonly projectGrant: number };
 }
 
 /** The aggregates a user grant command reads. */
@@ -88,14 +83,3 @@ export function userGrantDetails(outcome: Outcome, grant: { id: string; sequence
   return { id: grant.id, sequence: grant.sequence, changeDate: grant.changedAt, resourceOwner: owner };
 }
 
-/**
- * True when this actor's copy of the project or project grant is older than what the edge saw
- * (another actor changed it). The command must then not judge on it: it returns its events
- * unchecked, and the conditional append — which expects the old version — is certain to fail,
- * so the runtime reloads the aggregate and decides again on fresh state.
- */
-export function hasStaleReferences(loaded: LoadedSet, c: UserGrantTarget): boolean {
-  if (c.seen === undefined) return false;
-  if (loaded.get(projectKind, c.projectId).version < c.seen.project) return true;
-  return c.projectGrantId !== '' && loaded.get(projectGrantKind, c.projectGrantId).version < c.seen.projectGrant;
-}

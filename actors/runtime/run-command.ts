@@ -30,12 +30,16 @@ export async function runCommand<C, R>(options: RunCommandOptions<C, R>): Promis
       decision = handler.decide(setOf(loaded), command, ctx);
     } catch (error) {
       // A refusal based on a cached aggregate another actor (or node) has since changed would
-      // be wrong: drop stale entries and decide again. Successful decisions need no such check,
-      // because their append is conditional on the versions read.
+      // be wrong: drop stale entries and decide again. Decisions with events need no such
+      // check, because their append is conditional on the versions read.
       if (isAppError(error) && (await dropStale(store, cache, ctx.instanceId, fromCache)) && attempt < options.maxAttempts) continue;
       throw error;
     }
-    if (decision.events.length === 0) return decision.reply(outcomeOf([], loaded));
+    if (decision.events.length === 0) {
+      // A no-op is a verdict on what was read, like a refusal, and has no append to guard it.
+      if ((await dropStale(store, cache, ctx.instanceId, fromCache)) && attempt < options.maxAttempts) continue;
+      return decision.reply(outcomeOf([], loaded));
+    }
 
     const next = new Map<string, Loaded<unknown>>();
     const result = await store.append({

@@ -106,13 +106,6 @@ describe('user grant deciders', () => {
     expect(codeOf(() => addUserGrant.decide(given(base), { ...own, userId: 'u2' }, context()))).toBe('user.not_found');
   });
 
-  it('does not judge on a project grant older than the edge saw (the append will fail and retry)', () => {
-    const stale = given([...base, { kind: projectGrantKind, record: grantRow(['reader']) }]);
-    const wider = { ...foreign, roleKeys: ['admin'] };
-    expect(codeOf(() => addUserGrant.decide(stale, { ...wider, seen: { project: 1, projectGrant: 1 } }, context()))).toBe('user_grant.role_not_granted');
-    expect(addUserGrant.decide(stale, { ...wider, seen: { project: 1, projectGrant: 2 } }, context()).events).toHaveLength(1);
-  });
-
   it('keeps one grant per (user, project); changes, (de)activates and removes one grant', () => {
     const row = applyDecision(userGrantsKind, 'u1', undefined, addUserGrant.decide(given(base), own, context()))!;
     const loaded = given([...base, { kind: userGrantsKind, record: row }]);

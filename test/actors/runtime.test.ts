@@ -98,6 +98,17 @@ describe('ActorSystem', () => {
     await Promise.all([a.stop(), b.stop()]);
   });
 
+  it('does not answer a no-op from a stale cached aggregate', async () => {
+    const { store } = await openStore();
+    const a = system(store);
+    const b = system(store);
+    await a.ask(org('o1'), createOrg, { orgId: 'o1', name: 'First', instanceDomain: 'd' }, as); // a caches "First"
+    await b.ask(org('o1'), patchOrg, { orgId: 'o1', name: 'Second' }, as);
+    await a.ask(org('o1'), patchOrg, { orgId: 'o1', name: 'First' }, as); // not a no-op any more
+    expect((await a.readRecord('i1', orgKind, 'o1'))?.state.name).toBe('First');
+    await Promise.all([a.stop(), b.stop()]);
+  });
+
   it('reports a lost unique claim as already_exists and writes nothing', async () => {
     const { store } = await openStore();
     const actors = system(store);

@@ -8,7 +8,7 @@ import { type CommandHandler } from '../../kernel/command.js';
 import { detailsAfter, orgOwner, type ResourceDetails } from '../../kernel/owner.js';
 import { normalizeRoleKeys } from '../project-grant.js';
 import { MAX_USER_GRANTS, USER_GRANT_ID_SCOPE, userGrantsKind } from '../user-grants.js';
-import { checkGrantableRoles, hasStaleReferences, requireGrantUser, userGrantRefs, type UserGrantTarget } from '../user-grant-rules.js';
+import { checkGrantableRoles, requireGrantUser, userGrantRefs, type UserGrantTarget } from '../user-grant-rules.js';
 
 export interface AddUserGrant extends UserGrantTarget {
   readonly grantId: string;
@@ -20,7 +20,7 @@ export const addUserGrant: CommandHandler<AddUserGrant, ResourceDetails> = {
   decide(loaded, c, ctx) {
     requireGrantUser(loaded, c.orgId, c.userId);
     const roleKeys = normalizeRoleKeys(c.roleKeys);
-    if (!hasStaleReferences(loaded, c)) checkGrantableRoles(loaded, c, roleKeys, 'userGrant');
+    checkGrantableRoles(loaded, c, roleKeys, 'userGrant');
     const grants = loaded.get(userGrantsKind, c.userId).record?.state.grants ?? [];
     if (grants.some((g) => g.id === c.grantId)) throw alreadyExists('user_grant.exists', 'the user grant already exists');
     if (grants.some((g) => g.projectId === c.projectId)) throw alreadyExists('user_grant.exists', 'the user already has a grant on this project');

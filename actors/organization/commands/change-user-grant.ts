@@ -7,7 +7,7 @@ import { type CommandHandler, type Outcome } from '../../kernel/command.js';
 import { orgOwner, type ResourceDetails } from '../../kernel/owner.js';
 import { normalizeRoleKeys } from '../project-grant.js';
 import { userGrantsKind } from '../user-grants.js';
-import { checkGrantableRoles, hasStaleReferences, requireUserGrant, userGrantDetails, userGrantRefs, type UserGrantTarget } from '../user-grant-rules.js';
+import { checkGrantableRoles, requireUserGrant, userGrantDetails, userGrantRefs, type UserGrantTarget } from '../user-grant-rules.js';
 import { sameKeys } from './change-project-grant.js';
 
 export interface ChangeUserGrant extends UserGrantTarget {
@@ -21,11 +21,10 @@ export const changeUserGrant: CommandHandler<ChangeUserGrant, ResourceDetails> =
     const { grant } = requireUserGrant(loaded, c.orgId, c.userId, c.grantId);
     if (grant.projectId !== c.projectId || grant.projectGrantId !== c.projectGrantId) throw notFound('user_grant.not_found', 'user grant not found');
     const roleKeys = normalizeRoleKeys(c.roleKeys);
-    const stale = hasStaleReferences(loaded, c);
-    if (!stale) checkGrantableRoles(loaded, c, roleKeys, 'userGrant', 'userGrant.roleKeys.keys');
+    checkGrantableRoles(loaded, c, roleKeys, 'userGrant', 'userGrant.roleKeys.keys');
     const owner = orgOwner(c.orgId);
     const reply = (outcome: Outcome) => userGrantDetails(outcome, grant, owner);
-    if (!stale && sameKeys(roleKeys, grant.roleKeys)) return { events: [], reply };
+    if (sameKeys(roleKeys, grant.roleKeys)) return { events: [], reply };
     const payload = { grantId: c.grantId, roleKeys };
     return { events: [{ aggregateType: userGrantsKind.type, aggregateId: c.userId, type: 'user.grant.changed', owner, creator: ctx.creator, payload }], reply };
   },

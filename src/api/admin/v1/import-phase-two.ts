@@ -38,8 +38,6 @@ export async function importGrants(run: ImportRun, data: DataOrg, success: OrgSu
     const outcome = await run.item('user_grant', `${g.userId}_${g.projectId}`, has, async () => {
       const project = await actors.readRecord(instanceId, projectKind, g.projectId);
       if (project === undefined) throw notFound('project.not_found', 'project not found');
-      const projectGrant = g.projectGrantId === '' ? undefined : await actors.readRecord(instanceId, projectGrantKind, g.projectGrantId);
-      const seen = { project: project.meta.version, projectGrant: projectGrant?.meta.version ?? 0 };
       await ask(addUserGrant, {
         grantId: g.grantId ?? run.newId(),
         userId: g.userId,
@@ -48,7 +46,6 @@ export async function importGrants(run: ImportRun, data: DataOrg, success: OrgSu
         projectOrgId: project.state.orgId,
         projectGrantId: g.projectGrantId,
         roleKeys: g.roleKeys,
-        seen,
       });
     });
     if (outcome === 'created') success.userGrants.push({ projectId: g.projectId, userId: g.userId });

@@ -10,7 +10,7 @@ import { toDetails } from '../../shared/convert.js';
 import { readOwned } from '../../shared/owned.js';
 import { parseWith, resourceId } from '../../shared/validate.js';
 import { toOrgActor } from '../projects/shared.js';
-import { roleKeysInput, versionOf } from './shared.js';
+import { roleKeysInput } from './shared.js';
 
 const input = z.object({
   userGrant: z.object(
@@ -36,9 +36,8 @@ export const createUserGrantRpc = defineRpc({
     await call.require('user.grant.write', orgId);
     const project = await readOwned(call, projectKind, userGrant.projectId);
     if (project === undefined) throw notFound('project.not_found', 'project not found');
-    const seen = { project: project.meta.version, projectGrant: await versionOf(call, userGrant.projectGrantId) };
     const grantId = call.services.actors.options.ids.next();
-    const command = { grantId, orgId, projectOrgId: project.state.orgId, seen, ...userGrant };
+    const command = { grantId, orgId, projectOrgId: project.state.orgId, ...userGrant };
     const details = await call.services.actors.ask(toOrgActor(call, orgId), addUserGrant, command, { creator: call.caller.userId });
     return { details: toDetails(details) };
   },

@@ -18,7 +18,7 @@ export const patchUserGrantRpc = defineRpc({
   permission: 'authenticated', // user.grant.write, checked in the user's organization
   async handle(request, call) {
     const { id, userGrant } = parseWith(input, request);
-    const { grant, row, orgId, project, projectGrantVersion } = await requireUserGrant(call, id, 'user.grant.write');
+    const { grant, row, orgId, project } = await requireUserGrant(call, id, 'user.grant.write');
     const command = {
       grantId: id,
       userId: row.state.userId,
@@ -27,7 +27,6 @@ export const patchUserGrantRpc = defineRpc({
       projectOrgId: project.state.orgId,
       projectGrantId: grant.projectGrantId,
       roleKeys: userGrant?.roleKeys?.keys ?? grant.roleKeys,
-      seen: { project: project.meta.version, projectGrant: projectGrantVersion },
     };
     const details = await call.services.actors.ask(toOrgActor(call, orgId), changeUserGrant, command, { creator: call.caller.userId });
     return { details: toDetails(details) };

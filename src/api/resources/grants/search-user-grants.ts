@@ -52,7 +52,7 @@ export const searchUserGrantsRpc = defineRpc({
         if (project === undefined) continue;
         const projectGrant = grant.projectGrantId === '' ? undefined : await projectGrantOf(grant.projectGrantId);
         const roleKeys = displayedKeys(grant, project, projectGrant);
-        const view: Row = { id: grant.id, row, grant, orgId, project, roleKeys, projectGrantVersion: projectGrant?.meta.version ?? 0 };
+        const view: Row = { id: grant.id, row, grant, orgId, project, roleKeys };
         if (request.filters.every((f) => matchesFilter(view, f))) rows.push(view);
       }
     }

@@ -54,8 +54,6 @@ export interface UserGrantView {
   readonly project: AggregateRecord<Project>;
   /** The grant's keys the project (and the project grant) still has. */
   readonly roleKeys: readonly string[];
-  /** Stream version of the grant's project grant (0: none or removed). */
-  readonly projectGrantVersion: number;
 }
 
 /**
@@ -81,13 +79,7 @@ async function readUserGrant(call: CallContext, id: string): Promise<UserGrantVi
   if (user === undefined || user.state.orgId !== row.state.orgId || project === undefined) return undefined;
   const projectGrant = grant.projectGrantId === '' ? undefined : await actors.readRecord(call.instance.id, projectGrantKind, grant.projectGrantId);
   const roleKeys = displayedKeys(grant, project, projectGrant);
-  return { row, grant, orgId: row.state.orgId, project, roleKeys, projectGrantVersion: projectGrant?.meta.version ?? 0 };
-}
-
-/** The current stream version of a project grant as its row says (0 when none or removed). */
-export async function versionOf(call: CallContext, projectGrantId: string): Promise<number> {
-  if (projectGrantId === '') return 0;
-  return (await call.services.actors.readRecord(call.instance.id, projectGrantKind, projectGrantId))?.meta.version ?? 0;
+  return { row, grant, orgId: row.state.orgId, project, roleKeys };
 }
 
 /** The keys shown for a user grant: cut to the project's roles and the project grant's (none once it is gone). */
