@@ -17,12 +17,17 @@ export interface IdTokenInput {
   readonly now: number;
   readonly lifetimeMs: number;
   readonly subject: ClaimSubject;
+  /** `sub`; the subject user's id unless the issuance names it. */
+  readonly sub?: string;
   readonly aud: readonly string[];
   readonly clientId: string;
   /** Epoch ms of the authentication. */
   readonly authTime: number;
-  readonly amr: readonly string[];
-  readonly sessionId: string;
+  readonly amr?: readonly string[];
+  /** The browser session (`sid`); absent for grants without one (JWT profile, token exchange). */
+  readonly sessionId?: string;
+  /** The actor of an impersonation (RFC 8693 `act`). */
+  readonly act?: unknown;
   readonly nonce?: string;
   readonly accessToken?: string;
   /** Scopes whose userinfo claims go into the token; undefined for none. */
@@ -48,17 +53,18 @@ export async function signIdToken(signer: Signer, input: IdTokenInput): Promise<
     ...(input.userinfoScopes === undefined ? {} : userClaims(input.subject, input.userinfoScopes)),
     ...input.roleClaims,
     iss: input.issuer,
-    sub: input.subject.user.id,
+    sub: input.sub ?? input.subject.user.id,
     aud: input.aud,
     exp: iat + Math.floor(input.lifetimeMs / 1000),
     iat,
     auth_time: Math.floor(input.authTime / 1000),
     ...(input.nonce === undefined ? {} : { nonce: input.nonce }),
-    amr: input.amr,
+    ...(input.amr === undefined ? {} : { amr: input.amr }),
     azp: input.clientId,
     client_id: input.clientId,
     ...(input.accessToken === undefined ? {} : { at_hash: accessTokenHash(input.accessToken) }),
-    sid: input.sessionId,
+    ...(input.sessionId === undefined ? {} : { sid: input.sessionId }),
+    ...(input.act === undefined ? {} : { act: input.act }),
   };
   const claims = input.claimHooks === undefined ? payload : await input.claimHooks.apply('preuserinfo', { instanceId: input.instanceId, clientId: input.clientId, subject: input.subject }, payload);
   return signer.signJwt(input.instanceId, claims, { typ: 'JWT' });

@@ -7,7 +7,8 @@
 import type { Config } from '../../config/schema.js';
 import type { Signer } from '../../crypto/signer.js';
 import type { ClaimHooks } from './claim-hooks.js';
-import { type ClaimSubject, type Claims, userClaims } from './claims.js';
+import { type ClaimSubject, type Claims } from './claims.js';
+import { signIdToken as buildIdToken } from './id-token.js';
 import { type AccessTokenRecord, type ActorClaim, newGrantId, newJti, newTokenValue, type RefreshTokenRecord, tokenKey, type TokenStore } from './token-store.js';
 
 export interface TokenLifetimes {
@@ -143,23 +144,24 @@ export function accessTokenClaims(issuer: string, record: AccessTokenRecord): Re
 export async function signIdToken(deps: Pick<IssuerDeps, 'signer' | 'lifetimes' | 'claimHooks'>, req: IssueRequest, iat: number): Promise<string> {
   const id = req.idToken;
   if (id === undefined) throw new Error('signIdToken needs req.idToken');
-  const userinfo = id.withUserinfo ? userClaims(id.subject, req.scope) : {};
-  const payload = {
-    ...userinfo,
-    ...id.roleClaims,
-    iss: req.issuer,
+  // One ID-token builder for every flow (id-token.ts); this maps an issuance onto it.
+  return buildIdToken(deps.signer, {
+    instanceId: req.instanceId,
+    issuer: req.issuer,
+    now: iat * 1000,
+    lifetimeMs: deps.lifetimes.idMs,
+    subject: id.subject,
     sub: req.sub,
     aud: id.aud,
-    exp: iat + Math.floor(deps.lifetimes.idMs / 1000),
-    iat,
-    auth_time: req.authTime ?? iat,
+    clientId: req.clientId,
+    authTime: (req.authTime ?? iat) * 1000,
     ...(req.amr === undefined ? {} : { amr: req.amr }),
-    azp: req.clientId,
-    client_id: req.clientId,
-    ...(req.sid === undefined ? {} : { sid: req.sid }),
+    ...(req.sid === undefined ? {} : { sessionId: req.sid }),
     ...(req.act === undefined ? {} : { act: req.act }),
-  };
-  return deps.signer.signJwt(req.instanceId, await hooked(deps, 'preuserinfo', req, payload), { typ: 'JWT' });
+    ...(id.withUserinfo ? { userinfoScopes: req.scope } : {}),
+    ...(id.roleClaims === undefined ? {} : { roleClaims: id.roleClaims }),
+    ...(deps.claimHooks === undefined ? {} : { claimHooks: deps.claimHooks }),
+  });
 }
 
 /** The claims after the function's executions (unchanged, without a promise, when there are none). */
