@@ -5,8 +5,8 @@
  * serving while RSA works. ES256 signatures use the JWS form (IEEE P1363, RFC 7518 §3.4).
  */
 import { sign } from 'node:crypto';
-import { jwtVerify, type JWTHeaderParameters, type JWTPayload, type JWTVerifyOptions } from 'jose';
-import { failedPrecondition, SIGNING_ALGORITHMS, unauthenticated, type Clock, type SecretSealer } from '../../actors/index.js';
+import { failedPrecondition, unauthenticated, type Clock, type SecretSealer } from '../../actors/index.js';
+import { checkClaims, JwsError, verifyCompactJws, type JwsHeader } from './compact-jws.js';
 import { encodedHeader, importKeyRing, type KeyRing, type PublishedKeySet, type SigningKey, type WebKeySnapshot } from './key-ring.js';
 
 /** Where the signer reads an instance's key ring from (the store, via the web-key service). */
@@ -26,15 +26,25 @@ export interface SignerOptions {
 }
 
 export interface VerifiedJwt {
-  readonly payload: JWTPayload;
-  readonly protectedHeader: JWTHeaderParameters;
+  readonly payload: Readonly<Record<string, unknown>>;
+  readonly protectedHeader: JwsHeader;
+}
+
+export interface VerifyJwtOptions {
+  /** Required `iss`; undefined skips the check. */
+  readonly issuer?: string;
+  /** Epoch ms the time claims are checked against (default: the signer's clock). */
+  readonly now?: number;
+  /** Leeway in seconds on exp / nbf (hints: an expired ID token still names its user). */
+  readonly clockToleranceSec?: number;
+  readonly requiredClaims?: readonly string[];
 }
 
 export interface Signer {
   /** A compact JWS of `payload` signed by the instance's active key; header `{alg, kid, typ}`. */
   signJwt(instanceId: string, payload: object, options?: { readonly typ?: string }): Promise<string>;
   /** Verifies one of our own tokens against the instance's published keys (kid required). */
-  verifyJwt(instanceId: string, token: string, options?: Omit<JWTVerifyOptions, 'algorithms'>): Promise<VerifiedJwt>;
+  verifyJwt(instanceId: string, token: string, options?: VerifyJwtOptions): Promise<VerifiedJwt>;
   /** The instance's JWKS body and ETag. */
   publishedKeys(instanceId: string): Promise<PublishedKeySet>;
   /** Forgets a ring (after this node changed it), so the next use reads it again. */
@@ -49,8 +59,6 @@ interface CacheEntry {
   generation: number;
 }
 
-const ALGORITHMS: string[] = [...SIGNING_ALGORITHMS];
-
 export function createSigner(options: SignerOptions): Signer {
   const cache = createRingCache(options);
   return {
@@ -63,10 +71,11 @@ export function createSigner(options: SignerOptions): Signer {
     async verifyJwt(instanceId, token, verifyOptions = {}) {
       const ring = await cache.get(instanceId);
       try {
-        const { payload, protectedHeader } = await jwtVerify(token, (header) => verifyingKeyFor(ring, header), { ...verifyOptions, algorithms: ALGORITHMS });
-        return { payload, protectedHeader };
+        const { header, payload } = verifyCompactJws(token, (kid) => ring.verifying.get(kid));
+        checkClaims(payload, { ...verifyOptions, now: verifyOptions.now ?? options.clock.now() });
+        return { payload, protectedHeader: header };
       } catch (error) {
-        const code = error instanceof Error && 'code' in error ? String(error.code) : 'unknown';
+        const code = error instanceof JwsError ? error.code : 'unknown';
         throw unauthenticated('token.invalid', 'the token is invalid', { detail: code, cause: error });
       }
     },
@@ -75,13 +84,6 @@ export function createSigner(options: SignerOptions): Signer {
     },
     invalidate: (instanceId) => cache.invalidate(instanceId),
   };
-}
-
-function verifyingKeyFor(ring: KeyRing, header: { kid?: string; alg?: string }) {
-  const key = header.kid === undefined ? undefined : ring.verifying.get(header.kid);
-  // Algorithm confusion: the header's alg must be the one the key was made for.
-  if (key === undefined || key.algorithm !== header.alg) throw new Error('no published key for this kid and alg');
-  return key.publicKey;
 }
 
 /** header.payload.signature, built by hand: this is the hot path of every token response. */

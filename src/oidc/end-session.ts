@@ -62,7 +62,7 @@ export async function handleEndSession(req: HttpRequest, deps: AuthFlowDeps): Pr
 async function readHint(deps: AuthFlowDeps, instanceId: string, issuer: string, hint: string | undefined): Promise<LogoutHint> {
   if (hint === undefined) return {};
   try {
-    const { payload } = await deps.signer.verifyJwt(instanceId, hint, { issuer, clockTolerance: TEN_YEARS_S });
+    const { payload } = await deps.signer.verifyJwt(instanceId, hint, { issuer, clockToleranceSec: TEN_YEARS_S });
     return {
       ...(typeof payload.azp === 'string' ? { azp: payload.azp } : {}),
       ...(typeof payload.sid === 'string' ? { sid: payload.sid } : {}),

@@ -1,5 +1,5 @@
-/** Signer: tokens verify with jose against the published JWKS; tampering and unknown keys fail; the ring cache. */
-import { randomBytes } from 'node:crypto';
+/** Signer: tokens verify with jose against the published JWKS; our own verifier refuses tampering, unknown keys and bad claims; the ring cache. */
+import { createPrivateKey, randomBytes, sign } from 'node:crypto';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AppError, createManualClock, type SigningAlgorithm } from '../../actors/index.js';
@@ -98,10 +98,51 @@ describe('verifyJwt', () => {
     await expect(signer.verifyJwt('i1', `${header}.${payload}.${signature}`).catch(codeOf)).resolves.toBe('token.invalid');
   });
 
-  it('passes claim checks through (expired token)', async () => {
+  it.each(['RS256', 'ES256', 'EdDSA'] as const)('%s: verifies its own signature and refuses a flipped signature byte', async (alg) => {
+    const signer = createSigner({ source: fakeSource({ i1: { version: 1, keys: rings[alg] } }), sealer, clock: createManualClock(0) });
+    const token = await signer.signJwt('i1', { sub: 'u1' });
+    await expect(signer.verifyJwt('i1', token)).resolves.toMatchObject({ payload: { sub: 'u1' }, protectedHeader: { alg } });
+    const signature = Buffer.from(token.split('.')[2]!, 'base64url');
+    signature[5] = signature[5]! ^ 0x01;
+    const flipped = `${token.split('.').slice(0, 2).join('.')}.${signature.toString('base64url')}`;
+    await expect(signer.verifyJwt('i1', flipped).catch(codeOf)).resolves.toBe('token.invalid');
+  });
+
+  it('checks exp and nbf against the signer clock (or `now`), with leeway', async () => {
+    const clock = createManualClock(10_000_000); // 10,000 s
+    const signer = createSigner({ source: fakeSource({ i1: { version: 1, keys: rings.ES256 } }), sealer, clock });
+    const expired = await signer.signJwt('i1', { sub: 'u1', exp: 10_000 });
+    await expect(signer.verifyJwt('i1', expired).catch(codeOf)).resolves.toBe('token.invalid');
+    await expect(signer.verifyJwt('i1', expired, { now: 9_999_000 })).resolves.toMatchObject({ payload: { sub: 'u1' } });
+    await expect(signer.verifyJwt('i1', expired, { clockToleranceSec: 60 })).resolves.toMatchObject({ payload: { sub: 'u1' } });
+    const early = await signer.signJwt('i1', { sub: 'u1', nbf: 10_100 });
+    await expect(signer.verifyJwt('i1', early).catch(codeOf)).resolves.toBe('token.invalid');
+    await expect(signer.verifyJwt('i1', early, { clockToleranceSec: 100 })).resolves.toMatchObject({ payload: { sub: 'u1' } });
+    const textExp = await signer.signJwt('i1', { sub: 'u1', exp: '99999999999' });
+    await expect(signer.verifyJwt('i1', textExp).catch(codeOf)).resolves.toBe('token.invalid');
+  });
+
+  it('checks the issuer and required claims when asked', async () => {
     const signer = createSigner({ source: fakeSource({ i1: { version: 1, keys: rings.ES256 } }), sealer, clock: createManualClock(0) });
-    const token = await signer.signJwt('i1', { sub: 'u1', exp: 1 });
-    await expect(signer.verifyJwt('i1', token).catch(codeOf)).resolves.toBe('token.invalid');
+    const token = await signer.signJwt('i1', { sub: 'u1', iss: 'https://a.example' });
+    await expect(signer.verifyJwt('i1', token, { issuer: 'https://a.example', requiredClaims: ['sub'] })).resolves.toMatchObject({ payload: { iss: 'https://a.example' } });
+    await expect(signer.verifyJwt('i1', token, { issuer: 'https://b.example' }).catch(codeOf)).resolves.toBe('token.invalid');
+    await expect(signer.verifyJwt('i1', token, { requiredClaims: ['jti'] }).catch(codeOf)).resolves.toBe('token.invalid');
+  });
+
+  it('refuses critical header parameters and payloads that are not JSON objects', async () => {
+    const key = rings.ES256[0]!;
+    const signer = createSigner({ source: fakeSource({ i1: { version: 1, keys: [key] } }), sealer, clock: createManualClock(0) });
+    const privateKey = createPrivateKey(sealer.open(key.sealedPrivateKey));
+    const signWith = (header: object, payloadJson: string) => {
+      const input = `${Buffer.from(JSON.stringify(header)).toString('base64url')}.${Buffer.from(payloadJson).toString('base64url')}`;
+      return `${input}.${sign('sha256', Buffer.from(input), { key: privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`;
+    };
+    const ok = signWith({ alg: 'ES256', kid: key.kid }, '{"sub":"u1"}');
+    await expect(signer.verifyJwt('i1', ok)).resolves.toMatchObject({ payload: { sub: 'u1' } });
+    for (const bad of [signWith({ alg: 'ES256', kid: key.kid, crit: ['exp'], exp: 1 }, '{"sub":"u1"}'), signWith({ alg: 'ES256', kid: key.kid }, '[1,2]'), signWith({ alg: 'ES256', kid: key.kid }, 'null')]) {
+      await expect(signer.verifyJwt('i1', bad).catch(codeOf)).resolves.toBe('token.invalid');
+    }
   });
 
   it('keeps verifying tokens of a retired key while it is published', async () => {

@@ -10,7 +10,7 @@ const TEN_YEARS_S = 10 * 365 * 24 * 3600;
 export async function checkIdTokenHint(signer: Signer, instanceId: string, issuer: string, hint: string | undefined): Promise<string | undefined> {
   if (hint === undefined) return undefined;
   try {
-    const { payload } = await signer.verifyJwt(instanceId, hint, { issuer, clockTolerance: TEN_YEARS_S });
+    const { payload } = await signer.verifyJwt(instanceId, hint, { issuer, clockToleranceSec: TEN_YEARS_S });
     if (typeof payload.sub !== 'string' || payload.sub === '') throw new Error('no sub');
     return payload.sub;
   } catch (error) {

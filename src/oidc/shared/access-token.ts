@@ -29,7 +29,7 @@ export async function resolveAccessToken(ctx: AccessTokenContext, token: string,
 async function decodeJwtAccessToken(ctx: AccessTokenContext, token: string): Promise<AccessTokenRecord | undefined> {
   let payload: Record<string, unknown>;
   try {
-    payload = (await ctx.signer.verifyJwt(ctx.instanceId, token, { ...(ctx.issuer === undefined ? {} : { issuer: ctx.issuer }), currentDate: new Date(ctx.now), requiredClaims: ['exp', 'iat', 'jti', 'sub'] })).payload;
+    payload = (await ctx.signer.verifyJwt(ctx.instanceId, token, { ...(ctx.issuer === undefined ? {} : { issuer: ctx.issuer }), now: ctx.now, requiredClaims: ['exp', 'iat', 'jti', 'sub'] })).payload;
   } catch {
     return undefined;
   }

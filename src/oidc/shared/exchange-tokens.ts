@@ -73,14 +73,14 @@ async function verifyAccessToken(deps: OAuthDeps, request: OAuthRequest, token: 
 }
 
 async function verifyIdToken(deps: OAuthDeps, request: OAuthRequest, token: string): Promise<ExchangedToken> {
-  let payload: JWTPayload;
+  let payload: Readonly<Record<string, unknown>>;
   try {
-    ({ payload } = await deps.signer.verifyJwt(request.instance.id, token, { issuer: request.issuer, clockTolerance: TEN_YEARS_SEC, currentDate: new Date(request.now) }));
+    ({ payload } = await deps.signer.verifyJwt(request.instance.id, token, { issuer: request.issuer, clockToleranceSec: TEN_YEARS_SEC, now: request.now }));
   } catch {
     throw invalid('the ID token is invalid');
   }
   if (typeof payload.sub !== 'string' || payload.scope !== undefined) throw invalid('the token is not an ID token');
-  const aud = typeof payload.aud === 'string' ? [payload.aud] : (payload.aud ?? []);
+  const aud = typeof payload.aud === 'string' ? [payload.aud] : Array.isArray(payload.aud) ? payload.aud.filter((v): v is string => typeof v === 'string') : [];
   const amr = Array.isArray(payload.amr) ? payload.amr.filter((v): v is string => typeof v === 'string') : undefined;
   return {
     sub: payload.sub,
