@@ -1,7 +1,9 @@
 /**
- * UserInfo: `GET|POST /oidc/v1/userinfo` (OIDC Core §5.3, RFC 6750 §2.1): the user's claims for
- * the scopes granted to the Bearer access token. A missing token → 401 with a bare Bearer
- * challenge; an invalid, expired or revoked token (or an inactive user) → 401 invalid_token.
+ * UserInfo: `GET|POST /oidc/v1/userinfo` (OIDC Core §5.3): the user's claims for the scopes
+ * granted to the access token, sent in the Authorization header (RFC 6750 §2.1) or, on POST, as
+ * the form parameter `access_token` (§2.2); both at once → 400 invalid_request (§2). A missing
+ * token → 401 with a bare Bearer challenge; an invalid, expired or revoked token (or an inactive
+ * user) → 401 invalid_token.
  * Role claims: the token's project audience, and the issuing app's project.
  */
 import { orgKind, userKind } from '../../actors/index.js';
@@ -12,6 +14,7 @@ import type { HttpReply, HttpRequest } from '../http/types.js';
 import { resolveAccessToken } from './shared/access-token.js';
 import { userClaims } from './shared/claims.js';
 import { requireInstance } from './shared/endpoint.js';
+import { invalidRequest, parseForm } from './shared/form.js';
 import { issuerFor } from './shared/issuer.js';
 import { accessTokenContext, type OAuthDeps } from './shared/oauth-deps.js';
 import { noStoreJson, withOAuthErrors } from './shared/oauth-reply.js';
@@ -31,7 +34,7 @@ export function userinfoRoutes(deps: OAuthDeps): Route[] {
 
 async function handleUserinfo(req: HttpRequest, deps: OAuthDeps): Promise<HttpReply> {
   const instance = await requireInstance(deps.tenants, req);
-  const token = bearerToken(req.headers.authorization);
+  const token = presentedToken(req);
   if (token === undefined) return challenge(undefined);
   const issuer = issuerFor(deps.config, req.headers.host) ?? '';
   const record = await resolveAccessToken(accessTokenContext(deps, { instance, issuer, now: deps.clock.now() }), token);
@@ -41,6 +44,15 @@ async function handleUserinfo(req: HttpRequest, deps: OAuthDeps): Promise<HttpRe
   const roles = await rolesOf(deps, instance.id, record);
   const claims = { ...userClaims({ user, org }, record.scope), ...roles };
   return noStoreJson(await deps.claimHooks.apply('preuserinfo', { instanceId: instance.id, clientId: record.clientId, subject: { user, org } }, claims));
+}
+
+/** The header token, or on a form POST the body's `access_token` (never both). */
+function presentedToken(req: HttpRequest): string | undefined {
+  const header = bearerToken(req.headers.authorization);
+  if (req.method !== 'POST' || req.body.length === 0) return header;
+  const fromBody = parseForm(req).get('access_token');
+  if (fromBody !== undefined && header !== undefined) throw invalidRequest('send the access token in the Authorization header or the body, not both');
+  return header ?? fromBody;
 }
 
 /** Role claims for the token's project audience and the issuing app's project. */

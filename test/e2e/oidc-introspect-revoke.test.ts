@@ -124,6 +124,21 @@ describe('userinfo', () => {
     expect(res.body).toEqual({ sub: jwtBot.userId, name: 'intro-jwt-bot name', updated_at: expect.any(Number), preferred_username: expect.stringMatching(/^intro-jwt-bot@/) });
   });
 
+  it('takes the token from a form body on POST (RFC 6750 §2.2), but not from header and body at once', async () => {
+    const token = await clientCredentials(jwtBot);
+    const fromBody = await postForm(node, USERINFO, { access_token: token });
+    expect(fromBody.status).toBe(200);
+    expect(fromBody.body.sub).toBe(jwtBot.userId);
+    const both = await postForm(node, USERINFO, { access_token: token }, { authorization: `Bearer ${token}` });
+    expect(both.status).toBe(400);
+    expect(both.body.error).toBe('invalid_request');
+    const json = await fetch(`${node.baseUrl}${USERINFO}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ access_token: token }) });
+    expect(json.status).toBe(400);
+    const badBody = await postForm(node, USERINFO, { access_token: 'garbage' });
+    expect(badBody.status).toBe(401);
+    expect(badBody.headers.get('www-authenticate')).toContain('error="invalid_token"');
+  });
+
   it('answers 401 with a Bearer challenge for missing, invalid and revoked tokens', async () => {
     const missing = await fetch(`${node.baseUrl}${USERINFO}`);
     expect(missing.status).toBe(401);
