@@ -3,9 +3,13 @@
  * or OIDC apps authenticating with client_secret_basic or private_key_jwt (else 401
  * invalid_client). `active` is true only for a valid, unexpired, unrevoked access token whose
  * audience holds the caller's client id or project id; any token problem is `{active:false}`.
- * Role claims are those of the caller's project only.
+ * Role claims are those of the caller's project only. A machine user's personal access token is
+ * active for every caller: the caller's client id and project id join its audience and every role
+ * of the caller's project counts as requested (reference facts §5.5).
  */
-import { orgKind, userKind } from '../../actors/index.js';
+import { orgKind, PAT_SCOPE, userKind } from '../../actors/index.js';
+import { tokenDigest } from '../api/auth.js';
+import { looksLikeJwt } from '../crypto/jwt-bearer.js';
 import type { ClientApp } from '../api/shared/app-clients.js';
 import type { Route } from '../http/router.js';
 import type { HttpReply, HttpRequest } from '../http/types.js';
@@ -15,7 +19,7 @@ import { authenticateClient, parseClientCredentials } from './shared/client-auth
 import { invalidClient, requireParam } from './shared/form.js';
 import { accessTokenContext, clientAuthContext, type OAuthDeps, type OAuthRequest, openOAuthRequest } from './shared/oauth-deps.js';
 import { noStoreJson, withOAuthErrors } from './shared/oauth-reply.js';
-import { roleClaims } from './shared/role-claims.js';
+import { ROLE_SCOPE, roleClaims } from './shared/role-claims.js';
 import type { AccessTokenRecord } from './shared/token-store.js';
 
 export const INTROSPECT_PATH = '/oauth/v2/introspect';
@@ -29,7 +33,7 @@ async function handleIntrospect(req: HttpRequest, deps: OAuthDeps): Promise<Http
   const request = await openOAuthRequest(deps, req);
   const caller = await authenticateCaller(deps, request);
   const token = requireParam(request.params, 'token');
-  const record = await resolveAccessToken(accessTokenContext(deps, request), token);
+  const record = (await resolveAccessToken(accessTokenContext(deps, request), token)) ?? (await personalAccessToken(deps, request, token, caller));
   if (record === undefined || !record.aud.some((a) => a === caller.clientId || a === caller.app.project.id)) return noStoreJson(INACTIVE);
   const body = await activeResponse(deps, request, record, caller.app);
   return noStoreJson(body ?? INACTIVE);
@@ -41,6 +45,32 @@ async function authenticateCaller(deps: OAuthDeps, request: OAuthRequest): Promi
   const client = await authenticateClient(creds, clientAuthContext(deps, request), { methods: ['basic', 'private_key_jwt'], allowMachineUsers: false });
   if (client.kind !== 'app') throw invalidClient();
   return { clientId: client.clientId, app: client.app };
+}
+
+/**
+ * A PAT as an access-token record for this caller, or undefined. It has no issuing client
+ * (`client_id` is the caller's) and no grant; the user must still be an active machine user
+ * (checked with the claims below).
+ */
+async function personalAccessToken(deps: OAuthDeps, request: OAuthRequest, token: string, caller: { clientId: string; app: ClientApp }): Promise<AccessTokenRecord | undefined> {
+  if (token.length > 512 || looksLikeJwt(token)) return undefined;
+  const digest = tokenDigest(token);
+  const userId = await deps.actors.findUnique(request.instance.id, PAT_SCOPE, digest);
+  const user = userId === undefined ? undefined : await deps.actors.readRecord(request.instance.id, userKind, userId);
+  const pat = user?.state.type === 'machine' ? user.state.tokens.find((t) => t.digest === digest) : undefined;
+  if (user === undefined || pat === undefined || pat.expiresAt <= request.now) return undefined;
+  const project = caller.app.project;
+  return {
+    format: 'opaque',
+    jti: pat.id,
+    grantId: pat.id,
+    sub: user.id,
+    clientId: caller.clientId,
+    aud: [caller.clientId, project.id],
+    scope: ['openid', 'profile', ...project.state.roles.map((role) => `${ROLE_SCOPE}${role.key}`)],
+    iat: Math.floor(pat.createdAt / 1000),
+    exp: Math.floor(pat.expiresAt / 1000),
+  };
 }
 
 async function activeResponse(deps: OAuthDeps, request: OAuthRequest, record: AccessTokenRecord, caller: ClientApp): Promise<Record<string, unknown> | undefined> {

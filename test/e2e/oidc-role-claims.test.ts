@@ -134,3 +134,18 @@ describe('role claims', () => {
     });
   });
 });
+
+describe('personal access tokens at introspection (reference facts §5.5)', () => {
+  it("are active for the caller: its client and project join the audience and the caller project's roles count as requested", async () => {
+    const call = api(node);
+    const added = await call('POST', `/resources/v3alpha/users/${bot.userId}/tokens`, {});
+    expect(added.status).toBe(201);
+    const introspected = await postForm(node, '/oauth/v2/introspect', { token: added.body.token }, basic(caller.clientId, caller.secret!));
+    const roles = { reader: { [orgId]: expect.any(String) }, writer: { [orgId]: expect.any(String) } };
+    expect(introspected.body).toMatchObject({ active: true, sub: bot.userId, jti: added.body.tokenId, aud: [caller.clientId, projectId], [`${P}project:${projectId}:roles`]: roles });
+    expect(introspected.body.scope.split(' ')).toEqual(expect.arrayContaining([`${P}project:role:reader`, `${P}project:role:writer`]));
+
+    expect((await call('DELETE', `/resources/v3alpha/users/${bot.userId}/tokens/${added.body.tokenId}`)).status).toBe(200);
+    expect((await postForm(node, '/oauth/v2/introspect', { token: added.body.token }, basic(caller.clientId, caller.secret!))).body).toEqual({ active: false });
+  });
+});

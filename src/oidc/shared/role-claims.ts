@@ -10,7 +10,8 @@ import type { ClientApp } from '../../api/shared/app-clients.js';
 import type { Claims } from './claims.js';
 import { SCOPE_PREFIX } from './scopes.js';
 
-const ROLE = `${SCOPE_PREFIX}org:project:role:`;
+/** `…:org:project:role:{role}`: requests one role (and restricts role claims to the requested ones). */
+export const ROLE_SCOPE = `${SCOPE_PREFIX}org:project:role:`;
 const ROLES_ORG = `${SCOPE_PREFIX}org:roles:id:`;
 const PROJECTS_ROLES = `${SCOPE_PREFIX}org:projects:roles`;
 
@@ -27,7 +28,7 @@ export interface RoleClaimRequest {
 
 /** True when the scopes ask for role claims. */
 export function asksForRoles(scopes: readonly string[]): boolean {
-  return scopes.some((s) => s.startsWith(ROLE) || s === PROJECTS_ROLES);
+  return scopes.some((s) => s.startsWith(ROLE_SCOPE) || s === PROJECTS_ROLES);
 }
 
 export async function roleClaims(actors: ActorSystem, instanceId: string, request: RoleClaimRequest): Promise<Claims> {
@@ -101,7 +102,7 @@ interface ClaimFilter {
 }
 
 function claimFilter(scopes: readonly string[]): ClaimFilter {
-  const roles = scopes.filter((s) => s.startsWith(ROLE)).map((s) => s.slice(ROLE.length));
+  const roles = scopes.filter((s) => s.startsWith(ROLE_SCOPE)).map((s) => s.slice(ROLE_SCOPE.length));
   const orgs = scopes.filter((s) => s.startsWith(ROLES_ORG)).map((s) => s.slice(ROLES_ORG.length));
   return { roles: roles.length > 0 ? new Set(roles) : undefined, orgs: orgs.length > 0 ? new Set(orgs) : undefined };
 }
