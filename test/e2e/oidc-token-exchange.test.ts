@@ -79,6 +79,24 @@ describe('token exchange', () => {
     expect(decodeJwt(res.body.access_token)).toMatchObject({ sub: subjectBot.userId, azp: app.clientId });
   });
 
+  it("carries role claims in the JWT and ID token when the app asserts them (the app's project roles of the subject)", async () => {
+    const call = api(node);
+    const projectId = await createProject(node, 'Exchange Roles Project');
+    expect((await call('POST', `/resources/v3alpha/projects/${projectId}/roles`, { key: 'auditor', displayName: 'Auditor' })).status).toBe(201);
+    expect((await call('POST', '/resources/v3alpha/user_grants', { userId: subjectBot.userId, projectId, roleKeys: ['auditor'] })).status).toBe(201);
+    const asserting = await createApp(node, projectId, 'Asserting Exchanger', {
+      oidc: { ...oidc(['OIDC_GRANT_TYPE_AUTHORIZATION_CODE', 'OIDC_GRANT_TYPE_TOKEN_EXCHANGE']).oidc, accessTokenRoleAssertion: true, idTokenRoleAssertion: true },
+    });
+    const roleScope = 'urn:platform:iam:org:project:role:auditor';
+    const res = await exchange({ subject_token: await accessTokenOf(subjectBot), subject_token_type: `${T}access_token`, requested_token_type: `${T}jwt`, scope: `openid profile ${roleScope}` }, asserting);
+    expect(res.status).toBe(200);
+    const claim = 'urn:platform:iam:org:project:roles';
+    expect(decodeJwt(res.body.access_token)[claim]).toEqual({ auditor: expect.any(Object) });
+    expect(decodeJwt(res.body.id_token)[claim]).toEqual({ auditor: expect.any(Object) });
+    const plain = await exchange({ subject_token: await accessTokenOf(subjectBot), subject_token_type: `${T}access_token`, requested_token_type: `${T}jwt`, scope: `openid profile ${roleScope}` });
+    expect(decodeJwt(plain.body.access_token)[claim]).toBeUndefined();
+  });
+
   it('issues a refresh token for offline_access, which rotates', async () => {
     const res = await exchange({ subject_token: await accessTokenOf(subjectBot, 'profile offline_access'), subject_token_type: `${T}access_token` });
     expect(res.body.refresh_token).toEqual(expect.any(String));

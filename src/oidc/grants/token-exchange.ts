@@ -4,7 +4,9 @@
  * `act` copied). Impersonation (an actor token, or a `jwt` / `user_id` subject): feature
  * `impersonation` on and the actor holding permission `impersonation` in the subject's org or
  * on the instance (else 403 access_denied); the new tokens carry `act`. Requested types:
- * access_token (opaque), jwt (JWT access token), id_token (token_type N_A).
+ * access_token (opaque), jwt (JWT access token), id_token (token_type N_A). Role claims follow
+ * the exchanging app's settings as in every other flow (accessTokenRoleAssertion for JWT access
+ * tokens, idTokenRoleAssertion for ID tokens).
  */
 import { OAuthError, orgKind, userKind } from '../../../actors/index.js';
 import { callerCan } from '../../api/auth.js';
@@ -13,6 +15,7 @@ import { authenticateClient, type AuthenticatedClient, parseClientCredentials } 
 import { type ExchangedToken, TOKEN_TYPE, verifyActorToken, verifySubjectToken } from '../shared/exchange-tokens.js';
 import { invalidRequest, requireParam } from '../shared/form.js';
 import { clientAuthContext, type OAuthDeps, type OAuthRequest } from '../shared/oauth-deps.js';
+import { accessTokenRoleClaims, idTokenRoleClaims } from '../shared/role-claims.js';
 import { grantScopes, parseScopeParam } from '../shared/scopes.js';
 import { type IssueRequest, issueTokens, signIdToken } from '../shared/token-issuer.js';
 import type { ActorClaim } from '../shared/token-store.js';
@@ -45,6 +48,11 @@ export async function grantTokenExchange(deps: OAuthDeps, request: OAuthRequest)
   });
   const aud = exchangeAudience(params.get('audience'), subject, actor);
   const auth = actor ?? subject;
+  const accessTokenFormat = output === 'jwt' ? 'jwt' : 'opaque';
+  const wantsIdToken = granted.scopes.includes('openid') || output === 'id_token';
+  const roleRequest = { userId: user.id, scopes: granted.scopes, aud };
+  const roles = client.kind === 'app' && output === 'jwt' ? await accessTokenRoleClaims(deps.actors, instanceId, { app: client.app, accessTokenFormat, ...roleRequest }) : undefined;
+  const idRoles = client.kind === 'app' && wantsIdToken ? await idTokenRoleClaims(deps.actors, instanceId, { app: client.app, ...roleRequest }) : undefined;
   const issue: IssueRequest = {
     instanceId,
     issuer: request.issuer,
@@ -52,12 +60,13 @@ export async function grantTokenExchange(deps: OAuthDeps, request: OAuthRequest)
     sub: user.id,
     aud: aud.includes(client.clientId) ? aud : [...aud, client.clientId],
     scope: granted.scopes,
-    accessTokenFormat: output === 'jwt' ? 'jwt' : 'opaque',
+    accessTokenFormat,
     now: request.now,
     authTime: auth.authTime ?? Math.floor(request.now / 1000),
     ...(auth.amr === undefined ? {} : { amr: auth.amr }),
     ...(act === undefined ? {} : { act }),
-    ...(granted.scopes.includes('openid') || output === 'id_token' ? { idToken: { subject: { user, org }, aud: [client.clientId, ...aud.filter((a) => a !== client.clientId)], withUserinfo: false } } : {}),
+    ...(roles === undefined ? {} : { accessTokenClaims: roles }),
+    ...(wantsIdToken ? { idToken: { subject: { user, org }, aud: [client.clientId, ...aud.filter((a) => a !== client.clientId)], withUserinfo: false, ...(idRoles === undefined ? {} : { roleClaims: idRoles }) } } : {}),
     ...(granted.scopes.includes('offline_access') ? { refresh: { absoluteExpiresAt: request.now + deps.lifetimes.refreshMs } } : {}),
   };
   if (output === 'id_token') {
