@@ -44,6 +44,8 @@ export type UserEvent =
   | { type: 'user.human.phone.verified'; payload: Record<string, never> }
   | { type: 'user.human.password.changed'; payload: { passwordHash: string; changeRequired: boolean } }
   | { type: 'user.human.password.check.succeeded'; payload: Record<string, never> }
+  /** The same password under a stronger hash (an imported bcrypt hash after a good login). */
+  | { type: 'user.human.password.rehashed'; payload: { passwordHash: string } }
   | { type: 'user.human.password.check.failed'; payload: Record<string, never> }
   | { type: 'user.machine.added'; payload: MachineAddedPayload }
   | { type: 'user.machine.changed'; payload: { name?: string; description?: string; accessTokenType?: AccessTokenType } }

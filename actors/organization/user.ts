@@ -174,6 +174,8 @@ function evolveHuman(state: HumanUser, e: UserEvent, at: number): HumanUser {
       };
     case 'user.human.password.check.succeeded':
       return { ...state, failedPasswordAttempts: 0 };
+    case 'user.human.password.rehashed':
+      return { ...state, passwordHash: e.payload.passwordHash };
     case 'user.human.password.check.failed':
       return { ...state, failedPasswordAttempts: state.failedPasswordAttempts + 1 };
     default:

@@ -1,11 +1,13 @@
 /**
  * Password hashing and the complexity policy. New hashes are argon2id with the OWASP
  * parameters (m = 19456 KiB, t = 2, p = 1) as PHC strings; any argon2 PHC string verifies.
- * bcrypt hashes ($2a$/$2b$/$2y$, e.g. from an import) are recognised but cannot be verified
- * with the installed packages: they verify as `supported: false` (never as valid).
- * Hashing runs on the libuv thread pool (async), never inside an actor.
+ * bcrypt hashes ($2a$/$2b$/$2y$, e.g. imported from another identity system) verify too, and
+ * always report `needsRehash`, so a caller can move them to argon2id after a good login.
+ * argon2 runs on the libuv thread pool; bcryptjs is pure JavaScript and yields to the event loop
+ * between rounds (async compare). Never inside an actor.
  */
 import { hash, parseOptions, verify, type Options } from '@node-rs/argon2';
+import bcrypt from 'bcryptjs';
 import type { FieldViolation, PasswordComplexity } from '../../actors/index.js';
 import { invalidArgument } from '../../actors/index.js';
 
@@ -17,7 +19,7 @@ export interface PasswordVerification {
   readonly valid: boolean;
   /** True when the hash is valid but not argon2id with the current parameters: store a new one. */
   readonly needsRehash: boolean;
-  /** False for hash formats this build cannot verify (bcrypt). */
+  /** False for hash formats this build cannot verify (anything but argon2 and bcrypt). */
   readonly supported: boolean;
 }
 
@@ -27,7 +29,7 @@ export async function hashPassword(password: string): Promise<string> {
 
 /** Verifies a password against a stored PHC string; '' (no password) never verifies. */
 export async function verifyPassword(stored: string, password: string): Promise<PasswordVerification> {
-  if (isBcryptHash(stored)) return { valid: false, needsRehash: false, supported: false };
+  if (isBcryptHash(stored)) return verifyBcrypt(stored, password);
   if (!stored.startsWith('$argon2')) return { valid: false, needsRehash: false, supported: stored === '' };
   let valid: boolean;
   try {
@@ -39,7 +41,14 @@ export async function verifyPassword(stored: string, password: string): Promise<
 }
 
 export function isBcryptHash(stored: string): boolean {
-  return /^\$2[aby]\$\d\d\$/.test(stored);
+  return /^\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$/.test(stored);
+}
+
+async function verifyBcrypt(stored: string, password: string): Promise<PasswordVerification> {
+  // bcrypt reads at most 72 bytes of the password; longer ones would match on a prefix.
+  if (Buffer.byteLength(password, 'utf8') > 72) return { valid: false, needsRehash: false, supported: true };
+  const valid = await bcrypt.compare(password, stored);
+  return { valid, needsRehash: valid, supported: true };
 }
 
 function hasCurrentParameters(stored: string): boolean {

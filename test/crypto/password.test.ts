@@ -21,12 +21,26 @@ describe('hashing', () => {
     expect(await verifyPassword(old, 'pw')).toEqual({ valid: true, needsRehash: true, supported: true });
   });
 
-  it('never verifies an empty, malformed or bcrypt hash', async () => {
+  it('never verifies an empty or malformed hash', async () => {
     expect(await verifyPassword('', '')).toEqual({ valid: false, needsRehash: false, supported: true });
     expect((await verifyPassword('$argon2id$garbage', 'x')).valid).toBe(false);
-    const bcrypt = '$2b$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy';
-    expect(isBcryptHash(bcrypt)).toBe(true);
-    expect(await verifyPassword(bcrypt, 'anything')).toEqual({ valid: false, needsRehash: false, supported: false });
+    expect(isBcryptHash('$2b$10$tooshort')).toBe(false);
+    expect(await verifyPassword('$2b$10$tooshort', 'x')).toEqual({ valid: false, needsRehash: false, supported: false });
+  });
+
+  // Test vectors of the OpenWall crypt_blowfish suite (hashes made elsewhere, not by bcryptjs).
+  it('verifies bcrypt hashes (imports) and asks for a rehash to argon2id', async () => {
+    const uu = '$2a$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW';
+    expect(isBcryptHash(uu)).toBe(true);
+    expect(await verifyPassword(uu, 'U*U')).toEqual({ valid: true, needsRehash: true, supported: true });
+    expect(await verifyPassword(uu, 'U*U*')).toEqual({ valid: false, needsRehash: false, supported: true });
+    expect(await verifyPassword('$2a$05$CCCCCCCCCCCCCCCCCCCCC.VGOzA784oUp/Z0DY336zx7pLYAy0lwK', 'U*U*')).toMatchObject({ valid: true });
+  });
+
+  it('refuses bcrypt passwords beyond 72 bytes (bcrypt would compare only a prefix)', async () => {
+    const long = 'a'.repeat(80);
+    const stored = await (await import('bcryptjs')).default.hash(long, 4);
+    expect(await verifyPassword(stored, long)).toEqual({ valid: false, needsRehash: false, supported: true });
   });
 });
 

@@ -2,6 +2,8 @@
  * Records the outcome of a password check done at the edge (argon2 is slow and async, so it
  * never runs inside an actor): success resets the failed-attempts counter; a failure counts,
  * and locks the user once the counter reaches the instance's `maxPasswordAttempts` (0: never).
+ * A success may carry a stronger hash of the same password (computed at the edge), which
+ * replaces the checked one (`user.human.password.rehashed`).
  */
 import { ref, type CommandHandler } from '../../kernel/command.js';
 import { userSettingsKind, userSettingsOf } from '../../instance/user-settings.js';
@@ -12,6 +14,8 @@ export interface RecordPasswordCheck extends UserCommand {
   readonly succeeded: boolean;
   /** The hash the password was checked against; a check against a replaced hash records nothing. */
   readonly checkedHash: string;
+  /** On success: a new hash of the same password that replaces `checkedHash` (argon2id for a bcrypt import). */
+  readonly rehash?: string;
 }
 
 export interface PasswordCheckRecorded {
@@ -28,7 +32,9 @@ export const recordPasswordCheck: CommandHandler<RecordPasswordCheck, PasswordCh
     if (c.checkedHash !== user.passwordHash) return { events: [], reply: () => ({ locked: false, failedAttempts: user.failedPasswordAttempts }) };
     const emit = createUserEvents(c.userId, record.meta.owner, ctx);
     if (c.succeeded) {
-      return { events: [emit('user.human.password.check.succeeded')], reply: () => ({ locked: false, failedAttempts: 0 }) };
+      const events: NewEvent[] = [emit('user.human.password.check.succeeded')];
+      if (c.rehash !== undefined && c.rehash !== '') events.push(emit('user.human.password.rehashed', { passwordHash: c.rehash }));
+      return { events, reply: () => ({ locked: false, failedAttempts: 0 }) };
     }
     const max = userSettingsOf(loaded.get(userSettingsKind, ctx.instanceId).record).maxPasswordAttempts;
     const failedAttempts = user.failedPasswordAttempts + 1;

@@ -38,6 +38,8 @@ export interface SessionFactorInput {
   readonly password?: string;
   /** Machine users: one of the user's personal access tokens. */
   readonly pat?: string;
+  /** Human users: the login UI completed an external login through this IDP (linked to the user). */
+  readonly idpId?: string;
 }
 
 export interface SessionWriteOptions {
@@ -99,6 +101,7 @@ export async function createLoginSession(
       userAgent: options.userAgent ?? { userAgent: '', ip: '' },
       ...(passwordHash === undefined ? {} : { passwordHash }),
       ...(factors.pat === undefined ? {} : { patDigest: tokenDigest(factors.pat) }),
+      ...(factors.idpId === undefined ? {} : { idpId: factors.idpId }),
     },
     { creator },
   );
@@ -219,11 +222,10 @@ async function requireLiveSession(actors: ActorSystem, instanceId: string, sessi
 /** Verifies the password (recording the outcome); returns the hash it was verified against or throws. */
 async function verifiedPasswordHash(actors: ActorSystem, instanceId: string, user: AggregateRecord<User>, password: string, creator: string): Promise<string> {
   if (user.state.type !== 'human') throw failedPrecondition('user.not_human', 'a password check is only available for human users');
-  const hash = user.state.passwordHash;
   const result = await verifyUserPassword(actors, instanceId, user.id, password, { creator });
   switch (result.outcome) {
     case 'valid':
-      return hash;
+      return result.passwordHash ?? user.state.passwordHash;
     case 'locked':
       throw failedPrecondition('user.locked', 'the user is locked');
     case 'inactive':

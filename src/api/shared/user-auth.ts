@@ -24,7 +24,7 @@ import {
   userSettingsOf,
   type UserSettings,
 } from '../../../actors/index.js';
-import { verifyPassword } from '../../crypto/password.js';
+import { hashPassword, verifyPassword } from '../../crypto/password.js';
 import { tokenDigest } from '../auth.js';
 
 export interface LoginNames {
@@ -94,8 +94,10 @@ export interface PasswordCheckResult {
   readonly outcome: PasswordCheckOutcome;
   /** On `valid`: the user must set a new password now. */
   readonly changeRequired: boolean;
-  /** On `valid`: the stored hash is older than the current parameters (rehash it while the password is at hand). */
+  /** On `valid`: the stored hash was older than the current parameters (recorded checks rehash it). */
   readonly needsRehash: boolean;
+  /** On `valid`: the user's password hash after the check (the new one when it was rehashed). */
+  readonly passwordHash?: string;
   /** On `invalid`: this failure locked the user (instance `maxPasswordAttempts`). */
   readonly lockedNow: boolean;
   readonly failedAttempts: number;
@@ -104,7 +106,8 @@ export interface PasswordCheckResult {
 /**
  * Verifies a human user's password and records the outcome on the user (success resets the
  * failure counter; failures count and lock at the instance's `maxPasswordAttempts`). Locked,
- * inactive and password-less users are refused without verifying or counting.
+ * inactive and password-less users are refused without verifying or counting. A good password
+ * under an old hash is rehashed to argon2id with the recorded success.
  * `record: false` checks without recording (e.g. a re-check inside a session).
  */
 export async function verifyUserPassword(
@@ -136,14 +139,16 @@ export async function verifyUserPassword(
       ? result('valid', { changeRequired: human.passwordChangeRequired, needsRehash: verification.needsRehash })
       : result('invalid', { failedAttempts: human.failedPasswordAttempts });
   }
+  // A good password under an old hash (bcrypt import, older argon2 parameters) moves to argon2id now.
+  const rehash = verification.valid && verification.needsRehash ? await hashPassword(password) : undefined;
   const recorded = await actors.ask(
     { kind: 'org', instanceId, orgId: human.orgId },
     recordPasswordCheck,
-    { orgId: human.orgId, userId, succeeded: verification.valid, checkedHash: human.passwordHash },
+    { orgId: human.orgId, userId, succeeded: verification.valid, checkedHash: human.passwordHash, ...(rehash === undefined ? {} : { rehash }) },
     { creator: options.creator ?? userId },
   );
   if (!verification.valid) return result('invalid', { lockedNow: recorded.locked, failedAttempts: recorded.failedAttempts });
-  return result('valid', { changeRequired: human.passwordChangeRequired, needsRehash: verification.needsRehash });
+  return result('valid', { changeRequired: human.passwordChangeRequired, needsRehash: verification.needsRehash, passwordHash: rehash ?? human.passwordHash });
 }
 
 /**
