@@ -5,7 +5,7 @@
  */
 import { create } from '@bufbuild/protobuf';
 import { timestampFromMs } from '@bufbuild/protobuf/wkt';
-import { invalidArgument, type ProjectionState } from '../../../actors/index.js';
+import { type FieldViolation, invalidArgument, type ProjectionState, validationFailed } from '../../../actors/index.js';
 import {
   ListDetailsSchema,
   TextFilterMethod,
@@ -15,6 +15,8 @@ import {
 
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
+/** Most ids an `inIds` filter may list. */
+export const MAX_FILTER_IDS = 1000;
 
 export interface ListQuery {
   readonly offset: number;
@@ -101,4 +103,69 @@ export function matchesText(value: string, wanted: string, method: TextFilterMet
     default:
       return false;
   }
+}
+
+/** One check of a filter message's field; `problem` answers the violation text or undefined. */
+export interface FilterRule<M> {
+  /** The field inside the filter message, e.g. `name` → violation `filters[i].<case>.name`. */
+  readonly field: string;
+  problem(message: M): string | undefined;
+}
+
+type FilterOneof<F> = F extends { readonly filter: infer O } ? O : never;
+type FilterCase<F> = Extract<FilterOneof<F> extends { readonly case: infer C } ? C : never, string>;
+type FilterValue<F, C> = Extract<FilterOneof<F>, { readonly case: C }> extends { readonly value: infer V } ? V : never;
+
+/** The checks per filter case (`oneof filter` of a search filter message). */
+export type FilterRules<F> = { readonly [C in FilterCase<F>]?: readonly FilterRule<FilterValue<F, C>>[] };
+
+/**
+ * Validates search filters (ANDed list of one-of messages): every entry must set exactly one
+ * filter, and the set one must pass its case's rules. All violations are reported at once (400).
+ */
+export function validateSearchFilters<F extends { readonly filter: { readonly case: string | undefined } }>(filters: readonly F[], rules: FilterRules<F>): void {
+  const violations: FieldViolation[] = [];
+  const byCase = rules as Readonly<Record<string, readonly FilterRule<unknown>[] | undefined>>;
+  filters.forEach((entry, i) => {
+    const { case: name, value } = entry.filter as { readonly case: string | undefined; readonly value?: unknown };
+    if (name === undefined) {
+      violations.push({ field: `filters[${i}]`, description: 'exactly one filter must be set' });
+      return;
+    }
+    for (const rule of byCase[name] ?? []) {
+      const problem = rule.problem(value);
+      if (problem !== undefined) violations.push({ field: `filters[${i}].${name}.${rule.field}`, description: problem });
+    }
+  });
+  if (violations.length > 0) throw validationFailed(violations);
+}
+
+/** A text field of at most `max` characters (may be empty). */
+export function maxChars<K extends string>(field: K, max = 200): FilterRule<{ readonly [P in K]: string }> {
+  return { field, problem: (m) => (m[field].length > max ? `must be at most ${max} characters` : undefined) };
+}
+
+/** A required id-like field: 1..`max` characters. */
+export function requiredChars<K extends string>(field: K, max = 200): FilterRule<{ readonly [P in K]: string }> {
+  return { field, problem: (m) => (m[field] === '' || m[field].length > max ? `must be 1..${max} characters` : undefined) };
+}
+
+/** An `ids` list of at most MAX_FILTER_IDS entries. */
+export function maxIds(): FilterRule<{ readonly ids: readonly string[] }> {
+  return { field: 'ids', problem: (m) => (m.ids.length > MAX_FILTER_IDS ? `at most ${MAX_FILTER_IDS} ids` : undefined) };
+}
+
+/** An enum field that must not be its UNSPECIFIED (0) value; `what` names it in the message. */
+export function specified<K extends string>(field: K, what: string): FilterRule<{ readonly [P in K]: number }> {
+  return { field, problem: (m) => (m[field] === 0 ? `must be a defined ${what}` : undefined) };
+}
+
+/** An enum field whose value must be one the enum defines (protobuf keeps unknown numbers). */
+export function knownEnum<K extends string>(field: K, values: Readonly<Record<number, string>>): FilterRule<{ readonly [P in K]: number }> {
+  return { field, problem: (m) => (values[m[field]] === undefined ? 'must be a defined value' : undefined) };
+}
+
+/** A message field that must be present. */
+export function present<K extends string>(field: K): FilterRule<{ readonly [P in K]?: unknown }> {
+  return { field, problem: (m) => (m[field] === undefined ? 'required' : undefined) };
 }

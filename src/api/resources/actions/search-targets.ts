@@ -2,11 +2,11 @@
  * SearchTargets: POST /resources/v3alpha/targets/_search. Every target of the instance by
  * default; filters (name with any TextFilterMethod, inIds) are ANDed; all ten sort columns.
  */
-import { type AggregateRecord, type FieldViolation, type Target, targetKind, validationFailed } from '../../../../actors/index.js';
+import { type AggregateRecord, type Target, targetKind } from '../../../../actors/index.js';
 import { PlatformActions, TargetFieldName, type TargetSearchFilter } from '../../../gen/platform/resources/action/v3alpha/action_service_pb.js';
 import { TextFilterMethod } from '../../../gen/platform/resources/object/v3alpha/object_pb.js';
 import { defineRpc } from '../../invoker.js';
-import { compareIds, compareNumbers, compareStrings, matchesText, paginate, parseListQuery } from '../../shared/search.js';
+import { compareIds, compareNumbers, compareStrings, type FilterRules, knownEnum, matchesText, maxChars, maxIds, paginate, parseListQuery, validateSearchFilters } from '../../shared/search.js';
 import { requireActionsFeature, toGetTarget } from './shared.js';
 
 type Row = AggregateRecord<Target>;
@@ -25,13 +25,15 @@ const comparators: Record<TargetFieldName, (a: Row, b: Row) => number> = {
     compareNumbers(flag(a.state.executionType === 'interrupt'), flag(b.state.executionType === 'interrupt')),
 };
 
+const FILTER_RULES: FilterRules<TargetSearchFilter> = { name: [maxChars('name'), knownEnum('method', TextFilterMethod)], inIds: [maxIds()] };
+
 export const searchTargetsRpc = defineRpc({
   method: PlatformActions.method.searchTargets,
   permission: 'action.target.read',
   async handle(request, call) {
     await requireActionsFeature(call);
     const query = parseListQuery(request.query);
-    validateFilters(request.filters);
+    validateSearchFilters(request.filters, FILTER_RULES);
     const compare = comparators[request.sortingColumn] ?? comparators[TargetFieldName.UNSPECIFIED];
     const rows: Row[] = [];
     for await (const row of call.services.actors.scanRecords(call.instance.id, targetKind)) {
@@ -56,18 +58,4 @@ function matchesFilter(row: Row, filter: TargetSearchFilter): boolean {
     default:
       return true;
   }
-}
-
-function validateFilters(filters: readonly TargetSearchFilter[]): void {
-  const violations: FieldViolation[] = [];
-  filters.forEach((filter, i) => {
-    const f = filter.filter;
-    if (f.case === undefined) violations.push({ field: `filters[${i}]`, description: 'exactly one filter must be set' });
-    if (f.case === 'name' && f.value.name.length > 200) violations.push({ field: `filters[${i}].name.name`, description: 'must be at most 200 characters' });
-    if (f.case === 'name' && TextFilterMethod[f.value.method] === undefined) {
-      violations.push({ field: `filters[${i}].name.method`, description: 'must be a defined value' });
-    }
-    if (f.case === 'inIds' && f.value.ids.length > 1000) violations.push({ field: `filters[${i}].inIds.ids`, description: 'at most 1000 ids' });
-  });
-  if (violations.length > 0) throw validationFailed(violations);
 }

@@ -1,15 +1,17 @@
 /** SearchAppKeys: POST /resources/v3alpha/apps/{appId}/keys/_search; newest first unless `query.asc`. */
 import { create } from '@bufbuild/protobuf';
 import { z } from 'zod';
-import { type AggregateRecord, type AppKey, type Application, type FieldViolation, validationFailed } from '../../../../actors/index.js';
+import { type AggregateRecord, type AppKey, type Application } from '../../../../actors/index.js';
 import { GetAppKeySchema, PlatformApps, type AppKeySearchFilter, type GetAppKey } from '../../../gen/platform/resources/app/v3alpha/app_service_pb.js';
 import { defineRpc } from '../../invoker.js';
 import { toTimestamp, toWireOwner } from '../../shared/convert.js';
-import { compareNumbers, paginate, parseListQuery } from '../../shared/search.js';
+import { compareNumbers, type FilterRules, maxIds, paginate, parseListQuery, validateSearchFilters } from '../../shared/search.js';
 import { parseWith, resourceId } from '../../shared/validate.js';
 import { requireApp } from './shared.js';
 
 const input = z.object({ appId: resourceId });
+
+const FILTER_RULES: FilterRules<AppKeySearchFilter> = { inIds: [maxIds()] };
 
 export const searchAppKeysRpc = defineRpc({
   method: PlatformApps.method.searchAppKeys,
@@ -17,7 +19,7 @@ export const searchAppKeysRpc = defineRpc({
   async handle(request, call) {
     const { appId } = parseWith(input, request);
     const query = parseListQuery(request.query);
-    validateFilters(request.filters);
+    validateSearchFilters(request.filters, FILTER_RULES);
     const app = await requireApp(call, appId, 'project.app.read');
     const rows = app.state.keys.filter((key) => request.filters.every((f) => matchesFilter(key, f)));
     const page = paginate(rows, (a, b) => compareNumbers(a.createdAt, b.createdAt), query, await call.services.actors.projectionState(call.instance.id));
@@ -36,14 +38,4 @@ function toGetAppKey(key: AppKey, app: AggregateRecord<Application>): GetAppKey 
 function matchesFilter(key: AppKey, filter: AppKeySearchFilter): boolean {
   const f = filter.filter;
   return f.case === 'inIds' ? f.value.ids.includes(key.id) : true;
-}
-
-function validateFilters(filters: readonly AppKeySearchFilter[]): void {
-  const violations: FieldViolation[] = [];
-  filters.forEach((filter, i) => {
-    const f = filter.filter;
-    if (f.case === undefined) violations.push({ field: `filters[${i}]`, description: 'exactly one filter must be set' });
-    if (f.case === 'inIds' && f.value.ids.length > 1000) violations.push({ field: `filters[${i}].inIds.ids`, description: 'at most 1000 ids' });
-  });
-  if (violations.length > 0) throw validationFailed(violations);
 }

@@ -4,11 +4,11 @@
  * through a project membership, skipping those of removed projects; an org ctx narrows the
  * search to that organization. Filters are ANDed.
  */
-import { type AggregateRecord, type Application, applicationKind, type FieldViolation, validationFailed } from '../../../../actors/index.js';
+import { type AggregateRecord, type Application, applicationKind } from '../../../../actors/index.js';
 import { AppFieldName, AppType, PlatformApps, type AppSearchFilter } from '../../../gen/platform/resources/app/v3alpha/app_service_pb.js';
 import type { CallContext } from '../../call-context.js';
 import { defineRpc } from '../../invoker.js';
-import { compareIds, compareNumbers, compareStrings, matchesText, paginate, parseListQuery } from '../../shared/search.js';
+import { compareIds, compareNumbers, compareStrings, type FilterRules, matchesText, maxChars, maxIds, paginate, parseListQuery, requiredChars, specified, validateSearchFilters } from '../../shared/search.js';
 import { createProjectReadFilter } from '../projects/shared.js';
 import { hasLiveProject, toGetApp } from './shared.js';
 
@@ -25,13 +25,21 @@ const comparators: Record<AppFieldName, (a: Row, b: Row) => number> = {
   [AppFieldName.CLIENT_ID]: (a, b) => compareStrings(a.state.clientId, b.state.clientId),
 };
 
+const FILTER_RULES: FilterRules<AppSearchFilter> = {
+  name: [maxChars('name')],
+  projectId: [requiredChars('id')],
+  clientId: [requiredChars('id')],
+  type: [specified('type', 'type')],
+  inIds: [maxIds()],
+};
+
 export const searchAppsRpc = defineRpc({
   method: PlatformApps.method.searchApps,
   permission: 'authenticated',
   async handle(request, call) {
     const query = parseListQuery(request.query);
     const compare = comparators[request.sortingColumn] ?? byCreation;
-    validateFilters(request.filters);
+    validateSearchFilters(request.filters, FILTER_RULES);
     const mayRead = await createProjectReadFilter(call, 'project.app.read');
     const isLive = createLiveProjectCheck(call);
     const onlyOrg = call.scope.type === 'org' ? call.scope.orgId : undefined;
@@ -73,20 +81,4 @@ function matchesFilter(row: Row, filter: AppSearchFilter): boolean {
     default:
       return true;
   }
-}
-
-function validateFilters(filters: readonly AppSearchFilter[]): void {
-  const violations: FieldViolation[] = [];
-  filters.forEach((filter, i) => {
-    const f = filter.filter;
-    const at = `filters[${i}]`;
-    if (f.case === undefined) violations.push({ field: at, description: 'exactly one filter must be set' });
-    if (f.case === 'name' && f.value.name.length > 200) violations.push({ field: `${at}.name.name`, description: 'must be at most 200 characters' });
-    if ((f.case === 'projectId' || f.case === 'clientId') && (f.value.id === '' || f.value.id.length > 200)) {
-      violations.push({ field: `${at}.${f.case}.id`, description: 'must be 1..200 characters' });
-    }
-    if (f.case === 'type' && f.value.type === AppType.UNSPECIFIED) violations.push({ field: `${at}.type.type`, description: 'must be a defined type' });
-    if (f.case === 'inIds' && f.value.ids.length > 1000) violations.push({ field: `${at}.inIds.ids`, description: 'at most 1000 ids' });
-  });
-  if (violations.length > 0) throw validationFailed(violations);
 }

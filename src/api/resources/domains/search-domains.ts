@@ -3,7 +3,7 @@
  * caller may read (`org.read` instance-wide or in the org); an org ctx narrows to that org.
  * Filters are ANDed.
  */
-import { orgDomains, orgKind, validationFailed, type FieldViolation } from '../../../../actors/index.js';
+import { orgDomains, orgKind } from '../../../../actors/index.js';
 import {
   DomainFieldName,
   PlatformDomains,
@@ -11,7 +11,7 @@ import {
 } from '../../../gen/platform/resources/domain/v3alpha/domain_service_pb.js';
 import { defineRpc } from '../../invoker.js';
 import { createOrgReadFilter } from '../../shared/owned.js';
-import { compareIds, compareNumbers, compareStrings, matchesText, paginate, parseListQuery } from '../../shared/search.js';
+import { compareIds, compareNumbers, compareStrings, type FilterRules, matchesText, maxChars, paginate, parseListQuery, validateSearchFilters } from '../../shared/search.js';
 import { domainDetails, toGetDomain, type FoundDomain } from './shared.js';
 
 type Row = FoundDomain & { readonly id: string };
@@ -25,13 +25,15 @@ const comparators: Record<DomainFieldName, (a: Row, b: Row) => number> = {
   [DomainFieldName.ORG_ID]: (a, b) => compareIds(a.orgId, b.orgId),
 };
 
+const FILTER_RULES: FilterRules<DomainSearchFilter> = { domain: [maxChars('domain', 253)], orgId: [maxChars('id')] };
+
 export const searchDomainsRpc = defineRpc({
   method: PlatformDomains.method.searchDomains,
   permission: 'authenticated',
   async handle(request, call) {
     const query = parseListQuery(request.query);
     const compare = comparators[request.sortingColumn] ?? comparators[DomainFieldName.UNSPECIFIED];
-    validateFilters(request.filters);
+    validateSearchFilters(request.filters, FILTER_RULES);
     const mayRead = await createOrgReadFilter(call, 'org.read');
     const onlyOrg = call.scope.type === 'org' ? call.scope.orgId : undefined;
     const rows: Row[] = [];
@@ -62,15 +64,4 @@ function matchesFilter(row: Row, filter: DomainSearchFilter): boolean {
     default:
       return true;
   }
-}
-
-function validateFilters(filters: readonly DomainSearchFilter[]): void {
-  const violations: FieldViolation[] = [];
-  filters.forEach((filter, i) => {
-    const f = filter.filter;
-    if (f.case === undefined) violations.push({ field: `filters[${i}]`, description: 'exactly one filter must be set' });
-    if (f.case === 'domain' && f.value.domain.length > 253) violations.push({ field: `filters[${i}].domain.domain`, description: 'must be at most 253 characters' });
-    if (f.case === 'orgId' && f.value.id.length > 200) violations.push({ field: `filters[${i}].orgId.id`, description: 'must be at most 200 characters' });
-  });
-  if (violations.length > 0) throw validationFailed(violations);
 }

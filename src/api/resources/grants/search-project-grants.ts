@@ -1,6 +1,6 @@
 /** SearchProjectGrants: POST /resources/v3alpha/project_grants/_search; filters are ANDed. */
-import { type AggregateRecord, type FieldViolation, type Project, projectGrantKind, projectKind, validationFailed } from '../../../../actors/index.js';
-import { State } from '../../../gen/platform/resources/object/v3alpha/object_pb.js';
+import { type AggregateRecord, type Project, projectGrantKind, projectKind } from '../../../../actors/index.js';
+
 import {
   PlatformGrants,
   ProjectGrantFieldName,
@@ -8,7 +8,7 @@ import {
 } from '../../../gen/platform/resources/grant/v3alpha/grant_service_pb.js';
 import type { CallContext } from '../../call-context.js';
 import { defineRpc } from '../../invoker.js';
-import { compareIds, compareNumbers, paginate, parseListQuery } from '../../shared/search.js';
+import { compareIds, compareNumbers, type FilterRules, maxIds, paginate, parseListQuery, requiredChars, specified, validateSearchFilters } from '../../shared/search.js';
 import { createProjectReadFilter } from '../projects/shared.js';
 import { type ProjectGrantView, toGetProjectGrant, toGrantState } from './shared.js';
 
@@ -25,13 +25,21 @@ const comparators: Record<ProjectGrantFieldName, (a: Row, b: Row) => number> = {
   [ProjectGrantFieldName.GRANTED_ORG_ID]: (a, b) => compareIds(a.record.state.grantedOrgId, b.record.state.grantedOrgId),
 };
 
+const FILTER_RULES: FilterRules<ProjectGrantSearchFilter> = {
+  projectId: [requiredChars('id')],
+  grantedOrgId: [requiredChars('id')],
+  roleKey: [requiredChars('key')],
+  inIds: [maxIds()],
+  state: [specified('state', 'state')],
+};
+
 export const searchProjectGrantsRpc = defineRpc({
   method: PlatformGrants.method.searchProjectGrants,
   permission: 'authenticated', // results limited to grants with project.grant.read (in the project or its organization)
   async handle(request, call) {
     const query = parseListQuery(request.query);
     const compare = comparators[request.sortingColumn] ?? byCreation;
-    validateFilters(request.filters);
+    validateSearchFilters(request.filters, FILTER_RULES);
     const mayRead = await createProjectReadFilter(call, 'project.grant.read');
     const onlyOrg = call.scope.type === 'org' ? call.scope.orgId : undefined;
     const projectOf = projectCache(call);
@@ -77,20 +85,4 @@ function matchesFilter(row: Row, filter: ProjectGrantSearchFilter): boolean {
     default:
       return true;
   }
-}
-
-function validateFilters(filters: readonly ProjectGrantSearchFilter[]): void {
-  const violations: FieldViolation[] = [];
-  filters.forEach((filter, i) => {
-    const f = filter.filter;
-    const at = `filters[${i}]`;
-    if (f.case === undefined) violations.push({ field: at, description: 'exactly one filter must be set' });
-    if ((f.case === 'projectId' || f.case === 'grantedOrgId') && (f.value.id === '' || f.value.id.length > 200)) {
-      violations.push({ field: `${at}.${f.case}.id`, description: 'must be 1..200 characters' });
-    }
-    if (f.case === 'roleKey' && (f.value.key === '' || f.value.key.length > 200)) violations.push({ field: `${at}.roleKey.key`, description: 'must be 1..200 characters' });
-    if (f.case === 'inIds' && f.value.ids.length > 1000) violations.push({ field: `${at}.inIds.ids`, description: 'at most 1000 ids' });
-    if (f.case === 'state' && f.value.state === State.EFFECTIVE_STATE_UNSPECIFIED) violations.push({ field: `${at}.state.state`, description: 'must be a defined state' });
-  });
-  if (violations.length > 0) throw validationFailed(violations);
 }

@@ -1,20 +1,11 @@
 /** SearchUserGrants: POST /resources/v3alpha/user_grants/_search; filters are ANDed. */
-import {
-  type AggregateKind,
-  type AggregateRecord,
-  type FieldViolation,
-  projectGrantKind,
-  projectKind,
-  userGrantsKind,
-  userKind,
-  validationFailed,
-} from '../../../../actors/index.js';
-import { State } from '../../../gen/platform/resources/object/v3alpha/object_pb.js';
+import { type AggregateKind, type AggregateRecord, projectGrantKind, projectKind, userGrantsKind, userKind } from '../../../../actors/index.js';
+
 import { PlatformGrants, UserGrantFieldName, type UserGrantSearchFilter } from '../../../gen/platform/resources/grant/v3alpha/grant_service_pb.js';
 import type { CallContext } from '../../call-context.js';
 import { defineRpc } from '../../invoker.js';
 import { createOrgReadFilter, readOwned } from '../../shared/owned.js';
-import { compareIds, compareNumbers, paginate, parseListQuery } from '../../shared/search.js';
+import { compareIds, compareNumbers, type FilterRules, maxIds, paginate, parseListQuery, requiredChars, specified, validateSearchFilters } from '../../shared/search.js';
 import { displayedKeys, toGetUserGrant, toGrantState, type UserGrantView } from './shared.js';
 
 type Row = UserGrantView & { readonly id: string };
@@ -30,13 +21,23 @@ const comparators: Record<UserGrantFieldName, (a: Row, b: Row) => number> = {
   [UserGrantFieldName.PROJECT_ID]: (a, b) => compareIds(a.grant.projectId, b.grant.projectId),
 };
 
+const FILTER_RULES: FilterRules<UserGrantSearchFilter> = {
+  userId: [requiredChars('id')],
+  projectId: [requiredChars('id')],
+  orgId: [requiredChars('id')],
+  projectGrantId: [requiredChars('id')],
+  roleKey: [requiredChars('key')],
+  inIds: [maxIds()],
+  state: [specified('state', 'state')],
+};
+
 export const searchUserGrantsRpc = defineRpc({
   method: PlatformGrants.method.searchUserGrants,
   permission: 'authenticated', // results limited to organizations with user.grant.read
   async handle(request, call) {
     const query = parseListQuery(request.query);
     const compare = comparators[request.sortingColumn] ?? byCreation;
-    validateFilters(request.filters);
+    validateSearchFilters(request.filters, FILTER_RULES);
     const mayRead = await createOrgReadFilter(call, 'user.grant.read');
     const onlyOrg = call.scope.type === 'org' ? call.scope.orgId : undefined;
     const projectOf = cached(call, projectKind, true);
@@ -90,19 +91,4 @@ function matchesFilter(row: Row, filter: UserGrantSearchFilter): boolean {
     default:
       return true;
   }
-}
-
-function validateFilters(filters: readonly UserGrantSearchFilter[]): void {
-  const violations: FieldViolation[] = [];
-  filters.forEach((filter, i) => {
-    const f = filter.filter;
-    const at = `filters[${i}]`;
-    if (f.case === undefined) violations.push({ field: at, description: 'exactly one filter must be set' });
-    const isId = f.case === 'userId' || f.case === 'projectId' || f.case === 'orgId' || f.case === 'projectGrantId';
-    if (isId && (f.value.id === '' || f.value.id.length > 200)) violations.push({ field: `${at}.${f.case}.id`, description: 'must be 1..200 characters' });
-    if (f.case === 'roleKey' && (f.value.key === '' || f.value.key.length > 200)) violations.push({ field: `${at}.roleKey.key`, description: 'must be 1..200 characters' });
-    if (f.case === 'inIds' && f.value.ids.length > 1000) violations.push({ field: `${at}.inIds.ids`, description: 'at most 1000 ids' });
-    if (f.case === 'state' && f.value.state === State.EFFECTIVE_STATE_UNSPECIFIED) violations.push({ field: `${at}.state.state`, description: 'must be a defined state' });
-  });
-  if (violations.length > 0) throw validationFailed(violations);
 }

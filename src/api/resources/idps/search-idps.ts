@@ -4,13 +4,13 @@
  * IDPs in. Organization context: the instance's IDPs (with that org's policy and state) and
  * the org's own. Filters (id, name with any TextFilterMethod, effective state) are ANDed.
  */
-import { type AggregateRecord, type FieldViolation, type Idp, idpKind, type IdpView, validationFailed } from '../../../../actors/index.js';
+import { type AggregateRecord, type Idp, idpKind, type IdpView } from '../../../../actors/index.js';
 import { IDPFieldName, type IDPSearchFilter, PlatformIdentityProviders } from '../../../gen/platform/resources/idp/v3alpha/idp_service_pb.js';
 import { State, TextFilterMethod } from '../../../gen/platform/resources/object/v3alpha/object_pb.js';
 import type { CallContext } from '../../call-context.js';
 import { defineRpc } from '../../invoker.js';
 import { createOrgReadFilter } from '../../shared/owned.js';
-import { compareNumbers, compareStrings, matchesText, paginate, parseListQuery } from '../../shared/search.js';
+import { compareNumbers, compareStrings, type FilterRule, type FilterRules, knownEnum, matchesText, maxChars, paginate, parseListQuery, validateSearchFilters } from '../../shared/search.js';
 import { parseWireState, requireIdpsFeature, toGetIdp, viewIn } from './shared.js';
 
 interface Row {
@@ -25,13 +25,24 @@ const comparators: Record<IDPFieldName, (a: Row, b: Row) => number> = {
   [IDPFieldName.IDP_FIELD_NAME_NAME]: (a, b) => compareStrings(a.record.state.name, b.record.state.name),
 };
 
+const activeOrInactive: FilterRule<{ readonly state: State }> = {
+  field: 'state',
+  problem: (m) => (m.state === State.EFFECTIVE_STATE_ACTIVE || m.state === State.EFFECTIVE_STATE_INACTIVE ? undefined : 'must be EFFECTIVE_STATE_ACTIVE or EFFECTIVE_STATE_INACTIVE'),
+};
+
+const FILTER_RULES: FilterRules<IDPSearchFilter> = {
+  id: [maxChars('id')],
+  name: [maxChars('name'), knownEnum('method', TextFilterMethod)],
+  state: [activeOrInactive],
+};
+
 export const searchIdpsRpc = defineRpc({
   method: PlatformIdentityProviders.method.searchIDPs,
   permission: 'idp.read',
   async handle(request, call) {
     await requireIdpsFeature(call);
     const query = parseListQuery(request.query);
-    validateFilters(request.filters);
+    validateSearchFilters(request.filters, FILTER_RULES);
     const compare = comparators[request.sortingColumn] ?? byCreation;
     const rows: Row[] = [];
     for await (const row of visibleRows(call)) {
@@ -69,21 +80,4 @@ function matchesFilter(row: Row, filter: IDPSearchFilter): boolean {
     default:
       return true;
   }
-}
-
-function validateFilters(filters: readonly IDPSearchFilter[]): void {
-  const violations: FieldViolation[] = [];
-  filters.forEach((filter, i) => {
-    const f = filter.filter;
-    if (f.case === undefined) violations.push({ field: `filters[${i}]`, description: 'exactly one filter must be set' });
-    if (f.case === 'id' && f.value.id.length > 200) violations.push({ field: `filters[${i}].id.id`, description: 'must be at most 200 characters' });
-    if (f.case === 'name' && f.value.name.length > 200) violations.push({ field: `filters[${i}].name.name`, description: 'must be at most 200 characters' });
-    if (f.case === 'name' && TextFilterMethod[f.value.method] === undefined) {
-      violations.push({ field: `filters[${i}].name.method`, description: 'must be a defined value' });
-    }
-    if (f.case === 'state' && f.value.state !== State.EFFECTIVE_STATE_ACTIVE && f.value.state !== State.EFFECTIVE_STATE_INACTIVE) {
-      violations.push({ field: `filters[${i}].state.state`, description: 'must be EFFECTIVE_STATE_ACTIVE or EFFECTIVE_STATE_INACTIVE' });
-    }
-  });
-  if (violations.length > 0) throw validationFailed(violations);
 }

@@ -2,14 +2,14 @@
  * SearchInstances: POST /resources/v3alpha/instances/_search. Every instance of the system;
  * filters (name, ids, domain) are ANDed; the domain filter matches when any domain matches.
  */
-import { instanceKind, SYSTEM_TENANT, validationFailed, type FieldViolation } from '../../../../actors/index.js';
+import { instanceKind, SYSTEM_TENANT } from '../../../../actors/index.js';
 import {
   InstanceFieldName,
   PlatformInstances,
   type InstanceSearchFilter,
 } from '../../../gen/platform/resources/instance/v3alpha/instance_service_pb.js';
 import { defineSystemRpc } from '../../invoker.js';
-import { compareIds, compareNumbers, compareStrings, matchesText, paginate, parseListQuery } from '../../shared/search.js';
+import { compareIds, compareNumbers, compareStrings, type FilterRules, matchesText, maxChars, maxIds, paginate, parseListQuery, validateSearchFilters } from '../../shared/search.js';
 import { toGetInstance, type InstanceRow } from './shared.js';
 
 const comparators: Record<InstanceFieldName, (a: InstanceRow, b: InstanceRow) => number> = {
@@ -20,13 +20,15 @@ const comparators: Record<InstanceFieldName, (a: InstanceRow, b: InstanceRow) =>
   [InstanceFieldName.NAME]: (a, b) => compareStrings(a.state.name, b.state.name),
 };
 
+const FILTER_RULES: FilterRules<InstanceSearchFilter> = { name: [maxChars('name')], domain: [maxChars('domain', 253)], inIds: [maxIds()] };
+
 export const searchInstancesRpc = defineSystemRpc({
   method: PlatformInstances.method.searchInstances,
   permission: 'system.instance.read',
   async handle(request, call) {
     const query = parseListQuery(request.query);
     const compare = comparators[request.sortingColumn] ?? comparators[InstanceFieldName.UNSPECIFIED];
-    validateFilters(request.filters);
+    validateSearchFilters(request.filters, FILTER_RULES);
     const rows: InstanceRow[] = [];
     for await (const row of call.services.actors.scanRecords(SYSTEM_TENANT, instanceKind)) {
       if (request.filters.every((f) => matchesFilter(row, f))) rows.push(row);
@@ -48,16 +50,4 @@ function matchesFilter(row: InstanceRow, filter: InstanceSearchFilter): boolean 
     default:
       return true;
   }
-}
-
-function validateFilters(filters: readonly InstanceSearchFilter[]): void {
-  const violations: FieldViolation[] = [];
-  filters.forEach((filter, i) => {
-    const f = filter.filter;
-    if (f.case === undefined) violations.push({ field: `filters[${i}]`, description: 'exactly one filter must be set' });
-    if (f.case === 'name' && f.value.name.length > 200) violations.push({ field: `filters[${i}].name.name`, description: 'must be at most 200 characters' });
-    if (f.case === 'domain' && f.value.domain.length > 253) violations.push({ field: `filters[${i}].domain.domain`, description: 'must be at most 253 characters' });
-    if (f.case === 'inIds' && f.value.ids.length > 1000) violations.push({ field: `filters[${i}].inIds.ids`, description: 'at most 1000 ids' });
-  });
-  if (violations.length > 0) throw validationFailed(violations);
 }

@@ -3,9 +3,8 @@
  * read (the context's `*.member.read`), without tombstoned ones (user or organization gone);
  * an org ctx narrows to memberships of that organization and its projects. Filters are ANDed.
  */
-import { type AggregateRecord, type Membership, membershipKind, validationFailed, type FieldViolation } from '../../../../actors/index.js';
+import { type AggregateRecord, type Membership, membershipKind } from '../../../../actors/index.js';
 import {
-  MembershipContextType,
   MembershipFieldName,
   PlatformMemberships,
   type MembershipSearchFilter,
@@ -13,7 +12,7 @@ import {
 import { isMembershipLive } from '../../auth.js';
 import type { CallContext } from '../../call-context.js';
 import { defineRpc } from '../../invoker.js';
-import { compareIds, compareNumbers, compareStrings, paginate, parseListQuery } from '../../shared/search.js';
+import { compareIds, compareNumbers, compareStrings, type FilterRules, maxChars, maxIds, paginate, parseListQuery, specified, validateSearchFilters } from '../../shared/search.js';
 import { canManage, contextTypes, placeOf, toGetMembership } from './shared.js';
 
 type Row = AggregateRecord<Membership>;
@@ -28,13 +27,21 @@ const comparators: Record<MembershipFieldName, (a: Row, b: Row) => number> = {
   [MembershipFieldName.CONTEXT_ID]: (a, b) => compareIds(a.state.contextId, b.state.contextId),
 };
 
+const FILTER_RULES: FilterRules<MembershipSearchFilter> = {
+  userId: [maxChars('id')],
+  contextId: [maxChars('id')],
+  role: [maxChars('role')],
+  inIds: [maxIds()],
+  contextType: [specified('contextType', 'context type')],
+};
+
 export const searchMembershipsRpc = defineRpc({
   method: PlatformMemberships.method.searchMemberships,
   permission: 'authenticated',
   async handle(request, call) {
     const query = parseListQuery(request.query);
     const compare = comparators[request.sortingColumn] ?? comparators[MembershipFieldName.UNSPECIFIED];
-    validateFilters(request.filters);
+    validateSearchFilters(request.filters, FILTER_RULES);
     const mayRead = createReadFilter(call);
     const onlyOrg = call.scope.type === 'org' ? call.scope.orgId : undefined;
     const rows: Row[] = [];
@@ -80,23 +87,4 @@ function matchesFilter(row: Row, filter: MembershipSearchFilter): boolean {
     default:
       return true;
   }
-}
-
-function validateFilters(filters: readonly MembershipSearchFilter[]): void {
-  const violations: FieldViolation[] = [];
-  const tooLong = (i: number, path: string, value: string) => {
-    if (value.length > 200) violations.push({ field: `filters[${i}].${path}`, description: 'must be at most 200 characters' });
-  };
-  filters.forEach((filter, i) => {
-    const f = filter.filter;
-    if (f.case === undefined) violations.push({ field: `filters[${i}]`, description: 'exactly one filter must be set' });
-    if (f.case === 'userId') tooLong(i, 'userId.id', f.value.id);
-    if (f.case === 'contextId') tooLong(i, 'contextId.id', f.value.id);
-    if (f.case === 'role') tooLong(i, 'role.role', f.value.role);
-    if (f.case === 'inIds' && f.value.ids.length > 1000) violations.push({ field: `filters[${i}].inIds.ids`, description: 'at most 1000 ids' });
-    if (f.case === 'contextType' && f.value.contextType === MembershipContextType.UNSPECIFIED) {
-      violations.push({ field: `filters[${i}].contextType.contextType`, description: 'must be a defined context type' });
-    }
-  });
-  if (violations.length > 0) throw validationFailed(violations);
 }

@@ -3,7 +3,7 @@
  * the instance the caller may read (instance-wide `org.read`, or a membership in the org);
  * an org ctx narrows the search to that org. Filters are ANDed.
  */
-import { type AggregateRecord, type Org, orgKind, validationFailed, type FieldViolation } from '../../../../actors/index.js';
+import { type AggregateRecord, type Org, orgKind } from '../../../../actors/index.js';
 import {
   OrganizationFieldName,
   PlatformOrganizations,
@@ -11,7 +11,7 @@ import {
 } from '../../../gen/platform/resources/org/v3alpha/org_service_pb.js';
 import { State } from '../../../gen/platform/resources/object/v3alpha/object_pb.js';
 import { defineRpc } from '../../invoker.js';
-import { compareIds, compareNumbers, compareStrings, matchesText, paginate, parseListQuery } from '../../shared/search.js';
+import { compareIds, compareNumbers, compareStrings, type FilterRules, matchesText, maxChars, maxIds, paginate, parseListQuery, specified, validateSearchFilters } from '../../shared/search.js';
 import { defaultOrgId, toGetOrganization } from './shared.js';
 
 type Row = AggregateRecord<Org>;
@@ -25,13 +25,20 @@ const comparators: Record<OrganizationFieldName, (a: Row, b: Row) => number> = {
   [OrganizationFieldName.PRIMARY_DOMAIN]: (a, b) => compareStrings(a.state.primaryDomain, b.state.primaryDomain),
 };
 
+const FILTER_RULES: FilterRules<OrganizationSearchFilter> = {
+  name: [maxChars('name')],
+  primaryDomain: [maxChars('domain')],
+  inIds: [maxIds()],
+  state: [specified('state', 'state')],
+};
+
 export const searchOrganizationsRpc = defineRpc({
   method: PlatformOrganizations.method.searchOrganizations,
   permission: 'authenticated',
   async handle(request, call) {
     const query = parseListQuery(request.query);
     const compare = comparators[request.sortingColumn] ?? comparators[OrganizationFieldName.UNSPECIFIED];
-    validateFilters(request.filters);
+    validateSearchFilters(request.filters, FILTER_RULES);
     const rows: Row[] = [];
     const mayReadAll = await call.can('org.read');
     const onlyOrg = call.scope.type === 'org' ? call.scope.orgId : undefined;
@@ -66,21 +73,3 @@ function matchesFilter(row: Row, filter: OrganizationSearchFilter): boolean {
       return true;
   }
 }
-
-function validateFilters(filters: readonly OrganizationSearchFilter[]): void {
-  const violations: FieldViolation[] = [];
-  filters.forEach((filter, i) => {
-    const f = filter.filter;
-    if (f.case === undefined) violations.push({ field: `filters[${i}]`, description: 'exactly one filter must be set' });
-    if (f.case === 'name' && f.value.name.length > 200) violations.push({ field: `filters[${i}].name.name`, description: 'must be at most 200 characters' });
-    if (f.case === 'primaryDomain' && f.value.domain.length > 200) {
-      violations.push({ field: `filters[${i}].primaryDomain.domain`, description: 'must be at most 200 characters' });
-    }
-    if (f.case === 'inIds' && f.value.ids.length > 1000) violations.push({ field: `filters[${i}].inIds.ids`, description: 'at most 1000 ids' });
-    if (f.case === 'state' && f.value.state === State.EFFECTIVE_STATE_UNSPECIFIED) {
-      violations.push({ field: `filters[${i}].state.state`, description: 'must be a defined state' });
-    }
-  });
-  if (violations.length > 0) throw validationFailed(violations);
-}
-

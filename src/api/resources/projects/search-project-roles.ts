@@ -1,13 +1,13 @@
 /** SearchProjectRoles: POST /resources/v3alpha/projects/{projectId}/roles/_search; filters are ANDed. */
 import { z } from 'zod';
-import { type FieldViolation, type ProjectRole, validationFailed } from '../../../../actors/index.js';
+import { type ProjectRole } from '../../../../actors/index.js';
 import {
   PlatformProjects,
   ProjectRoleFieldName,
   type ProjectRoleSearchFilter,
 } from '../../../gen/platform/resources/project/v3alpha/project_service_pb.js';
 import { defineRpc } from '../../invoker.js';
-import { compareNumbers, compareStrings, matchesText, paginate, parseListQuery } from '../../shared/search.js';
+import { compareNumbers, compareStrings, type FilterRules, matchesText, maxChars, paginate, parseListQuery, validateSearchFilters } from '../../shared/search.js';
 import { parseWith, resourceId } from '../../shared/validate.js';
 import { requireProject, toGetProjectRole } from './shared.js';
 
@@ -26,13 +26,15 @@ const comparators: Record<ProjectRoleFieldName, (a: Row, b: Row) => number> = {
 
 const input = z.object({ projectId: resourceId });
 
+const FILTER_RULES: FilterRules<ProjectRoleSearchFilter> = { key: [maxChars('text')], displayName: [maxChars('text')], group: [maxChars('text')] };
+
 export const searchProjectRolesRpc = defineRpc({
   method: PlatformProjects.method.searchProjectRoles,
   permission: 'authenticated', // project.role.read, checked in the project's organization
   async handle(request, call) {
     const { projectId } = parseWith(input, request);
     const query = parseListQuery(request.query);
-    validateFilters(request.filters);
+    validateSearchFilters(request.filters, FILTER_RULES);
     const project = await requireProject(call, projectId, 'project.role.read');
     const rows: Row[] = project.state.roles.filter((r) => request.filters.every((f) => matchesFilter(r, f))).map((r) => ({ ...r, id: r.key }));
     const compare = comparators[request.sortingColumn] ?? byCreation;
@@ -53,14 +55,4 @@ function matchesFilter(role: ProjectRole, filter: ProjectRoleSearchFilter): bool
     default:
       return true;
   }
-}
-
-function validateFilters(filters: readonly ProjectRoleSearchFilter[]): void {
-  const violations: FieldViolation[] = [];
-  filters.forEach((filter, i) => {
-    const f = filter.filter;
-    if (f.case === undefined) violations.push({ field: `filters[${i}]`, description: 'exactly one filter must be set' });
-    else if (f.value.text.length > 200) violations.push({ field: `filters[${i}].${f.case}.text`, description: 'must be at most 200 characters' });
-  });
-  if (violations.length > 0) throw validationFailed(violations);
 }

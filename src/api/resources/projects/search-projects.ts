@@ -4,15 +4,15 @@
  * project membership grants it; an org ctx narrows the search to that organization. Filters
  * are ANDed.
  */
-import { type AggregateRecord, type FieldViolation, type Project, projectKind, validationFailed } from '../../../../actors/index.js';
-import { State } from '../../../gen/platform/resources/object/v3alpha/object_pb.js';
+import { type AggregateRecord, type Project, projectKind } from '../../../../actors/index.js';
+
 import {
   PlatformProjects,
   ProjectFieldName,
   type ProjectSearchFilter,
 } from '../../../gen/platform/resources/project/v3alpha/project_service_pb.js';
 import { defineRpc } from '../../invoker.js';
-import { compareIds, compareNumbers, compareStrings, matchesText, paginate, parseListQuery } from '../../shared/search.js';
+import { compareIds, compareNumbers, compareStrings, type FilterRules, matchesText, maxChars, maxIds, paginate, parseListQuery, requiredChars, specified, validateSearchFilters } from '../../shared/search.js';
 import { createProjectReadFilter, toProjectState, toGetProject } from './shared.js';
 
 type Row = AggregateRecord<Project>;
@@ -27,13 +27,20 @@ const comparators: Record<ProjectFieldName, (a: Row, b: Row) => number> = {
   [ProjectFieldName.NAME]: (a, b) => compareStrings(a.state.name, b.state.name),
 };
 
+const FILTER_RULES: FilterRules<ProjectSearchFilter> = {
+  name: [maxChars('name')],
+  inIds: [maxIds()],
+  orgId: [requiredChars('id')],
+  state: [specified('state', 'state')],
+};
+
 export const searchProjectsRpc = defineRpc({
   method: PlatformProjects.method.searchProjects,
   permission: 'authenticated',
   async handle(request, call) {
     const query = parseListQuery(request.query);
     const compare = comparators[request.sortingColumn] ?? byCreation;
-    validateFilters(request.filters);
+    validateSearchFilters(request.filters, FILTER_RULES);
     const mayRead = await createProjectReadFilter(call, 'project.read');
     const onlyOrg = call.scope.type === 'org' ? call.scope.orgId : undefined;
     const rows: Row[] = [];
@@ -62,21 +69,4 @@ function matchesFilter(row: Row, filter: ProjectSearchFilter): boolean {
     default:
       return true;
   }
-}
-
-function validateFilters(filters: readonly ProjectSearchFilter[]): void {
-  const violations: FieldViolation[] = [];
-  filters.forEach((filter, i) => {
-    const f = filter.filter;
-    if (f.case === undefined) violations.push({ field: `filters[${i}]`, description: 'exactly one filter must be set' });
-    if (f.case === 'name' && f.value.name.length > 200) violations.push({ field: `filters[${i}].name.name`, description: 'must be at most 200 characters' });
-    if (f.case === 'inIds' && f.value.ids.length > 1000) violations.push({ field: `filters[${i}].inIds.ids`, description: 'at most 1000 ids' });
-    if (f.case === 'orgId' && (f.value.id === '' || f.value.id.length > 200)) {
-      violations.push({ field: `filters[${i}].orgId.id`, description: 'must be 1..200 characters' });
-    }
-    if (f.case === 'state' && f.value.state === State.EFFECTIVE_STATE_UNSPECIFIED) {
-      violations.push({ field: `filters[${i}].state.state`, description: 'must be a defined state' });
-    }
-  });
-  if (violations.length > 0) throw validationFailed(violations);
 }

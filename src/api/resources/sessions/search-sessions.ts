@@ -5,7 +5,7 @@
  * `SESSION_STATE_EXPIRED` lists expired ones not yet cleaned up. Filters are ANDed.
  */
 import { timestampMs } from '@bufbuild/protobuf/wkt';
-import { type AggregateRecord, type FieldViolation, type Session, sessionKind, validationFailed } from '../../../../actors/index.js';
+import { type AggregateRecord, type Session, sessionKind } from '../../../../actors/index.js';
 import { TimestampFilterMethod } from '../../../gen/platform/resources/object/v3alpha/object_pb.js';
 import {
   PlatformSessions,
@@ -15,7 +15,7 @@ import {
 } from '../../../gen/platform/resources/session/v3alpha/session_service_pb.js';
 import { defineRpc } from '../../invoker.js';
 import { createOrgReadFilter } from '../../shared/owned.js';
-import { compareIds, compareNumbers, paginate, parseListQuery } from '../../shared/search.js';
+import { compareIds, compareNumbers, type FilterRules, maxIds, paginate, parseListQuery, present, requiredChars, specified, validateSearchFilters } from '../../shared/search.js';
 import { isSessionUsable } from '../../shared/sessions.js';
 import { toGetSession, toSessionState } from './shared.js';
 
@@ -32,13 +32,21 @@ const comparators: Record<SessionFieldName, (a: Row, b: Row) => number> = {
   [SessionFieldName.USER_ID]: (a, b) => compareIds(a.state.userId, b.state.userId),
 };
 
+const FILTER_RULES: FilterRules<SessionSearchFilter> = {
+  inIds: [maxIds()],
+  userId: [requiredChars('id')],
+  orgId: [requiredChars('id')],
+  creationDate: [present('creationDate')],
+  state: [specified('state', 'state')],
+};
+
 export const searchSessionsRpc = defineRpc({
   method: PlatformSessions.method.searchSessions,
   permission: 'authenticated',
   async handle(request, call) {
     const query = parseListQuery(request.query);
     const compare = comparators[request.sortingColumn] ?? byCreation;
-    validateFilters(request.filters);
+    validateSearchFilters(request.filters, FILTER_RULES);
     const now = call.services.clock.now();
     const filters = request.filters.some((f) => f.filter.case === 'state')
       ? request.filters
@@ -93,23 +101,4 @@ function matchesTime(value: number, wanted: number, method: TimestampFilterMetho
     default:
       return false;
   }
-}
-
-function validateFilters(filters: readonly SessionSearchFilter[]): void {
-  const violations: FieldViolation[] = [];
-  filters.forEach((filter, i) => {
-    const f = filter.filter;
-    if (f.case === undefined) violations.push({ field: `filters[${i}]`, description: 'exactly one filter must be set' });
-    if (f.case === 'inIds' && f.value.ids.length > 1000) violations.push({ field: `filters[${i}].inIds.ids`, description: 'at most 1000 ids' });
-    for (const name of ['userId', 'orgId'] as const) {
-      if (f.case === name && (f.value.id === '' || f.value.id.length > 200)) violations.push({ field: `filters[${i}].${name}.id`, description: 'must be 1..200 characters' });
-    }
-    if (f.case === 'creationDate' && f.value.creationDate === undefined) {
-      violations.push({ field: `filters[${i}].creationDate.creationDate`, description: 'required' });
-    }
-    if (f.case === 'state' && f.value.state === SessionState.UNSPECIFIED) {
-      violations.push({ field: `filters[${i}].state.state`, description: 'must be a defined state' });
-    }
-  });
-  if (violations.length > 0) throw validationFailed(violations);
 }

@@ -1,13 +1,12 @@
 /** SearchUserSchemas: POST /resources/v3alpha/user_schemas/_search (`userschema.read`); filters are ANDed. */
-import { type AggregateRecord, type FieldViolation, type UserSchema, userSchemaKind, validationFailed } from '../../../../actors/index.js';
+import { type AggregateRecord, type UserSchema, userSchemaKind } from '../../../../actors/index.js';
 import {
   PlatformUserSchemas,
   UserSchemaFieldName,
-  UserSchemaState,
   type UserSchemaSearchFilter,
 } from '../../../gen/platform/resources/userschema/v3alpha/user_schema_service_pb.js';
 import { defineRpc } from '../../invoker.js';
-import { compareIds, compareNumbers, compareStrings, matchesText, paginate, parseListQuery } from '../../shared/search.js';
+import { compareIds, compareNumbers, compareStrings, type FilterRules, matchesText, maxChars, maxIds, paginate, parseListQuery, specified, validateSearchFilters } from '../../shared/search.js';
 import { toGetUserSchema, toWireSchemaState } from './shared.js';
 
 type Row = AggregateRecord<UserSchema>;
@@ -22,13 +21,15 @@ const comparators: Record<UserSchemaFieldName, (a: Row, b: Row) => number> = {
   [UserSchemaFieldName.REVISION]: (a, b) => compareNumbers(a.state.revision, b.state.revision),
 };
 
+const FILTER_RULES: FilterRules<UserSchemaSearchFilter> = { type: [maxChars('type')], inIds: [maxIds()], state: [specified('state', 'state')] };
+
 export const searchUserSchemasRpc = defineRpc({
   method: PlatformUserSchemas.method.searchUserSchemas,
   permission: 'userschema.read',
   async handle(request, call) {
     const query = parseListQuery(request.query);
     const compare = comparators[request.sortingColumn] ?? comparators[UserSchemaFieldName.UNSPECIFIED];
-    validateFilters(request.filters);
+    validateSearchFilters(request.filters, FILTER_RULES);
     const rows: Row[] = [];
     for await (const row of call.services.actors.scanRecords(call.instance.id, userSchemaKind)) {
       if (request.filters.every((f) => matchesFilter(row, f))) rows.push(row);
@@ -50,16 +51,4 @@ function matchesFilter(row: Row, filter: UserSchemaSearchFilter): boolean {
     default:
       return true;
   }
-}
-
-function validateFilters(filters: readonly UserSchemaSearchFilter[]): void {
-  const violations: FieldViolation[] = [];
-  filters.forEach((filter, i) => {
-    const f = filter.filter;
-    if (f.case === undefined) violations.push({ field: `filters[${i}]`, description: 'exactly one filter must be set' });
-    if (f.case === 'type' && f.value.type.length > 200) violations.push({ field: `filters[${i}].type.type`, description: 'must be at most 200 characters' });
-    if (f.case === 'inIds' && f.value.ids.length > 1000) violations.push({ field: `filters[${i}].inIds.ids`, description: 'at most 1000 ids' });
-    if (f.case === 'state' && f.value.state === UserSchemaState.UNSPECIFIED) violations.push({ field: `filters[${i}].state.state`, description: 'must be a defined state' });
-  });
-  if (violations.length > 0) throw validationFailed(violations);
 }

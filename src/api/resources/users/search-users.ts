@@ -3,26 +3,12 @@
  * the caller holds `user.read` (instance-wide holders: all); an org ctx narrows the search to
  * that organization. Filters are ANDed.
  */
-import {
-  type AggregateRecord,
-  displayNameOf,
-  type FieldViolation,
-  type Org,
-  type User,
-  userKind,
-  validationFailed,
-} from '../../../../actors/index.js';
-import {
-  PlatformUsers,
-  UserFieldName,
-  UserState,
-  UserType,
-  type UserSearchFilter,
-} from '../../../gen/platform/resources/user/v3alpha/user_service_pb.js';
+import { type AggregateRecord, displayNameOf, type Org, type User, userKind } from '../../../../actors/index.js';
+import { PlatformUsers, UserFieldName, type UserSearchFilter } from '../../../gen/platform/resources/user/v3alpha/user_service_pb.js';
 import type { CallContext } from '../../call-context.js';
 import { defineRpc } from '../../invoker.js';
 import { createOrgReadFilter } from '../../shared/owned.js';
-import { compareIds, compareNumbers, compareStrings, matchesText, paginate, parseListQuery } from '../../shared/search.js';
+import { compareIds, compareNumbers, compareStrings, type FilterRules, matchesText, maxChars, maxIds, paginate, parseListQuery, specified, validateSearchFilters } from '../../shared/search.js';
 import { loginNamesOf } from '../../shared/user-auth.js';
 import { readOrgOf, toGetUser, toWireState, toWireType } from './shared.js';
 
@@ -42,13 +28,24 @@ const comparators: Record<UserFieldName, (a: Row, b: Row) => number> = {
   [UserFieldName.TYPE]: (a, b) => compareNumbers(toWireType(a.state.type), toWireType(b.state.type)),
 };
 
+const FILTER_RULES: FilterRules<UserSearchFilter> = {
+  username: [maxChars('username')],
+  email: [maxChars('address')],
+  displayName: [maxChars('displayName')],
+  loginName: [maxChars('loginName')],
+  orgId: [maxChars('orgId')],
+  inIds: [maxIds()],
+  type: [specified('type', 'type')],
+  state: [specified('state', 'state')],
+};
+
 export const searchUsersRpc = defineRpc({
   method: PlatformUsers.method.searchUsers,
   permission: 'authenticated',
   async handle(request, call) {
     const query = parseListQuery(request.query);
     const compare = comparators[request.sortingColumn] ?? comparators[UserFieldName.UNSPECIFIED];
-    validateFilters(request.filters);
+    validateSearchFilters(request.filters, FILTER_RULES);
     const mayRead = await createOrgReadFilter(call, 'user.read');
     const orgs = createOrgCache(call);
     const onlyOrg = call.scope.type === 'org' ? call.scope.orgId : undefined;
@@ -98,24 +95,4 @@ function matchesFilter(row: Row, org: Org | undefined, filter: UserSearchFilter)
     default:
       return true;
   }
-}
-
-function validateFilters(filters: readonly UserSearchFilter[]): void {
-  const violations: FieldViolation[] = [];
-  const tooLong = (i: number, name: string, path: string, value: string) => {
-    if (value.length > 200) violations.push({ field: `filters[${i}].${name}.${path}`, description: 'must be at most 200 characters' });
-  };
-  filters.forEach((filter, i) => {
-    const f = filter.filter;
-    if (f.case === undefined) violations.push({ field: `filters[${i}]`, description: 'exactly one filter must be set' });
-    if (f.case === 'username') tooLong(i, 'username', 'username', f.value.username);
-    if (f.case === 'email') tooLong(i, 'email', 'address', f.value.address);
-    if (f.case === 'displayName') tooLong(i, 'displayName', 'displayName', f.value.displayName);
-    if (f.case === 'loginName') tooLong(i, 'loginName', 'loginName', f.value.loginName);
-    if (f.case === 'orgId') tooLong(i, 'orgId', 'orgId', f.value.orgId);
-    if (f.case === 'inIds' && f.value.ids.length > 1000) violations.push({ field: `filters[${i}].inIds.ids`, description: 'at most 1000 ids' });
-    if (f.case === 'type' && f.value.type === UserType.UNSPECIFIED) violations.push({ field: `filters[${i}].type.type`, description: 'must be a defined type' });
-    if (f.case === 'state' && f.value.state === UserState.UNSPECIFIED) violations.push({ field: `filters[${i}].state.state`, description: 'must be a defined state' });
-  });
-  if (violations.length > 0) throw validationFailed(violations);
 }
