@@ -9,6 +9,14 @@ export type {
   StoredEvent,
   StoreAdapter,
   TtlStore,
+  ChangeFeed,
+  StoreChange,
+  ChangedStream,
+  DumpEntry,
+  DumpKind,
+  DumpCounts,
+  DumpOptions,
+  LoadOptions,
   AppendRequest,
   AppendResult,
   RecordWrite,
@@ -126,9 +134,13 @@ export { removeUser, type RemoveUser } from './organization/commands/remove-user
 export { changeUserState, type ChangeUserState, type UserStateAction } from './organization/commands/change-user-state.js';
 export { setUserPassword, type SetUserPassword } from './organization/commands/set-user-password.js';
 export { recordPasswordCheck, type RecordPasswordCheck, type PasswordCheckRecorded } from './organization/commands/record-password-check.js';
+export { recordImpersonation, type RecordImpersonation } from './organization/commands/record-impersonation.js';
 export { verifyUserContact, type VerifyUserContact } from './organization/commands/verify-user-contact.js';
 export { setUserMetadata, type SetUserMetadata } from './organization/commands/set-user-metadata.js';
 export { removeUserMetadata, type RemoveUserMetadata } from './organization/commands/remove-user-metadata.js';
+export { IDP_LINK_SCOPE, idpLinkKey, type IdpLink } from './organization/user-idp-link.js';
+export { addUserIdpLink, type AddUserIdpLink } from './organization/commands/add-user-idp-link.js';
+export { removeUserIdpLink, type RemoveUserIdpLink } from './organization/commands/remove-user-idp-link.js';
 export { removePersonalAccessToken, type RemovePersonalAccessToken } from './organization/commands/remove-personal-access-token.js';
 export { addMachineKey, type AddMachineKey } from './organization/commands/add-machine-key.js';
 export { removeMachineKey, type RemoveMachineKey } from './organization/commands/remove-machine-key.js';
@@ -224,6 +236,7 @@ export {
   MAX_SESSION_METADATA,
   isSessionLive,
   sessionAmr,
+  sessionAuthTime,
   type Session,
   type SessionUserAgent,
 } from './organization/session.js';
@@ -312,3 +325,17 @@ export {
   type ResolvedLanguageSettings,
 } from './instance/language-settings.js';
 export { setLanguageSettings, type SetLanguageSettings } from './instance/commands/set-language-settings.js';
+/** Login text and branding settings (issue 6). */
+export { textSettingsKind, textSettingsId, resolveTextSettings, type TextSettings, type TextSettingsValues } from './instance/text-settings.js';
+export { setTextSettings, type SetTextSettings } from './instance/commands/set-text-settings.js';
+export {
+  brandingSettingsKind,
+  resolveBrandingSettings,
+  isBrandingColor,
+  isBrandingUrl,
+  BRANDING_DEFAULTS,
+  type BrandingSettings,
+  type BrandingSettingsValues,
+  type ResolvedBrandingSettings,
+} from './instance/branding-settings.js';
+export { setBrandingSettings, type SetBrandingSettings } from './instance/commands/set-branding-settings.js';

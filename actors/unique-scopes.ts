@@ -10,6 +10,7 @@ import { TARGET_NAME_SCOPE } from './instance/target.js';
 import { PROJECT_GRANT_SCOPE } from './organization/project-grant.js';
 import { USER_GRANT_ID_SCOPE } from './organization/user-grants.js';
 import { SESSION_TOKEN_SCOPE } from './organization/session.js';
+import { IDP_LINK_SCOPE } from './organization/user-idp-link.js';
 
 export const UNIQUE_SCOPES: Readonly<Record<string, UniqueScopeError>> = {
   [INSTANCE_DOMAIN_SCOPE]: { code: 'instance.domain_taken', message: 'the domain is already used by an instance' },
@@ -26,4 +27,5 @@ export const UNIQUE_SCOPES: Readonly<Record<string, UniqueScopeError>> = {
   [SESSION_TOKEN_SCOPE]: { code: 'session.token_duplicate', message: 'the session token already exists' },
   [PROJECT_GRANT_SCOPE]: { code: 'project_grant.exists', message: 'the project is already granted to this organization' },
   [USER_GRANT_ID_SCOPE]: { code: 'user_grant.exists', message: 'the user grant already exists' },
+  [IDP_LINK_SCOPE]: { code: 'user.idp_link_taken', message: 'the external identity is already linked to a user' },
 };

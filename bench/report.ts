@@ -60,6 +60,11 @@ export interface ScenarioResult {
   readonly wrkSkipped?: string;
   /** The scenario failed (preflight or a run); results hold what was measured before. */
   readonly error?: string;
+  /**
+   * Scenarios on the PostgreSQL node: CPU-s of its PostgreSQL backends per autocannon run
+   * (same order as the autocannon runs; null when /proc could not tell).
+   */
+  readonly postgresCpuS?: readonly (number | null)[];
 }
 
 export interface BenchReport {
@@ -82,6 +87,8 @@ export interface BenchReport {
     readonly httpAdapter: string;
     readonly seedSeconds: number;
   };
+  /** The PostgreSQL node's schema (dropped afterwards), or why its scenarios were skipped. */
+  readonly postgres?: { readonly schema: string; readonly seedSeconds: number } | { readonly skipped: string };
   /** Raw signing rates of this machine measured in the same run (empty when no token scenario ran). */
   readonly signingRates: readonly SigningRateResult[];
   readonly scenarios: readonly ScenarioResult[];
@@ -146,6 +153,7 @@ export function renderMarkdown(report: BenchReport): string {
     );
   }
   lines.push(...renderLimits(report, limits));
+  lines.push(...renderPostgres(report));
   for (const scenario of report.scenarios) {
     if (scenario.error !== undefined) lines.push('', `- ${scenario.name} failed: ${scenario.error}`);
     if (scenario.wrkSkipped !== undefined) lines.push('', `- ${scenario.name}: wrk skipped (${scenario.wrkSkipped})`);
@@ -204,6 +212,47 @@ function renderLimits(report: BenchReport, helloByTool: ReadonlyMap<string, RunM
         `| ${scenario.name} | ${result.tool} | ${name} | ${shown} | ${formatInt(median.reqPerSec)}${median.contended ? CONTENDED_MARK : ''} | ${ratio(median.reqPerSec, rate)} | ${formatInt(median.reqPerServerCpuS)} | ${ratio(median.reqPerServerCpuS, perCpu)} |`,
       );
     }
+  }
+  return lines;
+}
+
+/**
+ * Each `-pg` scenario beside its LMDB twin (autocannon medians of the same run): the Tessera
+ * process's CPU as everywhere, plus the CPU of the node's PostgreSQL backends, so the cost
+ * per request is shown with and without the database's share.
+ */
+function renderPostgres(report: BenchReport): string[] {
+  if (report.postgres !== undefined && 'skipped' in report.postgres) return ['', `PostgreSQL scenarios skipped: ${report.postgres.skipped}.`];
+  const pairs = report.scenarios.filter((s) => s.postgresCpuS !== undefined);
+  if (pairs.length === 0) return [];
+  const lines = [
+    '',
+    'Same scenarios with the PostgreSQL store (autocannon, median run; PostgreSQL CPU = the node\'s backends, not its background processes):',
+    '',
+    '| scenario | store | req/s | p50 ms | Tessera CPU-s (core) | req / Tessera CPU-s | PostgreSQL CPU-s | req / (Tessera + PostgreSQL) CPU-s | × LMDB req/s | × LMDB per total CPU-s |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const pg of pairs) {
+    const twin = report.scenarios.find((s) => s.name === pg.name.replace(/-pg$/, ''));
+    const lmdb = twin?.results.find((r) => r.tool === 'autocannon');
+    const onPg = pg.results.find((r) => r.tool === 'autocannon');
+    const lmdbMedian = lmdb?.median;
+    const pgMedian = onPg?.median;
+    const lmdbTotal = lmdbMedian?.reqPerServerCpuS;
+    if (lmdbMedian !== undefined && twin !== undefined) {
+      lines.push(
+        `| ${twin.name} | LMDB | ${formatInt(lmdbMedian.reqPerSec)}${lmdbMedian.contended ? CONTENDED_MARK : ''} | ${formatMs(lmdbMedian.p50Ms)} | ${lmdbMedian.serverCpuS.toFixed(2)} (${Math.round(lmdbMedian.serverCpuShare * 100)} %) | ${formatInt(lmdbMedian.reqPerServerCpuS)} | — | ${formatInt(lmdbMedian.reqPerServerCpuS)} | 1.00× | 1.00× |`,
+      );
+    }
+    if (pgMedian === undefined || onPg === undefined) {
+      lines.push(`| ${pg.name} | PostgreSQL | failed: ${escapeCell(pg.error ?? 'no runs')} | | | | | | | |`);
+      continue;
+    }
+    const pgCpu = pg.postgresCpuS?.[onPg.runs.indexOf(pgMedian)] ?? null;
+    const perTotal = pgCpu === null ? undefined : pgMedian.responses / (pgMedian.serverCpuS + pgCpu);
+    lines.push(
+      `| ${pg.name} | PostgreSQL | ${formatInt(pgMedian.reqPerSec)}${pgMedian.contended ? CONTENDED_MARK : ''} | ${formatMs(pgMedian.p50Ms)} | ${pgMedian.serverCpuS.toFixed(2)} (${Math.round(pgMedian.serverCpuShare * 100)} %) | ${formatInt(pgMedian.reqPerServerCpuS)} | ${pgCpu === null ? '—' : pgCpu.toFixed(2)} | ${perTotal === undefined ? '—' : formatInt(perTotal)} | ${ratio(pgMedian.reqPerSec, lmdbMedian?.reqPerSec)} | ${perTotal === undefined ? '—' : ratio(perTotal, lmdbTotal)} |`,
+    );
   }
   return lines;
 }

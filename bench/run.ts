@@ -6,6 +6,9 @@
  * autocannon (and wrk when installed), and prints a markdown table where each figure stands
  * beside the uWS hello limit measured in the same run. Every run is written as JSON to
  * bench/results/. See bench/README.md for the method and how to read the ratios.
+ * With a PostgreSQL database (BENCH_DATABASE_URL or TESSERA_TEST_DATABASE_URL) a second Tessera
+ * node on PostgreSQL runs the client_credentials and create-organization scenarios too, in the
+ * same run, with the CPU of its PostgreSQL backends measured beside its own (bench/postgres.ts).
  *
  * Settings (environment): BENCH_DURATION (s per run, 10), BENCH_WARMUP (s, 2), BENCH_RUNS (3),
  * BENCH_CONNECTIONS (100), BENCH_PIPELINING (1), BENCH_ORGS (200), BENCH_PIN (auto | 0),
@@ -40,7 +43,8 @@ import {
   type ToolResult,
 } from './report.js';
 import { measureSigningRate, type SigningRate } from './signing-rate.js';
-import { closeHttpClient, httpRequest, ORGANIZATIONS_PATH, seedOrganizations, startTessera, TESSERA_HOST_HEADER } from './tessera.js';
+import { backendCpuDelta, openBenchDatabase, type BenchDatabase } from './postgres.js';
+import { closeHttpClient, httpRequest, ORGANIZATIONS_PATH, seedOrganizations, startTessera, TESSERA_HOST_HEADER, type TesseraNode } from './tessera.js';
 
 const HELLO_SERVERS = fileURLToPath(new URL('./hello-servers.js', import.meta.url));
 const TESSERA_MAIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
@@ -58,7 +62,7 @@ interface Settings {
   readonly only: ReadonlySet<string> | undefined;
 }
 
-type ServerName = 'hello-uws' | 'hello-node' | 'tessera';
+type ServerName = 'hello-uws' | 'hello-node' | 'tessera' | 'tessera-pg';
 
 interface Scenario {
   readonly name: string;
@@ -124,10 +128,9 @@ function tokenOfAlgorithm(algorithm: TokenAlgorithm | undefined): (body: string)
   };
 }
 
-function scenarios(seed: Seed, runId: string): Scenario[] {
+function scenarios(seed: Seed, runId: string, pgSeed: Seed = seed): Scenario[] {
   const tessera = { host: TESSERA_HOST_HEADER, authorization: `Bearer ${seed.token}` };
   const json = { ...tessera, 'content-type': 'application/json' };
-  let created = 0;
   return [
     {
       name: 'hello-uws',
@@ -190,35 +193,9 @@ function scenarios(seed: Seed, runId: string): Scenario[] {
       expectedStatus: 200,
       wrk: true,
     },
-    ...(['ES256', 'RS256'] as const).map(
-      (algorithm): Scenario => ({
-        name: `client-credentials-jwt-${algorithm.toLowerCase()}`,
-        description: `client_credentials (client_secret_basic, service user with JWT access tokens), ${algorithm} signing key active`,
-        server: 'tessera',
-        method: 'POST',
-        path: TOKEN_PATH,
-        headers: { host: TESSERA_HOST_HEADER, authorization: seed.oidc.jwtClientAuthorization, 'content-type': FORM },
-        body: seed.oidc.tokenBody,
-        expectedStatus: 200,
-        wrk: false,
-        limit: { kind: 'signing', algorithm },
-        prepare: () => seed.useAlgorithm(algorithm),
-        checkPreflight: tokenOfAlgorithm(algorithm),
-      }),
-    ),
-    {
-      name: 'client-credentials-opaque',
-      description: 'client_credentials (client_secret_basic, service user with opaque access tokens): one stored token per request',
-      server: 'tessera',
-      method: 'POST',
-      path: TOKEN_PATH,
-      headers: { host: TESSERA_HOST_HEADER, authorization: seed.oidc.opaqueClientAuthorization, 'content-type': FORM },
-      body: seed.oidc.tokenBody,
-      expectedStatus: 200,
-      wrk: false,
-      limit: { kind: 'hello-uws' },
-      checkPreflight: tokenOfAlgorithm(undefined),
-    },
+    clientCredentialsJwt(seed, 'ES256'),
+    clientCredentialsJwt(seed, 'RS256'),
+    clientCredentialsOpaque(seed),
     {
       name: 'introspection',
       description: 'introspection of an opaque access token by an API app (client_secret_basic)',
@@ -241,18 +218,70 @@ function scenarios(seed: Seed, runId: string): Scenario[] {
       expectedStatus: 200,
       wrk: false,
     },
-    {
-      name: 'create-organization',
-      description: 'CreateOrganization with a unique name per request: a write (actor mailbox, unique-name claim, durable LMDB commit)',
-      server: 'tessera',
-      method: 'POST',
-      path: ORGANIZATIONS_PATH,
-      headers: json,
-      body: () => JSON.stringify({ name: `bench ${runId} ${created++}` }),
-      expectedStatus: 201,
-      wrk: false,
-    },
+    createOrganization(seed, runId),
+    // The same token and write scenarios on the node whose store is PostgreSQL (own seed, own data).
+    onPostgres(clientCredentialsJwt(pgSeed, 'ES256')),
+    onPostgres(clientCredentialsOpaque(pgSeed)),
+    onPostgres(createOrganization(pgSeed, `${runId}-pg`)),
   ];
+}
+
+function clientCredentialsJwt(seed: Seed, algorithm: TokenAlgorithm): Scenario {
+  return {
+    name: `client-credentials-jwt-${algorithm.toLowerCase()}`,
+    description: `client_credentials (client_secret_basic, service user with JWT access tokens), ${algorithm} signing key active`,
+    server: 'tessera',
+    method: 'POST',
+    path: TOKEN_PATH,
+    headers: { host: TESSERA_HOST_HEADER, authorization: seed.oidc.jwtClientAuthorization, 'content-type': FORM },
+    body: seed.oidc.tokenBody,
+    expectedStatus: 200,
+    wrk: false,
+    limit: { kind: 'signing', algorithm },
+    prepare: () => seed.useAlgorithm(algorithm),
+    checkPreflight: tokenOfAlgorithm(algorithm),
+  };
+}
+
+function clientCredentialsOpaque(seed: Seed): Scenario {
+  return {
+    name: 'client-credentials-opaque',
+    description: 'client_credentials (client_secret_basic, service user with opaque access tokens): one stored token per request',
+    server: 'tessera',
+    method: 'POST',
+    path: TOKEN_PATH,
+    headers: { host: TESSERA_HOST_HEADER, authorization: seed.oidc.opaqueClientAuthorization, 'content-type': FORM },
+    body: seed.oidc.tokenBody,
+    expectedStatus: 200,
+    wrk: false,
+    limit: { kind: 'hello-uws' },
+    checkPreflight: tokenOfAlgorithm(undefined),
+  };
+}
+
+function createOrganization(seed: Seed, runId: string): Scenario {
+  let created = 0;
+  return {
+    name: 'create-organization',
+    description: 'CreateOrganization with a unique name per request: a write (actor mailbox, unique-name claim, durable LMDB commit)',
+    server: 'tessera',
+    method: 'POST',
+    path: ORGANIZATIONS_PATH,
+    headers: { host: TESSERA_HOST_HEADER, authorization: `Bearer ${seed.token}`, 'content-type': 'application/json' },
+    body: () => JSON.stringify({ name: `bench ${runId} ${created++}` }),
+    expectedStatus: 201,
+    wrk: false,
+  };
+}
+
+/** The same scenario against the Tessera node on PostgreSQL: name suffixed `-pg`. */
+function onPostgres(scenario: Scenario): Scenario {
+  return {
+    ...scenario,
+    name: `${scenario.name}-pg`,
+    description: `${scenario.description.replace('durable LMDB commit', 'PostgreSQL transaction')} — store: PostgreSQL`,
+    server: 'tessera-pg',
+  };
 }
 
 function log(message: string): void {
@@ -331,6 +360,7 @@ async function runScenario(
   ticksPerSecond: number,
   pinning: Pinning,
   wrkPath: string | undefined,
+  database: BenchDatabase | undefined,
 ): Promise<ScenarioResult> {
   const base = {
     name: scenario.name,
@@ -353,6 +383,9 @@ async function runScenario(
   };
   const target: CpuTarget = { pid: server.pid, ticksPerSecond, serverCpu: pinning.serverCpu, clientCpu: pinning.clientCpu };
   const results: ToolResult[] = [];
+  /** CPU-s of the node's PostgreSQL backends per measured autocannon run (null: not readable). */
+  const postgresCpuS: (number | null)[] = [];
+  const withPostgres = () => (database === undefined ? {} : { postgresCpuS });
   const alive = (): void => {
     const code = server.exitCode();
     if (code !== undefined) throw new Error(`${server.name} exited with ${code}:\n${server.recentOutput()}`);
@@ -379,10 +412,15 @@ async function runScenario(
     }
     const runs: RunMeasurement[] = [];
     for (let i = 1; i <= settings.runs; i++) {
+      const before = await database?.backendCpu();
       const run = await measureAutocannon(spec, target);
+      const after = await database?.backendCpu();
       alive();
       runs.push(run);
-      log(`  autocannon ${i}/${settings.runs}: ${describeRun(run)}`);
+      const pgCpu = before !== undefined && after !== undefined ? backendCpuDelta(before, after) : null;
+      if (database !== undefined) postgresCpuS.push(pgCpu);
+      const pgNote = database === undefined ? '' : `; PostgreSQL backends ${pgCpu === null ? 'not measurable' : `${pgCpu.toFixed(2)} CPU-s`}`;
+      log(`  autocannon ${i}/${settings.runs}: ${describeRun(run)}${pgNote}`);
     }
     results.push(toolResult('autocannon', runs));
     if (scenario.wrk && wrkPath !== undefined) {
@@ -401,14 +439,38 @@ async function runScenario(
       const { tool, run } = failing;
       throw new Error(`${tool}: ${run.non2xx + run.errors + run.timeouts} of ${run.responses} requests failed (non-2xx, errors, timeouts) ${JSON.stringify(run.statusCodes)}`);
     }
-    return { ...base, results, ...(wrkSkipped === undefined ? {} : { wrkSkipped }) };
+    return { ...base, results, ...withPostgres(), ...(wrkSkipped === undefined ? {} : { wrkSkipped }) };
   } catch (error) {
     const code = server.exitCode();
     // A refused connection usually means the server died: say so, with its last words.
     const message = code === undefined || describeError(error).includes('exited with') ? describeError(error) : `${describeError(error)} (${server.name} had exited with ${code})`;
     log(`  FAILED: ${message}`);
-    return { ...base, results, ...(wrkSkipped === undefined ? {} : { wrkSkipped }), error: message };
+    return { ...base, results, ...withPostgres(), ...(wrkSkipped === undefined ? {} : { wrkSkipped }), error: message };
   }
+}
+
+/** Seeds organizations (and the OIDC clients when needed) into one node; returns its Seed. */
+async function seedNode(node: TesseraNode, label: string, organizations: number, runId: string, oidcNeeded: boolean): Promise<{ seed: Seed; seconds: number; organizations: number }> {
+  const seedStart = performance.now();
+  const ids = await seedOrganizations(node, organizations, `bench ${runId}`);
+  const seconds = (performance.now() - seedStart) / 1000;
+  log(`bench: ${label}: seeded ${ids.length} organizations in ${seconds.toFixed(1)} s (${Math.round(ids.length / seconds)}/s, 8 in flight)`);
+  let oidc = EMPTY_OIDC_SEED;
+  if (oidcNeeded) {
+    const oidcStart = performance.now();
+    oidc = await seedOidc(node, runId);
+    log(`bench: ${label}: seeded OIDC (2 service users, 1 API app, 2 tokens) in ${((performance.now() - oidcStart) / 1000).toFixed(1)} s`);
+  }
+  const seed: Seed = {
+    organizationId: ids[Math.floor(ids.length / 2)] ?? ids[0]!,
+    token: node.adminToken,
+    oidc,
+    useAlgorithm: async (algorithm) => {
+      const rotations = await ensureSigningAlgorithm(node, algorithm);
+      return rotations === 0 ? `active signing key already ${algorithm}` : `rotated the signing keys ${rotations}× to make ${algorithm} active`;
+    },
+  };
+  return { seed, seconds, organizations: ids.length };
 }
 
 async function main(): Promise<number> {
@@ -432,15 +494,31 @@ async function main(): Promise<number> {
       return { server, origin: `http://127.0.0.1:${port}` };
     };
     const runId = startedAt.getTime().toString(36);
-    const select = (seed: Seed): Scenario[] => {
-      const all = scenarios(seed, runId);
+    let postgresSkipped: string | undefined;
+    const select = (seed: Seed, pgSeed: Seed = seed): Scenario[] => {
+      const all = scenarios(seed, runId, pgSeed);
       const unknown = [...(settings.only ?? [])].filter((name) => !all.some((s) => s.name === name));
       if (unknown.length > 0) throw new Error(`BENCH_SCENARIOS names unknown scenarios: ${unknown.join(', ')} (known: ${all.map((s) => s.name).join(', ')})`);
-      return all.filter((s) => settings.only === undefined || settings.only.has(s.name));
+      // Without a database the -pg scenarios are dropped (the reason was printed), never failed.
+      return all.filter((s) => (settings.only === undefined || settings.only.has(s.name)) && (postgresSkipped === undefined || s.server !== 'tessera-pg'));
     };
     const unseeded: Seed = { organizationId: '', token: '', oidc: EMPTY_OIDC_SEED, useAlgorithm: async () => undefined };
+    let database: BenchDatabase | undefined;
+    if (select(unseeded).some((s) => s.server === 'tessera-pg')) {
+      const opened = await openBenchDatabase(process.env, runId, ticksPerSecond, cleanup);
+      if (typeof opened === 'string') {
+        postgresSkipped = opened;
+        log(`bench: PostgreSQL scenarios skipped: ${opened}`);
+      } else {
+        database = opened;
+        log(`bench: PostgreSQL scenarios on ${new URL(opened.url).host}, schema ${opened.schema}`);
+      }
+    }
+    const isOidc = (s: Scenario) => s.path.startsWith('/oauth/') || s.path.startsWith('/oidc/');
     const needsTessera = select(unseeded).some((s) => s.server === 'tessera');
-    const needsOidc = select(unseeded).some((s) => s.path.startsWith('/oauth/') || s.path.startsWith('/oidc/'));
+    const needsOidc = select(unseeded).some((s) => s.server === 'tessera' && isOidc(s));
+    const needsPg = database !== undefined && select(unseeded).some((s) => s.server === 'tessera-pg');
+    const needsPgOidc = select(unseeded).some((s) => s.server === 'tessera-pg' && isOidc(s));
     const signingAlgorithms = [
       ...new Set(select(unseeded).flatMap((s) => (s.limit?.kind === 'signing' ? [s.limit.algorithm] : []))),
     ];
@@ -450,43 +528,38 @@ async function main(): Promise<number> {
       start('node'),
       // ES256 keys from the first start (the benchmark default); RS256 scenarios rotate twice.
       needsTessera ? startTessera({ main: TESSERA_MAIN, cpu: pinning.serverCpu, cleanup, defaults: { TESSERA_SIGNING_ALGORITHM: 'ES256' } }) : undefined,
+      // The same node on PostgreSQL, pinned to the same core; PGAPPNAME tags its connections.
+      needsPg && database !== undefined
+        ? startTessera({
+            main: TESSERA_MAIN,
+            cpu: pinning.serverCpu,
+            cleanup,
+            defaults: { TESSERA_SIGNING_ALGORITHM: 'ES256', TESSERA_DATABASE_URL: database.url, TESSERA_DATABASE_SCHEMA: database.schema, PGAPPNAME: database.appName },
+          })
+        : undefined,
     ] as const;
     // allSettled first: never leave the cleanup while a server is still starting.
     await Promise.allSettled(starting);
-    const [helloUws, helloNode, tessera] = await Promise.all(starting);
-    for (const server of [helloUws.server, helloNode.server, tessera?.server]) {
+    const [helloUws, helloNode, tessera, tesseraPg] = await Promise.all(starting);
+    for (const server of [helloUws.server, helloNode.server, tessera?.server, tesseraPg?.server]) {
       if (server === undefined) continue;
       void server.exited.then((code) => {
         if (!server.stopRequested()) log(`\nbench: ${server.name} (pid ${server.pid}) exited unexpectedly with ${code}; its last output:\n${server.recentOutput()}\n`);
       });
     }
-    log(`bench: servers up (hello-uws pid ${helloUws.server.pid}, hello-node pid ${helloNode.server.pid}${tessera === undefined ? ', tessera not needed' : `, tessera pid ${tessera.server.pid}, adapter ${tessera.httpAdapter}`})`);
+    log(`bench: servers up (hello-uws pid ${helloUws.server.pid}, hello-node pid ${helloNode.server.pid}${tessera === undefined ? ', tessera not needed' : `, tessera pid ${tessera.server.pid}, adapter ${tessera.httpAdapter}`}${tesseraPg === undefined ? '' : `, tessera-pg pid ${tesseraPg.server.pid}`})`);
 
     let seed: Seed = unseeded;
     let seedSeconds = 0;
     let seeded = 0;
     if (tessera !== undefined) {
-      const seedStart = performance.now();
-      const ids = await seedOrganizations(tessera, settings.organizations, `bench ${runId}`);
-      seedSeconds = (performance.now() - seedStart) / 1000;
-      seeded = ids.length;
-      log(`bench: seeded ${ids.length} organizations in ${seedSeconds.toFixed(1)} s (${Math.round(ids.length / seedSeconds)}/s, 8 in flight)`);
-      let oidc = EMPTY_OIDC_SEED;
-      if (needsOidc) {
-        const oidcStart = performance.now();
-        oidc = await seedOidc(tessera, runId);
-        log(`bench: seeded OIDC (2 service users, 1 API app, 2 tokens) in ${((performance.now() - oidcStart) / 1000).toFixed(1)} s`);
-      }
-      const node = tessera;
-      seed = {
-        organizationId: ids[Math.floor(ids.length / 2)] ?? ids[0]!,
-        token: tessera.adminToken,
-        oidc,
-        useAlgorithm: async (algorithm) => {
-          const rotations = await ensureSigningAlgorithm(node, algorithm);
-          return rotations === 0 ? `active signing key already ${algorithm}` : `rotated the signing keys ${rotations}× to make ${algorithm} active`;
-        },
-      };
+      const seededNode = await seedNode(tessera, 'tessera', settings.organizations, runId, needsOidc);
+      ({ seed, seconds: seedSeconds, organizations: seeded } = seededNode);
+    }
+    let pgSeed: Seed = unseeded;
+    let pgSeedSeconds = 0;
+    if (tesseraPg !== undefined) {
+      ({ seed: pgSeed, seconds: pgSeedSeconds } = await seedNode(tesseraPg, 'tessera-pg', settings.organizations, runId, needsPgOidc));
     }
 
     // The raw signing rate of this machine, on the server's core, for every algorithm a selected
@@ -509,12 +582,13 @@ async function main(): Promise<number> {
       'hello-uws': helloUws,
       'hello-node': helloNode,
       tessera: tessera === undefined ? undefined : { server: tessera.server, origin: tessera.origin },
+      'tessera-pg': tesseraPg === undefined ? undefined : { server: tesseraPg.server, origin: tesseraPg.origin },
     };
     const results: ScenarioResult[] = [];
-    for (const scenario of select(seed)) {
+    for (const scenario of select(seed, pgSeed)) {
       const target = targets[scenario.server];
       if (target === undefined) throw new Error(`no ${scenario.server} server for ${scenario.name}`);
-      results.push(await runScenario(scenario, target, settings, ticksPerSecond, pinning, wrkPath));
+      results.push(await runScenario(scenario, target, settings, ticksPerSecond, pinning, wrkPath, scenario.server === 'tessera-pg' ? database : undefined));
     }
 
     const report: BenchReport = {
@@ -533,6 +607,12 @@ async function main(): Promise<number> {
       pinning,
       wrk,
       tessera: { httpAdapter: tessera?.httpAdapter ?? 'not started', seedSeconds },
+      postgres:
+        database !== undefined
+          ? { schema: database.schema, seedSeconds: pgSeedSeconds }
+          : postgresSkipped !== undefined
+            ? { skipped: postgresSkipped }
+            : undefined,
       signingRates,
       scenarios: results,
     };

@@ -18,8 +18,8 @@ export interface ActiveIdp {
   readonly owner: Owner;
   readonly options: IdpOptions;
   readonly clientId: string;
-  /** Plaintext (opened with the master key): keep it in memory only. */
-  readonly clientSecret: string;
+  /** Opens the sealed client secret with the master key (only when a login goes to the provider); keep it in memory only. */
+  clientSecret(): string;
   /** The stored scopes, or `openid profile email` when none. */
   readonly scopes: readonly string[];
   /** The self-hosted forge's base URL; '' for the hosted forge. */
@@ -49,7 +49,7 @@ function toActiveIdp(record: AggregateRecord<Idp>, open: (sealed: string) => str
     owner: record.meta.owner,
     options: idp.options,
     clientId: config.clientId,
-    clientSecret: open(config.clientSecret),
+    clientSecret: () => open(config.clientSecret),
     scopes: config.scopes.length > 0 ? config.scopes : DEFAULT_IDP_SCOPES,
     issuer: config.issuer,
   };

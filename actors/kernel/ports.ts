@@ -120,6 +120,72 @@ export interface TtlStore {
   delete(instanceId: string, table: string, key: string): Promise<void>;
   /** Deletes expired rows of every instance; returns how many. */
   sweep(now: number): Promise<number>;
+  /**
+   * Writes the row unless a live row with another holder exists, atomically across every
+   * process sharing the store; true when written. A holder renews its own row (a lease); a
+   * fresh holder per call makes it "first use wins" (jti replay). Optional: a store used by
+   * one process only (LMDB) may leave it out, and callers fall back to get + put.
+   */
+  claim?(instanceId: string, table: string, key: string, holder: string, expiresAt: number): Promise<boolean>;
+}
+
+/** One stream an append touched, at the version it reached. */
+export interface ChangedStream {
+  readonly aggregateType: string;
+  readonly aggregateId: string;
+  readonly version: number;
+}
+
+/**
+ * Events another process appended: positions `fromPosition..toPosition` of one instance.
+ * `streams` is undefined when the feed only knows that the instance changed (too many
+ * events to list, or a catch-up too long to read): treat every cached state of it as stale.
+ */
+export interface StoreChange {
+  readonly instanceId: string;
+  readonly fromPosition: number;
+  readonly toPosition: number;
+  readonly streams?: readonly ChangedStream[];
+}
+
+/**
+ * Changes made by other processes sharing the store (PostgreSQL LISTEN/NOTIFY), so nodes can
+ * drop what they cached. A store used by one process (LMDB) has none. Delivery is at least
+ * once and per instance in position order; after a lost connection the feed catches up by
+ * position before reporting newer changes.
+ */
+export interface ChangeFeed {
+  /** Starts listening (on the first call); resolves once listening. Returns the unsubscribe. */
+  subscribe(listener: (change: StoreChange) => void): Promise<() => void>;
+}
+
+/**
+ * One item of a whole-store dump (`tessera copy-store`): everything a store holds, in a form
+ * any adapter can load back faithfully. Events keep their positions, versions and times;
+ * stream indexes and expiry indexes are not dumped (the loader rebuilds them).
+ */
+export type DumpEntry =
+  | { readonly kind: 'event'; readonly event: StoredEvent }
+  | { readonly kind: 'head'; readonly instanceId: string; readonly aggregateType: string; readonly aggregateId: string; readonly version: number }
+  | { readonly kind: 'position'; readonly instanceId: string; readonly position: number; readonly createdAt: number }
+  | { readonly kind: 'record'; readonly instanceId: string; readonly table: string; readonly id: string; readonly value: unknown }
+  | { readonly kind: 'unique'; readonly instanceId: string; readonly scope: string; readonly value: string; readonly holder: string }
+  | { readonly kind: 'ttl'; readonly instanceId: string; readonly table: string; readonly key: string; readonly value: unknown; readonly expiresAt: number }
+  | { readonly kind: 'meta'; readonly key: string; readonly value: unknown };
+
+export type DumpKind = DumpEntry['kind'];
+
+/** How many entries of each kind a dump or load has seen so far. */
+export type DumpCounts = Record<DumpKind, number>;
+
+export interface DumpOptions {
+  /** TTL rows with expiresAt <= now are left out (default: wall clock). */
+  readonly now?: number;
+}
+
+export interface LoadOptions {
+  /** Called after every committed batch with the running counts (progress output). */
+  readonly onProgress?: (counts: Readonly<DumpCounts>) => void;
 }
 
 /** The storage port. LMDB and PostgreSQL implement it; both pass test/store/. */
@@ -146,6 +212,18 @@ export interface StoreAdapter {
   getMeta(key: string): Promise<unknown>;
   putMeta(key: string, value: unknown): Promise<void>;
   readonly ttl: TtlStore;
+  /**
+   * Everything the store holds, streamed (not a snapshot: stop the writers first). Expired
+   * TTL rows are skipped.
+   */
+  dump(options?: DumpOptions): AsyncIterable<DumpEntry>;
+  /**
+   * Writes a dump into this store, in batched transactions, and resolves with the counts.
+   * Refuses (throws, writing nothing) unless the store is empty.
+   */
+  load(entries: AsyncIterable<DumpEntry>, options?: LoadOptions): Promise<DumpCounts>;
+  /** Other processes' appends; absent when the store has a single process (LMDB). */
+  readonly changes?: ChangeFeed;
   /** Waits for pending writes to be durable, then releases the store. */
   close(): Promise<void>;
 }

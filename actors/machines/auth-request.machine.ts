@@ -52,7 +52,9 @@ export type AuthRequestEvent =
   /** The login name page's "register" link. */
   | { readonly type: 'registration.requested' }
   /** The edge created the user and a password-checked session for it. */
-  | { readonly type: 'registration.completed'; readonly userId: string; readonly loginName: string; readonly session: BrowserSessionSummary };
+  | { readonly type: 'registration.completed'; readonly userId: string; readonly loginName: string; readonly session: BrowserSessionSummary }
+  /** The edge finished an external login (IDP): the user it resolved and a session for it. */
+  | { readonly type: 'external.completed'; readonly userId: string; readonly loginName: string; readonly session: BrowserSessionSummary };
 
 /** Version of the persisted snapshot shape; bump when context or states change incompatibly. */
 export const AUTH_REQUEST_SNAPSHOT_VERSION = 1;
@@ -84,6 +86,10 @@ export const authRequestMachine = setup({
     pickOnlySession: assign({ session: ({ context }) => context.sessions[0] }),
     pickHintedSession: assign({ session: ({ context }) => hintedSession(context) }),
     fail: assign({ failure: (_, params: { failure: AuthRequestFailure }) => params.failure }),
+    takeExternalLogin: assign(({ event }) => {
+      assertEvent(event, 'external.completed');
+      return { userId: event.userId, loginName: event.loginName, session: event.session };
+    }),
   },
   guards: {
     isPromptNone: ({ context }) => has(context, 'none'),
@@ -136,11 +142,14 @@ export const authRequestMachine = setup({
           actions: assign({ userId: ({ event }) => event.userId, loginName: ({ event }) => event.loginName }),
         },
         'registration.requested': { target: 'registering' },
+        'external.completed': { target: 'succeeded', actions: ['takeExternalLogin', 'issueCode'] },
       },
     },
     awaitingPassword: {
       on: {
         'password.verified': { target: 'succeeded', actions: [assign({ session: ({ event }) => event.session }), 'issueCode'] },
+        // The login name page's IDP buttons stay reachable with the browser's back button.
+        'external.completed': { target: 'succeeded', actions: ['takeExternalLogin', 'issueCode'] },
       },
     },
     selectingAccount: {

@@ -19,6 +19,8 @@ export interface SessionChecks {
   readonly passwordHash?: string;
   /** SHA-256 digest (base64url) of a personal access token presented for a machine user. */
   readonly patDigest?: string;
+  /** The edge completed a login through this IDP with an external identity linked to the (human) user. */
+  readonly idpId?: string;
 }
 
 /** What a session command knows about the session it targets. */
@@ -85,6 +87,12 @@ export function checkEvents(
     const token = user.state.tokens.find((t) => t.digest === checks.patDigest && t.expiresAt > now);
     if (token === undefined) throw failedPrecondition('session.token_invalid', 'the personal access token is invalid or expired');
     events.push(emit('session.pat.checked', { tokenId: token.id }));
+  }
+  if (checks.idpId !== undefined) {
+    if (user.state.type !== 'human') throw failedPrecondition('user.not_human', 'an external login is only available for human users');
+    // Only a user linked to the IDP can have logged in through it.
+    if (!(user.state.idpLinks ?? []).some((l) => l.idpId === checks.idpId)) throw failedPrecondition('session.idp_not_linked', 'the user has no link to the IDP');
+    events.push(emit('session.idp.checked', { idpId: checks.idpId }));
   }
   return events;
 }

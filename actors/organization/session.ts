@@ -35,6 +35,9 @@ export interface Session {
   readonly userCheckedAt: number;
   readonly passwordCheckedAt: number;
   readonly patCheckedAt: number;
+  /** Epoch ms of the last login through an external IDP, and that IDP (absent: never). */
+  readonly idpCheckedAt?: number;
+  readonly idpId?: string;
   /** Sorted by key. */
   readonly metadata: readonly { readonly key: string; readonly value: string }[];
 }
@@ -44,6 +47,8 @@ export type SessionEvent =
   | { type: 'session.user.checked'; payload: { userId: string } }
   | { type: 'session.password.checked'; payload: Record<string, never> }
   | { type: 'session.pat.checked'; payload: { tokenId: string } }
+  /** The user logged in through an external IDP linked to it (login UI external login). */
+  | { type: 'session.idp.checked'; payload: { idpId: string } }
   | { type: 'session.token.set'; payload: { digest: string } }
   | { type: 'session.lifetime.set'; payload: { expiresAt: number } }
   | { type: 'session.metadata.set'; payload: { metadata: Record<string, string> } }
@@ -77,6 +82,8 @@ export const sessionKind: AggregateKind<Session> = {
         return { ...state, passwordCheckedAt: event.createdAt };
       case 'session.pat.checked':
         return { ...state, patCheckedAt: event.createdAt };
+      case 'session.idp.checked':
+        return { ...state, idpCheckedAt: event.createdAt, idpId: e.payload.idpId };
       case 'session.token.set':
         return { ...state, tokenDigest: e.payload.digest };
       case 'session.lifetime.set':
@@ -107,7 +114,18 @@ export function isSessionLive(record: AggregateRecord<Session> | undefined, now:
   return record !== undefined && record.state.expiresAt > now;
 }
 
-/** The authentication methods the session's checks prove (OIDC `amr`). */
+/**
+ * Epoch ms of the session's last interactive authentication (password or external IDP) — the
+ * login UI reuses only such sessions; 0 when it has neither.
+ */
+export function sessionAuthTime(session: Session): number {
+  return Math.max(session.passwordCheckedAt, session.idpCheckedAt ?? 0);
+}
+
+/**
+ * The authentication methods the session's checks prove (OIDC `amr`). An external IDP login
+ * adds none: RFC 8176 has no value for federated authentication.
+ */
 export function sessionAmr(session: Session): string[] {
   const amr: string[] = [];
   if (session.passwordCheckedAt > 0) amr.push('pwd');

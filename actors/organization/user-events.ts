@@ -4,6 +4,7 @@
  * `usernameInstanceWide` was added later as an optional flag (absent in older events = false).
  */
 import type { AccessTokenType, Gender, PersonalAccessToken } from './user.js';
+import type { IdpLink } from './user-idp-link.js';
 
 export interface HumanProfilePayload {
   readonly givenName: string;
@@ -62,6 +63,11 @@ export type UserEvent =
   | { type: 'user.reactivated'; payload: Record<string, never> }
   | { type: 'user.metadata.set'; payload: { key: string; value: string } }
   | { type: 'user.metadata.removed'; payload: { key: string } }
+  /** A human user linked to / unlinked from an external identity (external login). */
+  | { type: 'user.idp.link.added'; payload: IdpLink }
+  | { type: 'user.idp.link.removed'; payload: { idpId: string; externalUserId: string } }
+  /** Another user obtained tokens in this user's name (token exchange with an actor token). */
+  | { type: 'user.impersonated'; payload: { actorUserId: string; clientId: string } }
   | { type: 'user.removed'; payload: Record<string, never> };
 
 export type UserEventType = UserEvent['type'];

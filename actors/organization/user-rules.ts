@@ -6,6 +6,7 @@ import { detailsAfter, type ResourceDetails } from '../kernel/owner.js';
 import type { NewEvent, Owner, UniqueClaim, UniqueRelease } from '../kernel/ports.js';
 import { orgKind } from './org.js';
 import type { UserEventType } from './user-events.js';
+import { idpLinkReleases } from './user-idp-link.js';
 import {
   instanceUsernameKey,
   PAT_SCOPE,
@@ -79,5 +80,6 @@ export function usernameReleases(user: User): UniqueRelease[] {
 /** Releases of every unique value a user holds (on removal). */
 export function allReleases(user: User): UniqueRelease[] {
   const tokens = user.type === 'machine' ? user.tokens.map((t) => ({ scope: PAT_SCOPE, value: t.digest })) : [];
-  return [...usernameReleases(user), ...tokens];
+  const links = user.type === 'human' ? idpLinkReleases(user.idpLinks ?? []) : [];
+  return [...usernameReleases(user), ...tokens, ...links];
 }

@@ -8,6 +8,7 @@
 import type { AggregateKind } from '../kernel/aggregate.js';
 import type { StoredEvent } from '../kernel/ports.js';
 import type { HumanProfilePayload, UserEvent } from './user-events.js';
+import type { IdpLink } from './user-idp-link.js';
 
 export type AccessTokenType = 'bearer' | 'jwt';
 export type Gender = 'unspecified' | 'female' | 'male' | 'diverse';
@@ -63,6 +64,8 @@ export interface HumanUser extends UserCommon {
   readonly passwordChangedAt: number;
   /** Failed password checks since the last success, unlock or password change. */
   readonly failedPasswordAttempts: number;
+  /** Linked external identities (external login); absent on rows written before links existed. */
+  readonly idpLinks?: readonly IdpLink[];
 }
 
 export interface MachineUser extends UserCommon {
@@ -178,6 +181,10 @@ function evolveHuman(state: HumanUser, e: UserEvent, at: number): HumanUser {
       return { ...state, passwordHash: e.payload.passwordHash };
     case 'user.human.password.check.failed':
       return { ...state, failedPasswordAttempts: state.failedPasswordAttempts + 1 };
+    case 'user.idp.link.added':
+      return { ...state, idpLinks: [...(state.idpLinks ?? []), { ...e.payload }] };
+    case 'user.idp.link.removed':
+      return { ...state, idpLinks: (state.idpLinks ?? []).filter((l) => l.idpId !== e.payload.idpId || l.externalUserId !== e.payload.externalUserId) };
     default:
       return state;
   }

@@ -7,9 +7,9 @@
 import { AppError, aborted, alreadyExists, internalError, ProgrammerError } from '../kernel/errors.js';
 import type { AggregateKind, AggregateRecord, Loaded } from '../kernel/aggregate.js';
 import type { CommandContext, CommandHandler } from '../kernel/command.js';
-import { SYSTEM_TENANT, type Clock, type IdGenerator, type Logger, type ProjectionState, type SecretSealer, type StoreAdapter } from '../kernel/ports.js';
+import { SYSTEM_TENANT, type ChangedStream, type Clock, type IdGenerator, type Logger, type ProjectionState, type SecretSealer, type StoreAdapter } from '../kernel/ports.js';
 import { Mailbox } from './mailbox.js';
-import { runCommand } from './run-command.js';
+import { cacheKey, runCommand } from './run-command.js';
 
 export type ActorAddress =
   | { readonly kind: 'system' }
@@ -53,6 +53,8 @@ export interface ActorCell {
 
 export class ActorSystem {
   private readonly actors = new Map<string, ActorCell>();
+  /** The loaded actors of each instance, so `forget` touches only the affected ones. */
+  private readonly byInstance = new Map<string, Set<ActorCell>>();
   private readonly sweepTimer: NodeJS.Timeout;
   private stopped = false;
   readonly options: Required<ActorSystemOptions>;
@@ -98,6 +100,29 @@ export class ActorSystem {
     return this.options.store.projectionState(instanceId);
   }
 
+  /**
+   * Drops cached aggregates another node has changed (the change feed calls this), so the
+   * next command reads them fresh instead of losing a conditional append first. Without
+   * `streams` every aggregate cached for the instance is dropped. An entry already at (or
+   * past) the reported version stays. A command in flight is unaffected: its append is
+   * conditional on the versions it read.
+   */
+  forget(instanceId: string, streams?: readonly ChangedStream[]): void {
+    const cells = this.byInstance.get(instanceId);
+    if (cells === undefined) return;
+    for (const cell of cells) {
+      if (streams === undefined) {
+        cell.cache.clear();
+        continue;
+      }
+      for (const stream of streams) {
+        const key = cacheKey(stream.aggregateType, stream.aggregateId);
+        const entry = cell.cache.get(key);
+        if (entry !== undefined && entry.version < stream.version) cell.cache.delete(key);
+      }
+    }
+  }
+
   /** Number of actors currently in memory. */
   get loadedCount(): number {
     return this.actors.size;
@@ -109,6 +134,7 @@ export class ActorSystem {
     clearInterval(this.sweepTimer);
     await Promise.all([...this.actors.values()].map((cell) => cell.mailbox.drained()));
     this.actors.clear();
+    this.byInstance.clear();
   }
 
   private activate(address: ActorAddress): ActorCell {
@@ -123,6 +149,9 @@ export class ActorSystem {
         lastActivity: this.options.clock.now(),
       };
       this.actors.set(key, cell);
+      let cells = this.byInstance.get(cell.instanceId);
+      if (cells === undefined) this.byInstance.set(cell.instanceId, (cells = new Set()));
+      cells.add(cell);
     }
     return cell;
   }
@@ -167,7 +196,12 @@ export class ActorSystem {
   passivateIdle(): void {
     const now = this.options.clock.now();
     for (const [key, cell] of this.actors) {
-      if (cell.mailbox.pending === 0 && now - cell.lastActivity >= this.options.idleMs) this.actors.delete(key);
+      if (cell.mailbox.pending === 0 && now - cell.lastActivity >= this.options.idleMs) {
+        this.actors.delete(key);
+        const cells = this.byInstance.get(cell.instanceId);
+        cells?.delete(cell);
+        if (cells?.size === 0) this.byInstance.delete(cell.instanceId);
+      }
     }
   }
 }

@@ -151,6 +151,7 @@ function outcomeOf(events: readonly StoredEvent[], records: Map<string, Loaded<u
   };
 }
 
-function cacheKey(type: string, id: string): string {
+/** The key of an aggregate in an actor's cache (the change feed evicts by it too). */
+export function cacheKey(type: string, id: string): string {
   return `${type}:${id}`;
 }

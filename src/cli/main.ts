@@ -2,7 +2,8 @@
 /**
  * The `tessera` command: `start` (default) runs a node; `init` prepares the data directory,
  * master key, first instance and admin token, then exits; `migrate` applies the PostgreSQL
- * schema migrations alone. Configuration errors exit 2 with
+ * schema migrations alone; `copy-store` copies a whole store between LMDB and PostgreSQL.
+ * Configuration errors exit 2 with
  * every problem listed; SIGTERM/SIGINT stop gracefully.
  */
 import { ConfigError, loadConfig } from '../config/load.js';
@@ -10,9 +11,10 @@ import { createLogger } from '../observability/logger.js';
 import { prepareNode, startNode } from './node.js';
 import { runKeysCommand } from './keys-command.js';
 import { runMigrateCommand } from './migrate-command.js';
+import { COPY_STORE_USAGE, runCopyStoreCommand } from './store-transfer-command.js';
 import { runTransferCommand, TRANSFER_USAGE } from './transfer-command.js';
 
-const USAGE = `usage: tessera [start|init|migrate|keys rotate|keys list|export|import]   (configuration: TESSERA_* variables, see docs/configuration.md)\n${TRANSFER_USAGE}`;
+const USAGE = `usage: tessera [start|init|migrate|keys rotate|keys list|export|import|copy-store]   (configuration: TESSERA_* variables, see docs/configuration.md)\n${TRANSFER_USAGE}\n${COPY_STORE_USAGE}`;
 
 async function main(argv: readonly string[]): Promise<number> {
   const command = argv[0] ?? 'start';
@@ -20,7 +22,7 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  if (command !== 'start' && command !== 'init' && command !== 'keys' && command !== 'migrate' && command !== 'export' && command !== 'import') {
+  if (command !== 'start' && command !== 'init' && command !== 'keys' && command !== 'migrate' && command !== 'export' && command !== 'import' && command !== 'copy-store') {
     process.stderr.write(`unknown command "${command}"\n${USAGE}\n`);
     return 2;
   }
@@ -38,6 +40,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const logger = createLogger(config.logLevel);
   if (command === 'keys') return runKeysCommand(argv.slice(1), config, logger);
   if (command === 'migrate') return runMigrateCommand(config, logger);
+  if (command === 'copy-store') return runCopyStoreCommand(argv.slice(1), config);
   if (command === 'init') {
     const prepared = await prepareNode(config, logger);
     await prepared.close();

@@ -52,7 +52,7 @@ import { createSigner } from '../crypto/signer.js';
 import { oidcRoutes } from '../oidc/routes.js';
 import { createOAuthDeps } from '../oidc/shared/oauth-deps.js';
 import { createApiAccessTokens } from '../oidc/shared/api-bearer.js';
-import { adminRoutes } from '../api/admin/v1/admin-routes.js';
+import { adminRoutes, IMPORT_PATH } from '../api/admin/v1/admin-routes.js';
 import { startKeyMaintenance } from '../oidc/shared/web-key-maintenance.js';
 import { createWebKeyService, ensureWebKeys, webKeyPolicy } from '../oidc/shared/web-keys.js';
 import { actionRpcs } from '../api/resources/actions/index.js';
@@ -61,12 +61,17 @@ import { idpRpcs } from '../api/resources/idps/index.js';
 import { PlatformIdentityProviders } from '../gen/platform/resources/idp/v3alpha/idp_service_pb.js';
 import { languageSettingsRpcs } from '../api/settings/languages/index.js';
 import { PlatformLanguageSettings } from '../gen/platform/settings/language/v3alpha/language_service_pb.js';
+import { textSettingsRpcs } from '../api/settings/texts/index.js';
+import { PlatformTextSettings } from '../gen/platform/settings/text/v3alpha/text_service_pb.js';
+import { brandingSettingsRpcs } from '../api/settings/branding/index.js';
+import { PlatformBrandingSettings } from '../gen/platform/settings/branding/v3alpha/branding_service_pb.js';
 import { createUiLocalesResolver } from '../oidc/shared/ui-locales.js';
 import { createExecutionCatalog } from '../executions/catalog.js';
 import { ExecutionRuntime } from '../executions/runtime.js';
+import { startClusterSync } from '../cluster/cluster-sync.js';
 
 /** Every service this node serves on all transports. */
-export const SERVICES: readonly DescService[] = [PlatformOrganizations, PlatformProjects, PlatformGrants, PlatformApps, PlatformActions, PlatformWebKeys, PlatformDomains, PlatformMemberships, PlatformInstances, PlatformFeatures, PlatformUsers, PlatformUserSchemas, PlatformUserSettings, PlatformSessions, PlatformIdentityProviders, PlatformLanguageSettings];
+export const SERVICES: readonly DescService[] = [PlatformOrganizations, PlatformProjects, PlatformGrants, PlatformApps, PlatformActions, PlatformWebKeys, PlatformDomains, PlatformMemberships, PlatformInstances, PlatformFeatures, PlatformUsers, PlatformUserSchemas, PlatformUserSettings, PlatformSessions, PlatformIdentityProviders, PlatformLanguageSettings, PlatformTextSettings, PlatformBrandingSettings];
 
 /** Path prefixes that get CORS headers (APIs and protocol endpoints, not the login UI). */
 const CORS_PREFIXES = ['/resources/', '/settings/', '/admin/', '/oauth/', '/oidc/', '/.well-known/', '/platform.'];
@@ -129,24 +134,26 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   webKeys.onChanged((instanceId) => signer.invalidate(instanceId));
   const executions = new ExecutionRuntime({ actors, store, clock, logger, catalog: createExecutionCatalog(SERVICES) });
   const oauth = createOAuthDeps({ config, tenants, signer, actors, clock, logger, functions: executions });
-  const invoke = createInvoker([...organizationRpcs, ...projectRpcs, ...grantRpcs, ...appRpcs, ...actionRpcs, ...createWebKeyRpcs(webKeys), ...domainRpcs, ...membershipRpcs, ...instanceRpcs, ...featureRpcs, ...userRpcs, ...userSchemaRpcs, ...userSettingsRpcs, ...sessionRpcs, ...idpRpcs, ...languageSettingsRpcs], { config, actors, tenants, clock, logger, executions, accessTokens: createApiAccessTokens(oauth) });
+  const invoke = createInvoker([...organizationRpcs, ...projectRpcs, ...grantRpcs, ...appRpcs, ...actionRpcs, ...createWebKeyRpcs(webKeys), ...domainRpcs, ...membershipRpcs, ...instanceRpcs, ...featureRpcs, ...userRpcs, ...userSchemaRpcs, ...userSettingsRpcs, ...sessionRpcs, ...idpRpcs, ...languageSettingsRpcs, ...textSettingsRpcs, ...brandingSettingsRpcs], { config, actors, tenants, clock, logger, executions, accessTokens: createApiAccessTokens(oauth) });
 
   let ready = false;
   const metrics = createMetrics((err, request) => logger.error({ err, path: request?.path }, 'request failed'));
   metrics.gauge('tessera_actors_loaded', 'Tenant actors currently in memory.', () => actors.loadedCount);
   metrics.gauge('tessera_execution_event_lag', 'Events not yet delivered to event executions (all instances).', () => executions.eventLag());
-  const routes = [...systemRoutes({ metrics: metrics.registry, isReady: () => ready }), ...createJsonRoutes(SERVICES, invoke), ...oidcRoutes({ config, tenants, signer, oauth, uiLocales: createUiLocalesResolver(actors) }), ...adminRoutes({ dataDir: config.dataDir, actors, tenants, clock, logger, accessTokens: createApiAccessTokens(oauth) })];
+  const routes = [...systemRoutes({ metrics: metrics.registry, isReady: () => ready }), ...createJsonRoutes(SERVICES, invoke), ...oidcRoutes({ config, tenants, signer, oauth, uiLocales: createUiLocalesResolver(actors) }), ...adminRoutes({ dataDir: config.dataDir, actors, tenants, clock, logger, accessTokens: createApiAccessTokens(oauth), gcsEndpoint: config.gcsEndpoint, importMaxBytes: config.importMaxBodyBytes })];
   const router = createRouter(routes, { fallback: createConnectFallback(SERVICES, invoke), corsPathPrefixes: CORS_PREFIXES });
   const adapter = await selectHttpAdapter(config.http, (msg, err) => logger.warn({ err }, msg));
   const http = await adapter.listen(
     router,
-    { host: config.host, port: config.port, maxBodyBytes: config.maxBodyBytes, bodyTimeoutMs: config.bodyTimeoutMs },
+    { host: config.host, port: config.port, maxBodyBytes: config.maxBodyBytes, bodyLimits: { [IMPORT_PATH]: config.importMaxBodyBytes }, bodyTimeoutMs: config.bodyTimeoutMs },
     metrics.httpObserver,
   );
   const grpc = await startGrpcServer({ host: config.host, port: config.grpcPort, services: SERVICES, invoke });
   const sweeper = startSweeper(store, clock, config.sweepIntervalMs, logger);
   const keyMaintenance = startKeyMaintenance({ actors, webKeys, clock, logger });
   await executions.start();
+  // Other nodes' writes drop this node's caches (PostgreSQL change feed; nothing on LMDB).
+  const cluster = await startClusterSync({ store, actors, tenants, signer, executions, logger });
   ready = true;
   logger.info({ httpPort: http.port, grpcPort: grpc.port, http: adapter.name, dataDir: config.dataDir }, 'listening');
 
@@ -160,6 +167,7 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
       sweeper.stop();
       await keyMaintenance.stop();
       await executions.stop();
+      cluster.stop();
       await close();
     },
   };

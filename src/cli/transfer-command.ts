@@ -156,6 +156,7 @@ function createProgress(label: string): Progress {
     process.stderr.write(`\r\x1b[2K${label} [${bar}] ${((Date.now() - started) / 1000).toFixed(1)}s ${current}`);
   };
   const timer = tty ? setInterval(draw, 100) : undefined;
+  if (tty) draw(); // at once: a quick call still shows the bar before its result line
   let lastPlain = '';
   return {
     update(text) {

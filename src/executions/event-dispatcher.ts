@@ -4,8 +4,10 @@
  * retries failed calls with exponential backoff (bounded), and persists the cursor after each
  * delivered event. Delivery is at least once: after a crash or stop the last event may be sent
  * again. An event counts as delivered when every non-async target answered or gave up.
+ * Nodes sharing a store deliver each instance's events from one node at a time (delivery-lease.ts).
  */
 import type { Clock, Logger, StoreAdapter, StoredEvent } from '../../actors/index.js';
+import { DeliveryLease } from './delivery-lease.js';
 import { eventPayload } from './event-payload.js';
 import type { InstancePlan, PlanCache } from './plans.js';
 import { eventTargets } from './resolve.js';
@@ -23,6 +25,8 @@ export interface EventDispatcherOptions {
   readonly attempts?: number;
   readonly backoffMs?: number;
   readonly maxBackoffMs?: number;
+  /** Lifetime of an instance's delivery lease between nodes (renewed every third of it). */
+  readonly leaseMs?: number;
 }
 
 interface Worker {
@@ -36,9 +40,11 @@ export class EventDispatcher {
   private readonly workers = new Map<string, Worker>();
   private readonly stopping = new AbortController();
   private readonly o: Required<EventDispatcherOptions>;
+  private readonly lease: DeliveryLease;
 
   constructor(options: EventDispatcherOptions) {
-    this.o = { pollMs: 200, batchSize: 100, attempts: 6, backoffMs: 500, maxBackoffMs: 30_000, ...options };
+    this.o = { pollMs: 200, batchSize: 100, attempts: 6, backoffMs: 500, maxBackoffMs: 30_000, leaseMs: 15_000, ...options };
+    this.lease = new DeliveryLease({ ttl: options.store.ttl, clock: options.clock, logger: options.logger, leaseMs: this.o.leaseMs });
     options.plans.onLoad((plan) => this.ensureWorker(plan));
   }
 
@@ -52,6 +58,7 @@ export class EventDispatcher {
   async stop(): Promise<void> {
     this.stopping.abort();
     await Promise.all([...this.workers.values()].map((w) => w.done));
+    await this.lease.releaseAll();
   }
 
   private ensureWorker(plan: InstancePlan): void {
@@ -59,15 +66,29 @@ export class EventDispatcher {
     const worker: { lag: number; done: Promise<void> } = { lag: 0, done: Promise.resolve() };
     worker.done = this.work(plan.instanceId, worker)
       .catch((err: unknown) => this.o.logger.error({ err, instanceId: plan.instanceId }, 'event dispatcher failed; restarting on the next plan load'))
-      .finally(() => this.workers.delete(plan.instanceId));
+      .finally(() => {
+        this.workers.delete(plan.instanceId);
+        void this.lease.release(plan.instanceId);
+      });
     this.workers.set(plan.instanceId, worker);
   }
 
   private async work(instanceId: string, worker: { lag: number }): Promise<void> {
-    let cursor = await this.startCursor(instanceId);
+    let cursor = 0;
+    let holding = false;
     while (!this.stopping.signal.aborted) {
       const plan = await this.o.plans.get(instanceId);
       if (!plan.hasEvents) return;
+      if (!(await this.lease.acquire(instanceId))) {
+        // Another node delivers this instance; wait to take over if it stops renewing.
+        holding = false;
+        worker.lag = 0;
+        await this.sleep(this.o.leaseMs / 3);
+        continue;
+      }
+      // Newly holding: the previous holder may have moved the persisted cursor on.
+      if (!holding) cursor = await this.startCursor(instanceId);
+      holding = true;
       const events = await this.o.store.readEvents(instanceId, cursor, this.o.batchSize);
       worker.lag = Math.max(0, (await this.o.store.projectionState(instanceId)).position - cursor);
       if (events.length === 0) {
@@ -75,13 +96,14 @@ export class EventDispatcher {
         continue;
       }
       for (const event of events) {
+        if (!this.lease.isHeld(instanceId)) break; // lost the lease: the new holder goes on from the cursor
         const targets = eventTargets(await this.o.plans.get(instanceId), event.type, event.position);
         if (targets.length > 0 && !(await this.deliver(event, targets))) return; // stopping: redeliver later
         cursor = event.position;
         worker.lag = Math.max(0, worker.lag - 1);
         if (targets.length > 0) await this.o.store.putMeta(cursorKey(instanceId), cursor);
       }
-      await this.o.store.putMeta(cursorKey(instanceId), cursor);
+      if (this.lease.isHeld(instanceId)) await this.o.store.putMeta(cursorKey(instanceId), cursor);
     }
   }
 

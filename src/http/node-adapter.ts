@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { HttpAdapter, HttpHandler, HttpObserver, HttpReply, HttpServerOptions } from './types.js';
 import type { HttpRequest, ListeningServer } from './types.js';
 import {
+  bodyLimitLookup,
   internalErrorReply,
   isStreamBody,
   knownBodyLength,
@@ -20,6 +21,8 @@ import {
 interface NodeServer {
   readonly handler: HttpHandler;
   readonly options: HttpServerOptions;
+  /** The body limit of a path (TESSERA_MAX_BODY_BYTES, or a route's own). */
+  readonly bodyLimit: (path: string) => number;
   readonly observer: HttpObserver | undefined;
   closing: boolean;
 }
@@ -43,6 +46,7 @@ class NodeExchange implements HttpRequest {
   controller: AbortController | undefined = undefined;
   chunks: Buffer[] = [];
   received = 0;
+  limit = 0;
   timer: NodeJS.Timeout | undefined = undefined;
   writable: (() => void) | undefined = undefined;
 
@@ -76,7 +80,8 @@ function onRequest(server: NodeServer, req: IncomingMessage, res: ServerResponse
   res.once('close', () => onClose(ex));
   const length = ex.headers['content-length'];
   if ((length === undefined || length === '0') && ex.headers['transfer-encoding'] === undefined) return dispatch(ex);
-  if (length !== undefined && Number(length) > server.options.maxBodyBytes) return writeReply(ex, payloadTooLargeReply, true);
+  ex.limit = server.bodyLimit(ex.path);
+  if (length !== undefined && Number(length) > ex.limit) return writeReply(ex, payloadTooLargeReply, true);
   ex.timer = setTimeout(onBodyTimeout, server.options.bodyTimeoutMs, ex);
   req.on('data', (chunk: Buffer) => onChunk(ex, chunk));
   req.once('end', () => onEnd(ex));
@@ -88,7 +93,7 @@ function noop(): void {}
 function onChunk(ex: NodeExchange, chunk: Buffer): void {
   if (ex.done) return;
   ex.received += chunk.byteLength;
-  if (ex.received > ex.server.options.maxBodyBytes) {
+  if (ex.received > ex.limit) {
     clearTimeout(ex.timer);
     return writeReply(ex, payloadTooLargeReply, true);
   }
@@ -242,7 +247,7 @@ async function closeServer(server: NodeServer, http: Server, graceMs: number): P
 }
 
 function listen(handler: HttpHandler, options: HttpServerOptions, observer?: HttpObserver): Promise<ListeningServer> {
-  const server: NodeServer = { handler, options, observer, closing: false };
+  const server: NodeServer = { handler, options, bodyLimit: bodyLimitLookup(options), observer, closing: false };
   const http = createServer((req, res) => onRequest(server, req, res));
   return new Promise((resolve, reject) => {
     http.once('error', reject);

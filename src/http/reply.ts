@@ -3,7 +3,7 @@
  * Error bodies follow the rpc status shape `{"code","message"}` (style guide §6) and never echo
  * input or carry stack traces; header names are lower case as HttpReply requires.
  */
-import type { HttpBody, HttpReply } from './types.js';
+import type { HttpBody, HttpReply, HttpServerOptions } from './types.js';
 
 export type ReplyHeaders = Readonly<Record<string, string | readonly string[]>>;
 
@@ -102,3 +102,13 @@ export const payloadTooLargeReply: HttpReply = cannedError(413, 8, 'request body
 export const requestTimeoutReply: HttpReply = cannedError(408, 4, 'request body timeout');
 export const internalErrorReply: HttpReply = cannedError(500, 13, 'internal error');
 export const jsonHeaders: ReplyHeaders = JSON_HEADERS;
+
+/**
+ * The body limit by raw path: `bodyLimits` overrides `maxBodyBytes` for exact paths. Built once
+ * per server (a Map, so a path like `constructor` never reaches Object.prototype).
+ */
+export function bodyLimitLookup(options: HttpServerOptions): (path: string) => number {
+  const fallback = options.maxBodyBytes;
+  const limits = new Map(Object.entries(options.bodyLimits ?? {}));
+  return limits.size === 0 ? () => fallback : (path) => limits.get(path) ?? fallback;
+}

@@ -44,6 +44,11 @@ export interface HttpServerOptions {
   readonly port: number;
   /** Bodies above this answer 413. */
   readonly maxBodyBytes: number;
+  /**
+   * Per-path overrides of `maxBodyBytes` (exact raw path → bytes), for the few routes that take
+   * large documents (the organization import). Bodies are still read whole into memory.
+   */
+  readonly bodyLimits?: Readonly<Record<string, number>>;
   /** A body not complete within this answers 408. */
   readonly bodyTimeoutMs: number;
 }

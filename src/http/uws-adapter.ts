@@ -17,6 +17,7 @@ import type { HttpAdapter, HttpHandler, HttpObserver, HttpReply, HttpServerOptio
 import type { HttpRequest, ListeningServer } from './types.js';
 import {
   assertSafeHeaders,
+  bodyLimitLookup,
   internalErrorReply,
   isStreamBody,
   knownBodyLength,
@@ -28,6 +29,8 @@ import {
 interface UwsServer {
   readonly handler: HttpHandler;
   readonly options: HttpServerOptions;
+  /** The body limit of a path (TESSERA_MAX_BODY_BYTES, or a route's own). */
+  readonly bodyLimit: (path: string) => number;
   readonly observer: HttpObserver | undefined;
   readonly inflight: Set<UwsExchange>;
   closing: boolean;
@@ -53,6 +56,7 @@ class UwsExchange implements HttpRequest {
   controller: AbortController | undefined = undefined;
   chunks: Buffer[] | undefined = undefined;
   received = 0;
+  limit = 0;
   timer: NodeJS.Timeout | undefined = undefined;
   writable: (() => void) | undefined = undefined;
   watchingWritable = false;
@@ -89,7 +93,8 @@ function onRequest(server: UwsServer, res: UwsResponse, req: UwsRequest): void {
   server.inflight.add(ex);
   const length = ex.headers['content-length'];
   if ((length === undefined || length === '0') && ex.headers['transfer-encoding'] === undefined) return dispatch(ex);
-  if (length !== undefined && Number(length) > server.options.maxBodyBytes) return writeReply(ex, payloadTooLargeReply, true);
+  ex.limit = server.bodyLimit(ex.path);
+  if (length !== undefined && Number(length) > ex.limit) return writeReply(ex, payloadTooLargeReply, true);
   ex.timer = setTimeout(onBodyTimeout, server.options.bodyTimeoutMs, ex);
   res.onData((chunk, isLast) => onChunk(ex, chunk, isLast));
 }
@@ -98,7 +103,7 @@ function onChunk(ex: UwsExchange, chunk: ArrayBuffer, isLast: boolean): void {
   if (ex.done) return;
   const size = chunk.byteLength;
   ex.received += size;
-  if (ex.received > ex.server.options.maxBodyBytes) {
+  if (ex.received > ex.limit) {
     clearTimeout(ex.timer);
     return writeReply(ex, payloadTooLargeReply, true);
   }
@@ -322,7 +327,7 @@ export function isNativeUws(): boolean {
 
 function listen(handler: HttpHandler, options: HttpServerOptions, observer?: HttpObserver): Promise<ListeningServer> {
   if (!isNativeUws()) return Promise.reject(new Error('uWebSockets.js native binary did not load (fallback active)'));
-  const server: UwsServer = { handler, options, observer, inflight: new Set(), closing: false, onIdle: undefined };
+  const server: UwsServer = { handler, options, bodyLimit: bodyLimitLookup(options), observer, inflight: new Set(), closing: false, onIdle: undefined };
   const app = uWS.App().any('/*', (res, req) => onRequest(server, res, req));
   return new Promise((resolve, reject) => {
     app.listen(options.host, options.port, (listenSocket) => {

@@ -4,8 +4,8 @@
  * as authenticated here. The cookie is HttpOnly, SameSite=Lax, Path=/ and Secure unless the
  * external URL is plain http (TESSERA_EXTERNAL_SECURE=false, e.g. http://localhost).
  */
-import { AppError, orgKind, sessionAmr, userKind, type ActorSystem, type AggregateRecord, type BrowserSessionSummary, type User } from '../../actors/index.js';
-import { createLoginSession, findSessionByToken, terminateSession } from '../api/shared/sessions.js';
+import { AppError, orgKind, sessionAmr, sessionAuthTime, userKind, type ActorSystem, type AggregateRecord, type BrowserSessionSummary, type User } from '../../actors/index.js';
+import { createLoginSession, findSessionByToken, terminateSession, type SessionFactorInput } from '../api/shared/sessions.js';
 import { loginNamesOf } from '../api/shared/user-auth.js';
 import type { HttpRequest } from '../http/types.js';
 import type { MessageKey } from './i18n/index.js';
@@ -52,13 +52,14 @@ export async function readBrowserSessions(actors: ActorSystem, instanceId: strin
   const held: HeldSession[] = [];
   for (const token of parseSessionCookie(cookieHeader)) {
     const record = await findSessionByToken(actors, instanceId, token);
-    if (record === undefined || record.state.passwordCheckedAt === 0 || held.some((h) => h.session.userId === record.state.userId)) continue;
+    // Reusable: a password or external IDP login (sessionAuthTime 0 means neither).
+    if (record === undefined || sessionAuthTime(record.state) === 0 || held.some((h) => h.session.userId === record.state.userId)) continue;
     const user = await actors.readRecord(instanceId, userKind, record.state.userId);
     if (user === undefined) continue;
     const session: BrowserSession = {
       sessionId: record.id,
       userId: record.state.userId,
-      authTime: record.state.passwordCheckedAt,
+      authTime: sessionAuthTime(record.state),
       amr: sessionAmr(record.state),
       loginName: await preferredLoginName(actors, instanceId, user),
     };
@@ -82,16 +83,7 @@ export async function logInWithPassword(actors: ActorSystem, instanceId: string,
   const user = await actors.readRecord(instanceId, userKind, userId);
   if (user === undefined) return { ok: false, error: 'userNotFound' };
   try {
-    const userAgent = { userAgent: (req.headers['user-agent'] ?? '').slice(0, 500), ip: req.remoteAddress };
-    const created = await createLoginSession(actors, instanceId, user, { password }, { userAgent });
-    const session: BrowserSession = {
-      sessionId: created.sessionId,
-      userId,
-      authTime: created.session?.state.passwordCheckedAt ?? actors.options.clock.now(),
-      amr: created.session === undefined ? ['pwd'] : sessionAmr(created.session.state),
-      loginName: await preferredLoginName(actors, instanceId, user),
-    };
-    return { ok: true, held: { token: created.sessionToken, session } };
+    return { ok: true, held: await createHeldSession(actors, instanceId, user, { password }, req) };
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
     const refusal = REFUSALS[error.code];
@@ -101,6 +93,39 @@ export async function logInWithPassword(actors: ActorSystem, instanceId: string,
     const after = await actors.readRecord(instanceId, userKind, userId);
     return { ok: false, error: after?.state.state === 'locked' ? 'userLocked' : 'passwordInvalid' };
   }
+}
+
+/** Creates a session proven by `factors` (a verified password, or an external IDP login) for the browser. */
+async function createHeldSession(actors: ActorSystem, instanceId: string, user: AggregateRecord<User>, factors: SessionFactorInput, req: HttpRequest): Promise<HeldSession> {
+  const userAgent = { userAgent: (req.headers['user-agent'] ?? '').slice(0, 500), ip: req.remoteAddress };
+  const created = await createLoginSession(actors, instanceId, user, factors, { userAgent });
+  const session: BrowserSession = {
+    sessionId: created.sessionId,
+    userId: user.id,
+    authTime: created.session === undefined ? actors.options.clock.now() : sessionAuthTime(created.session.state),
+    amr: created.session === undefined ? [] : sessionAmr(created.session.state),
+    loginName: await preferredLoginName(actors, instanceId, user),
+  };
+  return { token: created.sessionToken, session };
+}
+
+/**
+ * A session for a user who logged in through an external IDP linked to it (the external login
+ * resolved the user); refused like a password login when the user is locked or inactive.
+ */
+export async function logInWithIdp(actors: ActorSystem, instanceId: string, user: AggregateRecord<User>, idpId: string, req: HttpRequest): Promise<PasswordLogin> {
+  try {
+    return { ok: true, held: await createHeldSession(actors, instanceId, user, { idpId }, req) };
+  } catch (error) {
+    const refusal = error instanceof AppError ? REFUSALS[error.code] : undefined;
+    if (refusal === undefined) throw error;
+    return { ok: false, error: refusal };
+  }
+}
+
+/** The Set-Cookie value adding a new session to the ones the browser already holds. */
+export function cookieWithSession(held: HeldSession, req: HttpRequest, secure: boolean): string {
+  return toSessionCookie([held.token, ...parseSessionCookie(req.headers.cookie)], secure);
 }
 
 /** Terminates the sessions (end_session); sessions already gone are skipped. */

@@ -8,6 +8,7 @@ import { html } from '../http/reply.js';
 import type { HttpReply } from '../http/types.js';
 import { escapeHtml, formActionSource } from '../oidc/shared/authorization-response.js';
 import { LOGIN_PATH } from '../oidc/shared/auth-request-flow.js';
+import { brandingSources, brandingStyle, displayLoginName, logoHtml, watermarkHtml } from './appearance.js';
 import type { MessageKey, Translator } from './i18n/index.js';
 
 export interface FormContext {
@@ -30,31 +31,35 @@ export interface AccountChoice {
   readonly loginName: string;
 }
 
-const STYLE =
-  'body{font-family:system-ui,sans-serif;max-width:26rem;margin:3rem auto;padding:0 1rem}' +
-  'label,input,button{display:block;width:100%;margin:.4rem 0}input,button{padding:.5rem;box-sizing:border-box}' +
-  '.error{color:#b00020}';
-
+/**
+ * The page frame: the branding of the login context (CSS custom properties, logo, font,
+ * watermark; issue 6) from `tr.branding`, the built-in look without it. No script: every
+ * page works without JavaScript.
+ */
 function layout(tr: Translator, title: string, body: string): string {
   return (
     `<!doctype html><html lang="${escapeHtml(tr.lang)}"><head><meta charset="utf-8">` +
     `<meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title>` +
-    `<style>${STYLE}</style></head><body><main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`
+    `<style>${brandingStyle(tr.branding)}</style></head><body><main>${logoHtml(tr.branding)}<h1>${escapeHtml(title)}</h1>${body}</main>` +
+    `${watermarkHtml(tr.branding)}</body></html>`
   );
 }
 
-function loginCsp(redirectUri: string): string {
+function loginCsp(redirectUri: string, tr: Translator): string {
+  // The branding's logo and font may come from their own origins (validated https URLs).
+  const sources = brandingSources(tr.branding);
   return (
     `default-src 'self'; frame-ancestors 'none'; form-action 'self' ${formActionSource(redirectUri)}; ` +
-    `base-uri 'none'; object-src 'none'; style-src 'self' 'unsafe-inline'`
+    `base-uri 'none'; object-src 'none'; style-src 'self' 'unsafe-inline'; ` +
+    `img-src ${["'self'", ...sources.img].join(' ')}; font-src ${["'self'", ...sources.font].join(' ')}`
   );
 }
 
-function page(ctx: FormContext, title: string, body: string, status = 200): HttpReply {
-  return html(status, layout(ctx.tr, title, body), { 'content-security-policy': loginCsp(ctx.redirectUri), 'cache-control': 'no-store' });
+export function page(ctx: FormContext, title: string, body: string, status = 200): HttpReply {
+  return html(status, layout(ctx.tr, title, body), { 'content-security-policy': loginCsp(ctx.redirectUri, ctx.tr), 'cache-control': 'no-store' });
 }
 
-function form(ctx: FormContext, action: string, fields: string, submit: string): string {
+export function form(ctx: FormContext, action: string, fields: string, submit: string): string {
   return (
     `<form method="post" action="${LOGIN_PATH}">` +
     `<input type="hidden" name="authRequest" value="${escapeHtml(ctx.authRequestId)}">` +
@@ -64,11 +69,12 @@ function form(ctx: FormContext, action: string, fields: string, submit: string):
   );
 }
 
-function errorLine(ctx: FormContext, error: MessageKey | undefined): string {
+export function errorLine(ctx: FormContext, error: MessageKey | undefined): string {
   return error === undefined ? '' : `<p class="error" role="alert">${escapeHtml(ctx.tr.t(error))}</p>`;
 }
 
-export function renderLoginNamePage(ctx: FormContext, options: { loginHint?: string; error?: MessageKey } = {}): HttpReply {
+/** `idpButtons`: the external login links (external/pages.ts), already escaped. */
+export function renderLoginNamePage(ctx: FormContext, options: { loginHint?: string; error?: MessageKey; idpButtons?: string } = {}): HttpReply {
   const value = options.loginHint === undefined ? '' : ` value="${escapeHtml(options.loginHint)}"`;
   const fields =
     `<label for="loginName">${escapeHtml(ctx.tr.t('loginNameLabel'))}</label>` +
@@ -76,7 +82,8 @@ export function renderLoginNamePage(ctx: FormContext, options: { loginHint?: str
   // Registration is always offered (the instance has no setting to turn it off yet).
   const body =
     `<p>${escapeHtml(ctx.tr.t('loginNameIntro'))}</p>${errorLine(ctx, options.error)}${form(ctx, 'loginname', fields, ctx.tr.t('next'))}` +
-    form(ctx, 'register', '', ctx.tr.t('registerLink'));
+    form(ctx, 'register', '', ctx.tr.t('registerLink')) +
+    (options.idpButtons ?? '');
   return page(ctx, ctx.tr.t('title'), body, options.error === undefined ? 200 : 400);
 }
 
@@ -86,20 +93,20 @@ export function renderPasswordPage(ctx: FormContext, options: { loginName: strin
     `<label for="password">${escapeHtml(ctx.tr.t('passwordLabel'))}</label>` +
     `<input id="password" name="password" type="password" autocomplete="current-password" required autofocus>`;
   const body =
-    `<p>${escapeHtml(options.loginName)}</p><p>${escapeHtml(ctx.tr.t('passwordIntro'))}</p>` +
+    `<p>${escapeHtml(displayLoginName(ctx.tr, options.loginName))}</p><p>${escapeHtml(ctx.tr.t('passwordIntro'))}</p>` +
     `${errorLine(ctx, options.error)}${form(ctx, 'password', fields, ctx.tr.t('signIn'))}`;
   return page(ctx, ctx.tr.t('title'), body, options.error === undefined ? 200 : 400);
 }
 
 export function renderSelectAccountPage(ctx: FormContext, accounts: readonly AccountChoice[]): HttpReply {
   const choices = accounts
-    .map((a) => form(ctx, 'select', `<input type="hidden" name="sessionId" value="${escapeHtml(a.sessionId)}">`, a.loginName))
+    .map((a) => form(ctx, 'select', `<input type="hidden" name="sessionId" value="${escapeHtml(a.sessionId)}">`, displayLoginName(ctx.tr, a.loginName)))
     .join('');
   const body = `<p>${escapeHtml(ctx.tr.t('selectAccountIntro'))}</p>${choices}${form(ctx, 'other', '', ctx.tr.t('otherAccount'))}`;
   return page(ctx, ctx.tr.t('selectAccountTitle'), body);
 }
 
-function field(ctx: FormContext, name: string, label: MessageKey, attributes: string, value?: string): string {
+export function field(ctx: FormContext, name: string, label: MessageKey, attributes: string, value?: string): string {
   const prefilled = value === undefined ? '' : ` value="${escapeHtml(value)}"`;
   return `<label for="${name}">${escapeHtml(ctx.tr.t(label))}</label><input id="${name}" name="${name}" ${attributes} required${prefilled}>`;
 }

@@ -3,6 +3,8 @@ import type { HttpReply } from '../http/types.js';
 import type { MessageKey } from './i18n/index.js';
 import { readBrowserSessions } from './browser-sessions.js';
 import type { LoginContext } from './login-context.js';
+import { renderIdpButtons } from './external/pages.js';
+import { loginIdpsOf } from './external/login-idps.js';
 import { renderErrorPage, renderLoginNamePage, renderPasswordPage, renderRegisterPage, renderSelectAccountPage, type RegistrationValues } from './pages.js';
 
 /** `values`: what the registration form keeps when it is shown again with an error. */
@@ -12,7 +14,8 @@ export async function renderStep(ctx: LoginContext, error?: MessageKey, values?:
   switch (machine.value) {
     case 'awaitingLoginName': {
       const hint = request.loginHint;
-      return renderLoginNamePage(ctx.form, { ...(hint === undefined ? {} : { loginHint: hint }), ...withError });
+      const idpButtons = renderIdpButtons(ctx.form, (await loginIdpsOf(ctx)).idps);
+      return renderLoginNamePage(ctx.form, { ...(hint === undefined ? {} : { loginHint: hint }), ...withError, idpButtons });
     }
     case 'awaitingPassword':
       return renderPasswordPage(ctx.form, { loginName: machine.context.loginName ?? '', ...withError });

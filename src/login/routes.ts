@@ -13,22 +13,29 @@ import { parseForm, parseUrlEncoded, type FormParams } from '../oidc/shared/form
 import { OAuthError } from '../../actors/index.js';
 import { chooseLanguage, createTranslator } from './i18n/index.js';
 import { createUiLocalesResolver, type UiLocalesResolver } from '../oidc/shared/ui-locales.js';
+import { createCustomizationResolver, customizeLoginContext } from './appearance.js';
 import { createLoginContext, isCsrfValid, type LoginContext } from './login-context.js';
 import { renderErrorPage } from './pages.js';
 import { renderStep } from './render-step.js';
 import { requestRegistration, submitRegistration } from './register.js';
 import { selectAccount, submitLoginName, submitPassword, useOtherAccount } from './steps.js';
+import { confirmProposedLink, createExternalAccount, linkOtherAccount } from './external/resolve.js';
+import { externalLoginRoutes, type ContextLoader } from './external/routes.js';
 
 export function loginRoutes(deps: AuthFlowDeps): Route[] {
   const languages = createUiLocalesResolver(deps.actors);
-  const load = (req: HttpRequest, id: string | undefined) => loadContext(req, deps, languages, id);
+  const customization = createCustomizationResolver(deps.actors);
+  // Texts and branding of the login context (issue 6) apply to every page of the request.
+  const load = async (req: HttpRequest, id: string | undefined) => {
+    const ctx = await loadContext(req, deps, languages, id);
+    return ctx === undefined ? undefined : customizeLoginContext(customization, ctx);
+  };
   return [
     { method: 'GET', pattern: LOGIN_PATH, handler: withErrorReplies((req) => showLogin(req, load)) },
     { method: 'POST', pattern: LOGIN_PATH, handler: withErrorReplies((req) => submitLogin(req, load)) },
+    ...externalLoginRoutes(deps, load),
   ];
 }
-
-type ContextLoader = (req: HttpRequest, id: string | undefined) => Promise<LoginContext | undefined>;
 
 function unknownRequest(req: HttpRequest): HttpReply {
   const tr = createTranslator(chooseLanguage([], req.headers['accept-language']));
@@ -64,6 +71,12 @@ async function submitLogin(req: HttpRequest, load: ContextLoader): Promise<HttpR
       return requestRegistration(ctx);
     case 'register.submit':
       return submitRegistration(ctx, form);
+    case 'external.link.proposed':
+      return confirmProposedLink(ctx);
+    case 'external.link':
+      return linkOtherAccount(ctx, form);
+    case 'external.create':
+      return createExternalAccount(ctx, form);
     default:
       return renderStep(ctx);
   }

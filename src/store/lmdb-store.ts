@@ -18,6 +18,8 @@ import type {
   TtlStore,
 } from '../../actors/index.js';
 import * as keys from './keys.js';
+import { dumpLmdb, loadLmdb } from './lmdb-dump.js';
+import { decodeEvent, encodeEvent } from './lmdb-events.js';
 
 export interface LmdbStoreOptions {
   /** Directory of the LMDB environment (created when missing). */
@@ -31,24 +33,9 @@ export interface LmdbStoreOptions {
 
 type Db = ReturnType<typeof open<unknown, Key>>;
 
-const EVENT_FORMAT = 1;
 const PAGE = 256;
 const SWEEP_BATCH = 500;
 const NONE: Promise<undefined> = Promise.resolve(undefined);
-
-/** [format, type, aggregateType, aggregateId, version, ownerType, ownerId, creator, createdAt, payload] */
-type EventRecord = readonly [number, string, string, string, number, string, string, string, number, unknown];
-
-function encodeEvent(e: StoredEvent): EventRecord {
-  return [EVENT_FORMAT, e.type, e.aggregateType, e.aggregateId, e.version, e.owner.type, e.owner.id, e.creator, e.createdAt, e.payload];
-}
-
-function decodeEvent(instanceId: string, position: number, raw: unknown): StoredEvent {
-  if (!Array.isArray(raw) || raw[0] !== EVENT_FORMAT) throw new Error(`unknown event record format at position ${position}`);
-  const [, type, aggregateType, aggregateId, version, ownerType, ownerId, creator, createdAt, payload] = raw as unknown as EventRecord;
-  const owner = { type: ownerType as StoredEvent['owner']['type'], id: ownerId };
-  return { instanceId, aggregateType, aggregateId, type, owner, creator, payload, version, position, createdAt };
-}
 
 /** NUL cannot appear in a key part (keys.ts); such a string is simply never stored. */
 const SEP = '\u0000';
@@ -77,11 +64,13 @@ export function openLmdbStore(options: LmdbStoreOptions): StoreAdapter {
       await durable(db.put(keys.metaKey(key), value));
     },
     ttl: createTtlStore(db, clock, durable),
+    dump: (dumpOptions) => dumpLmdb(db, dumpOptions?.now ?? clock.now()),
+    load: (entries, loadOptions) => loadLmdb(db, entries, durable, loadOptions),
     close: () => (closed ??= closeDb(db, noSync)),
   };
 }
 
-type Reads = Omit<StoreAdapter, 'kind' | 'append' | 'putMeta' | 'ttl' | 'close'>;
+type Reads = Omit<StoreAdapter, 'kind' | 'append' | 'putMeta' | 'ttl' | 'dump' | 'load' | 'close'>;
 
 /** Point reads run synchronously on lmdb-js's shared read transaction: no per-call txn. */
 function createReads(db: Db): Reads {

@@ -6,9 +6,12 @@
  * project() run, and events, heads, claims and rows written in the same transaction.
  * A refusal or a throw rolls everything back. The unique (instance, stream, version) index
  * is the second line of defence: a violation is reported as a conflict too.
+ * With `notice`, a pg_notify after the writes tells other nodes which streams moved
+ * (postgres-change-feed.ts); PostgreSQL delivers it at COMMIT, and never after a rollback.
  */
 import type { Sql, TransactionSql } from 'postgres';
 import type { AppendRequest, AppendResult, NewEvent, RecordWrite, StoredEvent } from '../../actors/index.js';
+import { changePayload, type ChangeNotice } from './postgres-change-feed.js';
 import { checkInstance, checkPart, encodeValue, Q, valuesList } from './postgres-queries.js';
 
 /** Rows per multi-row INSERT (PostgreSQL allows 65535 parameters per statement). */
@@ -21,11 +24,11 @@ class Refusal extends Error {
   }
 }
 
-export async function appendToPostgres(sql: Sql, request: AppendRequest): Promise<AppendResult> {
+export async function appendToPostgres(sql: Sql, request: AppendRequest, notice?: ChangeNotice): Promise<AppendResult> {
   checkInstance(request.instanceId);
   checkParts(request);
   try {
-    return await sql.begin((tx) => appendInTxn(tx, request));
+    return await sql.begin((tx) => appendInTxn(tx, request, notice));
   } catch (err) {
     if (err instanceof Refusal) return err.result;
     if (isStreamVersionClash(err)) return conflictAfterClash(sql, request);
@@ -38,7 +41,7 @@ export async function appendToPostgres(sql: Sql, request: AppendRequest): Promis
  * statements in order, so the reads start only once the counter row lock is held.
  * postgres.js queries are lazy: `.execute()` queues each one now, in this order.
  */
-async function appendInTxn(tx: TransactionSql, request: AppendRequest): Promise<AppendResult> {
+async function appendInTxn(tx: TransactionSql, request: AppendRequest, notice: ChangeNotice | undefined): Promise<AppendResult> {
   const { instanceId, createdAt, events } = request;
   const n = events.length;
   const bump = tx.unsafe<{ position: string }[]>(Q.bumpCounter, [instanceId, n, n > 0 ? createdAt : 0]).execute();
@@ -53,7 +56,7 @@ async function appendInTxn(tx: TransactionSql, request: AppendRequest): Promise<
   checkClaims(request, holderRows.map((rows) => rows[0]?.holder));
   const stored = assignPlaces(request, versions, Number(counter?.position ?? 0) - n + 1);
   const rows = request.project(stored);
-  await Promise.all(writes(tx, request, stored, rows));
+  await Promise.all(writes(tx, request, stored, rows, notice));
   return { ok: true, events: stored };
 }
 
@@ -113,7 +116,13 @@ type Statement = readonly [string, Param[], boolean];
  * in order (releases before claims). Nothing can throw between sends, so no result is left
  * unobserved.
  */
-function writes(tx: TransactionSql, request: AppendRequest, stored: readonly StoredEvent[], rows: readonly RecordWrite[]): Promise<unknown>[] {
+function writes(
+  tx: TransactionSql,
+  request: AppendRequest,
+  stored: readonly StoredEvent[],
+  rows: readonly RecordWrite[],
+  notice: ChangeNotice | undefined,
+): Promise<unknown>[] {
   const { instanceId } = request;
   const statements: Statement[] = [];
   const insert = (head: string, width: number, tuples: Param[][], tail = '') => {
@@ -141,6 +150,7 @@ function writes(tx: TransactionSql, request: AppendRequest, stored: readonly Sto
     else puts.push([instanceId, row.table, row.id, encodeValue(row.value)]);
   }
   insert('INSERT INTO records (instance_id, table_name, id, value)', 4, puts, 'ON CONFLICT (instance_id, table_name, id) DO UPDATE SET value = excluded.value');
+  if (notice !== undefined && stored.length > 0) statements.push(['SELECT pg_notify($1, $2)', [notice.channel, changePayload(notice.nodeId, instanceId, stored)], true]);
   return statements.map(([text, params, prepare]) => tx.unsafe(text, params, { prepare }).execute());
 }
 

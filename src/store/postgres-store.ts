@@ -4,9 +4,13 @@
  * reads are primary-key lookups or keyset-paginated index ranges, TTL rows are judged by the
  * injected clock and `take` is one DELETE … RETURNING. Migrations run on open.
  */
+import { randomUUID } from 'node:crypto';
 import postgres, { type Sql } from 'postgres';
 import type { Clock, Logger, ProjectionState, StoreAdapter, StoredEvent, TtlStore } from '../../actors/index.js';
 import { appendToPostgres } from './postgres-append.js';
+import { changeChannel, createPostgresChangeFeed, currentSchema, type ChangeNotice } from './postgres-change-feed.js';
+import { claimTtlRow } from './postgres-ttl-claim.js';
+import { dumpPostgres, loadPostgres } from './postgres-dump.js';
 import { quoteIdent, runMigrations, SCHEMA_NAME, type MigrationResult } from './postgres-migrations.js';
 import { checkInstance, decodeValue, encodeValue, hasNul, Q } from './postgres-queries.js';
 
@@ -53,9 +57,12 @@ export async function migratePostgres(options: Pick<PostgresStoreOptions, 'url' 
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<StoreAdapter> {
   const sql = connectPostgres(options);
   const clock = options.clock ?? { now: () => Date.now() };
+  let notice: ChangeNotice;
   try {
     const migrated = await runMigrations(sql, options);
     options.logger?.debug({ schema: options.schema, version: migrated.version, applied: migrated.applied }, 'postgres store opened');
+    // Appends announce themselves on the schema's channel, as this store instance (change feed).
+    notice = { channel: changeChannel(await currentSchema(sql)), nodeId: randomUUID() };
   } catch (err) {
     await sql.end({ timeout: 5 });
     throw err;
@@ -69,17 +76,23 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     write.then(done, done);
     return write;
   };
+  const reads = createReads(sql);
+  const changes = createPostgresChangeFeed({ sql, notice, readEvents: reads.readEvents, ...(options.logger === undefined ? {} : { logger: options.logger }) });
   return {
     kind: 'postgres',
-    append: (request) => track(appendToPostgres(sql, request)),
-    ...createReads(sql),
+    append: (request) => track(appendToPostgres(sql, request, notice)),
+    ...reads,
+    changes,
     putMeta: async (key, value) => {
       await track(sql.unsafe(Q.putMeta, [key, encodeValue(value)]).execute());
     },
     ttl: createTtlStore(sql, clock, track),
+    dump: (dumpOptions) => dumpPostgres(sql, dumpOptions?.now ?? clock.now()),
+    load: (entries, loadOptions) => track(loadPostgres(sql, entries, loadOptions)),
     close: () =>
       (closed ??= (async () => {
         await Promise.allSettled([...writes]);
+        await changes.close();
         await sql.end({ timeout: 10 });
       })()),
   };
@@ -113,7 +126,7 @@ function decodeEvent(instanceId: string, row: EventRow): StoredEvent {
   };
 }
 
-type Reads = Omit<StoreAdapter, 'kind' | 'append' | 'putMeta' | 'ttl' | 'close'>;
+type Reads = Omit<StoreAdapter, 'kind' | 'append' | 'putMeta' | 'ttl' | 'dump' | 'load' | 'close'>;
 
 function createReads(sql: Sql): Reads {
   /** First column's value of the first row, or undefined (also for keys PostgreSQL cannot hold). */
@@ -216,6 +229,7 @@ function createTtlStore(sql: Sql, clock: Clock, track: Track): TtlStore {
       if (params !== undefined) await track(sql.unsafe(Q.ttlDelete, params).execute());
     },
     sweep: (now) => track(sweep(sql, now)),
+    claim: (instanceId, table, key, holder, expiresAt) => track(claimTtlRow(sql, clock.now(), { instanceId, table, key, holder, expiresAt })),
   };
 }
 

@@ -1,9 +1,11 @@
 /**
  * `tessera export` / `tessera import` against a running node (docs/api/export-import.md):
  * the token from the data directory's admin.pat or --token, the instance from --host, plain
- * progress lines without a terminal, counts on stdout, exit codes.
+ * progress lines without a terminal, a redrawn bar on one (util-linux `script` gives the CLI a
+ * pseudo-terminal), counts on stdout, exit codes.
  */
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, runCli, startTestNode, type TestNode } from './harness.js';
@@ -67,5 +69,19 @@ describe('tessera export / import', () => {
     expect(refused.stderr).toContain('HTTP 401');
     expect((await runCli(['export', '--url', node.baseUrl], env)).code).toBe(2);
     expect((await runCli(['import', '--nope'], env)).code).toBe(2);
+  });
+
+  it.skipIf(!existsSync('/usr/bin/script'))('draws a progress bar on stderr when it is a terminal', async () => {
+    const file = join(node.dataDir, 'cli-tty-export.json');
+    const main = join(import.meta.dirname, '..', '..', 'dist', 'src', 'cli', 'main.js');
+    const command = [process.execPath, main, 'export', '--out', file, '--org', orgId, '--url', node.baseUrl].map((a) => `'${a}'`).join(' ');
+    const child = spawn('/usr/bin/script', ['-qefc', command, '/dev/null'], { env: { PATH: process.env.PATH ?? '', TESSERA_DATA_DIR: node.dataDir, TERM: 'xterm' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code, output).toBe(0);
+    expect(output).toMatch(/\r\x1b\[2Kexport \[ *███ *\] \d+\.\ds /);
+    expect(output).toMatch(/\r\x1b\[2Kexport: wrote .* to /);
+    expect(JSON.parse(readFileSync(file, 'utf8')).orgs).toHaveLength(1);
   });
 });

@@ -6,8 +6,11 @@
  */
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { openLmdbStore } from '../../src/store/lmdb-store.js';
 import { api, startTestNode, type TestNode } from './harness.js';
 import { type AppClient, basic, createApp, createMachineClient, createProject, getWithBearer, type MachineClient, postForm } from './oidc.fixture.js';
+import { readSetup } from './seed.fixture.js';
 
 const TOKEN = '/oauth/v2/token';
 const EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
@@ -150,5 +153,18 @@ describe('impersonation', () => {
     expect(decodeJwt(res.body.id_token)).toMatchObject({ sub: humanId, act: { sub: actorBot.userId } });
     const info = await getWithBearer(node, '/oidc/v1/userinfo', res.body.access_token);
     expect(info.body).toEqual({ sub: humanId, email: 'tx@example.com', email_verified: false });
+    // Only the granted exchange left an audit event; the refused ones did not.
+    expect(await impersonationsOf(humanId)).toEqual([{ type: 'user.impersonated', creator: actorBot.userId, payload: { actorUserId: actorBot.userId, clientId: app.clientId } }]);
   });
 });
+
+/** The subject's `user.impersonated` events, read from the node's LMDB store (a second reader). */
+async function impersonationsOf(userId: string): Promise<unknown[]> {
+  const { instanceId } = await readSetup(node.dataDir);
+  const store = await openLmdbStore({ path: join(node.dataDir, 'lmdb') });
+  try {
+    return (await store.readStream(instanceId, 'user', userId)).filter((e) => e.type === 'user.impersonated').map(({ type, creator, payload }) => ({ type, creator, payload }));
+  } finally {
+    await store.close();
+  }
+}

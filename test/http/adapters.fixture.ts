@@ -6,7 +6,9 @@ import { createRouter } from '../../src/http/router.js';
 import { empty, html, json } from '../../src/http/reply.js';
 import type { HttpHandler, HttpObserver, HttpRequest, HttpServerOptions } from '../../src/http/types.js';
 
-export const serverOptions: HttpServerOptions = { host: '127.0.0.1', port: 0, maxBodyBytes: 1024, bodyTimeoutMs: 300 };
+/** `/echo-large` has its own, larger body limit (as the organization import has). */
+export const LARGE_BODY_BYTES = 4096;
+export const serverOptions: HttpServerOptions = { host: '127.0.0.1', port: 0, maxBodyBytes: 1024, bodyLimits: { '/echo-large': LARGE_BODY_BYTES }, bodyTimeoutMs: 300 };
 
 export const STREAM_CHUNKS = 256;
 export const STREAM_CHUNK_BYTES = 16 * 1024;
@@ -66,6 +68,8 @@ export function createApp(probes: Probes): HttpHandler {
       { method: 'DELETE', pattern: '/items/{id}', handler: () => empty(204) },
       { method: 'GET', pattern: '/items/_special', handler: (req) => json(200, { special: true, route: req.route }) },
       { method: 'POST', pattern: '/echo', handler: async (req) => ({ status: 200, headers: { 'content-type': 'application/octet-stream' }, body: req.body }) },
+      { method: 'POST', pattern: '/echo-large', handler: (req) => ({ status: 200, headers: { 'content-type': 'application/octet-stream' }, body: req.body }) },
+      { method: 'POST', pattern: '/constructor', handler: (req) => json(200, { bytes: req.body.length }) },
       { method: 'GET', pattern: '/html', handler: () => html(200, '<!doctype html><title>t</title>') },
       { method: 'GET', pattern: '/stream', handler: () => ({ status: 200, headers: { 'content-type': 'application/octet-stream' }, body: streamChunks() }) },
       {

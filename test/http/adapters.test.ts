@@ -8,6 +8,7 @@ import {
   createApp,
   createObserver,
   createProbes,
+  LARGE_BODY_BYTES,
   serverOptions,
   STREAM_CHUNK_BYTES,
   STREAM_CHUNKS,
@@ -125,6 +126,28 @@ describe.each(adapters)('$name adapter', ({ adapter }) => {
     const chunk = `400\r\n${'a'.repeat(1024)}\r\n`;
     client.send(`POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n${chunk}${chunk}`);
     // No terminating chunk: only the limit can end this request.
+    const text = await client.closed;
+    expect(statusOf(text)).toBe(413);
+  });
+
+  it('applies a route’s own body limit to that path only', async () => {
+    const full = 'q'.repeat(LARGE_BODY_BYTES);
+    const large = await fetch(`${base}/echo-large`, { method: 'POST', body: full });
+    expect(large.status).toBe(200);
+    expect(await large.text()).toBe(full);
+    const over = await fetch(`${base}/echo-large`, { method: 'POST', body: `${full}!` });
+    expect(over.status).toBe(413);
+    // the same size on a path without an override is over TESSERA_MAX_BODY_BYTES
+    expect((await fetch(`${base}/echo`, { method: 'POST', body: full })).status).toBe(413);
+    // the override table is no object prototype: `constructor` keeps the default limit
+    expect((await fetch(`${base}/constructor`, { method: 'POST', body: full })).status).toBe(413);
+    expect(await (await fetch(`${base}/constructor`, { method: 'POST', body: 'abc' })).json()).toEqual({ bytes: 3 });
+  });
+
+  it('answers 413 once streamed chunks cross a route’s own limit', async () => {
+    const client = new RawClient(server.port);
+    const chunk = `400\r\n${'a'.repeat(1024)}\r\n`;
+    client.send(`POST /echo-large HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n${chunk.repeat(5)}`);
     const text = await client.closed;
     expect(statusOf(text)).toBe(413);
   });

@@ -1,10 +1,11 @@
 /**
  * The StoreAdapter contract, as one suite every adapter runs (LMDB and PostgreSQL):
  * conditional appends that write all or nothing, unique claims, projected rows in the same
- * transaction, per-instance positions and isolation, TTL rows, projection state and meta.
+ * transaction, per-instance positions and isolation, TTL rows, projection state and meta, and
+ * whole-store dump/load (positions, heads, claims, live TTL rows kept; a non-empty target refused).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AppendRequest, NewEvent, RecordWrite, StoreAdapter, StoredEvent } from '../../actors/index.js';
+import type { AppendRequest, DumpEntry, NewEvent, RecordWrite, StoreAdapter, StoredEvent } from '../../actors/index.js';
 
 export type OpenStore = () => Promise<{ store: StoreAdapter; cleanup: () => Promise<void> }>;
 
@@ -29,6 +30,94 @@ async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
   const items: T[] = [];
   for await (const item of iterable) items.push(item);
   return items;
+}
+
+/**
+ * Fills a store with a bit of everything a dump must carry: two instances, several streams,
+ * a rename (released claim), a removed row, rich payloads, live and expired TTL rows, meta.
+ */
+export async function fillForDump(store: StoreAdapter, now = Date.now()): Promise<void> {
+  const rich = { name: 'Acme ✓', big: 2n ** 60n, map: new Map([['k', 1]]), bytes: Buffer.from([1, 2, 3]), when: new Date(T0), list: [1, 'two', null] };
+  const ok = async (request: AppendRequest) => expect((await store.append(request)).ok).toBe(true);
+  await ok(append(A, {
+    expectations: [expect0('org', 'o1'), expect0('user', 'u1')],
+    events: [event('org', 'o1', 'org.added', rich), event('user', 'u1', 'user.added'), event('org', 'o1', 'org.changed', { name: 'Acme 2' })],
+    claims: [{ scope: 'org.name', value: 'acme', holder: 'o1' }, { scope: 'user.username', value: 'ann', holder: 'u1' }],
+    project: () => [{ table: 'orgs', id: 'o1', value: rich }, { table: 'users', id: 'u1', value: { name: 'ann' } }, { table: 'users', id: 'gone', value: 1 }],
+  }));
+  await ok(append(A, {
+    createdAt: T0 + 7,
+    expectations: [expect0('org', 'o1', 2)],
+    events: [event('org', 'o1', 'org.changed', { name: 'Acme 3' })],
+    releases: [{ scope: 'org.name', value: 'acme' }],
+    claims: [{ scope: 'org.name', value: 'acme-3', holder: 'o1' }],
+    project: () => [{ table: 'users', id: 'gone', value: null }],
+  }));
+  await ok(append(B, { createdAt: T0 + 9, expectations: [expect0('org', 'o9')], events: [event('org', 'o9', 'org.added')], project: () => [{ table: 'orgs', id: 'o9', value: { b: true } }] }));
+  await store.ttl.put(A, 'refresh_tokens', 'rt1', { user: 'u1', scopes: ['openid'] }, now + HOUR);
+  await store.ttl.put(B, 'codes', 'c1', 'code', now + 2 * HOUR);
+  await store.ttl.put(A, 'codes', 'expired', 'old', now - 1);
+  await store.putMeta('first-run', { instanceId: A });
+  await store.putMeta('keys', [1, 2, 3]);
+}
+
+/** A dump in a canonical order (adapters emit different orders), for equality checks. */
+export async function canonicalDump(store: StoreAdapter, now?: number): Promise<DumpEntry[]> {
+  const entries = await collect(store.dump(now === undefined ? {} : { now }));
+  const id = (e: DumpEntry): string => {
+    switch (e.kind) {
+      case 'event': return [e.kind, e.event.instanceId, String(e.event.position).padStart(12, '0')].join('\u0000');
+      case 'head': return [e.kind, e.instanceId, e.aggregateType, e.aggregateId].join('\u0000');
+      case 'position': return [e.kind, e.instanceId].join('\u0000');
+      case 'record': return [e.kind, e.instanceId, e.table, e.id].join('\u0000');
+      case 'unique': return [e.kind, e.instanceId, e.scope, e.value].join('\u0000');
+      case 'ttl': return [e.kind, e.instanceId, e.table, e.key].join('\u0000');
+      case 'meta': return [e.kind, e.key].join('\u0000');
+    }
+  };
+  return entries.map((e) => [id(e), e] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, e]) => e);
+}
+
+async function* fromArray<T>(items: readonly T[]): AsyncGenerator<T> {
+  yield* items;
+}
+
+/** What a loaded copy must answer exactly as the original did (after fillForDump). */
+export async function expectSameAnswers(copy: StoreAdapter, original: StoreAdapter): Promise<void> {
+  for (const instanceId of [A, B]) {
+    expect(await copy.readEvents(instanceId, 0, 100)).toEqual(await original.readEvents(instanceId, 0, 100));
+    expect(await copy.projectionState(instanceId)).toEqual(await original.projectionState(instanceId));
+  }
+  expect(await copy.readEvents(A, 2, 100)).toEqual(await original.readEvents(A, 2, 100));
+  expect((await copy.readEvents(A, 2, 100)).map((e) => e.position)).toEqual([3, 4]);
+  expect(await copy.readStream(A, 'org', 'o1')).toEqual(await original.readStream(A, 'org', 'o1'));
+  expect(await copy.streamVersion(A, 'org', 'o1')).toBe(3);
+  expect(await copy.getRecord(A, 'orgs', 'o1')).toEqual(await original.getRecord(A, 'orgs', 'o1'));
+  expect(await copy.getRecord(A, 'users', 'gone')).toBeUndefined();
+  expect(await collect(copy.scanRecords(A, 'users'))).toEqual([{ name: 'ann' }]);
+  expect(await copy.findUnique(A, 'org.name', 'acme-3')).toBe('o1');
+  expect(await copy.findUnique(A, 'org.name', 'acme')).toBeUndefined();
+  expect(await collect(copy.scanUnique(A, 'user.username'))).toEqual([{ value: 'ann', holder: 'u1' }]);
+  expect(await copy.ttl.get(A, 'refresh_tokens', 'rt1')).toEqual({ user: 'u1', scopes: ['openid'] });
+  expect(await copy.ttl.take(B, 'codes', 'c1')).toBe('code');
+  expect(await copy.ttl.get(A, 'codes', 'expired')).toBeUndefined();
+  expect(await copy.getMeta('first-run')).toEqual({ instanceId: A });
+}
+
+/** Appends on a loaded copy continue its streams and positions (the counters came along). */
+export async function expectAppendsContinue(copy: StoreAdapter): Promise<void> {
+  expect((await copy.append(append(A, { expectations: [expect0('org', 'o1', 2)], events: [event('org', 'o1', 'org.changed')] }))).ok).toBe(false);
+  const next = await copy.append(append(A, { createdAt: T0 + 20, expectations: [expect0('org', 'o1', 3)], events: [event('org', 'o1', 'org.changed')] }));
+  expect(next.ok && next.events.map((e) => [e.position, e.version])).toEqual([[5, 4]]);
+  const taken = await copy.append(append(A, { expectations: [expect0('org', 'o2')], events: [event('org', 'o2', 'org.added')], claims: [{ scope: 'org.name', value: 'acme-3', holder: 'o2' }] }));
+  expect(taken).toEqual({ ok: false, reason: 'unique', scope: 'org.name', value: 'acme-3', holder: 'o1' });
+  // The sweeper finds copied TTL rows through the rebuilt expiry index.
+  expect(await copy.ttl.sweep(Date.now() + 3 * HOUR)).toBe(1);
+  expect(await copy.ttl.get(A, 'refresh_tokens', 'rt1')).toBeUndefined();
+}
+
+export function loadFrom<T>(items: readonly T[]): AsyncGenerator<T> {
+  return fromArray(items);
 }
 
 export function describeStoreSuite(name: string, open: OpenStore): void {
@@ -339,6 +428,47 @@ export function describeStoreSuite(name: string, open: OpenStore): void {
         expect(await store.ttl.get(A, 'codes', 'renewed')).toBe(6);
         expect(await store.ttl.sweep(now + 2 * HOUR)).toBe(2);
         expect(await store.ttl.get(A, 'codes', 'live')).toBeUndefined();
+      });
+    });
+
+    describe('dump and load', () => {
+      it('copies everything into an empty store of the same kind, which answers and appends as the original', async () => {
+        await fillForDump(store);
+        const dumped = await canonicalDump(store);
+        expect(dumped.filter((e) => e.kind === 'ttl').map((e) => e.kind === 'ttl' && e.key)).toEqual(['rt1', 'c1']);
+        const copy = await open();
+        try {
+          const progress: number[] = [];
+          const counts = await copy.store.load(store.dump(), { onProgress: (c) => progress.push(c.event) });
+          expect(counts).toEqual({ event: 5, head: 3, position: 2, record: 3, unique: 2, ttl: 2, meta: 2 });
+          expect(progress.at(-1)).toBe(5);
+          expect(await canonicalDump(copy.store)).toEqual(dumped);
+          await expectSameAnswers(copy.store, store);
+          await expectAppendsContinue(copy.store);
+        } finally {
+          await copy.cleanup();
+        }
+      });
+
+      it('refuses to load into a store that is not empty, writing nothing', async () => {
+        await store.putMeta('marker', 1);
+        const entries: DumpEntry[] = [{ kind: 'meta', key: 'other', value: 2 }, { kind: 'position', instanceId: A, position: 9, createdAt: T0 }];
+        await expect(store.load(loadFrom(entries))).rejects.toThrow('is not empty');
+        expect(await store.getMeta('other')).toBeUndefined();
+        expect(await store.projectionState(A)).toEqual({ position: 0, createdAt: 0 });
+      });
+
+      it('streams a dump larger than one page and one load batch', async () => {
+        const rows = Array.from({ length: 1300 }, (_, i) => ({ table: 'orgs', id: `r${String(i).padStart(5, '0')}`, value: { i } }));
+        await store.append(append(A, { project: () => rows }));
+        const copy = await open();
+        try {
+          const counts = await copy.store.load(store.dump());
+          expect(counts.record).toBe(1300);
+          expect(await collect(copy.store.scanRecords(A, 'orgs'))).toEqual(rows.map((r) => r.value));
+        } finally {
+          await copy.cleanup();
+        }
       });
     });
 

@@ -10,6 +10,7 @@ import { orgKind } from '../org.js';
 import type { HumanAddedPayload } from '../user-events.js';
 import { userKind, type Gender } from '../user.js';
 import { createUserEvents, requireOrg, usernameClaims } from '../user-rules.js';
+import { idpLinkClaim, type IdpLink } from '../user-idp-link.js';
 
 export interface AddHumanUser {
   readonly userId: string;
@@ -27,6 +28,8 @@ export interface AddHumanUser {
   /** argon2id PHC string, or '' for none. */
   readonly passwordHash: string;
   readonly passwordChangeRequired: boolean;
+  /** An external identity to link in the same append (external login's account creation). */
+  readonly idpLink?: IdpLink;
 }
 
 export const addHumanUser: CommandHandler<AddHumanUser, ResourceDetails> = {
@@ -55,9 +58,10 @@ export const addHumanUser: CommandHandler<AddHumanUser, ResourceDetails> = {
       ...(instanceWide ? { usernameInstanceWide: true } : {}),
     };
     const event = createUserEvents(c.userId, owner, ctx);
+    const link = c.idpLink === undefined ? undefined : { idpId: c.idpLink.idpId, externalUserId: c.idpLink.externalUserId, externalUsername: c.idpLink.externalUsername };
     return {
-      events: [event('user.human.added', payload)],
-      claims: usernameClaims(c.orgId, c.username, c.userId, instanceWide),
+      events: [event('user.human.added', payload), ...(link === undefined ? [] : [event('user.idp.link.added', link)])],
+      claims: [...usernameClaims(c.orgId, c.username, c.userId, instanceWide), ...(link === undefined ? [] : [idpLinkClaim(link, c.userId)])],
       reply: (outcome) => detailsAfter(outcome, { id: c.userId, record: undefined, owner }),
     };
   },

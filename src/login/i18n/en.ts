@@ -38,6 +38,21 @@ export const en = {
   requestInvalid: 'The login request is invalid.',
   loggedOutTitle: 'Signed out',
   loggedOut: 'You are signed out.',
+  externalIntro: 'Or sign in with an external account:',
+  signInWith: 'Sign in with',
+  externalStateInvalid: 'The external login is unknown, was already used or has expired. Start the login again.',
+  externalLoginFailed: 'The login at the identity provider failed. Try again or use another way to sign in.',
+  externalIdpInactive: 'This identity provider is not available here.',
+  externalLinkTitle: 'Link your account',
+  externalLinkProposed: 'This account matches your external identity. Link it and continue?',
+  externalLinkConfirm: 'Link account and continue',
+  externalLinkOther: 'Link an existing account: enter its login name and password.',
+  externalLinkSubmit: 'Link and sign in',
+  externalCreateIntro: 'Create a new account from your external identity.',
+  externalCreateSubmit: 'Create account',
+  externalNoAccount: 'No account is linked to this external identity and none can be created or linked here. Contact your administrator.',
+  externalLinkTaken: 'This external identity is already linked to another account.',
+  externalContinue: 'Continue',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -3,6 +3,7 @@
  * §12.5.4, by q-value), that the instance supports and that has a catalog; English otherwise.
  * TODO(issue 6): restrict to the instance's restricted languages once language settings exist.
  */
+import type { BrandingSettingsValues } from '../../../actors/index.js';
 import { SUPPORTED_LANGUAGES } from '../../oidc/shared/ui-locales.js';
 import { de } from './de.js';
 import { en, type Catalog, type MessageKey } from './en.js';
@@ -11,9 +12,24 @@ export type { Catalog, MessageKey };
 
 const CATALOGS: Readonly<Record<string, Catalog>> = { en, de };
 
+/** Every key of the login catalog (the keys text settings may set). */
+export const MESSAGE_KEYS: readonly MessageKey[] = Object.freeze(Object.keys(en) as MessageKey[]);
+
+export function isMessageKey(key: string): key is MessageKey {
+  return Object.hasOwn(en, key);
+}
+
 export interface Translator {
   readonly lang: string;
   t(key: MessageKey): string;
+  /** The login context's branding (text and branding settings, issue 6); undefined: the built-in look. */
+  readonly branding?: BrandingSettingsValues;
+}
+
+/** What the login context's settings change: texts of this language (key → text) and the branding. */
+export interface Customization {
+  readonly texts?: Readonly<Partial<Record<MessageKey, string>>>;
+  readonly branding?: BrandingSettingsValues;
 }
 
 function baseLanguage(tag: string): string {
@@ -43,7 +59,18 @@ export function chooseLanguage(uiLocales: readonly string[], acceptLanguage: str
   return supported.find((lang) => Object.hasOwn(CATALOGS, lang)) ?? 'en';
 }
 
-export function createTranslator(lang: string): Translator {
-  const catalog = CATALOGS[lang] ?? en;
-  return { lang: Object.hasOwn(CATALOGS, lang) ? lang : 'en', t: (key) => catalog[key] };
+/** The built-in texts of a language (English for a language without a catalog). */
+export function catalogFor(lang: string): Catalog {
+  return CATALOGS[lang] ?? en;
+}
+
+/**
+ * A translator for `lang`: a text the settings set for a key wins over the catalog's; an
+ * empty text falls back to the catalog (a login page never shows an empty label).
+ */
+export function createTranslator(lang: string, custom: Customization = {}): Translator {
+  const catalog = catalogFor(lang);
+  const texts = custom.texts ?? {};
+  const t = (key: MessageKey) => (Object.hasOwn(texts, key) && texts[key] ? (texts[key] as string) : catalog[key]);
+  return { lang: Object.hasOwn(CATALOGS, lang) ? lang : 'en', t, ...(custom.branding === undefined ? {} : { branding: custom.branding }) };
 }

@@ -3,12 +3,13 @@
  * instance feature `token_exchange`. Without an actor: the same subject, a new token (its
  * `act` copied). Impersonation (an actor token, or a `jwt` / `user_id` subject): feature
  * `impersonation` on and the actor holding permission `impersonation` in the subject's org or
- * on the instance (else 403 access_denied); the new tokens carry `act`. Requested types:
+ * on the instance (else 403 access_denied); the new tokens carry `act`, and the subject's
+ * stream records `user.impersonated` before they are issued. Requested types:
  * access_token (opaque), jwt (JWT access token), id_token (token_type N_A). Role claims follow
  * the exchanging app's settings as in every other flow (accessTokenRoleAssertion for JWT access
  * tokens, idTokenRoleAssertion for ID tokens).
  */
-import { OAuthError, orgKind, userKind } from '../../../actors/index.js';
+import { OAuthError, orgKind, recordImpersonation, userKind } from '../../../actors/index.js';
 import { callerCan } from '../../api/auth.js';
 import { isFeatureEnabled, requireFeature } from '../../api/shared/features.js';
 import { authenticateClient, type AuthenticatedClient, parseClientCredentials } from '../shared/client-auth.js';
@@ -40,6 +41,10 @@ export async function grantTokenExchange(deps: OAuthDeps, request: OAuthRequest)
   const user = await deps.actors.readRecord(instanceId, userKind, subject.sub);
   if (user === undefined || user.state.state !== 'active') throw invalidRequest('the subject is not an active user');
   const act = actor === undefined ? subject.act : await authorizeImpersonation(deps, request, actor, user.state.orgId);
+  if (actor !== undefined) {
+    // The audit trail, written before any token leaves: no impersonation without its event.
+    await deps.actors.ask({ kind: 'org', instanceId, orgId: user.state.orgId }, recordImpersonation, { orgId: user.state.orgId, userId: user.id, actorUserId: actor.sub, clientId: client.clientId }, { creator: actor.sub });
+  }
   const org = await deps.actors.readRecord(instanceId, orgKind, user.state.orgId);
   const granted = grantScopes(exchangeScope(params.get('scope'), subject, actor), {
     orgId: user.state.orgId,

@@ -124,3 +124,23 @@ describe('auth request machine: registration', () => {
     expect(intents(actions)).toEqual(['issueCode']);
   });
 });
+
+describe('auth request machine: external login', () => {
+  const external = { type: 'external.completed', userId: 'u-ext', loginName: 'ext@example.com', session: { ...alice, sessionId: 's-ext', userId: 'u-ext', amr: [] } } as const;
+
+  it('from the login name (or password) step: succeeded with issueCode and the external user’s session', () => {
+    const [loginName] = start({ prompt: ['login'], sessions: [] });
+    expect(loginName.value).toBe('awaitingLoginName');
+    const [done, actions] = transition(authRequestMachine, loginName, external);
+    expect(done.value).toBe('succeeded');
+    expect(done.context).toMatchObject({ userId: 'u-ext', loginName: 'ext@example.com', session: external.session });
+    expect(intents(actions)).toEqual(['issueCode']);
+    const [password] = transition(authRequestMachine, loginName, { type: 'loginName.submitted', userId: 'u1', loginName: 'alice' });
+    expect(transition(authRequestMachine, password, external)[0].value).toBe('succeeded');
+  });
+
+  it('is not taken while selecting an account', () => {
+    const [selecting] = start({ prompt: ['select_account'], sessions: [alice] });
+    expect(transition(authRequestMachine, selecting, external)[0].value).toBe('selectingAccount');
+  });
+});

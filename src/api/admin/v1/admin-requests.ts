@@ -4,9 +4,11 @@
  * (a string holding the JSON, or the object). Shape errors are 400s naming the field.
  */
 import { z } from 'zod';
-import { invalidArgument, unimplemented, validationFailed } from '../../../../actors/index.js';
+import { invalidArgument, validationFailed } from '../../../../actors/index.js';
 import { parseDuration } from '../../../config/duration.js';
 import { parseWith } from '../../shared/validate.js';
+import { parseServiceAccount } from './bucket-auth.js';
+import type { BucketLocation } from './bucket-object.js';
 import { durationToMs, type DataOrg } from './export-format.js';
 
 /** Longest accepted timeout (a day): a call this long is a mistake, not a migration. */
@@ -19,15 +21,24 @@ export interface ExportRequest {
   readonly withPasswords: boolean;
   readonly withOtp: boolean;
   readonly timeoutMs: number;
+  /** Where the document goes: the response body, or an object (`gcs_output`). */
+  readonly bucket: BucketLocation | undefined;
 }
 
 export interface ImportRequest {
   readonly timeoutMs: number;
-  readonly orgs: readonly DataOrg[];
+  /** The inline document (`data_orgsv1`), or where to read it (`data_orgsv1_gcs`). */
+  readonly source: { readonly orgs: readonly DataOrg[] } | { readonly bucket: BucketLocation };
 }
 
 const ids = z.array(z.string().min(1, 'required').max(200, 'must be at most 200 characters')).max(10_000, 'at most 10000 ids');
-const storage = z.object({ path: z.string(), bucket: z.string(), serviceaccount_json: z.string().optional(), serviceaccountJson: z.string().optional() });
+const storage = z.object({
+  bucket: z.string().min(3, 'must be a bucket name of 3 to 222 characters').max(222, 'must be a bucket name of 3 to 222 characters'),
+  path: z.string().min(1, 'required').max(1024, 'must be at most 1024 characters'),
+  serviceaccount_json: z.string().optional(),
+  serviceaccountJson: z.string().optional(),
+});
+type StorageInput = z.output<typeof storage>;
 
 const exportBody = z.object({
   orgIds: ids.default([]),
@@ -59,14 +70,13 @@ export function parseJsonBody(body: Buffer): Record<string, unknown> {
   return out;
 }
 
-export function parseExportRequest(body: Record<string, unknown>): ExportRequest {
+/** `endpoint`: TESSERA_GCS_ENDPOINT (decides which token URIs a service account may name). */
+export function parseExportRequest(body: Record<string, unknown>, endpoint?: string): ExportRequest {
   const input = parseWith(exportBody, body);
-  if (input.gcsOutput !== undefined) {
-    if (input.responseOutput) throw validationFailed([{ field: 'gcsOutput', description: 'set either response_output or gcs_output, not both' }]);
-    throw bucketUnavailable();
-  }
-  if (!input.responseOutput) throw validationFailed([{ field: 'responseOutput', description: 'must be true (or gcs_output set)' }]);
+  if (input.gcsOutput !== undefined && input.responseOutput) throw validationFailed([{ field: 'gcsOutput', description: 'set either response_output or gcs_output, not both' }]);
+  if (input.gcsOutput === undefined && !input.responseOutput) throw validationFailed([{ field: 'responseOutput', description: 'must be true (or gcs_output set)' }]);
   return {
+    bucket: input.gcsOutput === undefined ? undefined : locationOf(input.gcsOutput, 'gcsOutput', endpoint),
     orgIds: input.orgIds,
     excludedOrgIds: input.excludedOrgIds,
     withPasswords: input.withPasswords,
@@ -75,31 +85,41 @@ export function parseExportRequest(body: Record<string, unknown>): ExportRequest
   };
 }
 
-export function parseImportRequest(body: Record<string, unknown>): ImportRequest {
+export function parseImportRequest(body: Record<string, unknown>, endpoint?: string): ImportRequest {
   const input = parseWith(importBody, body);
   const timeoutMs = timeoutOf(input.timeout);
   if (input.dataOrgsv1 !== undefined && input.dataOrgsv1Gcs !== undefined) {
     throw validationFailed([{ field: 'dataOrgsv1Gcs', description: 'set either data_orgsv1 or data_orgsv1_gcs, not both' }]);
   }
-  if (input.dataOrgsv1Gcs !== undefined) throw bucketUnavailable();
+  if (input.dataOrgsv1Gcs !== undefined) return { timeoutMs, source: { bucket: locationOf(input.dataOrgsv1Gcs, 'dataOrgsv1Gcs', endpoint) } };
   if (input.dataOrgsv1 === undefined) throw validationFailed([{ field: 'dataOrgsv1', description: 'required: data_orgsv1 or data_orgsv1_gcs' }]);
-  let document: unknown = input.dataOrgsv1;
+  return { timeoutMs, source: { orgs: parseDocument(input.dataOrgsv1, 'dataOrgsv1') } };
+}
+
+/** The export document (JSON text or the parsed object); errors name `field` (and paths below it). */
+export function parseDocument(value: unknown, field: string): DataOrg[] {
+  let document = value;
   if (typeof document === 'string') {
     try {
       document = JSON.parse(document);
     } catch {
-      throw invalidArgument('import.malformed_document', 'data_orgsv1 is not a valid JSON document', {
-        violations: [{ field: 'dataOrgsv1', description: 'not valid JSON' }],
+      throw invalidArgument('import.malformed_document', `${field} is not a valid JSON document`, {
+        violations: [{ field, description: 'not valid JSON' }],
       });
     }
   }
-  const { orgs } = parseWith(documentSchema, document, 'dataOrgsv1');
+  const { orgs } = parseWith(documentSchema, document, field);
   const seen = new Set<string>();
   orgs.forEach((org, i) => {
-    if (seen.has(org.orgId)) throw validationFailed([{ field: `dataOrgsv1.orgs[${i}].orgId`, description: 'appears twice in the document' }], 'import.duplicate_org');
+    if (seen.has(org.orgId)) throw validationFailed([{ field: `${field}.orgs[${i}].orgId`, description: 'appears twice in the document' }], 'import.duplicate_org');
     seen.add(org.orgId);
   });
-  return { timeoutMs, orgs: orgs as DataOrg[] };
+  return orgs as DataOrg[];
+}
+
+function locationOf(input: StorageInput, field: string, endpoint: string | undefined): BucketLocation {
+  const account = parseServiceAccount(input.serviceaccountJson ?? input.serviceaccount_json, `${field}.serviceaccountJson`, endpoint);
+  return { bucket: input.bucket, path: input.path, account };
 }
 
 function timeoutOf(text: string): number {
@@ -108,10 +128,6 @@ function timeoutOf(text: string): number {
     throw validationFailed([{ field: 'timeout', description: 'must be a duration between 1ms and 24h, such as 10m, 1h30m, 90s or 1.5s' }]);
   }
   return ms;
-}
-
-function bucketUnavailable() {
-  return unimplemented('export.bucket_unavailable', 'object storage input and output are not available in this build; use response_output / data_orgsv1');
 }
 
 // The document: every list optional, ids required; values are checked item by item on import.

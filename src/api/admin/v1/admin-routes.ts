@@ -5,7 +5,9 @@
  *
  * The export is spooled to a file under `<dataDir>/tmp` (0600, it may hold password hashes)
  * while it is built, then streamed: memory stays bounded for any size, and a deadline that
- * passes while building answers 504 instead of a truncated 200. The file is removed once sent.
+ * passes while building answers 504 instead of a truncated 200. The file is removed once sent
+ * (or once uploaded, for `gcs_output`). An import reads its document from the body or from an
+ * object (`data_orgsv1_gcs`); both are parsed whole, under TESSERA_IMPORT_MAX_BODY_BYTES.
  */
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
@@ -30,7 +32,8 @@ import type { HttpReply, HttpRequest } from '../../../http/types.js';
 import { toWireError } from '../../../http/error-mapping.js';
 import { authenticate, isMembershipLive, type AccessTokenAuthenticator, type Caller } from '../../auth.js';
 import { assertInstanceUsable, type InstanceInfo, type TenantDirectory } from '../../tenant.js';
-import { parseExportRequest, parseImportRequest, parseJsonBody, type ExportRequest } from './admin-requests.js';
+import { parseDocument, parseExportRequest, parseImportRequest, parseJsonBody, type ExportRequest } from './admin-requests.js';
+import { readObject, uploadObject } from './bucket-object.js';
 import { exportDocument } from './export-document.js';
 import { ImportRun, runImport } from './import-run.js';
 
@@ -41,14 +44,23 @@ export interface AdminRouteDeps {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly accessTokens?: AccessTokenAuthenticator;
+  /** TESSERA_GCS_ENDPOINT: the object storage API instead of Google's. */
+  readonly gcsEndpoint?: string;
+  /** TESSERA_IMPORT_MAX_BODY_BYTES: also the largest object an import reads (default 128 MiB, as the config's). */
+  readonly importMaxBytes?: number;
 }
+
+const DEFAULT_IMPORT_MAX_BYTES = 128 * 1024 * 1024;
+
+/** The route whose body limit is TESSERA_IMPORT_MAX_BODY_BYTES (node.ts hands it to the adapter). */
+export const IMPORT_PATH = '/admin/v1/import';
 
 const SPOOL_FLUSH_BYTES = 64 * 1024;
 
 export function adminRoutes(deps: AdminRouteDeps): Route[] {
   return [
     { method: 'POST', pattern: '/admin/v1/export', handler: (req) => answer(deps, req, () => exportOrgs(deps, req)) },
-    { method: 'POST', pattern: '/admin/v1/import', handler: (req) => answer(deps, req, () => importOrgs(deps, req)) },
+    { method: 'POST', pattern: IMPORT_PATH, handler: (req) => answer(deps, req, () => importOrgs(deps, req)) },
   ];
 }
 
@@ -76,15 +88,24 @@ async function authorize(deps: AdminRouteDeps, req: HttpRequest): Promise<{ inst
 
 async function exportOrgs(deps: AdminRouteDeps, req: HttpRequest): Promise<HttpReply> {
   const { instance } = await authorize(deps, req);
-  const request = parseExportRequest(parseJsonBody(req.body));
+  const request = parseExportRequest(parseJsonBody(req.body), deps.gcsEndpoint);
   const deadline = deps.clock.now() + request.timeoutMs;
   const orgIds = await selectOrgs(deps.actors, instance.id, request);
   const checkpoint = () => {
     if (req.signal.aborted) throw new AppError('cancelled', 'request.cancelled', 'the client went away');
     if (deps.clock.now() > deadline) throw new AppError('deadline_exceeded', 'export.deadline_exceeded', 'the export did not complete within the timeout');
   };
-  const chunks = exportDocument(deps.actors, { instanceId: instance.id, orgIds, withPasswords: request.withPasswords, checkpoint });
-  const file = await spool(join(deps.dataDir, 'tmp'), chunks);
+  const counts: Record<string, number> = {};
+  const chunks = exportDocument(deps.actors, { instanceId: instance.id, orgIds, withPasswords: request.withPasswords, checkpoint, counts });
+  const { path: file, bytes } = await spool(join(deps.dataDir, 'tmp'), chunks);
+  if (request.bucket !== undefined) {
+    try {
+      await uploadObject(request.bucket, deps.gcsEndpoint, file, req.signal);
+    } finally {
+      await unlink(file).catch(() => undefined);
+    }
+    return json(200, { bucket: request.bucket.bucket, path: request.bucket.path, bytes, counts });
+  }
   return { status: 200, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' }, body: streamAndRemove(file) };
 }
 
@@ -105,25 +126,26 @@ async function selectOrgs(actors: ActorSystem, instanceId: string, request: Expo
 }
 
 /** Writes the chunks to a new private file; removes it and rethrows when building fails. */
-async function spool(dir: string, chunks: AsyncIterable<string>): Promise<string> {
+async function spool(dir: string, chunks: AsyncIterable<string>): Promise<{ path: string; bytes: number }> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const path = join(dir, `export-${randomUUID()}.json`);
   const handle = await open(path, 'wx', 0o600);
   try {
     let pending: string[] = [];
     let size = 0;
+    let bytes = 0;
     for await (const chunk of chunks) {
       pending.push(chunk);
       size += chunk.length;
       if (size >= SPOOL_FLUSH_BYTES) {
-        await handle.write(pending.join(''));
+        bytes += (await handle.write(pending.join(''))).bytesWritten;
         pending = [];
         size = 0;
       }
     }
-    await handle.write(pending.join(''));
+    bytes += (await handle.write(pending.join(''))).bytesWritten;
     await handle.close();
-    return path;
+    return { path, bytes };
   } catch (error) {
     await handle.close().catch(() => undefined);
     await unlink(path).catch(() => undefined);
@@ -141,13 +163,17 @@ async function* streamAndRemove(path: string): AsyncGenerator<Uint8Array> {
 
 async function importOrgs(deps: AdminRouteDeps, req: HttpRequest): Promise<HttpReply> {
   const { instance, caller } = await authorize(deps, req);
-  const request = parseImportRequest(parseJsonBody(req.body));
+  const request = parseImportRequest(parseJsonBody(req.body), deps.gcsEndpoint);
+  const orgs =
+    'orgs' in request.source
+      ? request.source.orgs
+      : parseDocument(await readObject(request.source.bucket, deps.gcsEndpoint, deps.importMaxBytes ?? DEFAULT_IMPORT_MAX_BYTES, 'dataOrgsv1Gcs', req.signal), 'dataOrgsv1Gcs');
   const run = new ImportRun(
     { actors: deps.actors, instanceId: instance.id, instanceDomain: instance.primaryDomain, creator: caller.userId, logger: deps.logger, now: () => deps.clock.now() },
     request.timeoutMs,
   );
   try {
-    return json(200, await runImport(run, request.orgs));
+    return json(200, await runImport(run, orgs));
   } catch (error) {
     if (!(error instanceof AppError) || error.kind !== 'deadline_exceeded') throw error;
     const wire = toWireError(error);

@@ -1,0 +1,65 @@
+/**
+ * Keeps a node's in-memory state in step with the other nodes sharing its PostgreSQL store:
+ * subscribes to the store's change feed and registers what each cache drops (docs/operations/
+ * postgres.md, "Change feed"). A store without a feed (LMDB, one process) needs nothing.
+ */
+import {
+  brandingSettingsKind,
+  executionSetKind,
+  instanceKind,
+  SYSTEM_TENANT,
+  targetKind,
+  textSettingsKind,
+  webKeysKind,
+  type ActorSystem,
+  type Logger,
+  type StoreAdapter,
+} from '../../actors/index.js';
+import { noteSettingsChanged } from '../api/settings/shared/settings-changes.js';
+import type { TenantDirectory } from '../api/tenant.js';
+import type { Signer } from '../crypto/signer.js';
+import type { ExecutionServices } from '../executions/runtime.js';
+import { CacheInvalidations, onStreamTypes } from './cache-invalidation.js';
+
+export interface ClusterSyncDeps {
+  readonly store: StoreAdapter;
+  readonly actors: ActorSystem;
+  readonly tenants: TenantDirectory;
+  readonly signer: Pick<Signer, 'invalidate'>;
+  readonly executions: Pick<ExecutionServices, 'invalidate'>;
+  readonly logger: Logger;
+}
+
+export interface ClusterSync {
+  stop(): void;
+}
+
+/** Registers every cache of a node; resolves once the feed listens (before the node is ready). */
+export async function startClusterSync(deps: ClusterSyncDeps): Promise<ClusterSync> {
+  const feed = deps.store.changes;
+  if (feed === undefined) return { stop: () => undefined };
+  const registry = createNodeInvalidations(deps);
+  const unsubscribe = await feed.subscribe((change) => registry.dispatch(change));
+  return { stop: unsubscribe };
+}
+
+export function createNodeInvalidations(deps: Omit<ClusterSyncDeps, 'store'>): CacheInvalidations {
+  const { actors, tenants, signer, executions, logger } = deps;
+  const registry = new CacheInvalidations(logger);
+  // Actors: the next command reads the changed aggregates fresh (no lost append first).
+  registry.register('actors', (change) => actors.forget(change.instanceId, change.streams));
+  // Host → instance map and the blocked flag: instances live in the system tenant.
+  registry.register(
+    'tenants',
+    onStreamTypes([instanceKind.type], (instanceId, streams) => {
+      if (instanceId !== SYSTEM_TENANT) return;
+      const refreshed = streams === undefined ? tenants.load() : Promise.all(streams.map((s) => tenants.refresh(s.aggregateId)));
+      refreshed.catch((err: unknown) => logger.warn({ err }, 'tenant directory refresh failed'));
+    }),
+  );
+  registry.register('signing keys', onStreamTypes([webKeysKind.type], (instanceId) => signer.invalidate(instanceId)));
+  registry.register('execution plans', onStreamTypes([executionSetKind.type, targetKind.type], (instanceId) => executions.invalidate(instanceId)));
+  // The login UI's branding and texts (src/login/appearance.ts compares this generation).
+  registry.register('login appearance', onStreamTypes([brandingSettingsKind.type, textSettingsKind.type], (instanceId) => noteSettingsChanged(instanceId)));
+  return registry;
+}

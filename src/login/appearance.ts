@@ -1,0 +1,160 @@
+/**
+ * How the login UI looks and speaks for its context (issue 6): the text and branding settings
+ * of the instance, or of the organization an org-scoped auth request names, resolved with the
+ * settings framework and rendered by the page layout. Resolved settings are cached per
+ * (instance, org) for a few seconds; this node's writes invalidate them at once (the set
+ * handlers bump the instance's settings generation).
+ */
+import {
+  type ActorSystem,
+  BRANDING_DEFAULTS,
+  brandingSettingsKind,
+  type BrandingSettingsValues,
+  isBrandingColor,
+  isBrandingUrl,
+  resolveBrandingSettings,
+  resolveTextSettings,
+  textSettingsId,
+  textSettingsKind,
+} from '../../actors/index.js';
+import { settingsGeneration } from '../api/settings/shared/settings-changes.js';
+import { escapeHtml } from '../oidc/shared/authorization-response.js';
+import { catalogFor, createTranslator, type Customization, MESSAGE_KEYS, type MessageKey, type Translator } from './i18n/index.js';
+import type { LoginContext } from './login-context.js';
+import { loginOrgOf } from './login-org.js';
+
+const TTL_MS = 5_000;
+const MAX_CACHED = 10_000;
+
+interface Entry {
+  readonly generation: number;
+  readonly expiresAt: number;
+  readonly branding: Promise<BrandingSettingsValues>;
+  readonly texts: Map<string, Promise<Partial<Record<MessageKey, string>>>>;
+}
+
+/** Resolves the customization of the login UI for an instance, an optional org and a language. */
+export type CustomizationResolver = (instanceId: string, orgId: string | undefined, lang: string) => Promise<Customization>;
+
+export function createCustomizationResolver(actors: ActorSystem, now: () => number = Date.now): CustomizationResolver {
+  const cache = new Map<string, Entry>();
+  const entryFor = (instanceId: string, orgId: string | undefined): Entry => {
+    const key = `${instanceId}\u0000${orgId ?? ''}`;
+    const generation = settingsGeneration(instanceId);
+    const hit = cache.get(key);
+    if (hit !== undefined && hit.generation === generation && hit.expiresAt > now()) return hit;
+    if (cache.size >= MAX_CACHED) cache.clear();
+    const entry: Entry = { generation, expiresAt: now() + TTL_MS, branding: readBranding(actors, instanceId, orgId), texts: new Map() };
+    // A failed read is not cached: the next page tries again.
+    entry.branding.catch(() => cache.delete(key));
+    cache.set(key, entry);
+    return entry;
+  };
+  return async (instanceId, orgId, lang) => {
+    const entry = entryFor(instanceId, orgId);
+    let texts = entry.texts.get(lang);
+    if (texts === undefined) {
+      texts = readTexts(actors, instanceId, orgId, lang);
+      texts.catch(() => entry.texts.delete(lang));
+      entry.texts.set(lang, texts);
+    }
+    return { branding: await entry.branding, texts: await texts };
+  };
+}
+
+async function readBranding(actors: ActorSystem, instanceId: string, orgId: string | undefined): Promise<BrandingSettingsValues> {
+  const instance = await actors.readRecord(instanceId, brandingSettingsKind, instanceId);
+  const org = orgId === undefined ? undefined : await actors.readRecord(instanceId, brandingSettingsKind, orgId);
+  const resolved = resolveBrandingSettings(instanceId, instance?.state, orgId === undefined ? undefined : { orgId, values: org?.state });
+  return Object.fromEntries(Object.entries(resolved).map(([key, r]) => [key, r.value])) as unknown as BrandingSettingsValues;
+}
+
+async function readTexts(actors: ActorSystem, instanceId: string, orgId: string | undefined, lang: string): Promise<Partial<Record<MessageKey, string>>> {
+  const instance = await actors.readRecord(instanceId, textSettingsKind, textSettingsId(instanceId, lang));
+  const org = orgId === undefined ? undefined : await actors.readRecord(instanceId, textSettingsKind, textSettingsId(orgId, lang));
+  const resolved = resolveTextSettings(MESSAGE_KEYS, catalogFor(lang), { instanceId, values: instance?.state }, orgId === undefined ? undefined : { orgId, values: org?.state });
+  return Object.fromEntries(Object.entries(resolved).map(([key, r]) => [key, r.value]));
+}
+
+/**
+ * The login context with the translator of its settings: the org of an org-scoped request
+ * (when it exists), else the instance.
+ */
+export async function customizeLoginContext(resolve: CustomizationResolver, ctx: LoginContext): Promise<LoginContext> {
+  const loginOrg = await loginOrgOf(ctx.deps.actors, ctx.instanceId, ctx.stored.request.scopes);
+  const orgId = loginOrg.restricted ? loginOrg.orgId : undefined;
+  const tr = createTranslator(ctx.form.tr.lang, await resolve(ctx.instanceId, orgId, ctx.form.tr.lang));
+  return { ...ctx, form: { ...ctx.form, tr } };
+}
+
+/** The login name as the page shows it: without `@suffix` when the branding hides it. */
+export function displayLoginName(tr: Translator, loginName: string): string {
+  if (tr.branding?.hideLoginNameSuffix !== true) return loginName;
+  const at = loginName.lastIndexOf('@');
+  return at > 0 ? loginName.slice(0, at) : loginName;
+}
+
+/** Origins the page loads branding assets from, for the CSP's img-src / font-src. */
+export function brandingSources(branding: BrandingSettingsValues | undefined): { img: string[]; font: string[] } {
+  const b = branding ?? BRANDING_DEFAULTS;
+  return { img: origins([b.logoUrl, b.logoUrlDark]), font: origins([b.fontUrl]) };
+}
+
+function origins(urls: readonly string[]): string[] {
+  return [...new Set(urls.filter((u) => u !== '' && isBrandingUrl(u)).map((u) => new URL(u).origin))];
+}
+
+/** CSS string escape (CSS Syntax §4.3.5 accepts `\hex ` for any code point). */
+function cssString(value: string): string {
+  return `"${value.replace(/[^A-Za-z0-9 _.,:/?&=+%~#-]/g, (c) => `\\${c.codePointAt(0)?.toString(16) ?? ''} `)}"`;
+}
+
+/** A validated color, or the fallback (the stored value is checked again: it lands in CSS). */
+function color(value: string, fallback: string): string {
+  return isBrandingColor(value) ? value : fallback;
+}
+
+const BRAND_FONT = 'tessera-brand';
+
+/** The page's style: the branding as CSS custom properties, then the rules that use them. */
+export function brandingStyle(branding: BrandingSettingsValues | undefined): string {
+  const b = branding ?? BRANDING_DEFAULTS;
+  const d = BRANDING_DEFAULTS;
+  const light = {
+    primary: color(b.primaryColor, d.primaryColor),
+    background: color(b.backgroundColor, d.backgroundColor),
+    warn: color(b.warnColor, d.warnColor),
+    font: color(b.fontColor, d.fontColor),
+  };
+  const dark = { primary: b.primaryColorDark, background: b.backgroundColorDark, warn: b.warnColorDark, font: b.fontColorDark };
+  const darkVars = Object.entries(dark)
+    .filter(([, value]) => isBrandingColor(value))
+    .map(([name, value]) => `--${name}-color:${value}`)
+    .join(';');
+  const hasFont = b.fontUrl !== '' && isBrandingUrl(b.fontUrl);
+  return (
+    (hasFont ? `@font-face{font-family:${BRAND_FONT};src:url(${cssString(b.fontUrl)})}` : '') +
+    `:root{${Object.entries(light).map(([name, value]) => `--${name}-color:${value}`).join(';')}}` +
+    (darkVars === '' ? '' : `@media (prefers-color-scheme:dark){:root{${darkVars}}}`) +
+    `body{font-family:${hasFont ? `${BRAND_FONT},` : ''}system-ui,sans-serif;max-width:26rem;margin:3rem auto;padding:0 1rem;` +
+    'background:var(--background-color);color:var(--font-color)}' +
+    'label,input,button{display:block;width:100%;margin:.4rem 0}input,button{padding:.5rem;box-sizing:border-box}' +
+    'button{background:var(--primary-color);color:#fff;border:1px solid var(--primary-color);border-radius:4px}' +
+    '.error{color:var(--warn-color)}.logo{display:block;max-width:12rem;max-height:4rem;margin:0 0 1rem}' +
+    '.watermark{margin-top:2rem;font-size:.75rem;opacity:.7;text-align:center}'
+  );
+}
+
+/** The logo (with its dark variant when set), or '' without one. */
+export function logoHtml(branding: BrandingSettingsValues | undefined): string {
+  const b = branding ?? BRANDING_DEFAULTS;
+  if (b.logoUrl === '' || !isBrandingUrl(b.logoUrl)) return '';
+  const img = `<img class="logo" src="${escapeHtml(b.logoUrl)}" alt="">`;
+  if (b.logoUrlDark === '' || !isBrandingUrl(b.logoUrlDark)) return img;
+  return `<picture><source srcset="${escapeHtml(b.logoUrlDark)}" media="(prefers-color-scheme: dark)">${img}</picture>`;
+}
+
+/** "Powered by Tessera", unless the branding disables the watermark. */
+export function watermarkHtml(branding: BrandingSettingsValues | undefined): string {
+  return (branding ?? BRANDING_DEFAULTS).disableWatermark ? '' : '<footer class="watermark">Powered by Tessera</footer>';
+}

@@ -1,0 +1,112 @@
+/**
+ * Dump and load of a whole LMDB store (`tessera copy-store`). The dump walks every key once,
+ * in key order, in synchronous pages (no read transaction stays open while the consumer
+ * awaits) and turns each into a DumpEntry; stream indexes and the TTL expiry index are left
+ * out because load rebuilds them from the events and TTL rows, exactly as append and
+ * ttl.put write them (key layout: keys.ts).
+ */
+import { compareKeys, type Key, type RootDatabase } from 'lmdb';
+import type { DumpCounts, DumpEntry, LoadOptions } from '../../actors/index.js';
+import { batches, count, emptyCounts, StoreNotEmptyError } from './dump.js';
+import * as keys from './keys.js';
+import { decodeEvent, encodeEvent } from './lmdb-events.js';
+
+type Db = RootDatabase<unknown, Key>;
+type Durable = <T>(write: Promise<T>) => Promise<T>;
+
+const PAGE = 512;
+
+export async function* dumpLmdb(db: Db, now: number): AsyncGenerator<DumpEntry> {
+  let after: Key | undefined;
+  for (;;) {
+    const from = after;
+    const page = Array.from(db.getRange({ ...(from === undefined ? {} : { start: from }), limit: PAGE + 1, versions: true }));
+    const fresh = page.filter(({ key }) => from === undefined || compareKeys(key, from) !== 0).slice(0, PAGE);
+    const entries: DumpEntry[] = [];
+    for (const { key, value, version } of fresh) {
+      const entry = toEntry(key, value, version, now);
+      if (entry !== undefined) entries.push(entry);
+    }
+    yield* entries;
+    if (fresh.length < PAGE) return;
+    after = fresh[fresh.length - 1]!.key;
+  }
+}
+
+/** The entry a key stands for, or undefined for derived keys and expired TTL rows. */
+function toEntry(key: Key, value: unknown, version: number | undefined, now: number): DumpEntry | undefined {
+  // lmdb-js keeps its shared msgpack structures under a non-array key: not our data.
+  if (!Array.isArray(key)) return undefined;
+  const [first, tag] = key as unknown[];
+  if (first === keys.META) return { kind: 'meta', key: String(tag), value };
+  if (first === keys.TTL_INDEX) return undefined;
+  const instanceId = String(first);
+  const part = (i: number) => String(key[i]);
+  switch (tag) {
+    case 'e':
+      return { kind: 'event', event: decodeEvent(instanceId, Number(key[2]), value) };
+    case 'h':
+      return { kind: 'head', instanceId, aggregateType: part(2), aggregateId: part(3), version: Number(value) };
+    case 's':
+      return undefined;
+    case 'p': {
+      const [position, createdAt] = value as [number, number];
+      return { kind: 'position', instanceId, position: Number(position), createdAt: Number(createdAt) };
+    }
+    case 'r':
+      return { kind: 'record', instanceId, table: part(2), id: part(3), value };
+    case 'u':
+      return { kind: 'unique', instanceId, scope: part(2), value: part(3), holder: String(value) };
+    case 't': {
+      const expiresAt = Number(version);
+      return expiresAt > now ? { kind: 'ttl', instanceId, table: part(2), key: part(3), value, expiresAt } : undefined;
+    }
+    default:
+      // Never drop data silently: a key this code does not know makes the copy fail.
+      throw new Error(`lmdb dump: unknown key ${JSON.stringify(key)}`);
+  }
+}
+
+export async function loadLmdb(db: Db, entries: AsyncIterable<DumpEntry>, durable: Durable, options: LoadOptions = {}): Promise<DumpCounts> {
+  for (const key of db.getKeys()) {
+    if (Array.isArray(key)) throw new StoreNotEmptyError('(LMDB directory)');
+  }
+  const counts = emptyCounts();
+  for await (const batch of batches(entries)) {
+    await durable(db.transaction(() => batch.forEach((entry) => write(db, entry))));
+    count(counts, batch);
+    options.onProgress?.(counts);
+  }
+  return counts;
+}
+
+/** The same keys and entry versions append, ttl.put and putMeta write (lmdb-store.ts). */
+function write(db: Db, entry: DumpEntry): void {
+  switch (entry.kind) {
+    case 'event': {
+      const e = entry.event;
+      db.put(keys.eventKey(e.instanceId, e.position), encodeEvent(e));
+      db.put(keys.streamIndexKey(e.instanceId, e.aggregateType, e.aggregateId, e.version), e.position);
+      return;
+    }
+    case 'head':
+      db.put(keys.headKey(entry.instanceId, entry.aggregateType, entry.aggregateId), entry.version, entry.version);
+      return;
+    case 'position':
+      db.put(keys.counterKey(entry.instanceId), [entry.position, entry.createdAt]);
+      return;
+    case 'record':
+      db.put(keys.recordKey(entry.instanceId, entry.table, entry.id), entry.value);
+      return;
+    case 'unique':
+      db.put(keys.uniqueKey(entry.instanceId, entry.scope, entry.value), entry.holder);
+      return;
+    case 'ttl':
+      db.put(keys.ttlIndexKey(entry.expiresAt, entry.instanceId, entry.table, entry.key), null);
+      db.put(keys.ttlKey(entry.instanceId, entry.table, entry.key), entry.value, entry.expiresAt);
+      return;
+    case 'meta':
+      db.put(keys.metaKey(entry.key), entry.value);
+      return;
+  }
+}

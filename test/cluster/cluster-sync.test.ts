@@ -1,0 +1,129 @@
+/**
+ * What a node drops when the change feed reports another node's writes: an actor forgets the
+ * aggregates that moved (so its next command appends once instead of losing a conditional
+ * append first), keeps the ones it already has at that version, and each cache hears only
+ * about the streams it holds. Over a real LMDB store shared by two actor systems; the store
+ * port is wrapped to count appends.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  ActorSystem,
+  brandingSettingsKind,
+  createIdGenerator,
+  createManualClock,
+  createOrg,
+  executionSetKind,
+  instanceKind,
+  orgKind,
+  patchOrg,
+  SYSTEM_TENANT,
+  targetKind,
+  UNIQUE_SCOPES,
+  webKeysKind,
+  type StoreAdapter,
+  type StoreChange,
+} from '../../actors/index.js';
+import { settingsGeneration } from '../../src/api/settings/shared/settings-changes.js';
+import { createNodeInvalidations } from '../../src/cluster/cluster-sync.js';
+import type { TenantDirectory } from '../../src/api/tenant.js';
+import { openLmdbStore } from '../../src/store/lmdb-store.js';
+
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const clean of cleanups.splice(0).reverse()) await clean();
+});
+
+async function sharedStore(): Promise<{ store: StoreAdapter; appends: () => number }> {
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-cluster-'));
+  const store = await openLmdbStore({ path: dir });
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => store.close());
+  let count = 0;
+  const counting: StoreAdapter = { ...store, append: (request) => ((count += 1), store.append(request)) };
+  return { store: counting, appends: () => count };
+}
+
+function system(store: StoreAdapter): ActorSystem {
+  const clock = createManualClock();
+  return new ActorSystem({ store, clock, ids: createIdGenerator(() => clock.now()), sealer: { seal: (s) => s, open: (s) => s }, logger: silent, uniqueScopes: UNIQUE_SCOPES });
+}
+
+const org = { kind: 'org', instanceId: 'i1', orgId: 'o1' } as const;
+const as = { creator: 'tester' };
+const orgChange = (version: number): StoreChange => ({ instanceId: 'i1', fromPosition: 1, toPosition: 9, streams: [{ aggregateType: orgKind.type, aggregateId: 'o1', version }] });
+
+describe('ActorSystem.forget', () => {
+  it("drops an aggregate another node moved on, so the next command appends once", async () => {
+    const { store, appends } = await sharedStore();
+    const [here, there] = [system(store), system(store)];
+    await here.ask(org, createOrg, { orgId: 'o1', name: 'Start', instanceDomain: 'd' }, as);
+    await there.ask(org, patchOrg, { orgId: 'o1', name: 'Elsewhere' }, as);
+
+    here.forget('i1', orgChange(2).streams);
+    const before = appends();
+    await here.ask(org, patchOrg, { orgId: 'o1', name: 'Here' }, as);
+    expect(appends() - before).toBe(1);
+    expect((await here.readRecord('i1', orgKind, 'o1'))?.state.name).toBe('Here');
+  });
+
+  it('without the change, loses one conditional append and retries (what forget saves)', async () => {
+    const { store, appends } = await sharedStore();
+    const [here, there] = [system(store), system(store)];
+    await here.ask(org, createOrg, { orgId: 'o1', name: 'Start', instanceDomain: 'd' }, as);
+    await there.ask(org, patchOrg, { orgId: 'o1', name: 'Elsewhere' }, as);
+
+    here.forget('i1', orgChange(1).streams); // a version it already has: kept
+    const before = appends();
+    await here.ask(org, patchOrg, { orgId: 'o1', name: 'Here' }, as);
+    expect(appends() - before).toBe(2);
+  });
+
+  it('drops every aggregate of the instance when the change lists no streams', async () => {
+    const { store, appends } = await sharedStore();
+    const [here, there] = [system(store), system(store)];
+    await here.ask(org, createOrg, { orgId: 'o1', name: 'Start', instanceDomain: 'd' }, as);
+    await there.ask(org, patchOrg, { orgId: 'o1', name: 'Elsewhere' }, as);
+    here.forget('i1');
+    const before = appends();
+    await here.ask(org, patchOrg, { orgId: 'o1', name: 'Here' }, as);
+    expect(appends() - before).toBe(1);
+  });
+});
+
+describe('node cache invalidations', () => {
+  it('tells each cache about its own streams only', async () => {
+    const { store } = await sharedStore();
+    const calls: string[] = [];
+    const tenants = { refresh: async (id: string) => void calls.push(`tenants.refresh ${id}`), load: async () => void calls.push('tenants.load') } as unknown as TenantDirectory;
+    const registry = createNodeInvalidations({
+      actors: system(store),
+      tenants,
+      signer: { invalidate: (id) => calls.push(`signer ${id}`) },
+      executions: { invalidate: (id) => calls.push(`executions ${id}`) },
+      logger: silent,
+    });
+    const stream = (aggregateType: string, aggregateId: string) => ({ aggregateType, aggregateId, version: 3 });
+    registry.dispatch({ instanceId: 'i1', fromPosition: 1, toPosition: 1, streams: [stream(orgKind.type, 'o1')] });
+    registry.dispatch({ instanceId: 'i1', fromPosition: 2, toPosition: 3, streams: [stream(webKeysKind.type, 'i1'), stream(targetKind.type, 't1')] });
+    registry.dispatch({ instanceId: 'i1', fromPosition: 4, toPosition: 4, streams: [stream(executionSetKind.type, 'i1')] });
+    registry.dispatch({ instanceId: SYSTEM_TENANT, fromPosition: 1, toPosition: 2, streams: [stream(instanceKind.type, 'i1'), stream(instanceKind.type, 'i2')] });
+    registry.dispatch({ instanceId: SYSTEM_TENANT, fromPosition: 3, toPosition: 5000 });
+    const generation = settingsGeneration('i9');
+    registry.dispatch({ instanceId: 'i9', fromPosition: 7, toPosition: 7, streams: [stream(brandingSettingsKind.type, 'i9')] });
+    expect(settingsGeneration('i9')).toBe(generation + 1);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(calls).toEqual([
+      'signer i1',
+      'executions i1',
+      'executions i1',
+      'tenants.refresh i1',
+      'tenants.refresh i2',
+      'tenants.load',
+      'signer _system',
+      'executions _system',
+    ]);
+  });
+});
