@@ -2,7 +2,8 @@
  * External login end to end in Chromium: node A's login UI signs users in through a
  * FORGE_SELF_HOSTED IDP that is a second, real Tessera node (B) — discovery, code flow with
  * PKCE / state / nonce, client_secret_basic, ID token and userinfo all against B. Covered:
- * auto-creation (+ auto-update on the next login), auto-linking by verified email (prompt),
+ * auto-creation (+ auto-update on the next login), auto-linking by verified email and by
+ * username (prompt),
  * manual linking with the local password, manual creation, the link used on the next login, a
  * deactivated IDP (not shown, start refused, callback refused) and a wrong / reused state.
  */
@@ -64,6 +65,7 @@ beforeAll(async () => {
   app = await createProviderApp(nodeB, nodeA);
   idps.autoCreate = await createSelfHostedIdp(nodeA, nodeB, app, 'B auto create', { isAutoCreation: true, isAutoUpdate: true });
   idps.emailLink = await createSelfHostedIdp(nodeA, nodeB, app, 'B email link', { autoLinking: 'AUTO_LINKING_OPTION_EMAIL' });
+  idps.usernameLink = await createSelfHostedIdp(nodeA, nodeB, app, 'B username link', { autoLinking: 'AUTO_LINKING_OPTION_USERNAME' });
   idps.manualLink = await createSelfHostedIdp(nodeA, nodeB, app, 'B manual link', { isManualLinkingAllowed: true });
   idps.manualCreate = await createSelfHostedIdp(nodeA, nodeB, app, 'B manual create', { isManualCreationAllowed: true });
   idps.inactive = await createSelfHostedIdp(nodeA, nodeB, app, 'B inactive', { isAutoCreation: true }, 'STATE_POLICY_DEACTIVATE');
@@ -179,6 +181,22 @@ describe.skipIf(skipReason !== undefined)('external login through a second Tesse
     const second = await startFlow(context);
     await signInAtB(second.page, idps.emailLink);
     expect(await second.subject()).toBe(localId);
+    await context.close();
+  });
+
+  it("auto-links by username (B's preferred_username is a local user's name), whatever the emails say", async () => {
+    const ginaAtB = await addHuman(providerApi(nodeB), { username: 'gina-u', givenName: 'Gina', familyName: 'Remote', email: 'gina@b.example', emailVerified: true });
+    // B's preferred_username is its login name (`gina@<B's org domain>`); a local user of that name is the match.
+    const externalName = (await providerApi(nodeB)('GET', `/resources/v3alpha/users/${ginaAtB}`)).body.user.preferredLoginName as string;
+    const localId = await addHuman(api(nodeA), { username: externalName, givenName: 'Gina', familyName: 'Local', email: 'gina@a.example', emailVerified: false });
+    const context = await browser!.newContext();
+    const first = await startFlow(context);
+    await signInAtB(first.page, idps.usernameLink, 'gina-u');
+    await first.page.waitForURL(atCallback);
+    expect(await first.page.textContent('.proposed')).toBe(externalName);
+    await first.page.click('button[value="external.link.proposed"]');
+    expect(await first.subject()).toBe(localId);
+    expect((await linksOf(nodeA, localId)).events).toEqual([{ idpId: idps.usernameLink, externalUserId: ginaAtB, externalUsername: externalName }]);
     await context.close();
   });
 
