@@ -106,9 +106,22 @@ export function isBrandingUrl(value: string): boolean {
   return url.protocol === 'https:' || (url.protocol === 'http:' && LOCAL_HOSTS.has(url.hostname));
 }
 
+const KNOWN_PROPERTIES: ReadonlySet<string> = new Set([...BRANDING_COLOR_PROPERTIES, ...BRANDING_URL_PROPERTIES, ...BRANDING_BOOL_PROPERTIES]);
+
 /** Shape violations of the values a patch sets (fields in JSON names under `settings`). */
 export function brandingViolations(set: BrandingSettings): FieldViolation[] {
   const v: FieldViolation[] = [];
+  // Patches also come from import documents, not only from the typed API message.
+  for (const key of Object.keys(set)) if (!KNOWN_PROPERTIES.has(key)) v.push({ field: `settings.${key}`, description: 'not a branding property' });
+  for (const key of BRANDING_BOOL_PROPERTIES) {
+    const value: unknown = set[key];
+    if (value !== undefined && typeof value !== 'boolean') v.push({ field: `settings.${key}.set`, description: 'must be true or false' });
+  }
+  for (const key of [...BRANDING_COLOR_PROPERTIES, ...BRANDING_URL_PROPERTIES]) {
+    const value: unknown = set[key];
+    if (value !== undefined && typeof value !== 'string') v.push({ field: `settings.${key}.set`, description: 'must be a string' });
+  }
+  if (v.length > 0) return v;
   for (const key of BRANDING_COLOR_PROPERTIES) {
     const value = set[key];
     // '' clears a dark variant back to "as in the light scheme"; light colors always need one.

@@ -14,6 +14,7 @@ import { browserSkipReason, CHROMIUM_PATH } from './browser.fixture.js';
 import { api, startTestNode, type TestNode } from './harness.js';
 import { createSystemUserKey, systemApi, systemUsersEnv } from './system-user.fixture.js';
 import { IDP_SECRET, PASSWORD, populateSource } from './export-import.fixture.js';
+import { seedIdpLink } from './seed.fixture.js';
 
 const R = '/resources/v3alpha';
 let node: TestNode;
@@ -50,6 +51,8 @@ beforeAll(async () => {
 
   Object.assign(ids, await populateSource(first));
   patSecret = ids.patSecret!;
+  // No API adds IDP links (external logins do): seed one on alice through the domain.
+  await seedIdpLink(node.dataDir, ids.orgA!, ids.alice!, { idpId: ids.idp!, externalUserId: 'forge-4711', externalUsername: 'alice@forge.example' });
 
   const exported = await first('POST', '/admin/v1/export', { org_ids: [ids.orgA, ids.orgB], with_passwords: true, response_output: true, timeout: '1m' });
   expectStatus(exported, 200);
@@ -106,6 +109,9 @@ describe('export', () => {
     expect(a.projectMembers).toEqual([{ projectId: ids.project, userId: ids.carol, roles: ['PROJECT_OWNER'] }]);
     expect(a.domains.map((d: any) => d.domainName)).toContain('export-a.example.com');
     expect(a.languageSettings).toEqual({ defaultLanguage: 'de', restrictedLanguages: ['de', 'en'] });
+    expect(a.textSettings).toEqual([{ language: 'en', texts: { loginNameIntro: 'Welcome to Export Source.' } }]);
+    expect(a.brandingSettings).toEqual({ primaryColor: '#112233', disableWatermark: true });
+    expect(a.userLinks).toEqual([{ userId: ids.alice, idpId: ids.idp, idpName: 'Org Forge', providedUserId: 'forge-4711', providedUserName: 'alice@forge.example', idpType: 'IDP_TYPE_FORGE' }]);
     expect(a.forgeIdps).toEqual([
       {
         idpId: ids.idp,
@@ -162,6 +168,9 @@ describe('import into a second instance', () => {
       project_member: { created: 1 },
       idp: { created: 1 },
       language_settings: { created: 1 },
+      text_settings: { created: 1 },
+      branding_settings: { created: 1 },
+      user_link: { created: 1 },
       user_state: { created: 2 },
       user_grant_state: { created: 1 },
       project_state: { created: 1 },
@@ -213,6 +222,8 @@ describe('import into a second instance', () => {
     ['the added domain', () => `${R}/domains/export-a.example.com?ctx.orgId=${ids.orgA}`],
     ['the org IDP', () => `${R}/idps/forge/${ids.idp}?ctx.orgId=${ids.orgA}`],
     ['the org language settings', () => `/settings/v3alpha/languages?ctx.orgId=${ids.orgA}`],
+    ['the org login texts', () => `/settings/v3alpha/texts/en?ctx.orgId=${ids.orgA}`],
+    ['the org branding', () => `/settings/v3alpha/branding?ctx.orgId=${ids.orgA}`],
   ])('keeps %s field by field', async (_, path) => {
     const source = await first('GET', path());
     const target = await second('GET', path());
@@ -386,6 +397,28 @@ describe('import into a second instance', () => {
     expectStatus(response, 200);
     expect(response.body.errors).toEqual([{ type: 'human_user', id: 'bad-user', code: 'import.value_invalid', message: expect.stringContaining('user.email.email') }]);
     expect(response.body.counts.human_user).toEqual({ created: 1, skipped: 0, failed: 1 });
+  });
+
+  it('fails a link to an IDP the target lacks, unknown login texts and branding properties, with reasons', async () => {
+    const doc = {
+      orgs: [
+        {
+          orgId: 'links-org',
+          org: { name: 'Links Org' },
+          textSettings: [{ language: 'en', texts: { noSuchText: 'x' } }],
+          brandingSettings: { primaryColor: '#123456', sparkles: true },
+          humanUsers: [{ userId: 'link-user', user: { userName: 'link-user', profile: { firstName: 'L', lastName: 'U' }, email: { email: 'l@example.com' } } }],
+          userLinks: [{ userId: 'link-user', idpId: 'instance-idp-elsewhere', idpName: 'Elsewhere', providedUserId: 'ext-1', providedUserName: 'l@ext', idpType: 'IDP_TYPE_FORGE' }],
+        },
+      ],
+    };
+    const response = await second('POST', '/admin/v1/import', importBody(doc));
+    expectStatus(response, 200);
+    const byType = Object.fromEntries(response.body.errors.map((e: any) => [e.type, e]));
+    expect(byType.user_link).toMatchObject({ code: 'import.idp_not_found', id: 'link-user_instance-idp-elsewhere_ext-1' });
+    expect(byType.text_settings.message).toContain('noSuchText');
+    expect(byType.branding_settings).toMatchObject({ code: 'branding.invalid', message: expect.stringContaining('sparkles') });
+    expect(response.body.counts).toMatchObject({ human_user: { created: 1 }, user_link: { failed: 1 }, text_settings: { failed: 1 }, branding_settings: { failed: 1 } });
   });
 });
 

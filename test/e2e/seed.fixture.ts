@@ -10,9 +10,11 @@ import {
   addMachineUser,
   addMembership,
   addPersonalAccessToken,
+  addUserIdpLink,
   createIdGenerator,
   systemClock,
   UNIQUE_SCOPES,
+  type IdpLink,
   type MembershipContext,
 } from '../../actors/index.js';
 import { tokenDigest } from '../../src/api/auth.js';
@@ -34,11 +36,8 @@ export async function readSetup(dataDir: string): Promise<SeedSetup> {
   }
 }
 
-/** Adds a machine user with a PAT and optional memberships; returns its token. */
-export async function seedMachineUser(
-  dataDir: string,
-  options: { username: string; memberships?: readonly { contextType: MembershipContext; contextId: string; roles: readonly string[] }[] },
-): Promise<{ userId: string; token: string }> {
+/** Runs `work` with an actor system on a running node's store (LMDB is multi-process). */
+async function withActors<T>(dataDir: string, work: (actors: ActorSystem, setup: SeedSetup, ids: ReturnType<typeof createIdGenerator>) => Promise<T>): Promise<T> {
   const store = await openLmdbStore({ path: join(dataDir, 'lmdb') });
   const ids = createIdGenerator(() => Date.now());
   const actors = new ActorSystem({
@@ -50,7 +49,24 @@ export async function seedMachineUser(
     uniqueScopes: UNIQUE_SCOPES,
   });
   try {
-    const setup = (await store.getMeta('setup')) as SeedSetup;
+    return await work(actors, (await store.getMeta('setup')) as SeedSetup, ids);
+  } finally {
+    await actors.stop();
+    await store.close();
+  }
+}
+
+/** Links a human user to an external identity, as an external login would (no API adds links). */
+export async function seedIdpLink(dataDir: string, orgId: string, userId: string, link: IdpLink): Promise<void> {
+  await withActors(dataDir, (actors, setup) => actors.ask({ kind: 'org', instanceId: setup.instanceId, orgId }, addUserIdpLink, { orgId, userId, link }, { creator: '' }));
+}
+
+/** Adds a machine user with a PAT and optional memberships; returns its token. */
+export async function seedMachineUser(
+  dataDir: string,
+  options: { username: string; memberships?: readonly { contextType: MembershipContext; contextId: string; roles: readonly string[] }[] },
+): Promise<{ userId: string; token: string }> {
+  return withActors(dataDir, async (actors, setup, ids) => {
     const userId = ids.next();
     const org = { kind: 'org', instanceId: setup.instanceId, orgId: setup.orgId } as const;
     const instance = { kind: 'instance', instanceId: setup.instanceId } as const;
@@ -62,8 +78,5 @@ export async function seedMachineUser(
     const token = randomBytes(32).toString('base64url');
     await actors.ask(org, addPersonalAccessToken, { userId, tokenId: ids.next(), digest: tokenDigest(token), expiresAt: Date.now() + 3_600_000 }, creator);
     return { userId, token };
-  } finally {
-    await actors.stop();
-    await store.close();
-  }
+  });
 }

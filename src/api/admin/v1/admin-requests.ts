@@ -144,6 +144,8 @@ const documentSchema = z.object(
         orgId: id,
         org: z.object({ name: z.string().min(1, 'required').max(200, 'must be at most 200 characters') }, 'required'),
         languageSettings: z.object({ defaultLanguage: z.string().optional(), restrictedLanguages: z.array(z.string()).optional() }).optional(),
+        textSettings: list(z.object({ language: z.string().min(1, 'required'), texts: z.record(z.string(), z.string()) })),
+        brandingSettings: z.record(z.string(), z.union([z.string(), z.boolean()])).optional(),
         forgeIdps: list(
           z.object({
             idpId: id,
@@ -191,6 +193,7 @@ const documentSchema = z.object(
         ),
         machineUsers: list(z.object({ userId: id, state: z.string().optional(), user: z.object({ userName: z.string().min(1, 'required'), name: str, description: str, accessTokenType: str }, 'required') })),
         userMetadata: list(z.object({ id, key: z.string().min(1, 'required'), value: str })),
+        userLinks: list(z.object({ userId: id, idpId: id, idpName: str, providedUserId: z.string().min(1, 'required'), providedUserName: str, idpType: str })),
         projects: list(
           z.object({ projectId: id, state: z.string().optional(), project: z.object({ name: z.string().min(1, 'required'), projectRoleAssertion: bool, projectRoleCheck: bool, hasProjectCheck: bool }, 'required') }),
         ),

@@ -4,8 +4,8 @@
  * index of row ids per exported organization (ids only in memory); rows are then read by id
  * while writing, so the cost is linear in the rows, however many organizations there are.
  * Excluded by design (seed): instance policies and members, instance IDPs, machine keys, PATs,
- * application keys, passwordless authenticators, machine secrets. Tessera has no OTP factors
- * and no IDP links yet: `otpCode` and `userLinks` never appear.
+ * application keys, passwordless authenticators, machine secrets. Tessera has no OTP factors:
+ * `otpCode` never appears.
  */
 import {
   applicationKind,
@@ -16,6 +16,7 @@ import {
   orgDomains,
   orgKind,
   type HumanUser,
+  type Idp,
   idpKind,
   type MachineUser,
   type Membership,
@@ -26,6 +27,7 @@ import {
   projectKind,
   userGrantsKind,
   userKind,
+  type User,
   type UserGrants,
   type UserLifecycle,
 } from '../../../../actors/index.js';
@@ -34,6 +36,7 @@ import {
   appTypeNames,
   genders,
   grantTypeNames,
+  idpTypeNames,
   INACTIVE_STATES,
   msToDuration,
   oidcAuthMethodNames,
@@ -47,8 +50,9 @@ import {
   type DataOidcApp,
   type DataOrg,
   type DataProject,
+  type DataUserLink,
 } from './export-format.js';
-import { forgeIdpOf, languageSettingsOf } from './export-org-settings.js';
+import { brandingSettingsOf, forgeIdpOf, languageSettingsOf, textSettingsOf } from './export-org-settings.js';
 
 export interface ExportOptions {
   readonly instanceId: string;
@@ -75,8 +79,12 @@ export async function* exportDocument(actors: ActorSystem, options: ExportOption
     yield `${first ? '' : ','}{"orgId":${JSON.stringify(orgId)},"org":${JSON.stringify({ name: org.state.name })}`;
     first = false;
     if (options.counts !== undefined) options.counts.orgs = (options.counts.orgs ?? 0) + 1;
-    const languageSettings = await languageSettingsOf(actors, options.instanceId, orgId);
-    if (languageSettings !== undefined) yield `,"languageSettings":${JSON.stringify(languageSettings)}`;
+    const settings = {
+      languageSettings: await languageSettingsOf(actors, options.instanceId, orgId),
+      textSettings: await textSettingsOf(actors, options.instanceId, orgId),
+      brandingSettings: await brandingSettingsOf(actors, options.instanceId, orgId),
+    };
+    for (const [key, value] of Object.entries(settings)) if (value !== undefined) yield `,${JSON.stringify(key)}:${JSON.stringify(value)}`;
     for (const [key, rows] of orgLists(actors, options, org, exported, index)) {
       yield* jsonList(key, rows, options.checkpoint, options.counts);
     }
@@ -112,6 +120,7 @@ function orgLists(
     ['humanUsers', mapRows(rows(userKind), (u) => (u.state.type === 'human' ? humanOf(u.id, u.state, options.withPasswords) : undefined))],
     ['machineUsers', mapRows(rows(userKind), (u) => (u.state.type === 'machine' ? machineOf(u.id, u.state) : undefined))],
     ['userMetadata', flatRows(rows(userKind), (u) => u.state.metadata.map((m) => ({ id: u.id, key: m.key, value: m.value })))],
+    ['userLinks', userLinksOf(actors, options.instanceId, rows(userKind))],
     ['projects', mapRows(rows(projectKind), (p) => projectOf(p.id, p.state))],
     ['projectRoles', flatRows(rows(projectKind), (p) => p.state.roles.map((r) => ({ projectId: p.id, roleKey: r.key, displayName: r.displayName, group: r.group })))],
     ['oidcApps', mapRows(rows(applicationKind), (a) => (a.state.config.type === 'oidc' ? oidcAppOf(a.id, a.state.projectId, a.state.name, a.state.config.oidc) : undefined))],
@@ -184,6 +193,20 @@ async function* mapRows<S, T>(rows: AsyncIterable<AggregateRecord<S>>, map: (row
 
 async function* flatRows<S, T>(rows: AsyncIterable<AggregateRecord<S>>, map: (row: AggregateRecord<S>) => readonly T[]): AsyncGenerator<T> {
   for await (const row of rows) yield* map(row);
+}
+
+/** Each human's IDP links, with the IDP's name and type (an IDP removed since: left out). */
+async function* userLinksOf(actors: ActorSystem, instanceId: string, users: AsyncIterable<AggregateRecord<User>>): AsyncGenerator<DataUserLink> {
+  const idps = new Map<string, AggregateRecord<Idp> | undefined>();
+  for await (const user of users) {
+    if (user.state.type !== 'human') continue;
+    for (const link of user.state.idpLinks ?? []) {
+      if (!idps.has(link.idpId)) idps.set(link.idpId, await actors.readRecord(instanceId, idpKind, link.idpId));
+      const idp = idps.get(link.idpId);
+      if (idp === undefined) continue;
+      yield { userId: user.id, idpId: link.idpId, idpName: idp.state.name, providedUserId: link.externalUserId, providedUserName: link.externalUsername, idpType: idpTypeNames.toWire(idp.state.idpType) };
+    }
+  }
 }
 
 async function* domainsOf(org: AggregateRecord<Org>): AsyncGenerator<DataDomain> {

@@ -22,13 +22,17 @@ export interface DataOrg {
   org: { name: string };
   /** Tessera extension: the organization's own language settings (only the keys it sets). */
   languageSettings?: { defaultLanguage?: string; restrictedLanguages?: string[] };
+  /** Tessera extension: the login texts the organization itself sets, per language. */
+  textSettings?: { language: string; texts: Record<string, string> }[];
+  /** Tessera extension: the branding properties the organization itself sets. */
+  brandingSettings?: Record<string, string | boolean>;
   domains?: DataDomain[];
   /** Tessera extension: identity providers the organization defines (forge types; instance IDPs are excluded). */
   forgeIdps?: DataForgeIdp[];
   humanUsers?: DataHumanUser[];
   machineUsers?: DataMachineUser[];
   userMetadata?: { id: string; key: string; value: string }[];
-  userLinks?: unknown[];
+  userLinks?: DataUserLink[];
   projects?: DataProject[];
   projectRoles?: { projectId: string; roleKey: string; displayName: string; group: string }[];
   oidcApps?: DataOidcApp[];
@@ -194,4 +198,14 @@ export function durationToMs(text: string): number | undefined {
   const match = /^(\d+)(?:\.(\d{1,9}))?s$/.exec(text);
   if (match === null) return undefined;
   return Number(match[1]) * 1000 + Math.round(Number(`0.${match[2] ?? '0'}`) * 1000);
+}
+
+/** A human user's link to an external identity of one of the organization's (or the instance's) IDPs. */
+export interface DataUserLink {
+  userId: string;
+  idpId: string;
+  idpName: string;
+  providedUserId: string;
+  providedUserName: string;
+  idpType: string;
 }

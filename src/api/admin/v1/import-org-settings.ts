@@ -1,9 +1,25 @@
 /**
- * Phase 1 of an import, after the domains: the organization's own language settings and the
- * identity providers it defines (original ids; the client secret is sealed with the target's
- * master key). Tessera extensions of the document (`languageSettings`, `forgeIdps`).
+ * Phase 1 of an import, after the domains: the organization's own language, text and branding
+ * settings and the identity providers it defines (original ids; the client secret is sealed
+ * with the target's master key). Tessera extensions of the document (`languageSettings`,
+ * `textSettings`, `brandingSettings`, `forgeIdps`).
  */
-import { createIdp, idpKind, languageSettingsKind, setLanguageSettings, type CommandHandler } from '../../../../actors/index.js';
+import { z } from 'zod';
+import {
+  brandingSettingsKind,
+  createIdp,
+  idpKind,
+  languageSettingsKind,
+  setBrandingSettings,
+  setLanguageSettings,
+  setTextSettings,
+  textSettingsId,
+  textSettingsKind,
+  type BrandingSettingsValues,
+  type CommandHandler,
+} from '../../../../actors/index.js';
+import { isMessageKey } from '../../../login/i18n/index.js';
+import { noteSettingsChanged } from '../../settings/shared/settings-changes.js';
 import { autoLinkingNames, idpPolicyNames, idpTypeNames, type DataOrg } from './export-format.js';
 import type { ImportRun } from './import-run.js';
 import { checkItem, enumOf, namedItem } from './import-validation.js';
@@ -25,6 +41,33 @@ export async function importOrgSettings(run: ImportRun, data: DataOrg): Promise<
     });
   }
 
+  let appearanceChanged = false;
+  for (const t of data.textSettings ?? []) {
+    const same = async () => {
+      const row = (await actors.readRecord(instanceId, textSettingsKind, textSettingsId(orgId, t.language)))?.state ?? {};
+      return Object.entries(t.texts).every(([key, text]) => row[key] === text);
+    };
+    const outcome = await run.item('text_settings', `${orgId}_${t.language}`, same, async () => {
+      checkItem(textsItem, t.texts, 'textSettings.texts');
+      await ask(setTextSettings, { orgId, language: t.language, patch: { set: t.texts, reset: [] } });
+    });
+    appearanceChanged ||= outcome === 'created';
+  }
+
+  const branding = data.brandingSettings;
+  if (branding !== undefined && Object.keys(branding).length > 0) {
+    const same = async () => {
+      const row = (await actors.readRecord(instanceId, brandingSettingsKind, orgId))?.state as Record<string, unknown> | undefined;
+      return row !== undefined && Object.entries(branding).every(([key, value]) => row[key] === value);
+    };
+    const outcome = await run.item('branding_settings', orgId, same, async () => {
+      // The command checks every property's shape (colors, URLs, booleans) and names the bad one.
+      await ask(setBrandingSettings, { orgId, patch: { set: branding as Partial<BrandingSettingsValues>, reset: [] } });
+    });
+    appearanceChanged ||= outcome === 'created';
+  }
+  if (appearanceChanged) noteSettingsChanged(instanceId);
+
   for (const i of data.forgeIdps ?? []) {
     const exists = async () => (await actors.readRecord(instanceId, idpKind, i.idpId))?.meta.owner.id === orgId;
     await run.item('idp', i.idpId, exists, async () => {
@@ -42,6 +85,12 @@ export async function importOrgSettings(run: ImportRun, data: DataOrg): Promise<
     });
   }
 }
+
+/** Keys of the login catalog, texts at most SetStringLong (2048 characters). */
+const textsItem = z.record(
+  z.string().refine(isMessageKey, 'not a key of the login texts'),
+  z.string().max(2048, 'must be at most 2048 characters'),
+);
 
 function sameList(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
   return (a ?? []).join(',') === (b ?? []).join(',') && (a === undefined) === (b === undefined);

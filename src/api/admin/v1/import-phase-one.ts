@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   addHumanUser,
+  addUserIdpLink,
   addMachineUser,
   addOrgDomain,
   addOrgDomainVerification,
@@ -16,6 +17,7 @@ import {
   createApp,
   createOrg,
   createProject,
+  idpKind,
   invalidArgument,
   orgDomains,
   orgKind,
@@ -134,6 +136,21 @@ export async function importOrgObjects(run: ImportRun, data: DataOrg, success: O
       await ask(setUserMetadata, { orgId, userId: md.id, key: md.key, value: md.value });
     });
     if (outcome === 'created') success.userMetadata.push({ userId: md.id, key: md.key });
+  }
+
+  // After the users and the org's IDPs (importOrgSettings): the IDP must exist on the target.
+  for (const l of data.userLinks ?? []) {
+    const user = async () => (await actors.readRecord(instanceId, userKind, l.userId))?.state;
+    const has = async () => {
+      const u = await user();
+      return u?.type === 'human' && (u.idpLinks ?? []).some((x) => x.idpId === l.idpId && x.externalUserId === l.providedUserId);
+    };
+    const outcome = await run.item('user_link', `${l.userId}_${l.idpId}_${l.providedUserId}`, has, async () => {
+      if (!(await ownUser(l.userId))) throw invalidArgument('import.user_not_in_org', 'the link names a user of another organization');
+      if ((await actors.readRecord(instanceId, idpKind, l.idpId)) === undefined) throw invalidArgument('import.idp_not_found', `the identity provider ${l.idpId} does not exist on the target (instance IDPs are not exported)`);
+      await ask(addUserIdpLink, { orgId, userId: l.userId, link: { idpId: l.idpId, externalUserId: l.providedUserId, externalUsername: l.providedUserName } });
+    });
+    if (outcome === 'created') success.userLinks.push({ userId: l.userId, externalUserId: l.providedUserId, displayName: l.providedUserName, idpId: l.idpId });
   }
 
   const project = (projectId: string) => actors.readRecord(instanceId, projectKind, projectId);

@@ -43,6 +43,7 @@ export interface OrgSuccess {
   humanUserIds: string[];
   machineUserIds: string[];
   userMetadata: { userId: string; key: string }[];
+  userLinks: { userId: string; externalUserId: string; displayName: string; idpId: string }[];
   projectIds: string[];
   projectRoles: string[];
   oidcAppIds: string[];
@@ -142,6 +143,7 @@ function emptySuccess(orgId: string): OrgSuccess {
     humanUserIds: [],
     machineUserIds: [],
     userMetadata: [],
+    userLinks: [],
     projectIds: [],
     projectRoles: [],
     oidcAppIds: [],
