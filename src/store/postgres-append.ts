@@ -1,13 +1,17 @@
 /**
- * The conditional append on PostgreSQL (design §4–§5). The first statement upserts the
- * instance's counter row, whose row lock serialises every append of that instance across
- * connections, processes and nodes (READ COMMITTED: each later statement sees what the
- * previous lock holder committed). Heads and claims are then checked, positions assigned,
- * project() run, and events, heads, claims and rows written in the same transaction.
- * A refusal or a throw rolls everything back. The unique (instance, stream, version) index
- * is the second line of defence: a violation is reported as a conflict too.
- * With `notice`, a pg_notify after the writes tells other nodes which streams moved
- * (postgres-change-feed.ts); PostgreSQL delivers it at COMMIT, and never after a rollback.
+ * The conditional append on PostgreSQL (design §4–§5), with group commit. The instance's
+ * counter row is locked first (upsert … RETURNING), which serialises every append of that
+ * instance across connections, processes and nodes (READ COMMITTED: each later statement sees
+ * what the previous lock holder committed). While one transaction of an instance runs, later
+ * appends of that instance queue in this process; the next transaction takes them all
+ * (up to MAX_BATCH) and decides each in order against the heads and claims as the earlier ones
+ * left them: one lock, three round trips and one commit (one disk flush) for the batch, where
+ * each append alone would pay its own. A refusal or a throwing project() answers only its own
+ * append; a batch the database rejects is retried one append at a time, so one bad append never
+ * fails another. Positions stay gap-free: the counter moves by what was accepted.
+ * The unique (instance, stream, version) index is the second line of defence: a violation is
+ * reported as a conflict. With `notice`, one pg_notify after the writes tells other nodes which
+ * streams moved (postgres-change-feed.ts); PostgreSQL delivers it at COMMIT, never after a rollback.
  */
 import type { Sql, TransactionSql } from 'postgres';
 import type { AppendRequest, AppendResult, NewEvent, RecordWrite, StoredEvent } from '../../actors/index.js';
@@ -16,6 +20,8 @@ import { checkInstance, checkPart, encodeValue, Q, valuesList } from './postgres
 
 /** Rows per multi-row INSERT (PostgreSQL allows 65535 parameters per statement). */
 const CHUNK = 1000;
+/** Appends decided in one transaction at most. */
+const MAX_BATCH = 64;
 const SEP = '\u0000';
 
 class Refusal extends Error {
@@ -24,16 +30,94 @@ class Refusal extends Error {
   }
 }
 
+/** What one append of a batch came to: a result (accepted or refused) or a thrown error. */
+type Outcome = { readonly result: AppendResult } | { readonly error: unknown };
+
+interface Queued {
+  readonly request: AppendRequest;
+  resolve(result: AppendResult): void;
+  reject(error: unknown): void;
+}
+
+/** The store's append: checks, then joins its instance's queue (group commit). */
+export function createAppendQueue(sql: Sql, notice?: ChangeNotice): (request: AppendRequest) => Promise<AppendResult> {
+  const queues = new Map<string, Queued[]>();
+
+  async function drain(instanceId: string, queue: Queued[]): Promise<void> {
+    while (queue.length > 0) {
+      const batch = queue.splice(0, MAX_BATCH);
+      try {
+        const outcomes = await appendBatch(sql, batch.map((q) => q.request), notice);
+        outcomes.forEach((outcome, i) => ('result' in outcome ? batch[i]!.resolve(outcome.result) : batch[i]!.reject(outcome.error)));
+      } catch (err) {
+        for (const q of batch) q.reject(err);
+      }
+    }
+    // Only after the last batch settled: an append arriving meanwhile joined this queue.
+    queues.delete(instanceId);
+  }
+
+  return (request) => {
+    try {
+      checkInstance(request.instanceId);
+      checkParts(request);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return new Promise((resolve, reject) => {
+      const queue = queues.get(request.instanceId);
+      if (queue !== undefined) {
+        queue.push({ request, resolve, reject });
+        return;
+      }
+      const started: Queued[] = [{ request, resolve, reject }];
+      queues.set(request.instanceId, started);
+      void drain(request.instanceId, started);
+    });
+  };
+}
+
+/** One append on its own (no queue). */
 export async function appendToPostgres(sql: Sql, request: AppendRequest, notice?: ChangeNotice): Promise<AppendResult> {
   checkInstance(request.instanceId);
   checkParts(request);
+  const [outcome] = await appendBatch(sql, [request], notice);
+  if (outcome === undefined || 'error' in outcome) throw outcome?.error;
+  return outcome.result;
+}
+
+/** Appends of one instance in one transaction; on a database error, each alone. Never rejects. */
+async function appendBatch(sql: Sql, requests: readonly AppendRequest[], notice: ChangeNotice | undefined): Promise<Outcome[]> {
   try {
-    return await sql.begin((tx) => appendInTxn(tx, request, notice));
+    return await sql.begin((tx) => appendInTxn(tx, requests, notice));
   } catch (err) {
-    if (err instanceof Refusal) return err.result;
-    if (isStreamVersionClash(err)) return conflictAfterClash(sql, request);
-    throw err;
+    if (requests.length > 1) {
+      const alone: Outcome[] = [];
+      for (const request of requests) alone.push(...(await appendBatch(sql, [request], notice)));
+      return alone;
+    }
+    const request = requests[0]!; // one request here
+    if (!isStreamVersionClash(err)) return [{ error: err }];
+    try {
+      return [{ result: await conflictAfterClash(sql, request) }];
+    } catch (readError) {
+      return [{ error: readError }];
+    }
   }
+}
+
+/** Heads and holders as the batch's accepted appends leave them (seeded from the database). */
+interface Overlay {
+  readonly heads: Map<string, number>;
+  readonly holders: Map<string, string | undefined>;
+  position: number;
+  createdAt: number;
+}
+
+interface Accepted {
+  readonly request: AppendRequest;
+  readonly stored: readonly StoredEvent[];
+  readonly rows: readonly RecordWrite[];
 }
 
 /**
@@ -41,24 +125,53 @@ export async function appendToPostgres(sql: Sql, request: AppendRequest, notice?
  * statements in order, so the reads start only once the counter row lock is held.
  * postgres.js queries are lazy: `.execute()` queues each one now, in this order.
  */
-async function appendInTxn(tx: TransactionSql, request: AppendRequest, notice: ChangeNotice | undefined): Promise<AppendResult> {
-  const { instanceId, createdAt, events } = request;
-  const n = events.length;
-  const bump = tx.unsafe<{ position: string }[]>(Q.bumpCounter, [instanceId, n, n > 0 ? createdAt : 0]).execute();
-  const heads = Promise.all(
-    request.expectations.map((x) => tx.unsafe<{ version: number }[]>(Q.head, [instanceId, x.aggregateType, x.aggregateId]).execute()),
-  );
-  const holders = Promise.all(
-    (request.claims ?? []).map((c) => tx.unsafe<{ holder: string }[]>(Q.findUnique, [instanceId, c.scope, c.value]).execute()),
-  );
-  const [[counter], headRows, holderRows] = await Promise.all([bump, heads, holders]);
-  const versions = checkHeads(request, headRows.map((rows) => Number(rows[0]?.version ?? 0)));
-  checkClaims(request, holderRows.map((rows) => rows[0]?.holder));
-  const stored = assignPlaces(request, versions, Number(counter?.position ?? 0) - n + 1);
-  const rows = request.project(stored);
-  await Promise.all(writes(tx, request, stored, rows, notice));
-  return { ok: true, events: stored };
+async function appendInTxn(tx: TransactionSql, requests: readonly AppendRequest[], notice: ChangeNotice | undefined): Promise<Outcome[]> {
+  const instanceId = requests[0]!.instanceId; // a batch holds one instance's appends
+  const lock = tx.unsafe<{ position: string; created_at: string }[]>(Q.lockCounter, [instanceId]).execute();
+  const headKeys = [...new Map(requests.flatMap((r) => r.expectations.map((x) => [streamKey(x.aggregateType, x.aggregateId), x] as const))).values()];
+  const claimKeys = [...new Map(requests.flatMap((r) => (r.claims ?? []).map((c) => [claimKey(c.scope, c.value), c] as const))).values()];
+  const heads = Promise.all(headKeys.map((x) => tx.unsafe<{ version: number }[]>(Q.head, [instanceId, x.aggregateType, x.aggregateId]).execute()));
+  const holders = Promise.all(claimKeys.map((c) => tx.unsafe<{ holder: string }[]>(Q.findUnique, [instanceId, c.scope, c.value]).execute()));
+  const [[counter], headRows, holderRows] = await Promise.all([lock, heads, holders]);
+  const overlay: Overlay = {
+    heads: new Map(headKeys.map((x, i) => [streamKey(x.aggregateType, x.aggregateId), Number(headRows[i]?.[0]?.version ?? 0)])),
+    holders: new Map(claimKeys.map((c, i) => [claimKey(c.scope, c.value), holderRows[i]?.[0]?.holder])),
+    position: Number(counter?.position ?? 0),
+    createdAt: Number(counter?.created_at ?? 0),
+  };
+  const outcomes: Outcome[] = [];
+  const accepted: Accepted[] = [];
+  for (const request of requests) {
+    try {
+      const versions = checkHeads(request, overlay.heads);
+      checkClaims(request, overlay.holders);
+      const stored = assignPlaces(request, versions, overlay.position + 1);
+      const rows = request.project(stored);
+      for (const row of rows) checkPart(row.table + row.id); // NUL cannot be stored: refuse this append only
+      apply(overlay, request, stored);
+      accepted.push({ request, stored, rows });
+      outcomes.push({ result: { ok: true, events: stored } });
+    } catch (err) {
+      outcomes.push(err instanceof Refusal ? { result: err.result } : { error: err });
+    }
+  }
+  if (accepted.length > 0) await Promise.all(writes(tx, instanceId, accepted, overlay, notice));
+  return outcomes;
 }
+
+/** An accepted append moves the batch's view: stream heads, claims, releases, the counter. */
+function apply(overlay: Overlay, request: AppendRequest, stored: readonly StoredEvent[]): void {
+  for (const e of stored) overlay.heads.set(streamKey(e.aggregateType, e.aggregateId), e.version);
+  for (const r of request.releases ?? []) overlay.holders.set(claimKey(r.scope, r.value), undefined);
+  for (const c of request.claims ?? []) overlay.holders.set(claimKey(c.scope, c.value), c.holder);
+  if (stored.length > 0) {
+    overlay.position = stored[stored.length - 1]!.position;
+    overlay.createdAt = request.createdAt;
+  }
+}
+
+const streamKey = (aggregateType: string, aggregateId: string) => aggregateType + SEP + aggregateId;
+const claimKey = (scope: string, value: string) => scope + SEP + value;
 
 /** NUL cannot be stored in text: refuse before anything is sent. */
 function checkParts(request: AppendRequest): void {
@@ -67,27 +180,29 @@ function checkParts(request: AppendRequest): void {
   for (const r of request.releases ?? []) checkPart(r.scope + r.value);
 }
 
-function checkHeads(request: AppendRequest, actuals: readonly number[]): Map<string, number> {
+/** The versions the request expects, checked against the batch's view; throws a Refusal on a stale one. */
+function checkHeads(request: AppendRequest, heads: ReadonlyMap<string, number>): Map<string, number> {
   const versions = new Map<string, number>();
-  request.expectations.forEach((x, i) => {
-    const actual = actuals[i] ?? 0;
+  for (const x of request.expectations) {
+    const actual = heads.get(streamKey(x.aggregateType, x.aggregateId)) ?? 0;
     if (actual !== x.expectedVersion) {
       throw new Refusal({ ok: false, reason: 'conflict', aggregateType: x.aggregateType, aggregateId: x.aggregateId, actualVersion: actual });
     }
-    versions.set(x.aggregateType + SEP + x.aggregateId, actual);
-  });
+    versions.set(streamKey(x.aggregateType, x.aggregateId), actual);
+  }
   return versions;
 }
 
-function checkClaims(request: AppendRequest, found: readonly (string | undefined)[]): void {
-  const released = new Set((request.releases ?? []).map((r) => r.scope + SEP + r.value));
+/** Claims against the batch's view; the request's own releases free a value first. */
+function checkClaims(request: AppendRequest, holders: ReadonlyMap<string, string | undefined>): void {
+  const released = new Set((request.releases ?? []).map((r) => claimKey(r.scope, r.value)));
   const pending = new Map<string, string>();
-  (request.claims ?? []).forEach(({ scope, value, holder }, i) => {
-    const id = scope + SEP + value;
-    const current = pending.get(id) ?? (released.has(id) ? undefined : found[i]);
+  for (const { scope, value, holder } of request.claims ?? []) {
+    const id = claimKey(scope, value);
+    const current = pending.get(id) ?? (released.has(id) ? undefined : holders.get(id));
     if (current !== undefined && current !== holder) throw new Refusal({ ok: false, reason: 'unique', scope, value, holder: current });
     pending.set(id, holder);
-  });
+  }
 }
 
 function assignPlaces(request: AppendRequest, versions: Map<string, number>, first: number): StoredEvent[] {
@@ -111,19 +226,13 @@ type Param = string | number | Buffer;
 type Statement = readonly [string, Param[], boolean];
 
 /**
- * Every write statement, built (validated, encoded) before the first is sent, then queued at
- * once: postgres.js pipelines them on the transaction's connection and the server runs them
- * in order (releases before claims). Nothing can throw between sends, so no result is left
+ * Every write statement of the batch, built (validated, encoded) before the first is sent, then
+ * queued at once: postgres.js pipelines them on the transaction's connection. Heads, claims and
+ * rows are written as the last accepted append left them (so each key appears once and the
+ * order of statements does not matter). Nothing can throw between sends, so no result is left
  * unobserved.
  */
-function writes(
-  tx: TransactionSql,
-  request: AppendRequest,
-  stored: readonly StoredEvent[],
-  rows: readonly RecordWrite[],
-  notice: ChangeNotice | undefined,
-): Promise<unknown>[] {
-  const { instanceId } = request;
+function writes(tx: TransactionSql, instanceId: string, accepted: readonly Accepted[], overlay: Overlay, notice: ChangeNotice | undefined): Promise<unknown>[] {
   const statements: Statement[] = [];
   const insert = (head: string, width: number, tuples: Param[][], tail = '') => {
     for (let i = 0; i < tuples.length; i += CHUNK) {
@@ -132,25 +241,38 @@ function writes(
       statements.push([`${head} VALUES ${valuesList(chunk.length, width)} ${tail}`, chunk.flat(), false]);
     }
   };
+  const stored = accepted.flatMap((a) => a.stored);
   insert(
     'INSERT INTO events (instance_id, position, aggregate_type, aggregate_id, version, type, owner_type, owner_id, creator, created_at, payload)',
     11,
     stored.map((e) => [instanceId, e.position, e.aggregateType, e.aggregateId, e.version, e.type, e.owner.type, e.owner.id, e.creator, e.createdAt, encodeValue(e.payload)]),
   );
-  const heads = new Map(stored.map((e) => [e.aggregateType + SEP + e.aggregateId, [instanceId, e.aggregateType, e.aggregateId, e.version] as Param[]]));
+  const heads = new Map(stored.map((e) => [streamKey(e.aggregateType, e.aggregateId), [instanceId, e.aggregateType, e.aggregateId, e.version] as Param[]]));
   insert('INSERT INTO stream_heads (instance_id, aggregate_type, aggregate_id, version)', 4, [...heads.values()], 'ON CONFLICT (instance_id, aggregate_type, aggregate_id) DO UPDATE SET version = excluded.version');
-  for (const r of request.releases ?? []) statements.push([Q.releaseUnique, [instanceId, r.scope, r.value], true]);
-  const claims = new Map((request.claims ?? []).map((c) => [c.scope + SEP + c.value, [instanceId, c.scope, c.value, c.holder] as Param[]]));
-  insert('INSERT INTO unique_claims (instance_id, scope, value, holder)', 4, [...claims.values()], 'ON CONFLICT (instance_id, scope, value) DO UPDATE SET holder = excluded.holder');
+  const touched = new Map<string, readonly [string, string]>();
+  for (const { request } of accepted) {
+    for (const r of request.releases ?? []) touched.set(claimKey(r.scope, r.value), [r.scope, r.value]);
+    for (const c of request.claims ?? []) touched.set(claimKey(c.scope, c.value), [c.scope, c.value]);
+  }
+  const claims: Param[][] = [];
+  for (const [key, [scope, value]] of touched) {
+    const holder = overlay.holders.get(key);
+    if (holder === undefined) statements.push([Q.releaseUnique, [instanceId, scope, value], true]);
+    else claims.push([instanceId, scope, value, holder]);
+  }
+  insert('INSERT INTO unique_claims (instance_id, scope, value, holder)', 4, claims, 'ON CONFLICT (instance_id, scope, value) DO UPDATE SET holder = excluded.holder');
   const latest = new Map<string, RecordWrite>();
-  for (const row of rows) latest.set(checkPart(row.table) + SEP + checkPart(row.id), row);
+  for (const { rows } of accepted) for (const row of rows) latest.set(row.table + SEP + row.id, row);
   const puts: Param[][] = [];
   for (const row of latest.values()) {
     if (row.value === null || row.value === undefined) statements.push([Q.deleteRecord, [instanceId, row.table, row.id], true]);
     else puts.push([instanceId, row.table, row.id, encodeValue(row.value)]);
   }
   insert('INSERT INTO records (instance_id, table_name, id, value)', 4, puts, 'ON CONFLICT (instance_id, table_name, id) DO UPDATE SET value = excluded.value');
-  if (notice !== undefined && stored.length > 0) statements.push(['SELECT pg_notify($1, $2)', [notice.channel, changePayload(notice.nodeId, instanceId, stored)], true]);
+  if (stored.length > 0) {
+    statements.push([Q.setCounter, [instanceId, overlay.position, overlay.createdAt], true]);
+    if (notice !== undefined) statements.push(['SELECT pg_notify($1, $2)', [notice.channel, changePayload(notice.nodeId, instanceId, stored)], true]);
+  }
   return statements.map(([text, params, prepare]) => tx.unsafe(text, params, { prepare }).execute());
 }
 

@@ -44,11 +44,12 @@ const EVENT_COLUMNS = 'position, aggregate_type, aggregate_id, version, type, ow
 
 /** Hot queries with their parameters ($n). The EXPLAIN test runs each of these texts. */
 export const Q = {
-  /** Takes the instance's append lock (the counter row) and reserves $2 positions. */
-  bumpCounter: `INSERT INTO instance_positions AS p (instance_id, position, created_at) VALUES ($1, $2, $3)
-    ON CONFLICT (instance_id) DO UPDATE SET position = p.position + excluded.position,
-      created_at = CASE WHEN excluded.position > 0 THEN excluded.created_at ELSE p.created_at END
-    RETURNING position`,
+  /** Takes the instance's append lock (the counter row, created at 0 when missing) and reads it. */
+  lockCounter: `INSERT INTO instance_positions AS p (instance_id, position, created_at) VALUES ($1, 0, 0)
+    ON CONFLICT (instance_id) DO UPDATE SET position = p.position
+    RETURNING position, created_at`,
+  /** Moves the counter to the last position an append batch used (under the lock above). */
+  setCounter: 'UPDATE instance_positions SET position = $2, created_at = $3 WHERE instance_id = $1',
   /** The append's head check; also streamVersion. */
   head: 'SELECT version FROM stream_heads WHERE instance_id = $1 AND aggregate_type = $2 AND aggregate_id = $3',
   counter: 'SELECT position, created_at FROM instance_positions WHERE instance_id = $1',

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import postgres, { type Sql } from 'postgres';
 import type { Clock, Logger, ProjectionState, StoreAdapter, StoredEvent, TtlStore } from '../../actors/index.js';
-import { appendToPostgres } from './postgres-append.js';
+import { createAppendQueue } from './postgres-append.js';
 import { changeChannel, createPostgresChangeFeed, currentSchema, type ChangeNotice } from './postgres-change-feed.js';
 import { claimTtlRow } from './postgres-ttl-claim.js';
 import { dumpPostgres, loadPostgres } from './postgres-dump.js';
@@ -77,10 +77,11 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     return write;
   };
   const reads = createReads(sql);
+  const append = createAppendQueue(sql, notice);
   const changes = createPostgresChangeFeed({ sql, notice, readEvents: reads.readEvents, ...(options.logger === undefined ? {} : { logger: options.logger }) });
   return {
     kind: 'postgres',
-    append: (request) => track(appendToPostgres(sql, request, notice)),
+    append: (request) => track(append(request)),
     ...reads,
     changes,
     putMeta: async (key, value) => {

@@ -84,7 +84,7 @@ describe('activeIdpsForOrg', () => {
     for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
   });
 
-  it('returns the IDPs active in the org, with the secret opened and default scopes', async () => {
+  it('returns the IDPs active in the org, with the secret opened on demand and default scopes', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tessera-idps-'));
     dirs.push(dir);
     const store = await openLmdbStore({ path: dir });
@@ -111,8 +111,10 @@ describe('activeIdpsForOrg', () => {
 
     const active = await activeIdpsForOrg(actors, 'i1', 'o1');
     expect(active.map((i) => i.id)).toEqual(['a-on', 'b-off', 'd-own']);
-    expect(active[0]).toMatchObject({ clientSecret: 'plain', scopes: ['openid', 'profile', 'email'], owner: instanceOwner('i1') });
-    expect(active[2]).toMatchObject({ clientSecret: 's2', scopes: ['openid'], issuer: 'https://f.example', owner: orgOwner('o1') });
+    expect(active[0]).toMatchObject({ scopes: ['openid', 'profile', 'email'], owner: instanceOwner('i1') });
+    expect(active[0]!.clientSecret()).toBe('plain');
+    expect(active[2]).toMatchObject({ scopes: ['openid'], issuer: 'https://f.example', owner: orgOwner('o1') });
+    expect(active[2]!.clientSecret()).toBe('s2');
     expect((await activeIdpsForOrg(actors, 'i1', 'o2')).map((i) => i.id)).toEqual(['a-on', 'c-on-but-org-off', 'e-other-org']);
     expect((await activeIdpsForOrg(actors, 'i1', undefined)).map((i) => i.id)).toEqual(['a-on', 'c-on-but-org-off']);
     expect(await activeIdpsForOrg(actors, 'i1', 'missing')).toEqual([]);

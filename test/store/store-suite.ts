@@ -253,6 +253,60 @@ export function describeStoreSuite(name: string, open: OpenStore): void {
       });
     });
 
+    // PostgreSQL commits concurrent appends of one instance together (group commit): each must
+    // still be decided on its own, against what the appends before it left.
+    describe('many concurrent appends of one instance', () => {
+      it('accepts each on its own stream with gap-free positions matching what was read back', async () => {
+        const results = await Promise.all(
+          Array.from({ length: 40 }, (_, i) =>
+            store.append(append(A, { createdAt: T0 + i, expectations: [expect0('org', `c${i}`)], events: [event('org', `c${i}`, 'org.added', { i }), event('org', `c${i}`, 'org.changed')], project: (stored) => [{ table: 'orgs', id: `c${i}`, value: { at: stored[1]!.position } }] })),
+          ),
+        );
+        expect(results.every((r) => r.ok)).toBe(true);
+        const positions = results.flatMap((r) => (r.ok ? r.events.map((e) => e.position) : [])).sort((a, b) => a - b);
+        expect(positions).toEqual(Array.from({ length: 80 }, (_, i) => i + 1));
+        const read = await store.readEvents(A, 0, 1000);
+        expect(read.map((e) => [e.aggregateId, e.version, e.position])).toEqual(results.flatMap((r) => (r.ok ? r.events.map((e) => [e.aggregateId, e.version, e.position]) : [])).sort((a, b) => (a[2] as number) - (b[2] as number)));
+        for (let i = 0; i < 40; i += 1) expect(await store.getRecord(A, 'orgs', `c${i}`)).toEqual({ at: results[i]!.ok ? (results[i] as { events: StoredEvent[] }).events[1]!.position : -1 });
+        const last = read[read.length - 1]!;
+        expect(await store.projectionState(A)).toEqual({ position: 80, createdAt: last.createdAt });
+      });
+
+      it('decides racing appends to one stream, and racing claims of one value, one by one', async () => {
+        await store.append(append(A, { expectations: [expect0('org', 's1')], events: [event('org', 's1', 'org.added')] }));
+        const sameStream = await Promise.all(
+          Array.from({ length: 10 }, (_, i) => store.append(append(A, { expectations: [expect0('org', 's1', 1)], events: [event('org', 's1', 'org.changed', { i })] }))),
+        );
+        expect(sameStream.filter((r) => r.ok)).toHaveLength(1);
+        expect(sameStream.filter((r) => !r.ok).every((r) => !r.ok && r.reason === 'conflict' && r.actualVersion === 2)).toBe(true);
+        const sameValue = await Promise.all(
+          Array.from({ length: 10 }, (_, i) => store.append(append(A, { expectations: [expect0('user', `v${i}`)], events: [event('user', `v${i}`, 'user.added')], claims: [{ scope: 'user.username', value: 'popular', holder: `v${i}` }] }))),
+        );
+        const winners = sameValue.filter((r) => r.ok);
+        expect(winners).toHaveLength(1);
+        const holder = await store.findUnique(A, 'user.username', 'popular');
+        expect(sameValue.filter((r) => !r.ok)).toEqual(Array(9).fill({ ok: false, reason: 'unique', scope: 'user.username', value: 'popular', holder }));
+        expect(await store.streamVersion(A, 'org', 's1')).toBe(2);
+        expect((await store.readEvents(A, 0, 1000)).map((e) => e.position)).toEqual([1, 2, 3]);
+      });
+
+      it('fails only the append whose projection throws, and frees a value released by an earlier append', async () => {
+        await store.append(append(A, { expectations: [expect0('org', 'r1')], events: [event('org', 'r1', 'org.added')], claims: [{ scope: 'org.name', value: 'taken', holder: 'r1' }] }));
+        const release = store.append(append(A, { expectations: [expect0('org', 'r1', 1)], events: [event('org', 'r1', 'org.changed')], releases: [{ scope: 'org.name', value: 'taken' }] }));
+        const failing = store.append(append(A, { expectations: [expect0('org', 'bad')], events: [event('org', 'bad', 'org.added')], project: () => { throw new Error('projection bug'); } }));
+        const others = Array.from({ length: 5 }, (_, i) => store.append(append(A, { expectations: [expect0('org', `ok${i}`)], events: [event('org', `ok${i}`, 'org.added')] })));
+        const [released, failed, ...rest] = await Promise.allSettled([release, failing, ...others]);
+        expect(released).toMatchObject({ status: 'fulfilled', value: { ok: true } });
+        expect(failed).toMatchObject({ status: 'rejected', reason: { message: 'projection bug' } });
+        expect(rest.every((r) => r.status === 'fulfilled' && r.value.ok)).toBe(true);
+        expect(await store.streamVersion(A, 'org', 'bad')).toBe(0);
+        expect(await store.findUnique(A, 'org.name', 'taken')).toBeUndefined();
+        const claimed = await store.append(append(A, { expectations: [expect0('org', 'r2')], events: [event('org', 'r2', 'org.added')], claims: [{ scope: 'org.name', value: 'taken', holder: 'r2' }] }));
+        expect(claimed.ok).toBe(true);
+        expect((await store.readEvents(A, 0, 1000)).map((e) => e.position)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      });
+    });
+
     describe('unique claims', () => {
       const claimName = (orgId: string, value: string, extra: Partial<AppendRequest> = {}) =>
         append(A, {
