@@ -7,7 +7,7 @@ import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PlatformActions } from '../../src/gen/platform/resources/action/v3alpha/action_service_pb.js';
-import { api, startTestNode, type TestNode } from './harness.js';
+import { api, startTestNode, type TestNode, violatedFields } from './harness.js';
 import { readSetup, seedMachineUser } from './seed.fixture.js';
 
 const T = '/resources/v3alpha/targets';
@@ -29,8 +29,6 @@ afterAll(async () => {
 
 // Port 9 (discard) refuses connections at once: executions left behind never slow other calls down.
 const webhook = (name: string, extra: Record<string, unknown> = {}) => ({ name, restWebhook: { url: 'http://127.0.0.1:9/hook' }, timeout: '10s', ...extra });
-const fieldsOf = (body: any): string[] =>
-  body.details.find((d: any) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest')?.fieldViolations?.map((v: any) => v.field) ?? [];
 
 async function createTargetId(body: unknown): Promise<string> {
   const created = await call('POST', T, body);
@@ -115,10 +113,10 @@ describe('targets', () => {
       const response = await call('POST', T, body);
       expect(response.status, label).toBe(400);
       expect(response.body.code, label).toBe(3);
-      if (field !== undefined) expect(fieldsOf(response.body), label).toContain(field);
+      if (field !== undefined) expect(violatedFields(response.body), label).toContain(field);
     }
     const patchBad = await call('PATCH', `${T}/${await createTargetId(webhook('patch-bad'))}`, { timeout: '300s', expirationSigningKey: '-1s' });
-    expect(fieldsOf(patchBad.body)).toEqual(expect.arrayContaining(['target.timeout', 'target.expirationSigningKey']));
+    expect(violatedFields(patchBad.body)).toEqual(expect.arrayContaining(['target.timeout', 'target.expirationSigningKey']));
     expect(await count()).toBe(String(Number(before) + 1));
   });
 
@@ -200,7 +198,7 @@ describe('targets', () => {
       ] as [string, unknown, string][]) {
         const response = await call('POST', path, body);
         expect(response.status, path).toBe(400);
-        expect(fieldsOf(response.body), path).toContain(field);
+        expect(violatedFields(response.body), path).toContain(field);
       }
     });
   });
@@ -313,7 +311,7 @@ describe('executions', () => {
     expect(cycle.status).toBe(400);
     expect(cycle.body.details[0].id).toBe('execution.circular_include');
     expect((await call('POST', `${E}/_search?query.limit=1001`, [])).status).toBe(400);
-    expect(fieldsOf((await call('POST', `${E}/_search`, [{ executionType: {} }])).body)).toContain('filters[0].executionType.type');
+    expect(violatedFields((await call('POST', `${E}/_search`, [{ executionType: {} }])).body)).toContain('filters[0].executionType.type');
   });
 
   it('lists the functions, methods and services this node serves', async () => {

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appPublicKeys, verifyAppSecret } from '../../src/api/shared/app-clients.js';
 import { OidcAppType, OidcAuthMethodType, PlatformApps } from '../../src/gen/platform/resources/app/v3alpha/app_service_pb.js';
 import { lookupClient } from './app-clients.fixture.js';
-import { api, startTestNode, type TestNode } from './harness.js';
+import { api, startTestNode, type TestNode, violatedFields } from './harness.js';
 import { readSetup, seedMachineUser, type SeedSetup } from './seed.fixture.js';
 
 const BASE = '/resources/v3alpha/apps';
@@ -48,9 +48,6 @@ afterAll(async () => {
   await node.stop();
   node.cleanup();
 });
-
-const fieldsOf = (body: any): string[] =>
-  body.details.find((d: any) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest')?.fieldViolations?.map((v: any) => v.field) ?? [];
 
 describe('apps', () => {
   it('creates an OIDC app: client id and secret once; reads and searches never show the secret', async () => {
@@ -104,7 +101,7 @@ describe('apps', () => {
     const leaveDev = await call('PATCH', `${BASE}/${id}`, { oidc: { devMode: false } });
     expect(leaveDev.status).toBe(400);
     expect(leaveDev.body.details[0].id).toBe('app.redirect_uri_insecure');
-    expect(fieldsOf(leaveDev.body)).toEqual(['app.oidc.redirectUris[0]']);
+    expect(violatedFields(leaveDev.body)).toEqual(['app.oidc.redirectUris[0]']);
     const wrongType = await call('PATCH', `${BASE}/${id}`, { api: { authMethod: 'API_AUTH_METHOD_TYPE_BASIC' } });
     expect(wrongType.status).toBe(400);
     expect(wrongType.body.details[0].id).toBe('app.type_mismatch');
@@ -231,7 +228,7 @@ describe('apps', () => {
 
     const tooMany = await call('POST', `${BASE}/_search?query.limit=1001`, []);
     expect(tooMany.status).toBe(400);
-    expect(fieldsOf(tooMany.body)).toContain('query.limit');
+    expect(violatedFields(tooMany.body)).toContain('query.limit');
   });
 
   it('rejects invalid configurations with 400 naming the field, and writes nothing', async () => {
@@ -262,7 +259,7 @@ describe('apps', () => {
       expect(response.status, label).toBe(400);
       expect(response.body.code, label).toBe(3);
       expect(response.body.details[0].id, label).toBe(code);
-      expect(fieldsOf(response.body), label).toContain(field);
+      expect(violatedFields(response.body), label).toContain(field);
     }
     const missing = await call('POST', BASE, { projectId: '4242', name: 'x', oidc: webConfig });
     expect(missing.status).toBe(404);

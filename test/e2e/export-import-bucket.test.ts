@@ -8,7 +8,7 @@
  */
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, startTestNode, type TestNode } from './harness.js';
+import { api, startTestNode, type TestNode, violatedFields } from './harness.js';
 import { createSystemUserKey, systemApi, systemUsersEnv } from './system-user.fixture.js';
 import { startFakeGcs, unknownServiceAccount, type FakeGcs } from './fake-gcs-server.fixture.js';
 
@@ -27,7 +27,6 @@ let orgId: string;
 let userId: string;
 
 const expectStatus = (response: { status: number; body: unknown }, status: number) => expect(response.status, JSON.stringify(response.body)).toBe(status);
-const fieldsOf = (body: any): string[] => body.details?.find((d: any) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest')?.fieldViolations?.map((v: any) => v.field) ?? [];
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 
 beforeAll(async () => {
@@ -86,13 +85,13 @@ describe('export to a bucket', () => {
   ])('answers 400 naming the field for %s', async (_, account) => {
     const response = await first('POST', '/admin/v1/export', { org_ids: [orgId], gcs_output: gcsOutput({ serviceaccount_json: account }) });
     expectStatus(response, 400);
-    expect(fieldsOf(response.body)).toEqual(['gcsOutput.serviceaccountJson']);
+    expect(violatedFields(response.body)).toEqual(['gcsOutput.serviceaccountJson']);
   });
 
   it('answers 400 for both outputs, a missing service account and an empty bucket name', async () => {
-    expect(fieldsOf((await first('POST', '/admin/v1/export', { response_output: true, gcs_output: gcsOutput() })).body)).toEqual(['gcsOutput']);
-    expect(fieldsOf((await first('POST', '/admin/v1/export', { gcs_output: { bucket: 'tessera-exports', path: 'x.json' } })).body)).toEqual(['gcsOutput.serviceaccountJson']);
-    expect(fieldsOf((await first('POST', '/admin/v1/export', { gcs_output: gcsOutput({ bucket: '' }) })).body)).toEqual(['gcsOutput.bucket']);
+    expect(violatedFields((await first('POST', '/admin/v1/export', { response_output: true, gcs_output: gcsOutput() })).body)).toEqual(['gcsOutput']);
+    expect(violatedFields((await first('POST', '/admin/v1/export', { gcs_output: { bucket: 'tessera-exports', path: 'x.json' } })).body)).toEqual(['gcsOutput.serviceaccountJson']);
+    expect(violatedFields((await first('POST', '/admin/v1/export', { gcs_output: gcsOutput({ bucket: '' }) })).body)).toEqual(['gcsOutput.bucket']);
   });
 
   it('passes the provider’s refusals on: unknown bucket 404, denied account and unknown key 400 — never 500', async () => {
@@ -137,13 +136,13 @@ describe('import from a bucket', () => {
     const broken = await second('POST', '/admin/v1/import', { timeout: '1m', data_orgsv1_gcs: dataOrgsv1Gcs({ path: 'broken.json' }) });
     expectStatus(broken, 400);
     expect(broken.body.details[0].id).toBe('import.malformed_document');
-    expect(fieldsOf(broken.body)).toEqual(['dataOrgsv1Gcs']);
+    expect(violatedFields(broken.body)).toEqual(['dataOrgsv1Gcs']);
     gcs.objects.set('tessera-exports/shapeless.json', Buffer.from('{"orgs":[{"org":{"name":"x"}}]}'));
     const shapeless = await second('POST', '/admin/v1/import', { timeout: '1m', data_orgsv1_gcs: dataOrgsv1Gcs({ path: 'shapeless.json' }) });
-    expect(fieldsOf(shapeless.body)).toEqual(['dataOrgsv1Gcs.orgs[0].orgId']);
+    expect(violatedFields(shapeless.body)).toEqual(['dataOrgsv1Gcs.orgs[0].orgId']);
     const bad = await second('POST', '/admin/v1/import', { timeout: '1m', data_orgsv1_gcs: dataOrgsv1Gcs({ serviceaccount_json: b64('{}') }) });
     expectStatus(bad, 400);
-    expect(fieldsOf(bad.body)).toEqual(['dataOrgsv1Gcs.serviceaccountJson']);
+    expect(violatedFields(bad.body)).toEqual(['dataOrgsv1Gcs.serviceaccountJson']);
   });
 });
 
@@ -180,6 +179,6 @@ describe('body limits', () => {
     const huge = await second('POST', '/admin/v1/import', { timeout: '1m', data_orgsv1_gcs: { bucket: 'tessera-exports', path: 'huge.json', serviceaccount_json: keyFile } });
     expectStatus(huge, 400);
     expect(huge.body.details[0].id).toBe('import.document_too_large');
-    expect(fieldsOf(huge.body)).toEqual(['dataOrgsv1Gcs']);
+    expect(violatedFields(huge.body)).toEqual(['dataOrgsv1Gcs']);
   });
 });

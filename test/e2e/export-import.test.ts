@@ -11,7 +11,7 @@ import * as oidc from 'openid-client';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserSkipReason, CHROMIUM_PATH } from './browser.fixture.js';
-import { api, startTestNode, type TestNode } from './harness.js';
+import { api, startTestNode, type TestNode, violatedFields } from './harness.js';
 import { createSystemUserKey, systemApi, systemUsersEnv } from './system-user.fixture.js';
 import { IDP_SECRET, PASSWORD, populateSource } from './export-import.fixture.js';
 import { seedIdpLink } from './seed.fixture.js';
@@ -423,8 +423,6 @@ describe('import into a second instance', () => {
 });
 
 describe('bad input and access', () => {
-  const fieldsOf = (body: any): string[] => body.details.find((d: any) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest')?.fieldViolations?.map((v: any) => v.field) ?? [];
-
   it.each([
     ['both inputs', { timeout: '1m', data_orgsv1: '{"orgs":[]}', data_orgsv1_gcs: { bucket: 'bucket-b', path: 'p', serviceaccount_json: 'e30=' } }, 'dataOrgsv1Gcs'],
     ['no input', { timeout: '1m' }, 'dataOrgsv1'],
@@ -437,15 +435,15 @@ describe('bad input and access', () => {
   ])('import: %s → 400', async (_, body, field) => {
     const response = await second('POST', '/admin/v1/import', body);
     expectStatus(response, 400);
-    expect(fieldsOf(response.body)).toEqual([field]);
+    expect(violatedFields(response.body)).toEqual([field]);
   });
 
   it('export: an unknown org id, a bad timeout, no output → 400', async () => {
     const unknown = await first('POST', '/admin/v1/export', { response_output: true, org_ids: ['no-such-org'] });
     expectStatus(unknown, 400);
     expect(unknown.body.details[0].id).toBe('export.org_not_found');
-    expect(fieldsOf((await first('POST', '/admin/v1/export', { response_output: true, timeout: '-1s' })).body)).toEqual(['timeout']);
-    expect(fieldsOf((await first('POST', '/admin/v1/export', {})).body)).toEqual(['responseOutput']);
+    expect(violatedFields((await first('POST', '/admin/v1/export', { response_output: true, timeout: '-1s' })).body)).toEqual(['timeout']);
+    expect(violatedFields((await first('POST', '/admin/v1/export', {})).body)).toEqual(['responseOutput']);
     expect((await first('POST', '/admin/v1/export', 'not json')).status).toBe(400);
   });
 

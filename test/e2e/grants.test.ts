@@ -8,7 +8,7 @@ import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PlatformGrants } from '../../src/gen/platform/resources/grant/v3alpha/grant_service_pb.js';
-import { api, startTestNode, type TestNode } from './harness.js';
+import { api, startTestNode, type TestNode, violatedFields } from './harness.js';
 import { readSetup, seedMachineUser, type SeedSetup } from './seed.fixture.js';
 
 const PG = '/resources/v3alpha/project_grants';
@@ -31,9 +31,6 @@ afterAll(async () => {
   await node.stop();
   node.cleanup();
 });
-
-const fieldsOf = (body: any): string[] =>
-  body.details.find((d: any) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest')?.fieldViolations?.map((v: any) => v.field) ?? [];
 
 async function created(method: string, path: string, body: unknown): Promise<string> {
   const response = await call(method, path, body);
@@ -79,7 +76,7 @@ describe('project grants', () => {
     const badPatch = await call('PATCH', `${PG}/${id}`, { roleKeys: { keys: ['nope'] } });
     expect(badPatch.status).toBe(400);
     expect(badPatch.body.details[0].id).toBe('project_grant.role_not_found');
-    expect(fieldsOf(badPatch.body)).toContain('projectGrant.roleKeys.keys');
+    expect(violatedFields(badPatch.body)).toContain('projectGrant.roleKeys.keys');
 
     const deactivated = await call('POST', `${PG}/${id}/_deactivate`);
     expect(deactivated.status).toBe(200);
@@ -107,11 +104,11 @@ describe('project grants', () => {
     const unknownRole = await call('POST', PG, { projectId, grantedOrgId: otherOrg, roleKeys: ['admin', 'ghost'] });
     expect(unknownRole.status).toBe(400);
     expect(unknownRole.body.details[0].id).toBe('project_grant.role_not_found');
-    expect(fieldsOf(unknownRole.body)).toEqual(['projectGrant.roleKeys']);
+    expect(violatedFields(unknownRole.body)).toEqual(['projectGrant.roleKeys']);
     const own = await call('POST', PG, { projectId, grantedOrgId: setup.orgId, roleKeys: [] });
     expect(own.status).toBe(400);
     expect(own.body.details[0].id).toBe('project_grant.own_org');
-    expect(fieldsOf(own.body)).toEqual(['projectGrant.grantedOrgId']);
+    expect(violatedFields(own.body)).toEqual(['projectGrant.grantedOrgId']);
     expect((await call('POST', PG, { projectId, grantedOrgId: '4242', roleKeys: [] })).body.details[0].id).toBe('org.not_found');
     expect((await call('POST', PG, { projectId: '4242', grantedOrgId: otherOrg, roleKeys: [] })).body.details[0].id).toBe('project.not_found');
     expect((await call('POST', PG, { projectId, grantedOrgId: otherOrg, roleKeys: ['admin'] })).status).toBe(201);
@@ -156,7 +153,7 @@ describe('project grants', () => {
     expect(page.body.details).toMatchObject({ appliedLimit: 1, totalResult: '3' });
     const tooMany = await call('POST', `${PG}/_search?query.limit=1001`, []);
     expect(tooMany.status).toBe(400);
-    expect(fieldsOf(tooMany.body)).toContain('query.limit');
+    expect(violatedFields(tooMany.body)).toContain('query.limit');
   });
 
   it('rejects bad input with 400 naming the field', async () => {
@@ -174,7 +171,7 @@ describe('project grants', () => {
     for (const [label, method, path, body, field] of cases) {
       const response = await call(method, path, body);
       expect(response.status, label).toBe(400);
-      expect(fieldsOf(response.body), label).toContain(field);
+      expect(violatedFields(response.body), label).toContain(field);
     }
   });
 });

@@ -143,3 +143,9 @@ export function api(node: TestNode, token = node.adminToken) {
       request.end(payload);
     });
 }
+
+/** The fields of the google.rpc.BadRequest detail of an error body (empty when it has none). */
+export function violatedFields(body: Record<string, any> | undefined): string[] {
+  const details: any[] = Array.isArray(body?.details) ? body.details : [];
+  return details.find((d) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest')?.fieldViolations?.map((v: any) => v.field) ?? [];
+}

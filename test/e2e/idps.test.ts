@@ -8,7 +8,7 @@ import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PlatformIdentityProviders } from '../../src/gen/platform/resources/idp/v3alpha/idp_service_pb.js';
-import { api, startTestNode, type TestNode } from './harness.js';
+import { api, startTestNode, type TestNode, violatedFields } from './harness.js';
 import { readSetup, seedMachineUser } from './seed.fixture.js';
 
 const I = '/resources/v3alpha/idps';
@@ -37,8 +37,6 @@ const forge = (name: string, extra: Record<string, unknown> = {}) => ({
   idp: { name, options: { isManualLinkingAllowed: true, isAutoUpdate: true, autoLinking: 'AUTO_LINKING_OPTION_EMAIL' }, ...extra },
   config: { clientId: `client-${name}`, clientSecret: SECRET, scopes: ['openid', 'profile', 'email'] },
 });
-const fieldsOf = (body: any): string[] =>
-  body.details.find((d: any) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest')?.fieldViolations?.map((v: any) => v.field) ?? [];
 
 async function createIdp(body: unknown, query = '', path = `${I}/forge`): Promise<string> {
   const created = await call('POST', `${path}${query}`, body);
@@ -114,7 +112,7 @@ describe('forge IDPs', () => {
     for (const [body, field] of cases) {
       const response = await call('POST', `${I}/forge`, body);
       expect(response.status, JSON.stringify(body)).toBe(400);
-      expect(fieldsOf(response.body)).toContain(field);
+      expect(violatedFields(response.body)).toContain(field);
     }
     const badEnum = await call('POST', `${I}/forge`, { idp: { name: 'n', statePolicy: 'STATE_POLICY_NOPE' }, config: { clientId: 'c', clientSecret: 's' } });
     expect(badEnum.status).toBe(400);
@@ -139,7 +137,7 @@ describe('forge self-hosted IDPs', () => {
     for (const issuer of ['', 'not a url', 'ftp://x.example', `https://${'a'.repeat(200)}.example`]) {
       const bad = await call('POST', `${I}/forge_self_hosted`, { ...body, config: { ...body.config, issuer } });
       expect(bad.status, issuer).toBe(400);
-      expect(fieldsOf(bad.body)).toContain('idp.config.issuer');
+      expect(violatedFields(bad.body)).toContain('idp.config.issuer');
     }
     expect((await call('DELETE', `${I}/${id}`)).status).toBe(200);
   });
@@ -274,7 +272,7 @@ describe('search', () => {
     ] as [unknown, string][]) {
       const bad = await call('POST', `${I}/_search`, [filter]);
       expect(bad.status, field).toBe(400);
-      expect(fieldsOf(bad.body)).toContain(field);
+      expect(violatedFields(bad.body)).toContain(field);
     }
   });
 });

@@ -5,7 +5,7 @@
  * `ui_locales_supported` following the instance's restricted languages at once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, startTestNode, type TestNode } from './harness.js';
+import { api, startTestNode, type TestNode, violatedFields } from './harness.js';
 import { readSetup, seedMachineUser } from './seed.fixture.js';
 
 const L = '/settings/v3alpha/languages';
@@ -29,8 +29,6 @@ afterAll(async () => {
   node.cleanup();
 });
 
-const fieldsOf = (body: any): string[] =>
-  body.details.find((d: any) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest')?.fieldViolations?.map((v: any) => v.field) ?? [];
 const instanceOwner = () => ({ type: 'OWNER_TYPE_INSTANCE', id: instanceId });
 const system = { type: 'OWNER_TYPE_SYSTEM' };
 
@@ -117,7 +115,7 @@ describe('language settings', () => {
     for (const [body, field] of cases) {
       const response = await call('PATCH', L, body);
       expect(response.status, JSON.stringify(body)).toBe(400);
-      expect(fieldsOf(response.body)).toContain(field);
+      expect(violatedFields(response.body)).toContain(field);
     }
   });
 

@@ -7,7 +7,7 @@ import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PlatformProjects } from '../../src/gen/platform/resources/project/v3alpha/project_service_pb.js';
-import { api, startTestNode, type TestNode } from './harness.js';
+import { api, startTestNode, type TestNode, violatedFields } from './harness.js';
 import { readSetup, seedMachineUser, type SeedSetup } from './seed.fixture.js';
 
 const BASE = '/resources/v3alpha/projects';
@@ -27,9 +27,6 @@ afterAll(async () => {
   await node.stop();
   node.cleanup();
 });
-
-const fieldsOf = (body: any): string[] =>
-  body.details.find((d: any) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest')?.fieldViolations?.map((v: any) => v.field) ?? [];
 
 describe('projects', () => {
   it('creates, reads, patches (also as a no-op), (de)activates and deletes a project', async () => {
@@ -120,7 +117,7 @@ describe('projects', () => {
 
     const tooMany = await call('POST', `${BASE}/_search?query.limit=1001`, []);
     expect(tooMany.status).toBe(400);
-    expect(fieldsOf(tooMany.body)).toContain('query.limit');
+    expect(violatedFields(tooMany.body)).toContain('query.limit');
   });
 
   it('manages roles: add, duplicate, patch (also a no-op), search, delete', async () => {
@@ -186,7 +183,7 @@ describe('projects', () => {
       const response = await call(method, path, body);
       expect(response.status, label).toBe(400);
       expect(response.body.code, label).toBe(3);
-      expect(fieldsOf(response.body), label).toContain(field);
+      expect(violatedFields(response.body), label).toContain(field);
     }
     expect(await count()).toBe(String(BigInt(before) + 1n));
     expect((await call('POST', `${BASE}/${projectId}/roles/_search`, [])).body.result).toBeUndefined();

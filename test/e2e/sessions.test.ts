@@ -7,7 +7,7 @@ import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PlatformSessions } from '../../src/gen/platform/resources/session/v3alpha/session_service_pb.js';
-import { api, startTestNode, type TestNode } from './harness.js';
+import { api, startTestNode, type TestNode, violatedFields } from './harness.js';
 import { readSetup, seedMachineUser, type SeedSetup } from './seed.fixture.js';
 
 const BASE = '/resources/v3alpha/sessions';
@@ -20,9 +20,6 @@ let setup: SeedSetup;
 let aliceId: string;
 let botId: string;
 let botPat: string;
-
-const fieldsOf = (body: any): string[] =>
-  body.details.find((d: any) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest')?.fieldViolations?.map((v: any) => v.field) ?? [];
 
 async function createHuman(username: string): Promise<string> {
   const created = await call('POST', USERS, { human: { username, profile: { givenName: 'A', familyName: 'B' }, email: { address: `${username}@example.com` }, password: PASSWORD } });
@@ -169,7 +166,7 @@ describe('sessions', () => {
     for (const [body, field] of cases) {
       const response = await call('POST', BASE, body);
       expect(response.status, JSON.stringify(body)).toBe(400);
-      expect(fieldsOf(response.body), JSON.stringify(body)).toContain(field);
+      expect(violatedFields(response.body), JSON.stringify(body)).toContain(field);
     }
     expect((await call('POST', BASE, { checks: { user: { loginName: 'sess-alice' } }, lifetime: 'soon' })).status).toBe(400);
     const unknown = await call('POST', BASE, { checks: { user: { loginName: 'nobody-here' } } });
@@ -217,10 +214,10 @@ describe('sessions', () => {
 
     const tooMany = await call('POST', `${BASE}/_search?query.limit=1001`, []);
     expect(tooMany.status).toBe(400);
-    expect(fieldsOf(tooMany.body)).toContain('query.limit');
+    expect(violatedFields(tooMany.body)).toContain('query.limit');
     const badFilters = await call('POST', `${BASE}/_search`, [{}, { userId: { id: '' } }, { state: {} }, { creationDate: {} }]);
     expect(badFilters.status).toBe(400);
-    expect(fieldsOf(badFilters.body)).toEqual(['filters[0]', 'filters[1].userId.id', 'filters[2].state.state', 'filters[3].creationDate.creationDate']);
+    expect(violatedFields(badFilters.body)).toEqual(['filters[0]', 'filters[1].userId.id', 'filters[2].state.state', 'filters[3].creationDate.creationDate']);
   });
 
   it('answers over gRPC', async () => {

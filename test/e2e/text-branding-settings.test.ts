@@ -9,7 +9,7 @@ import { createGrpcTransport } from '@connectrpc/connect-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PlatformBrandingSettings } from '../../src/gen/platform/settings/branding/v3alpha/branding_service_pb.js';
 import { PlatformTextSettings } from '../../src/gen/platform/settings/text/v3alpha/text_service_pb.js';
-import { api, startTestNode, type TestNode } from './harness.js';
+import { api, startTestNode, type TestNode, violatedFields } from './harness.js';
 import { readSetup, seedMachineUser } from './seed.fixture.js';
 
 const T = '/settings/v3alpha/texts';
@@ -32,8 +32,6 @@ afterAll(async () => {
   node.cleanup();
 });
 
-const fieldsOf = (body: any): string[] =>
-  body.details.find((d: any) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest')?.fieldViolations?.map((v: any) => v.field) ?? [];
 const instanceOwner = () => ({ type: 'OWNER_TYPE_INSTANCE', id: instanceId });
 const system = { type: 'OWNER_TYPE_SYSTEM' };
 const inOrg = () => `?ctx.orgId=${orgId}`;
@@ -47,7 +45,7 @@ async function ok(method: string, path: string, body?: unknown): Promise<any> {
 async function expect400(method: string, path: string, body: unknown, field: string): Promise<void> {
   const response = await call(method, path, body);
   expect(response.status, `${path} ${JSON.stringify(body)}`).toBe(400);
-  expect(fieldsOf(response.body), JSON.stringify(response.body)).toContain(field);
+  expect(violatedFields(response.body), JSON.stringify(response.body)).toContain(field);
 }
 
 describe('text settings', () => {

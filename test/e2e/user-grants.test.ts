@@ -4,7 +4,7 @@
  * grants, permissions and gRPC: grants.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, startTestNode, type TestNode } from './harness.js';
+import { api, startTestNode, type TestNode, violatedFields } from './harness.js';
 import { readSetup, type SeedSetup } from './seed.fixture.js';
 
 const PG = '/resources/v3alpha/project_grants';
@@ -27,9 +27,6 @@ afterAll(async () => {
   await node.stop();
   node.cleanup();
 });
-
-const fieldsOf = (body: any): string[] =>
-  body.details.find((d: any) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest')?.fieldViolations?.map((v: any) => v.field) ?? [];
 
 async function created(method: string, path: string, body: unknown): Promise<string> {
   const response = await call(method, path, body);
@@ -68,7 +65,7 @@ describe('user grants', () => {
     expect((await call('GET', `${UG}/${id}`)).body.userGrant.userGrant.roleKeys).toEqual(['admin', 'reader']);
     const unknownRole = await call('PATCH', `${UG}/${id}`, { roleKeys: { keys: ['ghost'] } });
     expect(unknownRole.status).toBe(400);
-    expect(fieldsOf(unknownRole.body)).toContain('userGrant.roleKeys.keys');
+    expect(violatedFields(unknownRole.body)).toContain('userGrant.roleKeys.keys');
 
     const dup = await call('POST', UG, { userId, projectId, roleKeys: [] });
     expect(dup.status).toBe(409);
@@ -76,7 +73,7 @@ describe('user grants', () => {
     const noRole = await call('POST', UG, { userId: await machine('ug-own-2'), projectId, roleKeys: ['ghost'] });
     expect(noRole.status).toBe(400);
     expect(noRole.body.details[0].id).toBe('user_grant.role_not_found');
-    expect(fieldsOf(noRole.body)).toEqual(['userGrant.roleKeys']);
+    expect(violatedFields(noRole.body)).toEqual(['userGrant.roleKeys']);
 
     const deactivated = await call('POST', `${UG}/${id}/_deactivate`);
     expect(deactivated.status).toBe(200);
@@ -99,7 +96,7 @@ describe('user grants', () => {
     const required = await call('POST', UG, { userId: foreignUser, projectId, roleKeys: ['reader'] });
     expect(required.status).toBe(400);
     expect(required.body.details[0].id).toBe('user_grant.project_grant_required');
-    expect(fieldsOf(required.body)).toEqual(['userGrant.projectGrantId']);
+    expect(violatedFields(required.body)).toEqual(['userGrant.projectGrantId']);
 
     const grantId = await created('POST', PG, { projectId, grantedOrgId: otherOrg, roleKeys: ['reader'] });
     const thirdGrant = await created('POST', PG, { projectId, grantedOrgId: thirdOrg, roleKeys: ['reader'] });
@@ -108,7 +105,7 @@ describe('user grants', () => {
     const notGranted = await call('POST', UG, { userId: foreignUser, projectId, projectGrantId: grantId, roleKeys: ['admin'] });
     expect(notGranted.status).toBe(400);
     expect(notGranted.body.details[0].id).toBe('user_grant.role_not_granted');
-    expect(fieldsOf(notGranted.body)).toEqual(['userGrant.roleKeys']);
+    expect(violatedFields(notGranted.body)).toEqual(['userGrant.roleKeys']);
 
     // widened by the project's organization (another actor): the user's organization sees it at once
     expect((await call('PATCH', `${PG}/${grantId}`, { roleKeys: { keys: ['admin', 'reader'] } })).status).toBe(200);
@@ -175,7 +172,7 @@ describe('user grants', () => {
     expect(page.body.details).toMatchObject({ appliedLimit: 2, totalResult: '4' });
     const tooMany = await call('POST', `${UG}/_search?query.limit=1001`, []);
     expect(tooMany.status).toBe(400);
-    expect(fieldsOf(tooMany.body)).toContain('query.limit');
+    expect(violatedFields(tooMany.body)).toContain('query.limit');
   });
 
   it('rejects bad input with 400 naming the field', async () => {
@@ -188,9 +185,9 @@ describe('user grants', () => {
     for (const [label, body, field] of cases) {
       const response = await call('POST', UG, body);
       expect(response.status, label).toBe(400);
-      expect(fieldsOf(response.body), label).toContain(field);
+      expect(violatedFields(response.body), label).toContain(field);
     }
     const badFilter = await call('POST', `${UG}/_search`, [{ userId: {} }]);
-    expect(fieldsOf(badFilter.body)).toContain('filters[0].userId.id');
+    expect(violatedFields(badFilter.body)).toContain('filters[0].userId.id');
   });
 });

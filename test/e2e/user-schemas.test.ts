@@ -6,7 +6,7 @@ import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PlatformUserSchemas } from '../../src/gen/platform/resources/userschema/v3alpha/user_schema_service_pb.js';
-import { api, startTestNode, type TestNode } from './harness.js';
+import { api, startTestNode, type TestNode, violatedFields } from './harness.js';
 import { readSetup, seedMachineUser } from './seed.fixture.js';
 
 const BASE = '/resources/v3alpha/user_schemas';
@@ -28,9 +28,6 @@ afterAll(async () => {
   await node.stop();
   node.cleanup();
 });
-
-const violationFields = (body: Record<string, any>): string[] =>
-  body.details.find((d: any) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest')?.fieldViolations?.map((v: any) => v.field) ?? [];
 
 async function create(type: string, schema: unknown = employee): Promise<string> {
   const created = await call('POST', BASE, { type, schema, possibleAuthenticators: ['AUTHENTICATOR_TYPE_PASSWORD'] });
@@ -131,13 +128,13 @@ describe('user schemas', () => {
     for (const [label, path, body, field] of cases) {
       const response = await call('POST', path, body);
       expect(response.status, label).toBe(400);
-      expect(violationFields(response.body), label).toContain(field);
+      expect(violatedFields(response.body), label).toContain(field);
     }
     const invalid = await call('POST', BASE, { type: 'bad', schema: { type: 'no-such-type' } });
     expect(invalid.body.details[0].id).toBe('userschema.schema_invalid');
     const id = await create('patch-target');
     const badPatch = await call('PATCH', `${BASE}/${id}`, { schema: { properties: 5 } });
-    expect(violationFields(badPatch.body)).toEqual(['userSchema.schema']);
+    expect(violatedFields(badPatch.body)).toEqual(['userSchema.schema']);
   });
 
   it('answers 403 without userschema.write and serves gRPC', async () => {

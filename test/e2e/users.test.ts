@@ -8,7 +8,7 @@ import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PlatformUsers } from '../../src/gen/platform/resources/user/v3alpha/user_service_pb.js';
-import { api, startTestNode, type TestNode } from './harness.js';
+import { api, startTestNode, type TestNode, violatedFields } from './harness.js';
 import { readSetup, seedMachineUser } from './seed.fixture.js';
 
 const BASE = '/resources/v3alpha/users';
@@ -41,9 +41,6 @@ async function createUser(body: unknown, query = ''): Promise<string> {
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   return created.body.details.id;
 }
-
-const violationFields = (body: Record<string, any>): string[] =>
-  body.details.find((d: any) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest')?.fieldViolations?.map((v: any) => v.field) ?? [];
 
 describe('human users', () => {
   it('creates, reads, patches (also as a no-op), deletes', async () => {
@@ -130,7 +127,7 @@ describe('human users', () => {
     const weak = await call('POST', `${BASE}/${id}/_set_password`, { password: 'short' });
     expect(weak.status).toBe(400);
     expect(weak.body.details[0].id).toBe('user.password.complexity');
-    expect(violationFields(weak.body)).toEqual(['password.password']);
+    expect(violatedFields(weak.body)).toEqual(['password.password']);
     const set = await call('POST', `${BASE}/${id}/_set_password`, { password: 'Another1Password', changeRequired: true });
     expect(set.status).toBe(200);
     expect((await call('GET', `${BASE}/${id}`)).body.user.human).toMatchObject({ passwordSet: true, passwordChangeRequired: true });
@@ -165,7 +162,7 @@ describe('human users', () => {
     expect(again.status).toBe(404);
     expect(again.body.details[0].id).toBe('user.metadata_not_found');
     const empty = await call('PUT', `${BASE}/${id}/metadata/x`, {});
-    expect(violationFields(empty.body)).toContain('metadata.value');
+    expect(violatedFields(empty.body)).toContain('metadata.value');
   });
 });
 
@@ -255,7 +252,7 @@ describe('search', () => {
     for (const [query, body, field] of cases) {
       const response = await call('POST', `${BASE}/_search${query}`, body);
       expect(response.status, field).toBe(400);
-      expect(violationFields(response.body), field).toContain(field);
+      expect(violatedFields(response.body), field).toContain(field);
     }
   });
 });
@@ -285,7 +282,7 @@ describe('bad input and access', () => {
     for (const [label, body, field] of cases) {
       const response = await call('POST', BASE, body);
       expect(response.status, label).toBe(400);
-      expect(violationFields(response.body), label).toContain(field);
+      expect(violatedFields(response.body), label).toContain(field);
     }
   });
 
