@@ -11,13 +11,16 @@ import { DeliveryLease } from './delivery-lease.js';
 import { eventPayload } from './event-payload.js';
 import type { InstancePlan, PlanCache } from './plans.js';
 import { eventTargets } from './resolve.js';
-import { callTarget, type ResolvedTarget } from './target-call.js';
+import { callTarget, type ResolvedTarget, type TargetCallOptions } from './target-call.js';
+import { PUBLIC_ONLY, type TargetNetworkPolicy } from './target-network.js';
 
 export interface EventDispatcherOptions {
   readonly store: StoreAdapter;
   readonly plans: PlanCache;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** Which addresses targets may be called at (default: public only). */
+  readonly network?: TargetNetworkPolicy;
   /** Idle wait between reads of a caught-up log. */
   readonly pollMs?: number;
   readonly batchSize?: number;
@@ -43,7 +46,7 @@ export class EventDispatcher {
   private readonly lease: DeliveryLease;
 
   constructor(options: EventDispatcherOptions) {
-    this.o = { pollMs: 200, batchSize: 100, attempts: 6, backoffMs: 500, maxBackoffMs: 30_000, leaseMs: 15_000, ...options };
+    this.o = { pollMs: 200, batchSize: 100, attempts: 6, backoffMs: 500, maxBackoffMs: 30_000, leaseMs: 15_000, network: PUBLIC_ONLY, ...options };
     this.lease = new DeliveryLease({ ttl: options.store.ttl, clock: options.clock, logger: options.logger, leaseMs: this.o.leaseMs });
     options.plans.onLoad((plan) => this.ensureWorker(plan));
   }
@@ -148,8 +151,8 @@ export class EventDispatcher {
     return 'failed';
   }
 
-  private callOptions() {
-    return { now: this.o.clock.now(), signal: this.stopping.signal };
+  private callOptions(): TargetCallOptions {
+    return { now: this.o.clock.now(), signal: this.stopping.signal, network: this.o.network };
   }
 
   private logFailure(err: unknown, event: StoredEvent, target: ResolvedTarget, attempt: number): void {

@@ -5,6 +5,7 @@
  */
 import type { Clock, Logger } from '../../actors/index.js';
 import { callTarget, type ResolvedTarget } from './target-call.js';
+import { PUBLIC_ONLY, type TargetNetworkPolicy } from './target-network.js';
 
 export type RunResult = { readonly ok: true; readonly answer: unknown } | { readonly ok: false };
 
@@ -18,10 +19,14 @@ export class TargetRunner {
   /** Aborted on stop, so fire-and-forget calls do not outlive the node. */
   private readonly stopping = new AbortController();
 
-  constructor(private readonly clock: Clock, private readonly logger: Logger) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly network: TargetNetworkPolicy = PUBLIC_ONLY,
+  ) {}
 
   async run(target: ResolvedTarget, body: string, context: RunContext): Promise<RunResult> {
-    const options = { now: this.clock.now(), signal: this.stopping.signal };
+    const options = { now: this.clock.now(), signal: this.stopping.signal, network: this.network };
     if (target.executionType === 'async') {
       callTarget(target, body, options).catch((err: unknown) => this.logFailure(err, target, context));
       return { ok: false };

@@ -13,6 +13,7 @@ import { applyFunctionAnswer, mergeAnswers, type FunctionOutcome, type FunctionP
 import { PlanCache, type InstancePlan } from './plans.js';
 import { callTargets, functionTargets } from './resolve.js';
 import { TargetRunner } from './runner.js';
+import type { TargetNetworkPolicy } from './target-network.js';
 
 export interface ExecutionRuntimeOptions {
   readonly actors: ActorSystem;
@@ -24,6 +25,8 @@ export interface ExecutionRuntimeOptions {
   readonly planTtlMs?: number;
   /** How often every instance's plan is revisited (starts event workers for changes made elsewhere). */
   readonly rescanMs?: number;
+  /** Which addresses targets may be called at (default: public only; TESSERA_TARGET_ALLOW_PRIVATE_NETWORKS). */
+  readonly network?: TargetNetworkPolicy;
 }
 
 /** What the API layer uses: the hooks around handlers, the condition lists, cache invalidation. */
@@ -45,8 +48,8 @@ export class ExecutionRuntime implements ExecutionServices {
   constructor(private readonly options: ExecutionRuntimeOptions) {
     this.catalog = options.catalog;
     this.plans = new PlanCache({ actors: options.actors, clock: options.clock, logger: options.logger, ttlMs: options.planTtlMs ?? 2_000 });
-    this.runner = new TargetRunner(options.clock, options.logger);
-    this.dispatcher = new EventDispatcher({ store: options.store, plans: this.plans, clock: options.clock, logger: options.logger });
+    this.runner = new TargetRunner(options.clock, options.logger, options.network);
+    this.dispatcher = new EventDispatcher({ store: options.store, plans: this.plans, clock: options.clock, logger: options.logger, ...(options.network === undefined ? {} : { network: options.network }) });
   }
 
   /** Loads every instance's plan (starting event workers) and keeps revisiting them. */

@@ -3,9 +3,13 @@
  * header, under the target's timeout. A non-2xx status, a transport error, a timeout or a
  * forwarded error (`forwardedStatusCode` / `forwardedErrorMessage` in a 2xx body) is an
  * error; answers are read up to a size cap. Returns the parsed JSON answer (or undefined).
+ * Only addresses the network policy allows are connected to (target-network.ts).
  */
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { AppError, failedPrecondition, type ErrorKind } from '../../actors/index.js';
 import { SIGNATURE_HEADER, signatureHeader } from './signature.js';
+import { checkLiteralHost, guardedLookup, PUBLIC_ONLY, TargetAddressRefused, type TargetNetworkPolicy } from './target-network.js';
 
 export interface ResolvedTarget {
   readonly id: string;
@@ -23,6 +27,8 @@ export interface TargetCallOptions {
   readonly now: number;
   /** Aborts the call early (node shutdown). */
   readonly signal?: AbortSignal;
+  /** Which addresses may be connected to; default: public addresses only. */
+  readonly network?: TargetNetworkPolicy;
 }
 
 /** Answers larger than this are an error. */
@@ -42,11 +48,9 @@ export async function callTarget(target: ResolvedTarget, body: string, options: 
   let text: string;
   let status: number;
   try {
-    const response = await fetch(target.url, { method: 'POST', body, signal, headers: requestHeaders(target, body, options.now) });
-    status = response.status;
-    text = await readBounded(response);
+    ({ status, text } = await post(target.url, body, requestHeaders(target, body, options.now), signal, options.network ?? PUBLIC_ONLY));
   } catch (error) {
-    throw transportError(error, target);
+    throw transportError(error, target, signal);
   }
   if (status < 200 || status > 299) throw failedPrecondition('execution.failed', 'execution failed', { detail: `target ${target.id} answered ${status}` });
   const answer = parseJson(text);
@@ -66,14 +70,27 @@ function combine(timeout: AbortSignal, other: AbortSignal | undefined): AbortSig
   return other === undefined ? timeout : AbortSignal.any([timeout, other]);
 }
 
-async function readBounded(response: Response): Promise<string> {
-  if (response.body === null) return '';
-  const chunks: Uint8Array[] = [];
+/** POSTs with node:http(s), so the connection's DNS lookup can apply the network policy. */
+function post(url: string, body: string, headers: Record<string, string>, signal: AbortSignal, network: TargetNetworkPolicy): Promise<{ status: number; text: string }> {
+  const target = new URL(url);
+  checkLiteralHost(target.hostname, network);
+  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const request = send(target, { method: 'POST', signal, lookup: guardedLookup(network), headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (response) => {
+      readBounded(response).then((text) => resolve({ status: response.statusCode ?? 0, text }), reject);
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+async function readBounded(response: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of response.body) {
+  for await (const chunk of response as AsyncIterable<Buffer>) {
     size += chunk.byteLength;
     if (size > MAX_ANSWER_BYTES) {
-      await response.body.cancel().catch(() => undefined);
+      response.destroy();
       throw failedPrecondition('execution.invalid_answer', 'the target answer is too large');
     }
     chunks.push(chunk);
@@ -81,11 +98,14 @@ async function readBounded(response: Response): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function transportError(error: unknown, target: ResolvedTarget): AppError {
+function transportError(error: unknown, target: ResolvedTarget, signal: AbortSignal): AppError {
   if (error instanceof AppError) return error;
-  const name = error instanceof Error ? error.name : '';
-  if (name === 'TimeoutError') {
+  const reason: unknown = signal.aborted ? signal.reason : undefined;
+  if (reason instanceof Error && reason.name === 'TimeoutError') {
     return new AppError('internal', 'execution.timeout', 'a target of the execution did not answer in time', { detail: `target ${target.id}`, cause: error });
+  }
+  if (error instanceof TargetAddressRefused) {
+    return failedPrecondition('execution.target_address_refused', 'execution failed: the target address is not allowed', { detail: `target ${target.id}: ${error.message}`, cause: error });
   }
   return failedPrecondition('execution.failed', 'execution failed', { detail: `target ${target.id} unreachable`, cause: error });
 }

@@ -86,7 +86,8 @@ describe('runFunction', () => {
     dir = mkdtempSync(join(tmpdir(), 'tessera-fn-'));
     store = openLmdbStore({ path: dir, noSync: true });
     actors = new ActorSystem({ store, clock: systemClock, ids: createIdGenerator(() => Date.now()), sealer: createSecretSealer(randomBytes(32)), logger: silent, uniqueScopes: UNIQUE_SCOPES });
-    runtime = new ExecutionRuntime({ actors, store, clock: systemClock, logger: silent, catalog: createExecutionCatalog([]) });
+    // The targets listen on 127.0.0.1: private networks allowed (test/executions/target-network.test.ts covers the default).
+    runtime = new ExecutionRuntime({ actors, store, clock: systemClock, logger: silent, catalog: createExecutionCatalog([]), network: { allowPrivateNetworks: true } });
     server = await startTargetServer();
     server.on('/claims', () => ({ body: { append_claims: [{ key: 'department', value: 'R&D' }, { key: 'sub', value: 'override' }], append_log_claims: ['from claims'] } }));
     server.on('/webhook', () => ({ body: { append_claims: [{ key: 'ignored', value: true }] } }));
