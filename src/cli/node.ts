@@ -132,7 +132,7 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   const webKeys = createWebKeyService({ actors, policy: webKeyPolicy(config) });
   const signer = createSigner({ source: webKeys, sealer: actors.options.sealer, clock });
   webKeys.onChanged((instanceId) => signer.invalidate(instanceId));
-  const executions = new ExecutionRuntime({ actors, store, clock, logger, catalog: createExecutionCatalog(SERVICES), network: { allowPrivateNetworks: config.targetAllowPrivateNetworks } });
+  const executions = new ExecutionRuntime({ actors, store, clock, logger, catalog: createExecutionCatalog(SERVICES), network: { allowPrivateNetworks: config.outboundAllowPrivateNetworks } });
   const oauth = createOAuthDeps({ config, tenants, signer, actors, clock, logger, functions: executions });
   const invoke = createInvoker([...organizationRpcs, ...projectRpcs, ...grantRpcs, ...appRpcs, ...actionRpcs, ...createWebKeyRpcs(webKeys), ...domainRpcs, ...membershipRpcs, ...instanceRpcs, ...featureRpcs, ...userRpcs, ...userSchemaRpcs, ...userSettingsRpcs, ...sessionRpcs, ...idpRpcs, ...languageSettingsRpcs, ...textSettingsRpcs, ...brandingSettingsRpcs], { config, actors, tenants, clock, logger, executions, accessTokens: createApiAccessTokens(oauth) });
 

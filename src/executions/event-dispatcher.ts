@@ -12,7 +12,7 @@ import { eventPayload } from './event-payload.js';
 import type { InstancePlan, PlanCache } from './plans.js';
 import { eventTargets } from './resolve.js';
 import { callTarget, type ResolvedTarget, type TargetCallOptions } from './target-call.js';
-import { PUBLIC_ONLY, type TargetNetworkPolicy } from './target-network.js';
+import { PUBLIC_ONLY, type OutboundPolicy } from '../http/outbound-policy.js';
 
 export interface EventDispatcherOptions {
   readonly store: StoreAdapter;
@@ -20,7 +20,7 @@ export interface EventDispatcherOptions {
   readonly clock: Clock;
   readonly logger: Logger;
   /** Which addresses targets may be called at (default: public only). */
-  readonly network?: TargetNetworkPolicy;
+  readonly network?: OutboundPolicy;
   /** Idle wait between reads of a caught-up log. */
   readonly pollMs?: number;
   readonly batchSize?: number;

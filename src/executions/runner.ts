@@ -5,7 +5,7 @@
  */
 import type { Clock, Logger } from '../../actors/index.js';
 import { callTarget, type ResolvedTarget } from './target-call.js';
-import { PUBLIC_ONLY, type TargetNetworkPolicy } from './target-network.js';
+import { PUBLIC_ONLY, type OutboundPolicy } from '../http/outbound-policy.js';
 
 export type RunResult = { readonly ok: true; readonly answer: unknown } | { readonly ok: false };
 
@@ -22,7 +22,7 @@ export class TargetRunner {
   constructor(
     private readonly clock: Clock,
     private readonly logger: Logger,
-    private readonly network: TargetNetworkPolicy = PUBLIC_ONLY,
+    private readonly network: OutboundPolicy = PUBLIC_ONLY,
   ) {}
 
   async run(target: ResolvedTarget, body: string, context: RunContext): Promise<RunResult> {

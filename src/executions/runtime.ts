@@ -13,7 +13,7 @@ import { applyFunctionAnswer, mergeAnswers, type FunctionOutcome, type FunctionP
 import { PlanCache, type InstancePlan } from './plans.js';
 import { callTargets, functionTargets } from './resolve.js';
 import { TargetRunner } from './runner.js';
-import type { TargetNetworkPolicy } from './target-network.js';
+import type { OutboundPolicy } from '../http/outbound-policy.js';
 
 export interface ExecutionRuntimeOptions {
   readonly actors: ActorSystem;
@@ -25,8 +25,8 @@ export interface ExecutionRuntimeOptions {
   readonly planTtlMs?: number;
   /** How often every instance's plan is revisited (starts event workers for changes made elsewhere). */
   readonly rescanMs?: number;
-  /** Which addresses targets may be called at (default: public only; TESSERA_TARGET_ALLOW_PRIVATE_NETWORKS). */
-  readonly network?: TargetNetworkPolicy;
+  /** Which addresses targets may be called at (default: public only; TESSERA_OUTBOUND_ALLOW_PRIVATE_NETWORKS). */
+  readonly network?: OutboundPolicy;
 }
 
 /** What the API layer uses: the hooks around handlers, the condition lists, cache invalidation. */

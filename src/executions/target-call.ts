@@ -5,11 +5,9 @@
  * error; answers are read up to a size cap. Returns the parsed JSON answer (or undefined).
  * Only addresses the network policy allows are connected to (target-network.ts).
  */
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { AppError, failedPrecondition, type ErrorKind } from '../../actors/index.js';
 import { SIGNATURE_HEADER, signatureHeader } from './signature.js';
-import { checkLiteralHost, guardedLookup, PUBLIC_ONLY, TargetAddressRefused, type TargetNetworkPolicy } from './target-network.js';
+import { OutboundAddressRefused, outboundRequest, PUBLIC_ONLY, readBody, type OutboundPolicy } from '../http/outbound-policy.js';
 
 export interface ResolvedTarget {
   readonly id: string;
@@ -28,7 +26,7 @@ export interface TargetCallOptions {
   /** Aborts the call early (node shutdown). */
   readonly signal?: AbortSignal;
   /** Which addresses may be connected to; default: public addresses only. */
-  readonly network?: TargetNetworkPolicy;
+  readonly network?: OutboundPolicy;
 }
 
 /** Answers larger than this are an error. */
@@ -70,32 +68,11 @@ function combine(timeout: AbortSignal, other: AbortSignal | undefined): AbortSig
   return other === undefined ? timeout : AbortSignal.any([timeout, other]);
 }
 
-/** POSTs with node:http(s), so the connection's DNS lookup can apply the network policy. */
-function post(url: string, body: string, headers: Record<string, string>, signal: AbortSignal, network: TargetNetworkPolicy): Promise<{ status: number; text: string }> {
-  const target = new URL(url);
-  checkLiteralHost(target.hostname, network);
-  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-  return new Promise((resolve, reject) => {
-    const request = send(target, { method: 'POST', signal, lookup: guardedLookup(network), headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (response) => {
-      readBounded(response).then((text) => resolve({ status: response.statusCode ?? 0, text }), reject);
-    });
-    request.on('error', reject);
-    request.end(body);
-  });
-}
-
-async function readBounded(response: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of response as AsyncIterable<Buffer>) {
-    size += chunk.byteLength;
-    if (size > MAX_ANSWER_BYTES) {
-      response.destroy();
-      throw failedPrecondition('execution.invalid_answer', 'the target answer is too large');
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+/** POSTs under the outbound policy (checked on the address connected to); reads the answer up to the cap. */
+async function post(url: string, body: string, headers: Record<string, string>, signal: AbortSignal, network: OutboundPolicy): Promise<{ status: number; text: string }> {
+  const response = await outboundRequest(url, { method: 'POST', headers, body, signal }, network);
+  const text = (await readBody(response, MAX_ANSWER_BYTES, () => failedPrecondition('execution.invalid_answer', 'the target answer is too large'))).toString('utf8');
+  return { status: response.statusCode ?? 0, text };
 }
 
 function transportError(error: unknown, target: ResolvedTarget, signal: AbortSignal): AppError {
@@ -104,7 +81,7 @@ function transportError(error: unknown, target: ResolvedTarget, signal: AbortSig
   if (reason instanceof Error && reason.name === 'TimeoutError') {
     return new AppError('internal', 'execution.timeout', 'a target of the execution did not answer in time', { detail: `target ${target.id}`, cause: error });
   }
-  if (error instanceof TargetAddressRefused) {
+  if (error instanceof OutboundAddressRefused) {
     return failedPrecondition('execution.target_address_refused', 'execution failed: the target address is not allowed', { detail: `target ${target.id}: ${error.message}`, cause: error });
   }
   return failedPrecondition('execution.failed', 'execution failed', { detail: `target ${target.id} unreachable`, cause: error });

@@ -45,8 +45,9 @@ export async function startTestNode(options: NodeOptions = {}): Promise<TestNode
       TESSERA_GRPC_PORT: '0',
       TESSERA_HOST: '127.0.0.1',
       TESSERA_LOG_LEVEL: 'info',
-      // The tests' targets listen on 127.0.0.1; target-network.test.ts checks the default (off).
-      TESSERA_TARGET_ALLOW_PRIVATE_NETWORKS: 'true',
+      // The tests' targets and identity providers listen on 127.0.0.1; target-network.test.ts
+      // and test/http/outbound-policy.test.ts check the default (off).
+      TESSERA_OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,6 +1,6 @@
 /**
  * The default network policy of execution targets, end to end: a node started without
- * TESSERA_TARGET_ALLOW_PRIVATE_NETWORKS refuses to call a target on 127.0.0.1 — the
+ * TESSERA_OUTBOUND_ALLOW_PRIVATE_NETWORKS refuses to call a target on 127.0.0.1 — the
  * interrupting request execution fails the API call with a clear 400, and the target never
  * sees a request.
  */
@@ -15,7 +15,7 @@ let server: TargetServer;
 
 beforeAll(async () => {
   server = await startTargetServer();
-  node = await startTestNode({ env: { TESSERA_DEFAULT_FEATURES: 'multitenancy_resources_api', TESSERA_TARGET_ALLOW_PRIVATE_NETWORKS: 'false' } });
+  node = await startTestNode({ env: { TESSERA_DEFAULT_FEATURES: 'multitenancy_resources_api', TESSERA_OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'false' } });
 });
 afterAll(async () => {
   await node.stop();

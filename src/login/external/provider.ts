@@ -4,10 +4,12 @@
  * the authorization URL (code flow with PKCE S256, state and nonce), the code exchange with
  * client_secret_basic (or _post when the provider only offers that), ID token validation with
  * the nonce, and userinfo for the claims the ID token lacks. Both IDP types share this path:
- * the hosted forge's issuer comes from TESSERA_FORGE_ISSUER.
+ * the hosted forge's issuer comes from TESSERA_FORGE_ISSUER. Every request goes through the
+ * outbound policy (src/http/outbound-policy.ts): the issuer is a URL a tenant configured.
  */
 import * as oauth from 'oauth4webapi';
 import type { ActiveIdp } from '../../../actors/index.js';
+import { guardedFetch, PUBLIC_ONLY, type OutboundPolicy } from '../../http/outbound-policy.js';
 
 /** Every request to the provider gives up after this long (the browser waits on it). */
 const PROVIDER_TIMEOUT_MS = 10_000;
@@ -56,16 +58,17 @@ export interface ExternalProvider {
   finish(idp: ActiveIdp, callbackUrl: URL, expected: { readonly state: string; readonly nonce: string; readonly codeVerifier: string; readonly redirectUri: string }): Promise<ExternalUser>;
 }
 
-export function createExternalProvider(forgeIssuer: string, now: () => number = Date.now): ExternalProvider {
+export function createExternalProvider(forgeIssuer: string, now: () => number = Date.now, outbound: OutboundPolicy = PUBLIC_ONLY): ExternalProvider {
   const discovered = new Map<string, Discovered>();
+  const fetchGuarded = guardedFetch(outbound);
 
   function issuerOf(idp: ActiveIdp): URL {
     return new URL(idp.idpType === 'forge' ? forgeIssuer : idp.issuer);
   }
 
   // An http issuer is accepted as configured (the IDP API allows it, e.g. inside a private network).
-  function requestOptions(issuer: URL): { [oauth.allowInsecureRequests]: boolean; signal: () => AbortSignal } {
-    return { [oauth.allowInsecureRequests]: issuer.protocol === 'http:', signal: () => AbortSignal.timeout(PROVIDER_TIMEOUT_MS) };
+  function requestOptions(issuer: URL): { [oauth.allowInsecureRequests]: boolean; [oauth.customFetch]: typeof fetchGuarded; signal: () => AbortSignal } {
+    return { [oauth.allowInsecureRequests]: issuer.protocol === 'http:', [oauth.customFetch]: fetchGuarded, signal: () => AbortSignal.timeout(PROVIDER_TIMEOUT_MS) };
   }
 
   async function discover(issuer: URL): Promise<oauth.AuthorizationServer> {

@@ -28,7 +28,7 @@ import { acceptsExternalLogin, resolveExternalUser } from './resolve.js';
 /** Loads the login context of an auth request id (undefined: unknown or expired). */
 export type ContextLoader = (req: HttpRequest, id: string | undefined) => Promise<LoginContext | undefined>;
 
-export function externalLoginRoutes(deps: AuthFlowDeps, load: ContextLoader, provider: ExternalProvider = createExternalProvider(deps.config.forgeIssuer, () => deps.clock.now())): Route[] {
+export function externalLoginRoutes(deps: AuthFlowDeps, load: ContextLoader, provider: ExternalProvider = createExternalProvider(deps.config.forgeIssuer, () => deps.clock.now(), { allowPrivateNetworks: deps.config.outboundAllowPrivateNetworks })): Route[] {
   return [
     { method: 'GET', pattern: EXTERNAL_START_PATH, handler: withErrorReplies((req) => start(req, deps, load, provider)) },
     { method: 'GET', pattern: EXTERNAL_CALLBACK_PATH, handler: withErrorReplies((req) => callback(req, deps, load, provider)) },

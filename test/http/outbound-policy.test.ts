@@ -1,14 +1,15 @@
 /**
- * Target network policy (SSRF guard): the address rules, and callTarget against a real server
- * on 127.0.0.1 — refused without connecting by default (as an IP literal and as `localhost`,
- * which goes through DNS), reached when private networks are allowed.
+ * The outbound policy (SSRF guard): the address rules; callTarget and the guarded fetch of the
+ * identity-provider client against a real server on 127.0.0.1 — refused without connecting by
+ * default (as an IP literal and as `localhost`, which goes through DNS), reached when private
+ * networks are allowed; redirects are handed back, never followed.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../actors/index.js';
 import { callTarget, type ResolvedTarget } from '../../src/executions/target-call.js';
-import { checkLiteralHost, isPublicAddress, PUBLIC_ONLY, TargetAddressRefused } from '../../src/executions/target-network.js';
+import { checkLiteralHost, guardedFetch, isPublicAddress, OutboundAddressRefused, PUBLIC_ONLY } from '../../src/http/outbound-policy.js';
 
 describe('isPublicAddress', () => {
   it.each(['8.8.8.8', '1.1.1.1', '203.0.114.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])('%s is public', (address) => {
@@ -21,8 +22,8 @@ describe('isPublicAddress', () => {
     expect(isPublicAddress(address)).toBe(false);
   });
   it('refuses non-public IP literals (bracketed IPv6 too) unless private networks are allowed', () => {
-    expect(() => checkLiteralHost('127.0.0.1', PUBLIC_ONLY)).toThrow(TargetAddressRefused);
-    expect(() => checkLiteralHost('[::1]', PUBLIC_ONLY)).toThrow(TargetAddressRefused);
+    expect(() => checkLiteralHost('127.0.0.1', PUBLIC_ONLY)).toThrow(OutboundAddressRefused);
+    expect(() => checkLiteralHost('[::1]', PUBLIC_ONLY)).toThrow(OutboundAddressRefused);
     expect(() => checkLiteralHost('8.8.8.8', PUBLIC_ONLY)).not.toThrow();
     expect(() => checkLiteralHost('example.com', PUBLIC_ONLY)).not.toThrow(); // names are checked after DNS
     expect(() => checkLiteralHost('127.0.0.1', { allowPrivateNetworks: true })).not.toThrow();
@@ -34,9 +35,10 @@ describe('callTarget with the network policy', () => {
   let port: number;
   let hits = 0;
   beforeAll(async () => {
-    server = createServer((_req, res) => {
+    server = createServer((req, res) => {
       hits += 1;
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+      if (req.url === '/moved') return void res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data' }).end();
+      res.writeHead(200, { 'content-type': 'application/json', 'x-probe': 'yes' }).end('{"ok":true}');
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
@@ -56,5 +58,21 @@ describe('callTarget with the network policy', () => {
   it('reaches them when private networks are allowed', async () => {
     await expect(callTarget(target(`http://localhost:${port}/hook`), '{}', { now: Date.now(), network: { allowPrivateNetworks: true } })).resolves.toEqual({ ok: true });
     expect(hits).toBe(1);
+  });
+
+  it('guardedFetch (the identity-provider client): refused by default, a standard Response when allowed, no redirects', async () => {
+    const before = hits;
+    for (const host of ['127.0.0.1', 'localhost']) {
+      await expect(guardedFetch(PUBLIC_ONLY)(`http://${host}:${port}/.well-known/openid-configuration`, {})).rejects.toBeInstanceOf(OutboundAddressRefused);
+    }
+    expect(hits).toBe(before);
+    const allowed = guardedFetch({ allowPrivateNetworks: true });
+    const answer = await allowed(`http://localhost:${port}/x`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1' });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('x-probe')).toBe('yes');
+    expect(await answer.json()).toEqual({ ok: true });
+    const moved = await allowed(`http://localhost:${port}/moved`, {});
+    expect(moved.status).toBe(302);
+    expect(moved.headers.get('location')).toContain('169.254.169.254');
   });
 });

@@ -1,0 +1,166 @@
+/**
+ * Which addresses the node may connect to for URLs tenants configure: execution targets and
+ * identity providers (discovery, token, userinfo). The node calls them from inside the
+ * operator's network: without a rule, a tenant could reach the node's loopback services, the
+ * cloud metadata endpoint or the private network (server-side request forgery). By default
+ * only public unicast addresses are allowed; `TESSERA_OUTBOUND_ALLOW_PRIVATE_NETWORKS=true`
+ * lifts the rule (one trusted tenant, services next to the node, development).
+ *
+ * The rule is applied to the address actually connected to: host names are checked after DNS
+ * resolution, inside the connection's lookup, so a name that resolves differently later (DNS
+ * rebinding) cannot slip past a check made earlier. Redirects are never followed.
+ */
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { BlockList, isIP } from 'node:net';
+
+export interface OutboundPolicy {
+  /** Allow loopback, private, link-local and other non-public addresses. */
+  readonly allowPrivateNetworks: boolean;
+}
+
+export const PUBLIC_ONLY: OutboundPolicy = Object.freeze({ allowPrivateNetworks: false });
+
+/** Special-purpose ranges (RFC 6890 and successors) a target must never reach by default. */
+const NON_PUBLIC = new BlockList();
+for (const [network, prefix] of [
+  ['0.0.0.0', 8], // "this network"
+  ['10.0.0.0', 8], // private (RFC 1918)
+  ['100.64.0.0', 10], // carrier-grade NAT (RFC 6598)
+  ['127.0.0.0', 8], // loopback
+  ['169.254.0.0', 16], // link-local, cloud metadata endpoints
+  ['172.16.0.0', 12], // private
+  ['192.0.0.0', 24], // IETF protocol assignments
+  ['192.168.0.0', 16], // private
+  ['198.18.0.0', 15], // benchmarking
+  ['224.0.0.0', 4], // multicast
+  ['240.0.0.0', 4], // reserved, broadcast
+] as const) {
+  NON_PUBLIC.addSubnet(network, prefix, 'ipv4');
+}
+for (const [network, prefix] of [
+  ['::', 128], // unspecified
+  ['::1', 128], // loopback
+  ['64:ff9b:1::', 48], // local-use NAT64
+  ['fc00::', 7], // unique local
+  ['fe80::', 10], // link-local
+  ['ff00::', 8], // multicast
+] as const) {
+  NON_PUBLIC.addSubnet(network, prefix, 'ipv6');
+}
+
+/** True when the address (IPv4, IPv6, or IPv4-mapped IPv6) is a public unicast address. */
+export function isPublicAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 0) return false;
+  if (family === 6) {
+    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+    if (mapped !== null) return isPublicAddress(mapped[1]!);
+    return !NON_PUBLIC.check(address, 'ipv6');
+  }
+  return !NON_PUBLIC.check(address, 'ipv4');
+}
+
+/** Raised when a target's address is not allowed (the call never connects). */
+export class OutboundAddressRefused extends Error {
+  constructor(readonly address: string) {
+    super(`the address ${address} is not public (TESSERA_OUTBOUND_ALLOW_PRIVATE_NETWORKS is off)`);
+    this.name = 'OutboundAddressRefused';
+  }
+}
+
+/** Throws for a literal IP host the policy refuses (connections to literals skip DNS lookup). */
+export function checkLiteralHost(hostname: string, policy: OutboundPolicy): void {
+  const host = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
+  if (!policy.allowPrivateNetworks && isIP(host) !== 0 && !isPublicAddress(host)) throw new OutboundAddressRefused(host);
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/** A `lookup` for http(s).request that refuses non-public results (all of them must pass). */
+export function guardedLookup(policy: OutboundPolicy) {
+  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err !== null) return callback(err, []);
+      const refused = policy.allowPrivateNetworks ? undefined : addresses.find((a) => !isPublicAddress(a.address));
+      if (refused !== undefined) return callback(Object.assign(new OutboundAddressRefused(refused.address), { code: 'ETARGETREFUSED' }), []);
+      if (options.all === true) return callback(null, addresses);
+      const first = addresses[0];
+      if (first === undefined) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), []);
+      callback(null, first.address, first.family);
+    });
+  };
+}
+
+/**
+ * Connection pools per policy: a kept-alive socket was checked when it connected, and must
+ * never serve a request made under a stricter policy (the shared global agent would).
+ */
+const agents = new WeakMap<OutboundPolicy, { readonly http: HttpAgent; readonly https: HttpsAgent }>();
+
+function agentsOf(policy: OutboundPolicy) {
+  let pair = agents.get(policy);
+  if (pair === undefined) {
+    const lookup = guardedLookup(policy);
+    pair = { http: new HttpAgent({ keepAlive: true, lookup }), https: new HttpsAgent({ keepAlive: true, lookup }) };
+    agents.set(policy, pair);
+  }
+  return pair;
+}
+
+export interface OutboundRequest {
+  readonly method: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string;
+  readonly signal?: AbortSignal;
+}
+
+/** Sends one request where the policy allows (never following redirects); resolves with the response head. */
+export function outboundRequest(url: string, request: OutboundRequest, policy: OutboundPolicy): Promise<IncomingMessage> {
+  const target = new URL(url);
+  checkLiteralHost(target.hostname, policy);
+  const https = target.protocol === 'https:';
+  const pool = agentsOf(policy);
+  const headers = { ...request.headers, ...(request.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(request.body)) }) };
+  return new Promise((resolve, reject) => {
+    const options = { method: request.method, headers, lookup: guardedLookup(policy), ...(request.signal === undefined ? {} : { signal: request.signal }) };
+    const sent = https ? httpsRequest(target, { ...options, agent: pool.https }, resolve) : httpRequest(target, { ...options, agent: pool.http }, resolve);
+    sent.on('error', reject);
+    sent.end(request.body);
+  });
+}
+
+/** The body of a response, refused once it grows beyond `maxBytes` (`tooLarge` makes the error). */
+export async function readBody(response: IncomingMessage, maxBytes: number, tooLarge: () => Error): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response as AsyncIterable<Buffer>) {
+    size += chunk.byteLength;
+    if (size > maxBytes) {
+      response.destroy();
+      throw tooLarge();
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+/**
+ * A `fetch` for clients that take one (oauth4webapi's customFetch) that connects only where the
+ * policy allows: no redirects, the answer read up to `maxBytes` into a standard Response.
+ */
+export function guardedFetch(policy: OutboundPolicy, maxBytes = 1 << 20) {
+  return async (url: string, options: { readonly method?: string; readonly headers?: Record<string, string>; readonly body?: unknown; readonly signal?: AbortSignal }): Promise<Response> => {
+    const body = options.body === undefined || options.body === null ? undefined : String(options.body);
+    const response = await outboundRequest(url, { method: options.method ?? 'GET', ...(options.headers === undefined ? {} : { headers: options.headers }), ...(body === undefined ? {} : { body }), ...(options.signal === undefined ? {} : { signal: options.signal }) }, policy);
+    const content = await readBody(response, maxBytes, () => new Error(`the answer of ${new URL(url).origin} is larger than ${maxBytes} bytes`));
+    const status = response.statusCode ?? 502;
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(response.headers)) {
+      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+    }
+    const nullBody = status === 204 || status === 304 || (status >= 100 && status < 200);
+    return new Response(nullBody ? null : content, { status, headers });
+  };
+}
