@@ -6,51 +6,18 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { HttpAdapter, HttpHandler, HttpObserver, HttpReply, HttpServerOptions } from './types.js';
-import type { HttpRequest, ListeningServer } from './types.js';
-import {
-  bodyLimitLookup,
-  internalErrorReply,
-  isStreamBody,
-  knownBodyLength,
-  payloadTooLargeReply,
-  releaseStream,
-  requestTimeoutReply,
-} from './reply.js';
+import { createLifecycle, Exchange, type ServerCore } from './exchange.js';
+import type { HttpAdapter, HttpHandler, HttpObserver, HttpReply, HttpServerOptions, ListeningServer } from './types.js';
+import { bodyLimitLookup, internalErrorReply, isStreamBody, knownBodyLength, releaseStream } from './reply.js';
 
-interface NodeServer {
-  readonly handler: HttpHandler;
-  readonly options: HttpServerOptions;
-  /** The body limit of a path (TESSERA_MAX_BODY_BYTES, or a route's own). */
-  readonly bodyLimit: (path: string) => number;
-  readonly observer: HttpObserver | undefined;
-  closing: boolean;
-}
-
-const EMPTY_BODY = Buffer.alloc(0);
-const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
-
-/** One request/response pair: the HttpRequest handlers see, plus the adapter's own state. */
-class NodeExchange implements HttpRequest {
+class NodeExchange extends Exchange {
   readonly method: string;
   readonly path: string;
   readonly query: string;
-  readonly headers: Record<string, string> = Object.create(null) as Record<string, string>;
-  body: Buffer = EMPTY_BODY;
   readonly remoteAddress: string;
-  params: Readonly<Record<string, string>> = NO_PARAMS;
-  route: string | undefined = undefined;
-  readonly startedAt = performance.now();
-  aborted = false;
-  done = false;
-  controller: AbortController | undefined = undefined;
-  chunks: Buffer[] = [];
-  received = 0;
-  limit = 0;
-  timer: NodeJS.Timeout | undefined = undefined;
-  writable: (() => void) | undefined = undefined;
 
-  constructor(readonly req: IncomingMessage, readonly res: ServerResponse, readonly server: NodeServer) {
+  constructor(readonly req: IncomingMessage, readonly res: ServerResponse, server: ServerCore) {
+    super(server);
     this.method = req.method ?? 'GET';
     const url = req.url ?? '/';
     const mark = url.indexOf('?');
@@ -64,25 +31,14 @@ class NodeExchange implements HttpRequest {
     }
     this.remoteAddress = req.socket.remoteAddress ?? '';
   }
-
-  /** Created on first use: most handlers never look at it. */
-  get signal(): AbortSignal {
-    if (this.controller === undefined) {
-      this.controller = new AbortController();
-      if (this.aborted) this.controller.abort();
-    }
-    return this.controller.signal;
-  }
 }
 
-function onRequest(server: NodeServer, req: IncomingMessage, res: ServerResponse): void {
+const lifecycle = createLifecycle<NodeExchange>({ writeReply, respond });
+
+function onRequest(server: ServerCore, req: IncomingMessage, res: ServerResponse): void {
   const ex = new NodeExchange(req, res, server);
   res.once('close', () => onClose(ex));
-  const length = ex.headers['content-length'];
-  if ((length === undefined || length === '0') && ex.headers['transfer-encoding'] === undefined) return dispatch(ex);
-  ex.limit = server.bodyLimit(ex.path);
-  if (length !== undefined && Number(length) > ex.limit) return writeReply(ex, payloadTooLargeReply, true);
-  ex.timer = setTimeout(onBodyTimeout, server.options.bodyTimeoutMs, ex);
+  if (!lifecycle.startBody(ex)) return;
   req.on('data', (chunk: Buffer) => onChunk(ex, chunk));
   req.once('end', () => onEnd(ex));
   req.on('error', noop); // a reset mid-body surfaces as the response's close
@@ -91,26 +47,13 @@ function onRequest(server: NodeServer, req: IncomingMessage, res: ServerResponse
 function noop(): void {}
 
 function onChunk(ex: NodeExchange, chunk: Buffer): void {
-  if (ex.done) return;
-  ex.received += chunk.byteLength;
-  if (ex.received > ex.limit) {
-    clearTimeout(ex.timer);
-    return writeReply(ex, payloadTooLargeReply, true);
-  }
-  ex.chunks.push(chunk); // node hands out fresh buffers: no copy needed
+  if (ex.done || !lifecycle.admitChunk(ex, chunk.byteLength)) return;
+  (ex.chunks ??= []).push(chunk); // node hands out fresh buffers: no copy needed
 }
 
 function onEnd(ex: NodeExchange): void {
   if (ex.done || ex.aborted) return;
-  clearTimeout(ex.timer);
-  const chunks = ex.chunks;
-  if (chunks.length !== 0) ex.body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, ex.received);
-  ex.chunks = [];
-  dispatch(ex);
-}
-
-function onBodyTimeout(ex: NodeExchange): void {
-  if (!ex.done && !ex.aborted) writeReply(ex, requestTimeoutReply, true);
+  lifecycle.endBody(ex);
 }
 
 /** `close` fires after a finished response too; only an unfinished one counts as aborted. */
@@ -120,28 +63,6 @@ function onClose(ex: NodeExchange): void {
   clearTimeout(ex.timer);
   ex.controller?.abort();
   ex.writable?.();
-}
-
-function dispatch(ex: NodeExchange): void {
-  let result: Promise<HttpReply> | HttpReply;
-  try {
-    result = ex.server.handler(ex);
-  } catch (error) {
-    return fail(ex, error);
-  }
-  if (result instanceof Promise) {
-    result.then(
-      (reply) => respond(ex, reply),
-      (error: unknown) => fail(ex, error),
-    );
-  } else {
-    respond(ex, result);
-  }
-}
-
-function fail(ex: NodeExchange, error: unknown): void {
-  ex.server.observer?.onError?.(error, ex);
-  if (!ex.done && !ex.aborted) writeReply(ex, internalErrorReply, false);
 }
 
 function respond(ex: NodeExchange, reply: HttpReply): void {
@@ -233,7 +154,7 @@ async function streamReply(ex: NodeExchange, reply: HttpReply, body: AsyncIterab
  * Stops accepting and closes idle keep-alive sockets; replies from now on carry
  * `connection: close`, so busy sockets close after their reply. Past the grace, cut the rest.
  */
-async function closeServer(server: NodeServer, http: Server, graceMs: number): Promise<void> {
+async function closeServer(server: ServerCore, http: Server, graceMs: number): Promise<void> {
   if (server.closing) return;
   server.closing = true;
   const closed = new Promise<void>((resolve) => http.close(() => resolve()));
@@ -247,7 +168,7 @@ async function closeServer(server: NodeServer, http: Server, graceMs: number): P
 }
 
 function listen(handler: HttpHandler, options: HttpServerOptions, observer?: HttpObserver): Promise<ListeningServer> {
-  const server: NodeServer = { handler, options, bodyLimit: bodyLimitLookup(options), observer, closing: false };
+  const server: ServerCore = { handler, options, bodyLimit: bodyLimitLookup(options), observer, closing: false };
   const http = createServer((req, res) => onRequest(server, req, res));
   return new Promise((resolve, reject) => {
     http.once('error', reject);

@@ -13,70 +13,30 @@ import type {
   us_socket,
 } from '@trufflesuite/uws-js-unofficial';
 import { STATUS_CODES } from 'node:http';
-import type { HttpAdapter, HttpHandler, HttpObserver, HttpReply, HttpServerOptions } from './types.js';
-import type { HttpRequest, ListeningServer } from './types.js';
-import {
-  assertSafeHeaders,
-  bodyLimitLookup,
-  internalErrorReply,
-  isStreamBody,
-  knownBodyLength,
-  payloadTooLargeReply,
-  releaseStream,
-  requestTimeoutReply,
-} from './reply.js';
+import { createLifecycle, Exchange, type ServerCore } from './exchange.js';
+import type { HttpAdapter, HttpHandler, HttpObserver, HttpReply, HttpServerOptions, ListeningServer } from './types.js';
+import { assertSafeHeaders, bodyLimitLookup, internalErrorReply, isStreamBody, knownBodyLength, releaseStream } from './reply.js';
 
-interface UwsServer {
-  readonly handler: HttpHandler;
-  readonly options: HttpServerOptions;
-  /** The body limit of a path (TESSERA_MAX_BODY_BYTES, or a route's own). */
-  readonly bodyLimit: (path: string) => number;
-  readonly observer: HttpObserver | undefined;
+interface UwsServer extends ServerCore {
   readonly inflight: Set<UwsExchange>;
-  closing: boolean;
   onIdle: (() => void) | undefined;
 }
 
-const EMPTY_BODY = Buffer.alloc(0);
-const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
-
-/** One request/response pair: the HttpRequest handlers see, plus the adapter's own state. */
-class UwsExchange implements HttpRequest {
+class UwsExchange extends Exchange<UwsServer> {
   readonly method: string;
   readonly path: string;
   readonly query: string;
-  readonly headers: Record<string, string> = Object.create(null) as Record<string, string>;
-  body: Buffer = EMPTY_BODY;
   readonly remoteAddress: string;
-  params: Readonly<Record<string, string>> = NO_PARAMS;
-  route: string | undefined = undefined;
-  readonly startedAt = performance.now();
-  aborted = false;
-  done = false;
-  controller: AbortController | undefined = undefined;
-  chunks: Buffer[] | undefined = undefined;
-  received = 0;
-  limit = 0;
-  timer: NodeJS.Timeout | undefined = undefined;
-  writable: (() => void) | undefined = undefined;
   watchingWritable = false;
 
-  constructor(readonly res: UwsResponse, req: UwsRequest, readonly server: UwsServer) {
+  constructor(readonly res: UwsResponse, req: UwsRequest, server: UwsServer) {
+    super(server);
     this.method = req.getCaseSensitiveMethod();
     this.path = req.getUrl();
     this.query = (req.getQuery() as string | undefined) ?? '';
     headerTarget = this.headers;
     req.forEach(collectHeader);
     this.remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
-  }
-
-  /** Created on first use: most handlers never look at it. */
-  get signal(): AbortSignal {
-    if (this.controller === undefined) {
-      this.controller = new AbortController();
-      if (this.aborted) this.controller.abort();
-    }
-    return this.controller.signal;
   }
 }
 
@@ -91,34 +51,15 @@ function onRequest(server: UwsServer, res: UwsResponse, req: UwsRequest): void {
   const ex = new UwsExchange(res, req, server);
   res.onAborted(() => onAborted(ex));
   server.inflight.add(ex);
-  const length = ex.headers['content-length'];
-  if ((length === undefined || length === '0') && ex.headers['transfer-encoding'] === undefined) return dispatch(ex);
-  ex.limit = server.bodyLimit(ex.path);
-  if (length !== undefined && Number(length) > ex.limit) return writeReply(ex, payloadTooLargeReply, true);
-  ex.timer = setTimeout(onBodyTimeout, server.options.bodyTimeoutMs, ex);
-  res.onData((chunk, isLast) => onChunk(ex, chunk, isLast));
+  if (lifecycle.startBody(ex)) res.onData((chunk, isLast) => onChunk(ex, chunk, isLast));
 }
 
 function onChunk(ex: UwsExchange, chunk: ArrayBuffer, isLast: boolean): void {
-  if (ex.done) return;
   const size = chunk.byteLength;
-  ex.received += size;
-  if (ex.received > ex.limit) {
-    clearTimeout(ex.timer);
-    return writeReply(ex, payloadTooLargeReply, true);
-  }
+  if (ex.done || !lifecycle.admitChunk(ex, size)) return;
   // The ArrayBuffer is detached when this callback returns: copy it.
   if (size !== 0) (ex.chunks ??= []).push(Buffer.from(new Uint8Array(chunk)));
-  if (!isLast) return;
-  clearTimeout(ex.timer);
-  const chunks = ex.chunks;
-  if (chunks !== undefined) ex.body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, ex.received);
-  ex.chunks = undefined;
-  dispatch(ex);
-}
-
-function onBodyTimeout(ex: UwsExchange): void {
-  if (!ex.done && !ex.aborted) writeReply(ex, requestTimeoutReply, true);
+  if (isLast) lifecycle.endBody(ex);
 }
 
 function onAborted(ex: UwsExchange): void {
@@ -136,34 +77,12 @@ function settle(ex: UwsExchange): void {
   if (server.closing && server.inflight.size === 0) server.onIdle?.();
 }
 
-function dispatch(ex: UwsExchange): void {
-  let result: Promise<HttpReply> | HttpReply;
-  try {
-    result = ex.server.handler(ex);
-  } catch (error) {
-    return fail(ex, error);
-  }
-  if (result instanceof Promise) {
-    result.then(
-      (reply) => respond(ex, reply),
-      (error: unknown) => fail(ex, error),
-    );
-  } else {
-    respond(ex, result);
-  }
-}
-
-function fail(ex: UwsExchange, error: unknown): void {
-  ex.server.observer?.onError?.(error, ex);
-  if (!ex.done && !ex.aborted) writeReply(ex, internalErrorReply, false);
-}
-
 function respond(ex: UwsExchange, reply: HttpReply): void {
   if (ex.aborted || ex.done) return;
   try {
     assertSafeHeaders(reply.headers);
   } catch (error) {
-    return fail(ex, error);
+    return lifecycle.fail(ex, error);
   }
   const body = reply.body;
   if (body !== undefined && isStreamBody(body) && ex.method !== 'HEAD') {
@@ -172,6 +91,8 @@ function respond(ex: UwsExchange, reply: HttpReply): void {
   }
   writeReply(ex, reply, false);
 }
+
+const lifecycle = createLifecycle<UwsExchange>({ writeReply, respond });
 
 const statusLines: string[] = [];
 /** uWS wants the whole status line ("404 Not Found"); built once per status code. */

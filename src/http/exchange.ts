@@ -1,0 +1,131 @@
+/**
+ * What both HTTP adapters (uWS and node:http) share: the request a handler sees plus the
+ * exchange's own state, reading a body under its size and time limits (413 / 408), and handing
+ * the request to the handler with one error path. Each adapter only adds how its engine
+ * delivers chunks and writes replies.
+ */
+import type { HttpHandler, HttpObserver, HttpReply, HttpRequest, HttpServerOptions } from './types.js';
+import { internalErrorReply, payloadTooLargeReply, requestTimeoutReply } from './reply.js';
+
+/** The parts of a listening server every exchange reaches through `server`. */
+export interface ServerCore {
+  readonly handler: HttpHandler;
+  readonly options: HttpServerOptions;
+  /** The body limit of a path (TESSERA_MAX_BODY_BYTES, or a route's own). */
+  readonly bodyLimit: (path: string) => number;
+  readonly observer: HttpObserver | undefined;
+  closing: boolean;
+}
+
+const EMPTY_BODY = Buffer.alloc(0);
+const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
+
+/** One request/response pair: the HttpRequest handlers see, plus the adapter's own state. */
+export abstract class Exchange<S extends ServerCore = ServerCore> implements HttpRequest {
+  abstract readonly method: string;
+  abstract readonly path: string;
+  abstract readonly query: string;
+  abstract readonly remoteAddress: string;
+  readonly headers: Record<string, string> = Object.create(null) as Record<string, string>;
+  body: Buffer = EMPTY_BODY;
+  params: Readonly<Record<string, string>> = NO_PARAMS;
+  route: string | undefined = undefined;
+  readonly startedAt = performance.now();
+  aborted = false;
+  done = false;
+  controller: AbortController | undefined = undefined;
+  chunks: Buffer[] | undefined = undefined;
+  received = 0;
+  limit = 0;
+  timer: NodeJS.Timeout | undefined = undefined;
+  /** Wakes a stream waiting for the socket to drain (also on abort). */
+  writable: (() => void) | undefined = undefined;
+
+  constructor(readonly server: S) {}
+
+  /** Created on first use: most handlers never look at it. */
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort();
+    }
+    return this.controller.signal;
+  }
+}
+
+/** How an adapter answers: a whole reply (optionally closing the connection) and a handler's reply. */
+export interface ReplyWriter<E extends Exchange> {
+  writeReply(ex: E, reply: HttpReply, closeConnection: boolean): void;
+  respond(ex: E, reply: HttpReply): void;
+}
+
+/** The request lifecycle on top of an adapter's writer; one set per adapter, no closure per request. */
+export function createLifecycle<E extends Exchange>(writer: ReplyWriter<E>) {
+  const { writeReply, respond } = writer;
+
+  function fail(ex: E, error: unknown): void {
+    ex.server.observer?.onError?.(error, ex);
+    if (!ex.done && !ex.aborted) writeReply(ex, internalErrorReply, false);
+  }
+
+  function dispatch(ex: E): void {
+    let result: Promise<HttpReply> | HttpReply;
+    try {
+      result = ex.server.handler(ex);
+    } catch (error) {
+      return fail(ex, error);
+    }
+    if (result instanceof Promise) {
+      result.then(
+        (reply) => respond(ex, reply),
+        (error: unknown) => fail(ex, error),
+      );
+    } else {
+      respond(ex, result);
+    }
+  }
+
+  function onBodyTimeout(ex: E): void {
+    if (!ex.done && !ex.aborted) writeReply(ex, requestTimeoutReply, true);
+  }
+
+  return {
+    dispatch,
+    fail,
+    /**
+     * Dispatches a request without a body at once and returns false; for one with a body,
+     * applies the path's limit (413 on a too large content-length), starts the body timer and
+     * returns true: the adapter then feeds the chunks to `admitChunk` and calls `endBody`.
+     */
+    startBody(ex: E): boolean {
+      const length = ex.headers['content-length'];
+      if ((length === undefined || length === '0') && ex.headers['transfer-encoding'] === undefined) {
+        dispatch(ex);
+        return false;
+      }
+      ex.limit = ex.server.bodyLimit(ex.path);
+      if (length !== undefined && Number(length) > ex.limit) {
+        writeReply(ex, payloadTooLargeReply, true);
+        return false;
+      }
+      ex.timer = setTimeout(onBodyTimeout, ex.server.options.bodyTimeoutMs, ex);
+      return true;
+    },
+    /** Counts `size` more body bytes; past the limit answers 413 and returns false. */
+    admitChunk(ex: E, size: number): boolean {
+      ex.received += size;
+      if (ex.received <= ex.limit) return true;
+      clearTimeout(ex.timer);
+      writeReply(ex, payloadTooLargeReply, true);
+      return false;
+    },
+    /** The whole body has arrived: joins the chunks and dispatches. */
+    endBody(ex: E): void {
+      clearTimeout(ex.timer);
+      const chunks = ex.chunks;
+      if (chunks !== undefined && chunks.length !== 0) ex.body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, ex.received);
+      ex.chunks = undefined;
+      dispatch(ex);
+    },
+  };
+}
