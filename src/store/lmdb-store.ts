@@ -10,13 +10,13 @@ import type {
   AppendResult,
   Clock,
   Logger,
-  NewEvent,
   ProjectionState,
   RecordWrite,
   StoreAdapter,
   StoredEvent,
   TtlStore,
 } from '../../actors/index.js';
+import { checkExpectations, findClaimClash, placeEvents } from './append-rules.js';
 import * as keys from './keys.js';
 import { dumpLmdb, loadLmdb } from './lmdb-dump.js';
 import { decodeEvent, encodeEvent } from './lmdb-events.js';
@@ -36,9 +36,6 @@ type Db = ReturnType<typeof open<unknown, Key>>;
 const PAGE = 256;
 const SWEEP_BATCH = 500;
 const NONE: Promise<undefined> = Promise.resolve(undefined);
-
-/** NUL cannot appear in a key part (keys.ts); such a string is simply never stored. */
-const SEP = '\u0000';
 
 export function openLmdbStore(options: LmdbStoreOptions): StoreAdapter {
   const noSync = options.noSync === true;
@@ -118,51 +115,15 @@ function headOf(db: Db, instanceId: string, aggregateType: string, aggregateId: 
 /** Runs inside the write transaction: synchronous, reads see the latest commit of any process. */
 function appendInTxn(db: Db, request: AppendRequest): AppendResult {
   const { instanceId } = request;
-  const versions = new Map<string, number>();
-  for (const x of request.expectations) {
-    const actual = headOf(db, instanceId, x.aggregateType, x.aggregateId);
-    if (actual !== x.expectedVersion) {
-      return { ok: false, reason: 'conflict', aggregateType: x.aggregateType, aggregateId: x.aggregateId, actualVersion: actual };
-    }
-    versions.set(x.aggregateType + SEP + x.aggregateId, actual);
-  }
-  const clash = checkClaims(db, request);
+  const versions = checkExpectations(request, (type, id) => headOf(db, instanceId, type, id));
+  if (!(versions instanceof Map)) return versions;
+  const clash = findClaimClash(request, (scope, value) => db.get(keys.uniqueKey(instanceId, scope, value)) as string | undefined);
   if (clash !== undefined) return clash;
-  const stored = assignPlaces(db, request, versions);
+  const stored = placeEvents(request, versions, lastPosition(db, instanceId).position + 1);
   // Computed before any write: a throwing projection aborts with nothing written.
   const rows = request.project(stored);
   writeAppend(db, request, stored, rows);
   return { ok: true, events: stored };
-}
-
-function checkClaims(db: Db, request: AppendRequest): AppendResult | undefined {
-  const released = new Set((request.releases ?? []).map((r) => r.scope + SEP + r.value));
-  const pending = new Map<string, string>();
-  for (const { scope, value, holder } of request.claims ?? []) {
-    const id = scope + SEP + value;
-    const current = pending.get(id) ?? (released.has(id) ? undefined : db.get(keys.uniqueKey(request.instanceId, scope, value)));
-    if (current !== undefined && current !== holder) {
-      return { ok: false, reason: 'unique', scope, value, holder: String(current) };
-    }
-    pending.set(id, holder);
-  }
-  return undefined;
-}
-
-function assignPlaces(db: Db, request: AppendRequest, versions: Map<string, number>): StoredEvent[] {
-  let position = lastPosition(db, request.instanceId).position;
-  return request.events.map((event: NewEvent) => {
-    const stream = event.aggregateType + SEP + event.aggregateId;
-    const previous = versions.get(stream);
-    if (previous === undefined) {
-      throw new Error(`append: no expectation for stream ${event.aggregateType}/${event.aggregateId}`);
-    }
-    versions.set(stream, previous + 1);
-    position += 1;
-    const { aggregateType, aggregateId, type, owner, creator, payload } = event;
-    const { instanceId, createdAt } = request;
-    return { instanceId, aggregateType, aggregateId, type, owner, creator, payload, version: previous + 1, position, createdAt };
-  });
 }
 
 function writeAppend(db: Db, request: AppendRequest, stored: readonly StoredEvent[], rows: readonly RecordWrite[]): void {

@@ -14,7 +14,8 @@
  * streams moved (postgres-change-feed.ts); PostgreSQL delivers it at COMMIT, never after a rollback.
  */
 import type { Sql, TransactionSql } from 'postgres';
-import type { AppendRequest, AppendResult, NewEvent, RecordWrite, StoredEvent } from '../../actors/index.js';
+import type { AppendRequest, AppendResult, RecordWrite, StoredEvent } from '../../actors/index.js';
+import { checkExpectations, claimKey, findClaimClash, placeEvents, streamKey } from './append-rules.js';
 import { changePayload, type ChangeNotice } from './postgres-change-feed.js';
 import { checkInstance, checkPart, encodeValue, Q, valuesList } from './postgres-queries.js';
 
@@ -22,7 +23,6 @@ import { checkInstance, checkPart, encodeValue, Q, valuesList } from './postgres
 const CHUNK = 1000;
 /** Appends decided in one transaction at most. */
 const MAX_BATCH = 64;
-const SEP = '\u0000';
 
 class Refusal extends Error {
   constructor(readonly result: AppendResult) {
@@ -143,9 +143,11 @@ async function appendInTxn(tx: TransactionSql, requests: readonly AppendRequest[
   const accepted: Accepted[] = [];
   for (const request of requests) {
     try {
-      const versions = checkHeads(request, overlay.heads);
-      checkClaims(request, overlay.holders);
-      const stored = assignPlaces(request, versions, overlay.position + 1);
+      const versions = checkExpectations(request, (type, id) => overlay.heads.get(streamKey(type, id)) ?? 0);
+      if (!(versions instanceof Map)) throw new Refusal(versions);
+      const clash = findClaimClash(request, (scope, value) => overlay.holders.get(claimKey(scope, value)));
+      if (clash !== undefined) throw new Refusal(clash);
+      const stored = placeEvents(request, versions, overlay.position + 1);
       const rows = request.project(stored);
       for (const row of rows) checkPart(row.table + row.id); // NUL cannot be stored: refuse this append only
       apply(overlay, request, stored);
@@ -170,55 +172,12 @@ function apply(overlay: Overlay, request: AppendRequest, stored: readonly Stored
   }
 }
 
-const streamKey = (aggregateType: string, aggregateId: string) => aggregateType + SEP + aggregateId;
-const claimKey = (scope: string, value: string) => scope + SEP + value;
 
 /** NUL cannot be stored in text: refuse before anything is sent. */
 function checkParts(request: AppendRequest): void {
   for (const x of request.expectations) checkPart(x.aggregateType + x.aggregateId);
   for (const c of request.claims ?? []) checkPart(c.scope + c.value + c.holder);
   for (const r of request.releases ?? []) checkPart(r.scope + r.value);
-}
-
-/** The versions the request expects, checked against the batch's view; throws a Refusal on a stale one. */
-function checkHeads(request: AppendRequest, heads: ReadonlyMap<string, number>): Map<string, number> {
-  const versions = new Map<string, number>();
-  for (const x of request.expectations) {
-    const actual = heads.get(streamKey(x.aggregateType, x.aggregateId)) ?? 0;
-    if (actual !== x.expectedVersion) {
-      throw new Refusal({ ok: false, reason: 'conflict', aggregateType: x.aggregateType, aggregateId: x.aggregateId, actualVersion: actual });
-    }
-    versions.set(streamKey(x.aggregateType, x.aggregateId), actual);
-  }
-  return versions;
-}
-
-/** Claims against the batch's view; the request's own releases free a value first. */
-function checkClaims(request: AppendRequest, holders: ReadonlyMap<string, string | undefined>): void {
-  const released = new Set((request.releases ?? []).map((r) => claimKey(r.scope, r.value)));
-  const pending = new Map<string, string>();
-  for (const { scope, value, holder } of request.claims ?? []) {
-    const id = claimKey(scope, value);
-    const current = pending.get(id) ?? (released.has(id) ? undefined : holders.get(id));
-    if (current !== undefined && current !== holder) throw new Refusal({ ok: false, reason: 'unique', scope, value, holder: current });
-    pending.set(id, holder);
-  }
-}
-
-function assignPlaces(request: AppendRequest, versions: Map<string, number>, first: number): StoredEvent[] {
-  let position = first - 1;
-  return request.events.map((event: NewEvent) => {
-    const stream = event.aggregateType + SEP + event.aggregateId;
-    const previous = versions.get(stream);
-    if (previous === undefined) {
-      throw new Error(`append: no expectation for stream ${event.aggregateType}/${event.aggregateId}`);
-    }
-    versions.set(stream, previous + 1);
-    position += 1;
-    const { aggregateType, aggregateId, type, owner, creator, payload } = event;
-    const { instanceId, createdAt } = request;
-    return { instanceId, aggregateType, aggregateId, type, owner, creator, payload, version: previous + 1, position, createdAt };
-  });
 }
 
 type Param = string | number | Buffer;
@@ -262,7 +221,7 @@ function writes(tx: TransactionSql, instanceId: string, accepted: readonly Accep
   }
   insert('INSERT INTO unique_claims (instance_id, scope, value, holder)', 4, claims, 'ON CONFLICT (instance_id, scope, value) DO UPDATE SET holder = excluded.holder');
   const latest = new Map<string, RecordWrite>();
-  for (const { rows } of accepted) for (const row of rows) latest.set(row.table + SEP + row.id, row);
+  for (const { rows } of accepted) for (const row of rows) latest.set(`${row.table}\u0000${row.id}`, row);
   const puts: Param[][] = [];
   for (const row of latest.values()) {
     if (row.value === null || row.value === undefined) statements.push([Q.deleteRecord, [instanceId, row.table, row.id], true]);
