@@ -13,7 +13,8 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import { isAllowedAddress } from './special-addresses.js';
 
 export interface OutboundPolicy {
   /** Allow loopback, private, link-local and other non-public addresses. */
@@ -22,44 +23,12 @@ export interface OutboundPolicy {
 
 export const PUBLIC_ONLY: OutboundPolicy = Object.freeze({ allowPrivateNetworks: false });
 
-/** Special-purpose ranges (RFC 6890 and successors) a target must never reach by default. */
-const NON_PUBLIC = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8], // "this network"
-  ['10.0.0.0', 8], // private (RFC 1918)
-  ['100.64.0.0', 10], // carrier-grade NAT (RFC 6598)
-  ['127.0.0.0', 8], // loopback
-  ['169.254.0.0', 16], // link-local, cloud metadata endpoints
-  ['172.16.0.0', 12], // private
-  ['192.0.0.0', 24], // IETF protocol assignments
-  ['192.168.0.0', 16], // private
-  ['198.18.0.0', 15], // benchmarking
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, broadcast
-] as const) {
-  NON_PUBLIC.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 128], // unspecified
-  ['::1', 128], // loopback
-  ['64:ff9b:1::', 48], // local-use NAT64
-  ['fc00::', 7], // unique local
-  ['fe80::', 10], // link-local
-  ['ff00::', 8], // multicast
-] as const) {
-  NON_PUBLIC.addSubnet(network, prefix, 'ipv6');
-}
-
-/** True when the address (IPv4, IPv6, or IPv4-mapped IPv6) is a public unicast address. */
+/**
+ * True when the address (IPv4 or IPv6 text) may be connected to by default: a public unicast
+ * address, or an IPv6 form embedding one. The ranges and their verdicts: special-addresses.ts.
+ */
 export function isPublicAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 0) return false;
-  if (family === 6) {
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-    if (mapped !== null) return isPublicAddress(mapped[1]!);
-    return !NON_PUBLIC.check(address, 'ipv6');
-  }
-  return !NON_PUBLIC.check(address, 'ipv4');
+  return isAllowedAddress(address);
 }
 
 /** Raised when a target's address is not allowed (the call never connects). */
