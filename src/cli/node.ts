@@ -44,6 +44,7 @@ import { selectHttpAdapter } from '../http/select-adapter.js';
 import { systemRoutes } from '../http/system-routes.js';
 import type { NodeLogger } from '../observability/logger.js';
 import { createMetrics } from '../observability/metrics.js';
+import { createRequestLog } from '../observability/request-log.js';
 import { ensureFirstRun, type FirstRunResult } from './first-run.js';
 import { loadMasterKey } from './master-key.js';
 import { createWebKeyRpcs } from '../api/resources/web-keys/index.js';
@@ -137,7 +138,7 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   const invoke = createInvoker([...organizationRpcs, ...projectRpcs, ...grantRpcs, ...appRpcs, ...actionRpcs, ...createWebKeyRpcs(webKeys), ...domainRpcs, ...membershipRpcs, ...instanceRpcs, ...featureRpcs, ...userRpcs, ...userSchemaRpcs, ...userSettingsRpcs, ...sessionRpcs, ...idpRpcs, ...languageSettingsRpcs, ...textSettingsRpcs, ...brandingSettingsRpcs], { config, actors, tenants, clock, logger, executions, accessTokens: createApiAccessTokens(oauth) });
 
   let ready = false;
-  const metrics = createMetrics((err, request) => logger.error({ err, path: request?.path }, 'request failed'));
+  const metrics = createMetrics(createRequestLog(logger));
   metrics.gauge('tessera_actors_loaded', 'Tenant actors currently in memory.', () => actors.loadedCount);
   metrics.gauge('tessera_execution_event_lag', 'Events not yet delivered to event executions (all instances).', () => executions.eventLag());
   const routes = [...systemRoutes({ metrics: metrics.registry, isReady: () => ready }), ...createJsonRoutes(SERVICES, invoke), ...oidcRoutes({ config, tenants, signer, oauth, uiLocales: createUiLocalesResolver(actors) }), ...adminRoutes({ dataDir: config.dataDir, actors, tenants, clock, logger, accessTokens: createApiAccessTokens(oauth), gcsEndpoint: config.gcsEndpoint, importMaxBytes: config.importMaxBodyBytes })];
@@ -148,7 +149,7 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
     { host: config.host, port: config.port, maxBodyBytes: config.maxBodyBytes, bodyLimits: { [IMPORT_PATH]: config.importMaxBodyBytes }, bodyTimeoutMs: config.bodyTimeoutMs },
     metrics.httpObserver,
   );
-  const grpc = await startGrpcServer({ host: config.host, port: config.grpcPort, services: SERVICES, invoke });
+  const grpc = await startGrpcServer({ host: config.host, port: config.grpcPort, services: SERVICES, invoke, onCallFailed: (err, call) => logger.error({ err, ...call }, 'grpc call failed') });
   const sweeper = startSweeper(store, clock, config.sweepIntervalMs, logger);
   const keyMaintenance = startKeyMaintenance({ actors, webKeys, clock, logger });
   await executions.start();

@@ -6,6 +6,7 @@
  */
 import type { HttpHandler, HttpObserver, HttpReply, HttpRequest, HttpServerOptions } from './types.js';
 import { internalErrorReply, payloadTooLargeReply, requestTimeoutReply } from './reply.js';
+import { nextRequestId } from './request-id.js';
 
 /** The parts of a listening server every exchange reaches through `server`. */
 export interface ServerCore {
@@ -41,7 +42,14 @@ export abstract class Exchange<S extends ServerCore = ServerCore> implements Htt
   /** Wakes a stream waiting for the socket to drain (also on abort). */
   writable: (() => void) | undefined = undefined;
 
+  private id: string | undefined = undefined;
+
   constructor(readonly server: S) {}
+
+  /** Created on first use: only logged requests need one. */
+  get requestId(): string {
+    return (this.id ??= nextRequestId());
+  }
 
   /** Created on first use: most handlers never look at it. */
   get signal(): AbortSignal {

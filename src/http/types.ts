@@ -24,6 +24,8 @@ export interface HttpRequest {
   readonly startedAt: number;
   /** The route pattern that matched (for metrics labels); set by the router. */
   readonly route?: string;
+  /** Identifies the request in logs; created on first read (request-id.ts). */
+  readonly requestId: string;
 }
 
 export type HttpBody = string | Uint8Array | AsyncIterable<Uint8Array>;

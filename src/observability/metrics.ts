@@ -3,7 +3,8 @@
  * route, and gauges read at scrape time (actors loaded). One registry per node, no globals.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { HttpObserver, HttpRequest } from '../http/types.js';
+import type { HttpObserver } from '../http/types.js';
+import type { RequestLog } from './request-log.js';
 
 export interface NodeMetrics {
   readonly registry: Registry;
@@ -12,7 +13,7 @@ export interface NodeMetrics {
   gauge(name: string, help: string, read: () => number): void;
 }
 
-export function createMetrics(onError: (error: unknown, request: HttpRequest | undefined) => void): NodeMetrics {
+export function createMetrics(log: RequestLog): NodeMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'tessera_' });
   const requests = new Counter({
@@ -35,8 +36,9 @@ export function createMetrics(onError: (error: unknown, request: HttpRequest | u
         const route = request?.route ?? 'unmatched';
         requests.inc({ route, status: String(status) });
         latency.observe({ route }, seconds);
+        if (status >= 500) log.onServerError(request, status);
       },
-      onError,
+      onError: log.onError,
     },
     gauge(name, help, read) {
       new Gauge({ name, help, registers: [registry], collect() { this.set(read()); } });

@@ -1,0 +1,63 @@
+/**
+ * Every 5xx the HTTP front end sends is reported with the request's id, and so is every error a
+ * handler threw (issue #12 item 7); ids are unique per request and cheap (prefix + counter).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nodeAdapter } from '../../src/http/node-adapter.js';
+import { json } from '../../src/http/reply.js';
+import { nextRequestId } from '../../src/http/request-id.js';
+import { createRouter } from '../../src/http/router.js';
+import type { HttpRequest, ListeningServer } from '../../src/http/types.js';
+import { uwsAdapter } from '../../src/http/uws-adapter.js';
+import { createMetrics } from '../../src/observability/metrics.js';
+
+describe('request ids', () => {
+  it('are unique and share the process prefix', () => {
+    const [a, b] = [nextRequestId(), nextRequestId()];
+    expect(a).not.toBe(b);
+    expect(a.split('-')[0]).toBe(b.split('-')[0]);
+  });
+});
+
+describe.each([nodeAdapter, uwsAdapter])('$name adapter: 5xx are logged with the request id', (adapter) => {
+  const serverErrors: { requestId: string | undefined; status: number }[] = [];
+  const thrown: { requestId: string | undefined }[] = [];
+  let server: ListeningServer;
+  let base: string;
+
+  beforeAll(async () => {
+    const metrics = createMetrics({
+      onError: (_error, request?: HttpRequest) => thrown.push({ requestId: request?.requestId }),
+      onServerError: (request, status) => serverErrors.push({ requestId: request?.requestId, status }),
+    });
+    const router = createRouter(
+      [
+        { method: 'GET', pattern: '/ok', handler: () => json(200, {}) },
+        { method: 'GET', pattern: '/unavailable', handler: () => json(503, {}) },
+        {
+          method: 'GET',
+          pattern: '/boom',
+          handler: () => {
+            throw new Error('bug');
+          },
+        },
+      ],
+      { corsPathPrefixes: [] },
+    );
+    server = await adapter.listen(router, { host: '127.0.0.1', port: 0, maxBodyBytes: 1024, bodyTimeoutMs: 1_000 }, metrics.httpObserver);
+    base = `http://127.0.0.1:${server.port}`;
+  });
+  afterAll(() => server.close(0));
+
+  it('reports a thrown error and its 500 under one id, a 503 under another, a 200 not at all', async () => {
+    expect((await fetch(`${base}/ok`)).status).toBe(200);
+    expect(serverErrors).toEqual([]);
+    expect((await fetch(`${base}/boom`)).status).toBe(500);
+    expect((await fetch(`${base}/unavailable`)).status).toBe(503);
+    expect(serverErrors.map((e) => e.status)).toEqual([500, 503]);
+    expect(thrown).toHaveLength(1);
+    expect(thrown[0]?.requestId).toMatch(/^[0-9a-f]{8}-[0-9a-z]+$/);
+    expect(serverErrors[0]?.requestId).toBe(thrown[0]?.requestId);
+    expect(serverErrors[1]?.requestId).not.toBe(serverErrors[0]?.requestId);
+  });
+});
