@@ -72,7 +72,9 @@ export function createInvoker(definitions: readonly AnyRpcDefinition[], services
       return await invokeOne(definition, request, meta, services);
     } catch (error) {
       // Typed errors are ordinary answers; anything else is a bug: log it in full, answer `internal`.
-      if (!(error instanceof AppError)) services.logger.error({ err: error, method: methodKey(method), protocol: meta.protocol }, 'rpc failed');
+      if (!(error instanceof AppError) || error.kind === 'internal') {
+        services.logger.error({ err: error, requestId: meta.requestId, method: methodKey(method), protocol: meta.protocol }, 'rpc failed');
+      }
       throw error;
     }
   };

@@ -15,6 +15,8 @@ export interface CallMeta {
   readonly protocol: 'json' | 'connect' | 'grpc-web' | 'grpc';
   readonly signal: AbortSignal;
   readonly remoteAddress: string;
+  /** Identifies the request in logs (src/http/request-id.ts). */
+  readonly requestId: string;
 }
 
 export interface RpcResult {

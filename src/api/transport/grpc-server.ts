@@ -1,15 +1,21 @@
 /**
  * gRPC over cleartext HTTP/2 (h2c) on its own port, serving the same methods through the same
- * invoker as the main port (connect-bridge). Only the gRPC protocol is enabled here; Connect
- * and gRPC-web live on the main port. Request messages are size-limited (the main port's adapter
- * limits bodies; nothing else would here). Close is graceful: GOAWAY, then destroy after `graceMs`.
+ * invoker as the main port. Only the gRPC protocol is enabled here; Connect and gRPC-web live
+ * on the main port. Request messages are size-limited (the main port's adapter limits bodies;
+ * nothing else would here). Every stream gets an answer: a call whose handling fails ends with
+ * `internal`, logged with its request id, never an open stream. Close is graceful: GOAWAY,
+ * then destroy after `graceMs`.
  */
-import { createServer, type Http2Server, type ServerHttp2Session } from 'node:http2';
+import { constants, createServer, type Http2Server, type Http2ServerRequest, type Http2ServerResponse, type ServerHttp2Session } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import type { DescService } from '@bufbuild/protobuf';
-import { connectNodeAdapter } from '@connectrpc/connect-node';
+import { Code, ConnectError, createConnectRouter } from '@connectrpc/connect';
+import type { UniversalHandler } from '@connectrpc/connect/protocol';
+import { universalRequestFromNodeRequest, universalResponseToNodeResponse } from '@connectrpc/connect-node';
+import { nextRequestId } from '../../http/request-id.js';
 import type { RpcInvoker } from '../rpc.js';
-import { callContextValues, registerServices } from './connect-bridge.js';
+import { ACCEPT_COMPRESSION } from './connect-bridge.js';
+import { callContextValues, registerServices } from './rpc-registration.js';
 
 export interface GrpcServerOptions {
   readonly host: string;
@@ -19,6 +25,8 @@ export interface GrpcServerOptions {
   readonly invoke: RpcInvoker;
   /** Largest request message accepted (default 4 MiB, as gRPC clients default to). */
   readonly maxMessageBytes?: number;
+  /** Told about calls whose handling failed (the client got `internal`). */
+  readonly onCallFailed?: (error: unknown, call: { readonly requestId: string; readonly path: string }) => void;
 }
 
 export interface GrpcServer {
@@ -32,15 +40,16 @@ const defaultMaxMessageBytes = 4 * 1024 * 1024;
 
 export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcServer> {
   const shutdown = new AbortController();
-  const handler = connectNodeAdapter({
-    routes: (router) => registerServices(router, options.services, options.invoke),
+  const router = createConnectRouter({
     connect: false,
     grpcWeb: false,
+    acceptCompression: ACCEPT_COMPRESSION,
     readMaxBytes: options.maxMessageBytes ?? defaultMaxMessageBytes,
     shutdownSignal: shutdown.signal,
-    contextValues: (req) => callContextValues(req.socket.remoteAddress ?? ''),
   });
-  const server = createServer(handler);
+  registerServices(router, options.services, options.invoke, 'streamed');
+  const handlers = new Map(router.handlers.map((h) => [h.requestPath, h]));
+  const server = createServer((req, res) => serveCall(handlers, req, res, options));
   const sessions = new Set<ServerHttp2Session>();
   server.on('session', (session) => {
     sessions.add(session);
@@ -49,6 +58,29 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   await listen(server, options.host, options.port);
   const port = (server.address() as AddressInfo).port; // listening on TCP: always an AddressInfo
   return { port, close: (graceMs = defaultGraceMs) => closeServer(server, sessions, shutdown, graceMs) };
+}
+
+function serveCall(handlers: ReadonlyMap<string, UniversalHandler>, req: Http2ServerRequest, res: Http2ServerResponse, options: GrpcServerOptions): void {
+  const path = req.url.split('?', 1)[0] ?? '';
+  const handler = handlers.get(path);
+  if (handler === undefined) return answerStatus(res, Code.Unimplemented, 'unknown method');
+  const requestId = nextRequestId();
+  const contextValues = callContextValues({ remoteAddress: req.socket.remoteAddress ?? '', requestId, invoked: false });
+  handler(universalRequestFromNodeRequest(req, res, undefined, contextValues))
+    .then((response) => universalResponseToNodeResponse(response, res))
+    .catch((error: unknown) => {
+      if (ConnectError.from(error).code === Code.Aborted) return; // the client went away
+      options.onCallFailed?.(error, { requestId, path });
+      if (!res.headersSent) return answerStatus(res, Code.Internal, 'internal error');
+      res.stream.close(constants.NGHTTP2_INTERNAL_ERROR); // headers are out: reset the stream
+    });
+}
+
+/** A trailers-only gRPC answer (status in the headers, no message). */
+function answerStatus(res: Http2ServerResponse, code: Code, message: string): void {
+  if (res.stream.destroyed) return;
+  res.writeHead(200, { 'content-type': 'application/grpc', 'grpc-status': String(code), 'grpc-message': encodeURIComponent(message) });
+  res.end();
 }
 
 function listen(server: Http2Server, host: string, port: number): Promise<void> {

@@ -83,6 +83,9 @@ function metaOf(req: HttpRequest): CallMeta {
     get signal() {
       return req.signal;
     },
+    get requestId() {
+      return req.requestId;
+    },
   };
 }
 

@@ -1,0 +1,110 @@
+/**
+ * Registers our unary methods with a Connect router, every one calling the shared RpcInvoker.
+ * For gRPC and gRPC-web (`streamed`) the library is told they are client-streaming — the same
+ * bytes on the wire — so the request message is read inside our implementation: a message
+ * that cannot be decoded (garbage protobuf, broken JSON) is our `invalid_argument` with a fixed
+ * message, never the library's `internal` nor a message quoting, and maybe splitting, the
+ * input (issue #12 items 7 and 8). Connect's unary protocol parses before any hook; its
+ * failures are answered in connect-bridge.ts.
+ */
+import type { DescMethod, DescMethodClientStreaming, DescMethodUnary, DescService, Message } from '@bufbuild/protobuf';
+import { Code, ConnectError, createContextKey, createContextValues, type ConnectRouter, type ContextValues, type HandlerContext } from '@connectrpc/connect';
+import { AppError, invalidArgument, ProgrammerError, resourceExhausted } from '../../../actors/index.js';
+import { toConnectError } from '../../http/error-mapping.js';
+import type { CallMeta, RpcInvoker } from '../rpc.js';
+
+/** What the transport knows about one call, shared with the implementation through the context. */
+export interface CallRecord {
+  readonly remoteAddress: string;
+  readonly requestId: string;
+  /** Set when the request message was read and the invoker called. */
+  invoked: boolean;
+}
+
+const callKey = createContextKey<CallRecord | undefined>(undefined, { description: 'tessera call record' });
+
+export function callContextValues(record: CallRecord): ContextValues {
+  return createContextValues().set(callKey, record);
+}
+
+export type Reading = 'unary' | 'streamed';
+
+/** Registers every method of `services` on `router`. Unary only. */
+export function registerServices(router: ConnectRouter, services: readonly DescService[], invoke: RpcInvoker, reading: Reading): void {
+  for (const service of services) {
+    for (const method of service.methods) {
+      if (!isUnary(method)) throw new ProgrammerError(`${service.typeName}.${method.name}: RpcInvoker serves unary methods only`);
+      if (reading === 'unary') router.rpc(method, (request: Message, ctx) => call(method, request, ctx, invoke));
+      else router.rpc(asClientStreaming(method), async (requests: AsyncIterable<Message>, ctx) => call(method, await readSingle(requests), ctx, invoke));
+    }
+  }
+}
+
+function isUnary(method: DescMethod): method is DescMethodUnary {
+  return method.methodKind === 'unary';
+}
+
+/** The same method, declared client-streaming: gRPC frames both alike. */
+export function asClientStreaming(method: DescMethodUnary): DescMethodClientStreaming {
+  return { ...method, methodKind: 'client_streaming' };
+}
+
+async function call(method: DescMethodUnary, request: Message, ctx: HandlerContext, invoke: RpcInvoker): Promise<Message> {
+  const record = ctx.values.get(callKey);
+  if (record !== undefined) record.invoked = true;
+  try {
+    return (await invoke(method, request, metaOf(ctx, record))).message;
+  } catch (error) {
+    throw toConnectError(error);
+  }
+}
+
+/** Exactly one request message; a read failure becomes an error the client can act on. */
+export async function readSingle<T>(requests: AsyncIterable<T>): Promise<T> {
+  const iterator = requests[Symbol.asyncIterator]();
+  let first: IteratorResult<T>;
+  let second: IteratorResult<T>;
+  try {
+    first = await iterator.next();
+    second = first.done === true ? first : await iterator.next();
+  } catch (error) {
+    throw asReadError(error);
+  }
+  if (first.done === true) throw toConnectError(invalidArgument('request.missing_message', 'the call carries no request message'));
+  if (second.done !== true) throw toConnectError(invalidArgument('request.extra_message', 'a unary call takes exactly one request message'));
+  return first.value;
+}
+
+/** Library codes that already say what went wrong keep it; everything else is undecodable input. */
+function asReadError(error: unknown): ConnectError {
+  const code = error instanceof ConnectError ? error.code : undefined;
+  if (code === Code.Canceled || code === Code.DeadlineExceeded || code === Code.Unimplemented) return error as ConnectError;
+  if (code === Code.ResourceExhausted) return toConnectError(resourceExhausted('request.too_large', 'the request message is larger than the limit', { cause: error }));
+  return toConnectError(malformedRequest(error));
+}
+
+/** The error for a request message that cannot be decoded; never quotes the input. */
+export function malformedRequest(cause?: unknown): AppError {
+  return invalidArgument('request.malformed', 'the request message cannot be decoded', cause === undefined ? undefined : { cause });
+}
+
+function metaOf(ctx: HandlerContext, record: CallRecord | undefined): CallMeta {
+  const headers: Record<string, string> = {};
+  ctx.requestHeader.forEach((value, name) => {
+    headers[name] = value;
+  });
+  return {
+    headers,
+    host: headers.host ?? new URL(ctx.url).host, // HTTP/2 sends :authority, not Host
+    protocol: protocolOf(headers['content-type'] ?? ''),
+    signal: ctx.signal,
+    remoteAddress: record?.remoteAddress ?? '',
+    requestId: record?.requestId ?? '',
+  };
+}
+
+function protocolOf(contentType: string): CallMeta['protocol'] {
+  if (contentType.startsWith('application/grpc-web')) return 'grpc-web';
+  if (contentType.startsWith('application/grpc')) return 'grpc';
+  return 'connect';
+}
