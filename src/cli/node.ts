@@ -146,7 +146,7 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   const adapter = await selectHttpAdapter(config.http, (msg, err) => logger.warn({ err }, msg));
   const http = await adapter.listen(
     router,
-    { host: config.host, port: config.port, maxBodyBytes: config.maxBodyBytes, bodyLimits: { [IMPORT_PATH]: config.importMaxBodyBytes }, bodyTimeoutMs: config.bodyTimeoutMs },
+    { host: config.host, port: config.port, maxBodyBytes: config.maxBodyBytes, bodyLimits: { [IMPORT_PATH]: config.importMaxBodyBytes }, bodyTimeoutMs: config.bodyTimeoutMs, maxHeaderCount: config.maxHeaderCount, maxHeaderBytes: config.maxHeaderBytes },
     metrics.httpObserver,
   );
   const grpc = await startGrpcServer({ host: config.host, port: config.grpcPort, services: SERVICES, invoke, onCallFailed: (err, call) => logger.error({ err, ...call }, 'grpc call failed') });

@@ -15,6 +15,8 @@ export interface ServerCore {
   /** The body limit of a path (TESSERA_MAX_BODY_BYTES, or a route's own). */
   readonly bodyLimit: (path: string) => number;
   readonly observer: HttpObserver | undefined;
+  /** The 431 this server answers (it names the configured limits). */
+  readonly headersTooLarge: HttpReply;
   closing: boolean;
 }
 
@@ -28,6 +30,9 @@ export abstract class Exchange<S extends ServerCore = ServerCore> implements Htt
   abstract readonly query: string;
   abstract readonly remoteAddress: string;
   readonly headers: Record<string, string> = Object.create(null) as Record<string, string>;
+  /** Header fields as received (repeats counted) and their size: names, values, ": " and CRLF. */
+  headerCount = 0;
+  headerBytes = 0;
   body: Buffer = EMPTY_BODY;
   params: Readonly<Record<string, string>> = NO_PARAMS;
   route: string | undefined = undefined;
@@ -101,11 +106,17 @@ export function createLifecycle<E extends Exchange>(writer: ReplyWriter<E>) {
     dispatch,
     fail,
     /**
-     * Dispatches a request without a body at once and returns false; for one with a body,
-     * applies the path's limit (413 on a too large content-length), starts the body timer and
-     * returns true: the adapter then feeds the chunks to `admitChunk` and calls `endBody`.
+     * Answers 431 for too many or too large header fields. Otherwise dispatches a request
+     * without a body at once and returns false; for one with a body, applies the path's limit
+     * (413 on a too large content-length), starts the body timer and returns true: the adapter
+     * then feeds the chunks to `admitChunk` and calls `endBody`.
      */
     startBody(ex: E): boolean {
+      const options = ex.server.options;
+      if (ex.headerCount > options.maxHeaderCount || ex.headerBytes > options.maxHeaderBytes) {
+        writeReply(ex, ex.server.headersTooLarge, true);
+        return false;
+      }
       const length = ex.headers['content-length'];
       if ((length === undefined || length === '0') && ex.headers['transfer-encoding'] === undefined) {
         dispatch(ex);

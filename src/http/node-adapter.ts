@@ -3,12 +3,12 @@
  * uWS adapter: bodies under a size and time limit (413 / 408), the request signal aborted when the
  * client goes away, HEAD without a body, streams written with `drain` backpressure, graceful close.
  */
-import { createServer } from 'node:http';
+import { createServer, STATUS_CODES } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { createLifecycle, Exchange, type ServerCore } from './exchange.js';
 import type { HttpAdapter, HttpHandler, HttpObserver, HttpReply, HttpServerOptions, ListeningServer } from './types.js';
-import { bodyLimitLookup, internalErrorReply, isStreamBody, knownBodyLength, releaseStream } from './reply.js';
+import { bodyLimitLookup, headersTooLargeReply, internalErrorReply, isStreamBody, knownBodyLength, malformedRequestReply, rawReply, releaseStream, requestTimeoutReply } from './reply.js';
 
 class NodeExchange extends Exchange {
   readonly method: string;
@@ -24,11 +24,16 @@ class NodeExchange extends Exchange {
     this.path = mark === -1 ? url : url.slice(0, mark);
     this.query = mark === -1 ? '' : url.slice(mark + 1);
     const raw = req.rawHeaders;
+    let bytes = 0;
     for (let i = 0; i + 1 < raw.length; i += 2) {
-      const name = (raw[i] as string).toLowerCase(); // i + 1 < length
+      const value = raw[i + 1] as string; // i + 1 < length
+      const name = (raw[i] as string).toLowerCase();
+      bytes += name.length + value.length + 4;
       const previous = this.headers[name];
-      this.headers[name] = previous === undefined ? (raw[i + 1] as string) : `${previous}, ${raw[i + 1] as string}`;
+      this.headers[name] = previous === undefined ? value : `${previous}, ${value}`;
     }
+    this.headerCount = raw.length >> 1;
+    this.headerBytes = bytes;
     this.remoteAddress = req.socket.remoteAddress ?? '';
   }
 }
@@ -167,9 +172,24 @@ async function closeServer(server: ServerCore, http: Server, graceMs: number): P
   await closed;
 }
 
+/** Room for the request line beside the header fields in node's own header size limit. */
+const REQUEST_LINE_BYTES = 16 * 1024;
+
+/**
+ * What node's parser refuses before a request exists gets the same answers as the exchange's
+ * own checks: 431 past maxHeaderSize, 408 past headersTimeout, 400 for the rest.
+ */
+function onClientError(server: ServerCore, error: NodeJS.ErrnoException, socket: Socket): void {
+  if (!socket.writable || socket.bytesWritten > 0) return void socket.destroy();
+  const reply = error.code === 'HPE_HEADER_OVERFLOW' ? server.headersTooLarge : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? requestTimeoutReply : malformedRequestReply;
+  socket.end(rawReply(reply, STATUS_CODES[reply.status] ?? 'Error'));
+}
+
 function listen(handler: HttpHandler, options: HttpServerOptions, observer?: HttpObserver): Promise<ListeningServer> {
-  const server: ServerCore = { handler, options, bodyLimit: bodyLimitLookup(options), observer, closing: false };
-  const http = createServer((req, res) => onRequest(server, req, res));
+  const server: ServerCore = { handler, options, bodyLimit: bodyLimitLookup(options), observer, headersTooLarge: headersTooLargeReply(options), closing: false };
+  const http = createServer({ maxHeaderSize: options.maxHeaderBytes + REQUEST_LINE_BYTES }, (req, res) => onRequest(server, req, res));
+  http.maxHeadersCount = options.maxHeaderCount + 1; // node drops fields past this; one more tells us the limit was crossed
+  http.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => onClientError(server, error, socket));
   return new Promise((resolve, reject) => {
     http.once('error', reject);
     http.listen(options.port, options.host, () => {

@@ -98,9 +98,21 @@ function cannedError(status: number, code: number, message: string): HttpReply {
 export const notFoundReply: HttpReply = cannedError(404, 5, 'Not Found');
 export const methodNotAllowedBody: string = JSON.stringify({ code: 12, message: 'Method Not Allowed' });
 export const malformedPathReply: HttpReply = cannedError(400, 3, 'malformed path');
+export const malformedRequestReply: HttpReply = cannedError(400, 3, 'malformed HTTP request');
 export const payloadTooLargeReply: HttpReply = cannedError(413, 8, 'request body too large');
 export const requestTimeoutReply: HttpReply = cannedError(408, 4, 'request body timeout');
 export const internalErrorReply: HttpReply = cannedError(500, 13, 'internal error');
+
+/** 431 (RFC 6585 §5) naming the limits, built once per server. */
+export function headersTooLargeReply(options: HttpServerOptions): HttpReply {
+  return cannedError(431, 3, `request header fields too large: at most ${options.maxHeaderCount} fields of ${options.maxHeaderBytes} bytes in total are accepted`);
+}
+
+/** The bytes of a whole HTTP/1.1 reply, for answering on a socket no response object owns. */
+export function rawReply(reply: HttpReply, statusText: string): string {
+  const body = typeof reply.body === 'string' ? reply.body : '';
+  return `HTTP/1.1 ${reply.status} ${statusText}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
+}
 export const jsonHeaders: ReplyHeaders = JSON_HEADERS;
 
 /**

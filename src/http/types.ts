@@ -53,6 +53,10 @@ export interface HttpServerOptions {
   readonly bodyLimits?: Readonly<Record<string, number>>;
   /** A body not complete within this answers 408. */
   readonly bodyTimeoutMs: number;
+  /** More header fields than this answer 431. */
+  readonly maxHeaderCount: number;
+  /** Header fields (names, values, separators) above this many bytes in total answer 431. */
+  readonly maxHeaderBytes: number;
 }
 
 export interface ListeningServer {

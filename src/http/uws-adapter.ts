@@ -15,7 +15,7 @@ import type {
 import { STATUS_CODES } from 'node:http';
 import { createLifecycle, Exchange, type ServerCore } from './exchange.js';
 import type { HttpAdapter, HttpHandler, HttpObserver, HttpReply, HttpServerOptions, ListeningServer } from './types.js';
-import { assertSafeHeaders, bodyLimitLookup, internalErrorReply, isStreamBody, knownBodyLength, releaseStream } from './reply.js';
+import { assertSafeHeaders, bodyLimitLookup, headersTooLargeReply, internalErrorReply, isStreamBody, knownBodyLength, releaseStream } from './reply.js';
 
 interface UwsServer extends ServerCore {
   readonly inflight: Set<UwsExchange>;
@@ -35,14 +35,22 @@ class UwsExchange extends Exchange<UwsServer> {
     this.path = req.getUrl();
     this.query = (req.getQuery() as string | undefined) ?? '';
     headerTarget = this.headers;
+    headerCount = 0;
+    headerBytes = 0;
     req.forEach(collectHeader);
+    this.headerCount = headerCount;
+    this.headerBytes = headerBytes;
     this.remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
   }
 }
 
-// forEach runs synchronously, so one module-level target avoids a closure per request.
+// forEach runs synchronously, so module-level slots avoid a closure per request.
 let headerTarget: Record<string, string> = {};
+let headerCount = 0;
+let headerBytes = 0;
 function collectHeader(name: string, value: string): void {
+  headerCount += 1;
+  headerBytes += name.length + value.length + 4;
   const previous = headerTarget[name];
   headerTarget[name] = previous === undefined ? value : `${previous}, ${value}`;
 }
@@ -248,7 +256,7 @@ export function isNativeUws(): boolean {
 
 function listen(handler: HttpHandler, options: HttpServerOptions, observer?: HttpObserver): Promise<ListeningServer> {
   if (!isNativeUws()) return Promise.reject(new Error('uWebSockets.js native binary did not load (fallback active)'));
-  const server: UwsServer = { handler, options, bodyLimit: bodyLimitLookup(options), observer, inflight: new Set(), closing: false, onIdle: undefined };
+  const server: UwsServer = { handler, options, bodyLimit: bodyLimitLookup(options), observer, headersTooLarge: headersTooLargeReply(options), inflight: new Set(), closing: false, onIdle: undefined };
   const app = uWS.App().any('/*', (res, req) => onRequest(server, res, req));
   return new Promise((resolve, reject) => {
     app.listen(options.host, options.port, (listenSocket) => {

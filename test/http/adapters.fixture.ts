@@ -8,7 +8,18 @@ import type { HttpHandler, HttpObserver, HttpRequest, HttpServerOptions } from '
 
 /** `/echo-large` has its own, larger body limit (as the organization import has). */
 export const LARGE_BODY_BYTES = 4096;
-export const serverOptions: HttpServerOptions = { host: '127.0.0.1', port: 0, maxBodyBytes: 1024, bodyLimits: { '/echo-large': LARGE_BODY_BYTES }, bodyTimeoutMs: 300 };
+/** Below the uWS build's own limits (48 header fields, ~128 KB), so both adapters answer 431. */
+export const MAX_HEADER_COUNT = 30;
+export const MAX_HEADER_BYTES = 8192;
+export const serverOptions: HttpServerOptions = {
+  host: '127.0.0.1',
+  port: 0,
+  maxBodyBytes: 1024,
+  bodyLimits: { '/echo-large': LARGE_BODY_BYTES },
+  bodyTimeoutMs: 300,
+  maxHeaderCount: MAX_HEADER_COUNT,
+  maxHeaderBytes: MAX_HEADER_BYTES,
+};
 
 export const STREAM_CHUNKS = 256;
 export const STREAM_CHUNK_BYTES = 16 * 1024;

@@ -9,6 +9,8 @@ import {
   createObserver,
   createProbes,
   LARGE_BODY_BYTES,
+  MAX_HEADER_BYTES,
+  MAX_HEADER_COUNT,
   serverOptions,
   STREAM_CHUNK_BYTES,
   STREAM_CHUNKS,
@@ -157,6 +159,34 @@ describe.each(adapters)('$name adapter', ({ adapter }) => {
     client.send('POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\nabc');
     const text = await client.closed;
     expect(statusOf(text)).toBe(408);
+  });
+
+  it('answers 408 before closing when the body keeps trickling slower than bodyTimeoutMs', async () => {
+    const client = new RawClient(server.port);
+    client.send('POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\n\r\n');
+    const drip = setInterval(() => client.send('x'), 20); // a byte every 20 ms: never idle, never done
+    try {
+      const text = await client.closed;
+      expect(statusOf(text)).toBe(408);
+      expect(text).toContain('request body timeout');
+    } finally {
+      clearInterval(drip);
+    }
+  });
+
+  it.each([
+    ['too many header fields', () => Array.from({ length: MAX_HEADER_COUNT + 2 }, (_, i) => `x-h${i}: v\r\n`).join('')],
+    ['a header block above the byte limit', () => `x-big: ${'a'.repeat(MAX_HEADER_BYTES + 100)}\r\n`],
+    ['a header block past node’s own parser limit', () => `x-big: ${'a'.repeat(MAX_HEADER_BYTES + 20_000)}\r\n`],
+  ])('answers 431 with a clear body for %s, and keeps serving', async (_name, headers) => {
+    const client = new RawClient(server.port);
+    client.send(`GET /items/x HTTP/1.1\r\nHost: t\r\n${headers()}\r\n`);
+    const text = await client.until((t) => t.includes('}'));
+    expect(statusOf(text)).toBe(431);
+    expect(text).toContain('request header fields too large');
+    client.destroy();
+    const res = await fetch(`${base}/items/after`, { headers: Object.fromEntries(Array.from({ length: MAX_HEADER_COUNT - 10 }, (_, i) => [`x-h${i}`, 'v'])) });
+    expect(res.status).toBe(200); // positive control: below the limits
   });
 
   it('aborts the handler signal when the client disconnects, and keeps serving', async () => {

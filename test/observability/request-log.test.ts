@@ -44,7 +44,7 @@ describe.each([nodeAdapter, uwsAdapter])('$name adapter: 5xx are logged with the
       ],
       { corsPathPrefixes: [] },
     );
-    server = await adapter.listen(router, { host: '127.0.0.1', port: 0, maxBodyBytes: 1024, bodyTimeoutMs: 1_000 }, metrics.httpObserver);
+    server = await adapter.listen(router, { host: '127.0.0.1', port: 0, maxBodyBytes: 1024, bodyTimeoutMs: 1_000, maxHeaderCount: 40, maxHeaderBytes: 32_768 }, metrics.httpObserver);
     base = `http://127.0.0.1:${server.port}`;
   });
   afterAll(() => server.close(0));
