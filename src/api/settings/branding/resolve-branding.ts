@@ -19,6 +19,6 @@ export const resolveBrandingRpc = defineRpc({
     const org = orgId === undefined ? undefined : await actors.readRecord(instanceId, brandingSettingsKind, orgId);
     const resolved = resolveBrandingSettings(instanceId, instance?.state, orgId === undefined ? undefined : { orgId, values: org?.state });
     const settings = Object.fromEntries(Object.entries(resolved as Record<string, ResolvedValue<unknown>>).map(([key, value]) => [key, toResolvedWire(value)]));
-    return { details: contextDetails(call, orgId === undefined ? instance : org), settings };
+    return { details: await contextDetails(call, orgId === undefined ? instance : org), settings };
   },
 });

@@ -45,7 +45,7 @@ export const setBrandingRpc = defineRpc({
     const command = { ...(orgId === undefined ? {} : { orgId }), patch };
     const details = await call.services.actors.ask(contextAddress(call), setBrandingSettings, command, { creator: call.caller.userId });
     noteSettingsChanged(call.instance.id);
-    return { details: toSettingsDetailsAfter(details) };
+    return { details: await toSettingsDetailsAfter(call.services.actors, call.instance.id, details) };
   },
 });
 

@@ -26,7 +26,7 @@ export const resolveFeaturesRpc = defineRpc({
       else features[name] = inherited ? { value, owner: toWireOwner(instanceOwner(instanceId)) } : { value };
     }
     return {
-      details: toSettingsDetails({
+      details: await toSettingsDetails(call.services.actors, instanceId, {
         sequence: settings?.meta.sequence ?? 0,
         changeDate: settings?.meta.changedAt ?? 0,
         owner: instanceOwner(instanceId),

@@ -22,7 +22,7 @@ export const setFeaturesRpc = defineRpc({
       { features: { ...request.features } },
       { creator: call.caller.userId },
     );
-    return { details: toSettingsDetailsAfter(details) };
+    return { details: await toSettingsDetailsAfter(call.services.actors, call.instance.id, details) };
   },
 });
 

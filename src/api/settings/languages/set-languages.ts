@@ -28,7 +28,7 @@ export const setLanguagesRpc = defineRpc({
     const orgId = call.scope.type === 'org' ? call.scope.orgId : undefined;
     const address = orgId === undefined ? { kind: 'instance' as const, instanceId: call.instance.id } : { kind: 'org' as const, instanceId: call.instance.id, orgId };
     const details = await call.services.actors.ask(address, setLanguageSettings, { ...(orgId === undefined ? {} : { orgId }), patch }, { creator: call.caller.userId });
-    return { details: toSettingsDetailsAfter(details) };
+    return { details: await toSettingsDetailsAfter(call.services.actors, call.instance.id, details) };
   },
 });
 

@@ -1,8 +1,9 @@
 /**
  * What both language settings calls share: the feature gate (`multitenancy_settings`), the
  * permission check in the request context, and the resolution of a context's settings.
- * Set: `iam.policy.write` (instance context) / `policy.write` (org context); Resolve:
- * `iam.policy.read` / `policy.read` (reference facts §7.2 recommendation).
+ * Set: `iam.policy.write` (instance context) / `policy.write` (org context). Resolve needs only
+ * an authenticated caller; texts and branding reuse the read check (`iam.policy.read` /
+ * `policy.read`).
  */
 import {
   type AggregateRecord,
@@ -46,5 +47,5 @@ export async function readLanguageSettings(call: CallContext): Promise<ContextLa
 /** Settings details of the context's own row (sequence 0 when it never set anything). */
 export function toContextDetails(call: CallContext, own: AggregateRecord<LanguageSettings> | undefined) {
   const owner = call.scope.type === 'org' ? orgOwner(call.scope.orgId) : instanceOwner(call.instance.id);
-  return toSettingsDetails({ sequence: own?.meta.sequence ?? 0, changeDate: own?.meta.changedAt ?? 0, owner });
+  return toSettingsDetails(call.services.actors, call.instance.id, { sequence: own?.meta.sequence ?? 0, changeDate: own?.meta.changedAt ?? 0, owner });
 }

@@ -25,7 +25,7 @@ export function contextAddress(call: CallContext) {
 export function contextDetails(call: CallContext, own: AggregateRecord<unknown> | undefined) {
   const orgId = contextOrgId(call);
   const owner = orgId === undefined ? instanceOwner(call.instance.id) : orgOwner(orgId);
-  return toSettingsDetails({ sequence: own?.meta.sequence ?? 0, changeDate: own?.meta.changedAt ?? 0, owner });
+  return toSettingsDetails(call.services.actors, call.instance.id, { sequence: own?.meta.sequence ?? 0, changeDate: own?.meta.changedAt ?? 0, owner });
 }
 
 /** A resolved value on the wire (ResolvedString, ResolvedBool): `owner` only when inherited. */

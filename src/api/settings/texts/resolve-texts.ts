@@ -14,6 +14,6 @@ export const resolveTextsRpc = defineRpc({
     await requireSettingsAccess(call, 'read');
     const { own, resolved } = await readTextSettings(call, parseLanguage(request.language));
     const texts = Object.fromEntries(Object.entries(resolved).map(([key, value]) => [key, toResolvedWire(value)]));
-    return { details: contextDetails(call, own), settings: { texts } };
+    return { details: await contextDetails(call, own), settings: { texts } };
   },
 });

@@ -24,7 +24,7 @@ export const setTextsRpc = defineRpc({
     const command = { ...(orgId === undefined ? {} : { orgId }), language, patch };
     const details = await call.services.actors.ask(contextAddress(call), setTextSettings, command, { creator: call.caller.userId });
     noteSettingsChanged(call.instance.id);
-    return { details: toSettingsDetailsAfter(details) };
+    return { details: await toSettingsDetailsAfter(call.services.actors, call.instance.id, details) };
   },
 });
 

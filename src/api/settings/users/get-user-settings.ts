@@ -15,7 +15,7 @@ export const getUserSettingsRpc = defineRpc({
     const record = await call.services.actors.readRecord(instanceId, userSettingsKind, instanceId);
     const settings = userSettingsOf(record);
     return {
-      details: toSettingsDetails({ sequence: record?.meta.sequence ?? 0, changeDate: record?.meta.changedAt ?? 0, owner: instanceOwner(instanceId) }),
+      details: await toSettingsDetails(call.services.actors, instanceId, { sequence: record?.meta.sequence ?? 0, changeDate: record?.meta.changedAt ?? 0, owner: instanceOwner(instanceId) }),
       settings: {
         passwordComplexity: { ...settings.passwordComplexity },
         maxPasswordAttempts: settings.maxPasswordAttempts,

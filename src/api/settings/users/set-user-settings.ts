@@ -39,6 +39,6 @@ export const setUserSettingsRpc = defineRpc({
       ...(settings?.usernameUniquePerInstance === undefined ? {} : { usernameUniquePerInstance: settings.usernameUniquePerInstance }),
     };
     const details = await call.services.actors.ask({ kind: 'instance', instanceId: call.instance.id }, setUserSettings, command, { creator: call.caller.userId });
-    return { details: toSettingsDetailsAfter(details) };
+    return { details: await toSettingsDetailsAfter(call.services.actors, call.instance.id, details) };
   },
 });
