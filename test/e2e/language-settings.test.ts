@@ -140,8 +140,18 @@ describe('language settings', () => {
     expect((await asOrgOwner('PATCH', `${L}?ctx.orgId=${orgId}`, { defaultLanguage: { key: 'es' } })).status).toBe(200);
     expect((await asOrgOwner('GET', `${L}?ctx.orgId=${orgId}`)).status).toBe(200);
     expect((await asOrgOwner('PATCH', L, { defaultLanguage: { key: 'es' } })).status).toBe(403);
-    expect((await asOrgOwner('GET', L)).status).toBe(403);
     expect((await api(node, '')('GET', L)).status).toBe(401);
+  });
+
+  it('resolves for any authenticated caller of the instance; setting keeps its permission check (issue #12 item 13)', async () => {
+    const nobody = await seedMachineUser(node.dataDir, { username: 'lang-no-roles', memberships: [] });
+    const asNobody = api(node, nobody.token);
+    const resolved = await asNobody('GET', L);
+    expect(resolved.status).toBe(200);
+    expect(resolved.body.settings.supportedLanguages.value.map((l: { key: string }) => l.key)).toEqual(SUPPORTED);
+    expect((await asNobody('GET', `${L}?ctx.orgId=${orgId}`)).status).toBe(200);
+    expect((await asNobody('PATCH', L, { defaultLanguage: { key: 'de' } })).status).toBe(403);
+    expect((await asNobody('PATCH', `${L}?ctx.orgId=${orgId}`, { defaultLanguage: { key: 'de' } })).status).toBe(403);
   });
 
   it('answers 400 code 9 feature.disabled while multitenancy_settings is off', async () => {
