@@ -40,6 +40,7 @@ import { createJsonRoutes } from '../api/transport/json-transcoder.js';
 import { createConnectFallback } from '../api/transport/connect-bridge.js';
 import { startGrpcServer } from '../api/transport/grpc-server.js';
 import { createRouter } from '../http/router.js';
+import { notFoundReply } from '../http/reply.js';
 import { selectHttpAdapter } from '../http/select-adapter.js';
 import { systemRoutes } from '../http/system-routes.js';
 import type { NodeLogger } from '../observability/logger.js';
@@ -57,6 +58,7 @@ import { adminRoutes, IMPORT_PATH } from '../api/admin/v1/admin-routes.js';
 import { startKeyMaintenance } from '../oidc/shared/web-key-maintenance.js';
 import { createWebKeyService, ensureWebKeys, webKeyPolicy } from '../oidc/shared/web-keys.js';
 import { actionRpcs } from '../api/resources/actions/index.js';
+import { unencodedExecutionIdReply } from '../api/resources/actions/unencoded-execution-id.js';
 import { PlatformActions } from '../gen/platform/resources/action/v3alpha/action_service_pb.js';
 import { idpRpcs } from '../api/resources/idps/index.js';
 import { PlatformIdentityProviders } from '../gen/platform/resources/idp/v3alpha/idp_service_pb.js';
@@ -142,7 +144,7 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   metrics.gauge('tessera_actors_loaded', 'Tenant actors currently in memory.', () => actors.loadedCount);
   metrics.gauge('tessera_execution_event_lag', 'Events not yet delivered to event executions (all instances).', () => executions.eventLag());
   const routes = [...systemRoutes({ metrics: metrics.registry, isReady: () => ready }), ...createJsonRoutes(SERVICES, invoke), ...oidcRoutes({ config, tenants, signer, oauth, uiLocales: createUiLocalesResolver(actors) }), ...adminRoutes({ dataDir: config.dataDir, actors, tenants, clock, logger, accessTokens: createApiAccessTokens(oauth), gcsEndpoint: config.gcsEndpoint, importMaxBytes: config.importMaxBodyBytes })];
-  const router = createRouter(routes, { fallback: createConnectFallback(SERVICES, invoke), corsPathPrefixes: CORS_PREFIXES });
+  const router = createRouter(routes, { fallback: createConnectFallback(SERVICES, invoke), corsPathPrefixes: CORS_PREFIXES, notFound: (req) => unencodedExecutionIdReply(req) ?? notFoundReply });
   const adapter = await selectHttpAdapter(config.http, (msg, err) => logger.warn({ err }, msg));
   const http = await adapter.listen(
     router,

@@ -237,6 +237,24 @@ describe('executions', () => {
     expect(again.body.details[0].id).toBe('execution.not_found');
   });
 
+  it('answers 404 for an id naming no execution, whatever its shape (issue #12 item 15)', async () => {
+    for (const id of ['nonsense', 'request/platform.nope.Service', 'request/', 'event/no.such.event', 'function/nope', 'x'.repeat(1200), `request/${ORGS}/NoSuchMethod`]) {
+      const response = await call('DELETE', `${E}/${encodeURIComponent(id)}`);
+      expect(response.status, id).toBe(404);
+      expect(response.body.details[0].id, id).toBe('execution.not_found');
+    }
+  });
+
+  it('answers a raw "/" inside an execution id with a 404 saying the id must be percent-encoded', async () => {
+    for (const path of [`${E}/request/${ORGS}`, `${E}/request/${ORGS}/GetOrganization`]) {
+      const response = await call('DELETE', path);
+      expect(response.status).toBe(404);
+      expect(response.body.details[0].id).toBe('execution.id_not_encoded');
+      expect(response.body.message).toContain('percent-encoded');
+    }
+    expect((await call('GET', `${E}/functions/x`)).body.details?.[0]?.id).toBeUndefined(); // other paths keep the plain 404
+  });
+
   it('filters by condition, type, target and include; hides executions without targets or includes', async () => {
     const put = async (body: unknown) => expect((await call('POST', E, body)).status).toBe(201);
     await put({ condition: method, targets: [t1] });
