@@ -1,5 +1,5 @@
 /**
- * Connect and gRPC-web on the main port: Connect routers whose every method calls the shared
+ * Connect and gRPC-web (binary, JSON and text mode) on the main port: Connect routers whose every method calls the shared
  * RpcInvoker (rpc-registration.ts), reached through our own HTTP adapter as the router's
  * fallback for `/<package>.<Service>/<Method>` paths. gRPC-web calls go to a router reading
  * the request inside our implementation; Connect's unary protocol decodes the message before
@@ -14,6 +14,7 @@ import { compressionBrotli, compressionGzip } from '@connectrpc/connect-node';
 import { toConnectError } from '../../http/error-mapping.js';
 import type { HttpReply, HttpRequest } from '../../http/types.js';
 import type { RpcInvoker } from '../rpc.js';
+import { decodeTextBody, isGrpcWebText, toBinaryRequest, toTextResponse } from './grpc-web-text.js';
 import { callContextValues, malformedRequest, registerServices, type CallRecord, type Reading } from './rpc-registration.js';
 
 export type ConnectFallback = (req: HttpRequest) => Promise<HttpReply | undefined>;
@@ -31,10 +32,15 @@ export function createConnectFallback(services: readonly DescService[], invoke: 
   const connect = handlersOf(createConnectRouter({ grpc: false, grpcWeb: false, acceptCompression: ACCEPT_COMPRESSION }), services, invoke, 'unary');
   const grpcWeb = handlersOf(createConnectRouter({ connect: false, grpc: false, acceptCompression: ACCEPT_COMPRESSION }), services, invoke, 'streamed');
   return async (req) => {
-    const isGrpcWeb = (req.headers['content-type'] ?? '').startsWith('application/grpc-web');
+    const contentType = req.headers['content-type'] ?? '';
+    const isGrpcWeb = contentType.startsWith('application/grpc-web');
     const handler = (isGrpcWeb ? grpcWeb : connect).get(req.path);
     if (handler === undefined) return undefined;
     const record: CallRecord = { remoteAddress: req.remoteAddress, requestId: req.requestId, invoked: false };
+    if (isGrpcWebText(contentType)) {
+      const request = toBinaryRequest(toUniversalRequest(req, record), decodeTextBody(req.body));
+      return toHttpReply(await toTextResponse(await handler(request)));
+    }
     const response = await handler(toUniversalRequest(req, record));
     if (!isGrpcWeb && !record.invoked && isDecodingFailure(response.status)) return malformedReply;
     return toHttpReply(response);
