@@ -3,8 +3,9 @@
  * invoker as the main port. Only the gRPC protocol is enabled here; Connect and gRPC-web live
  * on the main port. Request messages are size-limited (the main port's adapter limits bodies;
  * nothing else would here). Every stream gets an answer: a call whose handling fails ends with
- * `internal`, logged with its request id, never an open stream. Close is graceful: GOAWAY,
- * then destroy after `graceMs`.
+ * `internal`, logged with its request id, never an open stream. The port also serves gRPC
+ * health (NOT_SERVING once closing starts) and server reflection over the same descriptors.
+ * Close is graceful: health watchers told, GOAWAY, then destroy after `graceMs`.
  */
 import { constants, createServer, type Http2Server, type Http2ServerRequest, type Http2ServerResponse, type ServerHttp2Session } from 'node:http2';
 import type { AddressInfo } from 'node:net';
@@ -15,7 +16,12 @@ import { universalRequestFromNodeRequest, universalResponseToNodeResponse } from
 import { nextRequestId } from '../../http/request-id.js';
 import type { RpcInvoker } from '../rpc.js';
 import { ACCEPT_COMPRESSION } from './connect-bridge.js';
+import { createHealthState } from './grpc-health.js';
+import { createReflectionIndex, registerReflection } from './grpc-reflection.js';
 import { callContextValues, registerServices } from './rpc-registration.js';
+import { Health } from '../../gen/grpc/health/v1/health_pb.js';
+import { ServerReflection } from '../../gen/grpc/reflection/v1/reflection_pb.js';
+import { ServerReflection as ServerReflectionV1Alpha } from '../../gen/grpc/reflection/v1alpha/reflection_pb.js';
 
 export interface GrpcServerOptions {
   readonly host: string;
@@ -48,6 +54,9 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
     shutdownSignal: shutdown.signal,
   });
   registerServices(router, options.services, options.invoke, 'streamed');
+  const health = createHealthState(options.services.map((service) => service.typeName));
+  health.register(router);
+  registerReflection(router, createReflectionIndex([...options.services, Health, ServerReflection, ServerReflectionV1Alpha]));
   const handlers = new Map(router.handlers.map((h) => [h.requestPath, h]));
   const server = createServer((req, res) => serveCall(handlers, req, res, options));
   const sessions = new Set<ServerHttp2Session>();
@@ -57,7 +66,13 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   });
   await listen(server, options.host, options.port);
   const port = (server.address() as AddressInfo).port; // listening on TCP: always an AddressInfo
-  return { port, close: (graceMs = defaultGraceMs) => closeServer(server, sessions, shutdown, graceMs) };
+  return {
+    port,
+    close: (graceMs = defaultGraceMs) => {
+      health.setNotServing();
+      return closeServer(server, sessions, shutdown, graceMs);
+    },
+  };
 }
 
 function serveCall(handlers: ReadonlyMap<string, UniversalHandler>, req: Http2ServerRequest, res: Http2ServerResponse, options: GrpcServerOptions): void {

@@ -7,7 +7,7 @@
  * input (issue #12 items 7 and 8). Connect's unary protocol parses before any hook; its
  * failures are answered in connect-bridge.ts.
  */
-import type { DescMethod, DescMethodClientStreaming, DescMethodUnary, DescService, Message } from '@bufbuild/protobuf';
+import type { DescMessage, DescMethod, DescMethodClientStreaming, DescMethodUnary, DescService, Message } from '@bufbuild/protobuf';
 import { Code, ConnectError, createContextKey, createContextValues, type ConnectRouter, type ContextValues, type HandlerContext } from '@connectrpc/connect';
 import { AppError, invalidArgument, ProgrammerError, resourceExhausted } from '../../../actors/index.js';
 import { toConnectError } from '../../http/error-mapping.js';
@@ -45,7 +45,7 @@ function isUnary(method: DescMethod): method is DescMethodUnary {
 }
 
 /** The same method, declared client-streaming: gRPC frames both alike. */
-export function asClientStreaming(method: DescMethodUnary): DescMethodClientStreaming {
+export function asClientStreaming<I extends DescMessage, O extends DescMessage>(method: DescMethodUnary<I, O>): DescMethodClientStreaming<I, O> {
   return { ...method, methodKind: 'client_streaming' };
 }
 
