@@ -4,6 +4,7 @@
  * hand from the registries' "globally reachable" column, and on IPv6 forms embedding IPv4
  * (issue #12 item 6): they get the verdict of the IPv4 address they lead to.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { checkLiteralHost, isPublicAddress, OutboundAddressRefused, PUBLIC_ONLY } from '../../src/http/outbound-policy.js';
 import { IPV4_RANGES, IPV6_RANGES, parseIpv6 } from '../../src/http/special-addresses.js';
@@ -147,5 +148,17 @@ describe('the range table itself', () => {
 
   it('rejects malformed literals', () => {
     for (const bad of ['1.2.3', '1.2.3.256', '::1::', '1:2:3:4:5:6:7:8:9', 'g::1', '', '1:2:3:4:5:6:7::8']) expect(isPublicAddress(bad), bad).toBe(false);
+  });
+});
+
+describe('docs/security.md', () => {
+  it('lists every range of the policy with its verdict', () => {
+    const doc = readFileSync(new URL('../../docs/security.md', import.meta.url), 'utf8');
+    for (const r of [...IPV4_RANGES, ...IPV6_RANGES]) {
+      const row = doc.split('\n').find((line) => line.startsWith(`| \`${r.network}/${r.prefix}\` |`));
+      expect(row, `${r.network}/${r.prefix}`).toBeDefined();
+      if (r.verdict !== 'embedded') expect(row).toContain(`| ${r.verdict} |`);
+      else expect(row).toContain('decides');
+    }
   });
 });
