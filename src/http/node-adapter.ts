@@ -180,7 +180,7 @@ const REQUEST_LINE_BYTES = 16 * 1024;
  * own checks: 431 past maxHeaderSize, 408 past headersTimeout, 400 for the rest.
  */
 function onClientError(server: ServerCore, error: NodeJS.ErrnoException, socket: Socket): void {
-  if (!socket.writable || socket.bytesWritten > 0) return void socket.destroy();
+  if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
   const reply = error.code === 'HPE_HEADER_OVERFLOW' ? server.headersTooLarge : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? requestTimeoutReply : malformedRequestReply;
   socket.end(rawReply(reply, STATUS_CODES[reply.status] ?? 'Error'));
 }

@@ -189,6 +189,16 @@ describe.each(adapters)('$name adapter', ({ adapter }) => {
     expect(res.status).toBe(200); // positive control: below the limits
   });
 
+  it('answers 431 to an oversized header block on a kept-alive connection too', async () => {
+    const client = new RawClient(server.port);
+    client.send('GET /items/first HTTP/1.1\r\nHost: t\r\n\r\n');
+    await client.until((t) => t.includes('"first"'));
+    client.send(`GET /items/x HTTP/1.1\r\nHost: t\r\nx-big: ${'a'.repeat(MAX_HEADER_BYTES + 20_000)}\r\n\r\n`);
+    const text = await client.until((t) => t.includes('request header fields too large'));
+    expect(text.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 200', 'HTTP/1.1 431']);
+    client.destroy();
+  });
+
   it('aborts the handler signal when the client disconnects, and keeps serving', async () => {
     const client = new RawClient(server.port);
     client.send('GET /slow HTTP/1.1\r\nHost: t\r\n\r\n');
