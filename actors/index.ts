@@ -28,7 +28,25 @@ export type {
   IdGenerator,
   SecretSealer,
   Logger,
+  IndexRange,
+  IndexWalk,
+  IndexCursor,
+  IndexEntry,
+  IndexReads,
 } from './kernel/ports.js';
+export {
+  defineIndexes,
+  summarize,
+  numberTerm,
+  idTerm,
+  cleanTerm,
+  EMPTY_CATALOG,
+  MAX_TERM_LENGTH,
+  type IndexCatalog,
+  type IndexDefinition,
+  type TableIndexes,
+  type RowSummary,
+} from './kernel/indexes.js';
 export { SYSTEM_TENANT } from './kernel/ports.js';
 export type { AggregateKind, AggregateRecord, RecordMeta, Loaded } from './kernel/aggregate.js';
 export { foldRecord } from './kernel/aggregate.js';
@@ -339,3 +357,8 @@ export {
   type ResolvedBrandingSettings,
 } from './instance/branding-settings.js';
 export { setBrandingSettings, type SetBrandingSettings } from './instance/commands/set-branding-settings.js';
+
+export { INDEX_CATALOG } from './index-catalog.js';
+export { orgIndexes, userIndexes, projectIndexes, applicationIndexes, projectGrantIndexes, sessionIndexes } from './organization/indexes.js';
+export { idpIndexes, membershipIndexes, targetIndexes, userSchemaIndexes } from './instance/indexes.js';
+export { instanceIndexes } from './system/indexes.js';

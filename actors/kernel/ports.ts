@@ -4,6 +4,7 @@
  * Every method that touches storage is keyed by instance id first: no call can read
  * or write another tenant's keys by accident.
  */
+import type { IndexCatalog, RowSummary } from './indexes.js';
 
 /** Who owns a resource (seed 000 "Owner"). The system owner has an empty id. */
 export type OwnerType = 'system' | 'instance' | 'org';
@@ -189,8 +190,10 @@ export interface LoadOptions {
 }
 
 /** The storage port. LMDB and PostgreSQL implement it; both pass test/store/. */
-export interface StoreAdapter {
+export interface StoreAdapter extends IndexReads {
   readonly kind: 'lmdb' | 'postgres';
+  /** The indexes this store maintains (none when opened without a catalog). */
+  readonly catalog: IndexCatalog;
   /** Conditional, atomic append of events, claims and read-model rows. */
   append(request: AppendRequest): Promise<AppendResult>;
   /** Current version of a stream (0 when it does not exist). */
@@ -226,6 +229,51 @@ export interface StoreAdapter {
   readonly changes?: ChangeFeed;
   /** Waits for pending writes to be durable, then releases the store. */
   close(): Promise<void>;
+}
+
+/** A part of one index (kernel/indexes.ts): all of it, one term, or the terms with a prefix. */
+export interface IndexRange {
+  readonly table: string;
+  readonly index: string;
+  readonly equals?: string;
+  readonly prefix?: string;
+}
+
+/** A keyset walk along an index range, in term order (ties by id) or reversed. */
+export interface IndexWalk extends IndexRange {
+  readonly reverse?: boolean;
+  /** Continue strictly after this entry, in walk direction. */
+  readonly after?: IndexCursor;
+  /** Entries to skip first (after `after`). */
+  readonly offset?: number;
+  readonly limit: number;
+}
+
+export interface IndexCursor {
+  readonly term: string;
+  readonly id: string;
+}
+
+/** One index entry: a term of a row, the row's id and scope (no row is read). */
+export interface IndexEntry extends IndexCursor {
+  readonly scope: string;
+}
+
+/**
+ * The query side of the store: ordered indexes kept in the append transaction (declared by
+ * an IndexCatalog the store was opened with). Reads never decode rows, except getRecords.
+ */
+export interface IndexReads {
+  /** Entries of an index range in walk order. */
+  readIndex(instanceId: string, walk: IndexWalk): Promise<readonly IndexEntry[]>;
+  /** Number of entries in an index range (counts keys; no row is read). */
+  countIndex(instanceId: string, range: IndexRange): Promise<number>;
+  /** Maintained row counts of a table, per scope (scopes with no rows left out). */
+  rowCounts(instanceId: string, table: string): Promise<readonly { readonly scope: string; readonly count: number }[]>;
+  /** The summaries (scope and terms of every index) of rows, in `ids` order; undefined when absent. */
+  readSummaries(instanceId: string, table: string, ids: readonly string[]): Promise<readonly (RowSummary | undefined)[]>;
+  /** Rows by id, in `ids` order; undefined when absent. */
+  getRecords(instanceId: string, table: string, ids: readonly string[]): Promise<readonly unknown[]>;
 }
 
 /** Time, injected so tests and deciders never read the wall clock themselves. */

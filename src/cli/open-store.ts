@@ -1,9 +1,9 @@
 /**
  * Picks the store the configuration asks for (design §5): PostgreSQL when `databaseUrl` is
- * set (migrations run on open), else the LMDB directory under `dataDir`.
+ * set (migrations and index builds run on open), else the LMDB directory under `dataDir`.
  */
 import { join } from 'node:path';
-import type { Clock, Logger, StoreAdapter } from '../../actors/index.js';
+import { INDEX_CATALOG, type Clock, type Logger, type StoreAdapter } from '../../actors/index.js';
 import type { Config } from '../config/schema.js';
 import { openLmdbStore } from '../store/lmdb-store.js';
 import { openPostgresStore } from '../store/postgres-store.js';
@@ -11,7 +11,7 @@ import { openPostgresStore } from '../store/postgres-store.js';
 export async function openConfiguredStore(config: Config, options: { logger: Logger; clock?: Clock }): Promise<StoreAdapter> {
   const { logger, clock } = options;
   if (config.databaseUrl !== undefined) {
-    return openPostgresStore({ url: config.databaseUrl, schema: config.databaseSchema, logger, clock });
+    return openPostgresStore({ url: config.databaseUrl, schema: config.databaseSchema, logger, clock, catalog: INDEX_CATALOG });
   }
-  return openLmdbStore({ path: join(config.dataDir, 'lmdb'), logger, clock });
+  return openLmdbStore({ path: join(config.dataDir, 'lmdb'), logger, clock, catalog: INDEX_CATALOG });
 }

@@ -11,7 +11,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { DumpCounts, StoreAdapter } from '../../actors/index.js';
+import { INDEX_CATALOG, type DumpCounts, type StoreAdapter } from '../../actors/index.js';
 import type { Config } from '../config/schema.js';
 import { StoreNotEmptyError } from '../store/dump.js';
 import { openLmdbStore } from '../store/lmdb-store.js';
@@ -101,8 +101,8 @@ function parseLocations(argv: readonly string[], config: Config): { from: Locati
 }
 
 function open(location: Location, role: string): Promise<StoreAdapter> {
-  if (location.kind === 'lmdb') return Promise.resolve(openLmdbStore({ path: join(location.dataDir, 'lmdb') }));
-  return openPostgresStore({ url: location.url, schema: location.schema, maxConnections: 2 }).catch((error: unknown) => {
+  if (location.kind === 'lmdb') return Promise.resolve(openLmdbStore({ path: join(location.dataDir, 'lmdb'), catalog: INDEX_CATALOG }));
+  return openPostgresStore({ url: location.url, schema: location.schema, maxConnections: 2, catalog: INDEX_CATALOG }).catch((error: unknown) => {
     throw new Error(`cannot open the ${role} database: ${error instanceof Error ? error.message : String(error)}`);
   });
 }

@@ -13,6 +13,9 @@
  * | [instanceId, 'r', table, id]                 | read-model row                |
  * | [instanceId, 'u', scope, value]              | holder                        |
  * | [instanceId, 't', table, key]                | ttl value; entry version = expiresAt |
+ * | [instanceId, 'i', table, index, term, id]    | scope of the row (index entry) |
+ * | [instanceId, 'x', table, id]                 | row summary [scope, terms per index] |
+ * | [instanceId, 'n', table, scope]              | number of rows of that scope  |
  * | ['~ttl', expiresAt, instanceId, table, key]  | null (expiry index for the sweeper) |
  * | ['~meta', key]                               | node setting                  |
  *
@@ -25,6 +28,9 @@ export type StoreKey = (string | number | Uint8Array)[];
 
 /** Sorts after every string and number: the exclusive upper bound of a prefix range. */
 const HIGH = new Uint8Array([0xff]);
+
+/** The highest code point: `prefix + TOP` bounds the terms starting with `prefix`. */
+const TOP = '\u{10FFFF}';
 
 export const TTL_INDEX = '~ttl';
 export const META = '~meta';
@@ -89,6 +95,47 @@ export function uniqueKey(instanceId: string, scope: string, value: string): Sto
 export function uniqueRange(instanceId: string, scope: string): { start: StoreKey; end: StoreKey } {
   const prefix = [tenant(instanceId), 'u', check(scope)];
   return { start: prefix, end: [...prefix, HIGH] };
+}
+
+export function indexKey(instanceId: string, table: string, index: string, term: string, id: string): StoreKey {
+  return [tenant(instanceId), 'i', check(table), check(index), check(term), check(id)];
+}
+
+/** The key range of one index: all of it, the terms equal to `equals`, or those starting with `prefix`. */
+export function indexRange(instanceId: string, table: string, index: string, bounds: { equals?: string; prefix?: string }): { start: StoreKey; end: StoreKey } {
+  const base = [tenant(instanceId), 'i', check(table), check(index)];
+  if (bounds.equals !== undefined) return { start: [...base, check(bounds.equals)], end: [...base, bounds.equals, HIGH] };
+  if (bounds.prefix !== undefined) return { start: [...base, check(bounds.prefix)], end: [...base, `${bounds.prefix}${TOP}`] };
+  return { start: base, end: [...base, HIGH] };
+}
+
+/** Every index key of one table (the rebuild clears them). */
+export function tableIndexRange(instanceId: string, table: string): { start: StoreKey; end: StoreKey } {
+  const base = [tenant(instanceId), 'i', check(table)];
+  return { start: base, end: [...base, HIGH] };
+}
+
+export function summaryKey(instanceId: string, table: string, id: string): StoreKey {
+  return [tenant(instanceId), 'x', check(table), check(id)];
+}
+
+export function summaryRange(instanceId: string, table: string): { start: StoreKey; end: StoreKey } {
+  const base = [tenant(instanceId), 'x', check(table)];
+  return { start: base, end: [...base, HIGH] };
+}
+
+export function rowCountKey(instanceId: string, table: string, scope: string): StoreKey {
+  return [tenant(instanceId), 'n', check(table), check(scope)];
+}
+
+export function rowCountRange(instanceId: string, table: string): { start: StoreKey; end: StoreKey } {
+  const base = [tenant(instanceId), 'n', check(table)];
+  return { start: base, end: [...base, HIGH] };
+}
+
+/** The first key of the instance after `instanceId` (instances are walked by skipping ranges). */
+export function afterInstance(instanceId: string): StoreKey {
+  return [instanceId, HIGH];
 }
 
 export function ttlKey(instanceId: string, table: string, key: string): StoreKey {

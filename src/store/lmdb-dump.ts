@@ -6,10 +6,12 @@
  * ttl.put write them (key layout: keys.ts).
  */
 import { compareKeys, type Key, type RootDatabase } from 'lmdb';
-import type { DumpCounts, DumpEntry, LoadOptions } from '../../actors/index.js';
+import type { DumpCounts, DumpEntry, IndexCatalog, LoadOptions, TableIndexes } from '../../actors/index.js';
 import { batches, count, emptyCounts, StoreNotEmptyError } from './dump.js';
 import * as keys from './keys.js';
 import { decodeEvent, encodeEvent } from './lmdb-events.js';
+import { INDEX_BUILD_META, INDEX_VERSION_META } from './lmdb-index-build.js';
+import { tablesOf, writeRowIndexes } from './lmdb-indexes.js';
 
 type Db = RootDatabase<unknown, Key>;
 type Durable = <T>(write: Promise<T>) => Promise<T>;
@@ -38,7 +40,8 @@ function toEntry(key: Key, value: unknown, version: number | undefined, now: num
   // lmdb-js keeps its shared msgpack structures under a non-array key: not our data.
   if (!Array.isArray(key)) return undefined;
   const [first, tag] = key as unknown[];
-  if (first === keys.META) return { kind: 'meta', key: String(tag), value };
+  // The index markers describe this store's indexes, which a load rebuilds for itself.
+  if (first === keys.META) return tag === INDEX_VERSION_META || tag === INDEX_BUILD_META ? undefined : { kind: 'meta', key: String(tag), value };
   if (first === keys.TTL_INDEX) return undefined;
   const instanceId = String(first);
   const part = (i: number) => String(key[i]);
@@ -48,6 +51,9 @@ function toEntry(key: Key, value: unknown, version: number | undefined, now: num
     case 'h':
       return { kind: 'head', instanceId, aggregateType: part(2), aggregateId: part(3), version: Number(value) };
     case 's':
+    case 'i':
+    case 'x':
+    case 'n':
       return undefined;
     case 'p': {
       const [position, createdAt] = value as [number, number];
@@ -67,21 +73,26 @@ function toEntry(key: Key, value: unknown, version: number | undefined, now: num
   }
 }
 
-export async function loadLmdb(db: Db, entries: AsyncIterable<DumpEntry>, durable: Durable, options: LoadOptions = {}): Promise<DumpCounts> {
+/** Loads a dump; with a catalog every record is indexed as it is written, and the indexes are marked current. */
+export async function loadLmdb(db: Db, entries: AsyncIterable<DumpEntry>, durable: Durable, options: LoadOptions = {}, catalog?: IndexCatalog): Promise<DumpCounts> {
   for (const key of db.getKeys()) {
-    if (Array.isArray(key)) throw new StoreNotEmptyError('(LMDB directory)');
+    // The index markers of an empty store (written at open) are not data.
+    const marker = Array.isArray(key) && key[0] === keys.META && (key[1] === INDEX_VERSION_META || key[1] === INDEX_BUILD_META);
+    if (Array.isArray(key) && !marker) throw new StoreNotEmptyError('(LMDB directory)');
   }
   const counts = emptyCounts();
+  const tables = tablesOf(catalog ?? { version: 0, tables: [] });
   for await (const batch of batches(entries)) {
-    await durable(db.transaction(() => batch.forEach((entry) => write(db, entry))));
+    await durable(db.transaction(() => batch.forEach((entry) => write(db, entry, tables))));
     count(counts, batch);
     options.onProgress?.(counts);
   }
+  if (catalog !== undefined) await durable(db.put(keys.metaKey(INDEX_VERSION_META), catalog.version));
   return counts;
 }
 
 /** The same keys and entry versions append, ttl.put and putMeta write (lmdb-store.ts). */
-function write(db: Db, entry: DumpEntry): void {
+function write(db: Db, entry: DumpEntry, tables: ReadonlyMap<string, TableIndexes>): void {
   switch (entry.kind) {
     case 'event': {
       const e = entry.event;
@@ -95,9 +106,12 @@ function write(db: Db, entry: DumpEntry): void {
     case 'position':
       db.put(keys.counterKey(entry.instanceId), [entry.position, entry.createdAt]);
       return;
-    case 'record':
+    case 'record': {
       db.put(keys.recordKey(entry.instanceId, entry.table, entry.id), entry.value);
+      const table = tables.get(entry.table);
+      if (table !== undefined) writeRowIndexes(db, table, entry.instanceId, entry.id, entry.value);
       return;
+    }
     case 'unique':
       db.put(keys.uniqueKey(entry.instanceId, entry.scope, entry.value), entry.holder);
       return;

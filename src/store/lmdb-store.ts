@@ -6,6 +6,7 @@
  */
 import { compareKeys, getLastVersion, open, type Key } from 'lmdb';
 import type {
+  IndexCatalog,
   AppendRequest,
   AppendResult,
   Clock,
@@ -14,11 +15,15 @@ import type {
   RecordWrite,
   StoreAdapter,
   StoredEvent,
+  TableIndexes,
   TtlStore,
 } from '../../actors/index.js';
+import { EMPTY_CATALOG } from '../../actors/index.js';
 import { checkExpectations, findClaimClash, placeEvents } from './append-rules.js';
 import * as keys from './keys.js';
 import { dumpLmdb, loadLmdb } from './lmdb-dump.js';
+import { buildIndexes } from './lmdb-index-build.js';
+import { createIndexReads, tablesOf, writeRowIndexes } from './lmdb-indexes.js';
 import { decodeEvent, encodeEvent } from './lmdb-events.js';
 
 export interface LmdbStoreOptions {
@@ -29,6 +34,11 @@ export interface LmdbStoreOptions {
   readonly noSync?: boolean;
   /** Decides when TTL rows count as expired in `ttl.get`/`ttl.take` (default: wall clock). */
   readonly clock?: Clock;
+  /**
+   * The indexes to keep (actors/index-catalog.ts). Rows written before them, or under an older
+   * catalog version, are indexed at open. Every process writing a directory must pass the same.
+   */
+  readonly catalog?: IndexCatalog;
 }
 
 type Db = ReturnType<typeof open<unknown, Key>>;
@@ -41,6 +51,9 @@ export function openLmdbStore(options: LmdbStoreOptions): StoreAdapter {
   const noSync = options.noSync === true;
   const db: Db = open<unknown, Key>(options.path, { useVersions: true, noSync });
   const clock = options.clock ?? { now: () => Date.now() };
+  const catalog = options.catalog ?? EMPTY_CATALOG;
+  const tables = tablesOf(catalog);
+  if (options.catalog !== undefined) buildIndexes(db, catalog, options.logger);
   let closed: Promise<void> | undefined;
   options.logger?.debug({ path: options.path, noSync }, 'lmdb store opened');
 
@@ -53,25 +66,27 @@ export function openLmdbStore(options: LmdbStoreOptions): StoreAdapter {
 
   return {
     kind: 'lmdb',
+    catalog,
     // A child transaction aborts as a unit when project() or a write throws, so a failed
     // append leaves nothing behind even though lmdb-js batches several callbacks per commit.
-    append: (request) => durable(db.childTransaction(() => appendInTxn(db, request))),
+    append: (request) => durable(db.childTransaction(() => appendInTxn(db, tables, request))),
     ...createReads(db),
     putMeta: async (key, value) => {
       await durable(db.put(keys.metaKey(key), value));
     },
     ttl: createTtlStore(db, clock, durable),
     dump: (dumpOptions) => dumpLmdb(db, dumpOptions?.now ?? clock.now()),
-    load: (entries, loadOptions) => loadLmdb(db, entries, durable, loadOptions),
+    load: (entries, loadOptions) => loadLmdb(db, entries, durable, loadOptions, options.catalog),
     close: () => (closed ??= closeDb(db, noSync)),
   };
 }
 
-type Reads = Omit<StoreAdapter, 'kind' | 'append' | 'putMeta' | 'ttl' | 'dump' | 'load' | 'close'>;
+type Reads = Omit<StoreAdapter, 'kind' | 'catalog' | 'append' | 'putMeta' | 'ttl' | 'dump' | 'load' | 'close'>;
 
 /** Point reads run synchronously on lmdb-js's shared read transaction: no per-call txn. */
 function createReads(db: Db): Reads {
   return {
+    ...createIndexReads(db),
     streamVersion: async (instanceId, aggregateType, aggregateId) => headOf(db, instanceId, aggregateType, aggregateId),
     readEvents: async (instanceId, after, limit) => readEvents(db, instanceId, after, limit),
     readStream: async (instanceId, aggregateType, aggregateId) => readStream(db, instanceId, aggregateType, aggregateId),
@@ -113,7 +128,7 @@ function headOf(db: Db, instanceId: string, aggregateType: string, aggregateId: 
 }
 
 /** Runs inside the write transaction: synchronous, reads see the latest commit of any process. */
-function appendInTxn(db: Db, request: AppendRequest): AppendResult {
+function appendInTxn(db: Db, tables: ReadonlyMap<string, TableIndexes>, request: AppendRequest): AppendResult {
   const { instanceId } = request;
   const versions = checkExpectations(request, (type, id) => headOf(db, instanceId, type, id));
   if (!(versions instanceof Map)) return versions;
@@ -122,11 +137,11 @@ function appendInTxn(db: Db, request: AppendRequest): AppendResult {
   const stored = placeEvents(request, versions, lastPosition(db, instanceId).position + 1);
   // Computed before any write: a throwing projection aborts with nothing written.
   const rows = request.project(stored);
-  writeAppend(db, request, stored, rows);
+  writeAppend(db, tables, request, stored, rows);
   return { ok: true, events: stored };
 }
 
-function writeAppend(db: Db, request: AppendRequest, stored: readonly StoredEvent[], rows: readonly RecordWrite[]): void {
+function writeAppend(db: Db, tables: ReadonlyMap<string, TableIndexes>, request: AppendRequest, stored: readonly StoredEvent[], rows: readonly RecordWrite[]): void {
   const { instanceId } = request;
   for (const e of stored) {
     db.put(keys.eventKey(instanceId, e.position), encodeEvent(e));
@@ -141,6 +156,8 @@ function writeAppend(db: Db, request: AppendRequest, stored: readonly StoredEven
     const key = keys.recordKey(instanceId, row.table, row.id);
     if (row.value === null || row.value === undefined) db.remove(key);
     else db.put(key, row.value);
+    const table = tables.get(row.table);
+    if (table !== undefined) writeRowIndexes(db, table, instanceId, row.id, row.value);
   }
 }
 

@@ -14,9 +14,10 @@
  * streams moved (postgres-change-feed.ts); PostgreSQL delivers it at COMMIT, never after a rollback.
  */
 import type { Sql, TransactionSql } from 'postgres';
-import type { AppendRequest, AppendResult, RecordWrite, StoredEvent } from '../../actors/index.js';
+import type { AppendRequest, AppendResult, RecordWrite, StoredEvent, TableIndexes } from '../../actors/index.js';
 import { checkExpectations, claimKey, findClaimClash, placeEvents, streamKey } from './append-rules.js';
 import { changePayload, type ChangeNotice } from './postgres-change-feed.js';
+import { indexChanges, indexStatements, IQ, toSummaryMap, type SummaryMap } from './postgres-indexes.js';
 import { checkInstance, checkPart, encodeValue, Q, valuesList } from './postgres-queries.js';
 
 /** Rows per multi-row INSERT (PostgreSQL allows 65535 parameters per statement). */
@@ -40,14 +41,17 @@ interface Queued {
 }
 
 /** The store's append: checks, then joins its instance's queue (group commit). */
-export function createAppendQueue(sql: Sql, notice?: ChangeNotice): (request: AppendRequest) => Promise<AppendResult> {
+/** Tables with indexes (by name): their rows' index entries are written with them. */
+export type IndexedTables = ReadonlyMap<string, TableIndexes>;
+
+export function createAppendQueue(sql: Sql, tables: IndexedTables, notice?: ChangeNotice): (request: AppendRequest) => Promise<AppendResult> {
   const queues = new Map<string, Queued[]>();
 
   async function drain(instanceId: string, queue: Queued[]): Promise<void> {
     while (queue.length > 0) {
       const batch = queue.splice(0, MAX_BATCH);
       try {
-        const outcomes = await appendBatch(sql, batch.map((q) => q.request), notice);
+        const outcomes = await appendBatch(sql, tables, batch.map((q) => q.request), notice);
         outcomes.forEach((outcome, i) => ('result' in outcome ? batch[i]!.resolve(outcome.result) : batch[i]!.reject(outcome.error)));
       } catch (err) {
         for (const q of batch) q.reject(err);
@@ -78,22 +82,22 @@ export function createAppendQueue(sql: Sql, notice?: ChangeNotice): (request: Ap
 }
 
 /** One append on its own (no queue). */
-export async function appendToPostgres(sql: Sql, request: AppendRequest, notice?: ChangeNotice): Promise<AppendResult> {
+export async function appendToPostgres(sql: Sql, request: AppendRequest, notice?: ChangeNotice, tables: IndexedTables = new Map()): Promise<AppendResult> {
   checkInstance(request.instanceId);
   checkParts(request);
-  const [outcome] = await appendBatch(sql, [request], notice);
+  const [outcome] = await appendBatch(sql, tables, [request], notice);
   if (outcome === undefined || 'error' in outcome) throw outcome?.error;
   return outcome.result;
 }
 
 /** Appends of one instance in one transaction; on a database error, each alone. Never rejects. */
-async function appendBatch(sql: Sql, requests: readonly AppendRequest[], notice: ChangeNotice | undefined): Promise<Outcome[]> {
+async function appendBatch(sql: Sql, tables: IndexedTables, requests: readonly AppendRequest[], notice: ChangeNotice | undefined): Promise<Outcome[]> {
   try {
-    return await sql.begin((tx) => appendInTxn(tx, requests, notice));
+    return await sql.begin((tx) => appendInTxn(tx, tables, requests, notice));
   } catch (err) {
     if (requests.length > 1) {
       const alone: Outcome[] = [];
-      for (const request of requests) alone.push(...(await appendBatch(sql, [request], notice)));
+      for (const request of requests) alone.push(...(await appendBatch(sql, tables, [request], notice)));
       return alone;
     }
     const request = requests[0]!; // one request here
@@ -114,6 +118,19 @@ interface Overlay {
   createdAt: number;
 }
 
+interface SummaryRow {
+  readonly table_name: string;
+  readonly id: string;
+  readonly scope: string;
+  readonly terms: Buffer;
+}
+
+/** The indexed tables and their rows' summaries as the database held them before the batch. */
+interface IndexState {
+  readonly tables: IndexedTables;
+  readonly before: SummaryMap;
+}
+
 interface Accepted {
   readonly request: AppendRequest;
   readonly stored: readonly StoredEvent[];
@@ -125,14 +142,17 @@ interface Accepted {
  * statements in order, so the reads start only once the counter row lock is held.
  * postgres.js queries are lazy: `.execute()` queues each one now, in this order.
  */
-async function appendInTxn(tx: TransactionSql, requests: readonly AppendRequest[], notice: ChangeNotice | undefined): Promise<Outcome[]> {
+async function appendInTxn(tx: TransactionSql, tables: IndexedTables, requests: readonly AppendRequest[], notice: ChangeNotice | undefined): Promise<Outcome[]> {
   const instanceId = requests[0]!.instanceId; // a batch holds one instance's appends
   const lock = tx.unsafe<{ position: string; created_at: string }[]>(Q.lockCounter, [instanceId]).execute();
   const headKeys = [...new Map(requests.flatMap((r) => r.expectations.map((x) => [streamKey(x.aggregateType, x.aggregateId), x] as const))).values()];
   const claimKeys = [...new Map(requests.flatMap((r) => (r.claims ?? []).map((c) => [claimKey(c.scope, c.value), c] as const))).values()];
   const heads = Promise.all(headKeys.map((x) => tx.unsafe<{ version: number }[]>(Q.head, [instanceId, x.aggregateType, x.aggregateId]).execute()));
   const holders = Promise.all(claimKeys.map((c) => tx.unsafe<{ holder: string }[]>(Q.findUnique, [instanceId, c.scope, c.value]).execute()));
-  const [[counter], headRows, holderRows] = await Promise.all([lock, heads, holders]);
+  // Rows are written under their aggregates' ids: the summaries of every stream the batch may touch.
+  const rowIds = tables.size === 0 ? [] : [...new Set(headKeys.map((x) => x.aggregateId))];
+  const summaries = rowIds.length === 0 ? Promise.resolve([]) : tx.unsafe<SummaryRow[]>(IQ.summariesById, [instanceId, rowIds]).execute();
+  const [[counter], headRows, holderRows, summaryRows] = await Promise.all([lock, heads, holders, summaries]);
   const overlay: Overlay = {
     heads: new Map(headKeys.map((x, i) => [streamKey(x.aggregateType, x.aggregateId), Number(headRows[i]?.[0]?.version ?? 0)])),
     holders: new Map(claimKeys.map((c, i) => [claimKey(c.scope, c.value), holderRows[i]?.[0]?.holder])),
@@ -157,7 +177,7 @@ async function appendInTxn(tx: TransactionSql, requests: readonly AppendRequest[
       outcomes.push(err instanceof Refusal ? { result: err.result } : { error: err });
     }
   }
-  if (accepted.length > 0) await Promise.all(writes(tx, instanceId, accepted, overlay, notice));
+  if (accepted.length > 0) await Promise.all(writes(tx, instanceId, accepted, overlay, { tables, before: toSummaryMap(summaryRows) }, notice));
   return outcomes;
 }
 
@@ -180,7 +200,7 @@ function checkParts(request: AppendRequest): void {
   for (const r of request.releases ?? []) checkPart(r.scope + r.value);
 }
 
-type Param = string | number | Buffer;
+type Param = string | number | Buffer | string[];
 /** Text, parameters, and whether to keep it as a prepared statement (fixed texts only). */
 type Statement = readonly [string, Param[], boolean];
 
@@ -191,7 +211,7 @@ type Statement = readonly [string, Param[], boolean];
  * order of statements does not matter). Nothing can throw between sends, so no result is left
  * unobserved.
  */
-function writes(tx: TransactionSql, instanceId: string, accepted: readonly Accepted[], overlay: Overlay, notice: ChangeNotice | undefined): Promise<unknown>[] {
+function writes(tx: TransactionSql, instanceId: string, accepted: readonly Accepted[], overlay: Overlay, indexes: IndexState, notice: ChangeNotice | undefined): Promise<unknown>[] {
   const statements: Statement[] = [];
   const insert = (head: string, width: number, tuples: Param[][], tail = '') => {
     for (let i = 0; i < tuples.length; i += CHUNK) {
@@ -228,6 +248,9 @@ function writes(tx: TransactionSql, instanceId: string, accepted: readonly Accep
     else puts.push([instanceId, row.table, row.id, encodeValue(row.value)]);
   }
   insert('INSERT INTO records (instance_id, table_name, id, value)', 4, puts, 'ON CONFLICT (instance_id, table_name, id) DO UPDATE SET value = excluded.value');
+  for (const [text, params] of indexStatements(instanceId, indexChanges(indexes.tables, indexes.before, latest.values()), valuesList, CHUNK)) {
+    statements.push([text, params as Param[], false]);
+  }
   if (stored.length > 0) {
     statements.push([Q.setCounter, [instanceId, overlay.position, overlay.createdAt], true]);
     if (notice !== undefined) statements.push(['SELECT pg_notify($1, $2)', [notice.channel, changePayload(notice.nodeId, instanceId, stored)], true]);

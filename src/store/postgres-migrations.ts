@@ -77,6 +77,46 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'read-model indexes',
+    // Filled by the index build (postgres-index-build.ts), which runs after the migrations.
+    sql: `
+      CREATE TABLE index_entries (
+        instance_id ${ID},
+        table_name ${ID},
+        index_name ${ID},
+        term ${ID},
+        id ${ID},
+        scope ${ID},
+        CONSTRAINT index_entries_pkey PRIMARY KEY (instance_id, table_name, index_name, term, id) INCLUDE (scope)
+      );
+      CREATE TABLE row_summaries (
+        instance_id ${ID},
+        id ${ID},
+        table_name ${ID},
+        scope ${ID},
+        terms bytea NOT NULL,
+        PRIMARY KEY (instance_id, id, table_name)
+      );
+      CREATE TABLE row_counts (
+        instance_id ${ID},
+        table_name ${ID},
+        scope ${ID},
+        count bigint NOT NULL,
+        PRIMARY KEY (instance_id, table_name, scope)
+      );
+      CREATE TABLE index_state (
+        singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+        version integer NOT NULL,
+        complete boolean NOT NULL,
+        instance_id text,
+        table_name text,
+        after_id text
+      );
+      INSERT INTO index_state (version, complete) VALUES (0, false);
+    `,
+  },
 ];
 
 /** Schema names the store accepts (quoted anyway; this keeps them boring). */

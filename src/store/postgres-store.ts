@@ -6,11 +6,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import postgres, { type Sql } from 'postgres';
-import type { Clock, Logger, ProjectionState, StoreAdapter, StoredEvent, TtlStore } from '../../actors/index.js';
+import type { Clock, IndexCatalog, Logger, ProjectionState, StoreAdapter, StoredEvent, TtlStore } from '../../actors/index.js';
+import { EMPTY_CATALOG } from '../../actors/index.js';
 import { createAppendQueue } from './postgres-append.js';
 import { changeChannel, createPostgresChangeFeed, currentSchema, type ChangeNotice } from './postgres-change-feed.js';
 import { claimTtlRow } from './postgres-ttl-claim.js';
 import { dumpPostgres, loadPostgres } from './postgres-dump.js';
+import { buildPgIndexes, invalidatePgIndexes } from './postgres-index-build.js';
+import { createPgIndexReads, tablesOf } from './postgres-indexes.js';
 import { quoteIdent, runMigrations, SCHEMA_NAME, type MigrationResult } from './postgres-migrations.js';
 import { checkInstance, decodeValue, encodeValue, hasNul, Q } from './postgres-queries.js';
 
@@ -24,6 +27,11 @@ export interface PostgresStoreOptions {
   readonly clock?: Clock;
   /** Connection pool size (default 10). */
   readonly maxConnections?: number;
+  /**
+   * The indexes to keep (actors/index-catalog.ts); built at open (and by `tessera migrate`)
+   * when the schema's indexes are older. Every node writing a schema must pass the same.
+   */
+  readonly catalog?: IndexCatalog;
 }
 
 type Track = <T>(write: Promise<T>) => Promise<T>;
@@ -44,11 +52,13 @@ export function connectPostgres(options: Pick<PostgresStoreOptions, 'url' | 'sch
   });
 }
 
-/** Runs the migrations alone (`tessera migrate`). */
-export async function migratePostgres(options: Pick<PostgresStoreOptions, 'url' | 'schema' | 'logger'>): Promise<MigrationResult> {
+/** Runs the migrations alone (`tessera migrate`), then builds the catalog's indexes when given. */
+export async function migratePostgres(options: Pick<PostgresStoreOptions, 'url' | 'schema' | 'logger' | 'catalog'>): Promise<MigrationResult & { indexedRows: number }> {
   const sql = connectPostgres({ ...options, maxConnections: 1 });
   try {
-    return await runMigrations(sql, options);
+    const result = await runMigrations(sql, options);
+    const indexedRows = options.catalog === undefined ? 0 : await buildPgIndexes(sql, options.catalog, options.logger);
+    return { ...result, indexedRows };
   } finally {
     await sql.end({ timeout: 5 });
   }
@@ -60,6 +70,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   let notice: ChangeNotice;
   try {
     const migrated = await runMigrations(sql, options);
+    if (options.catalog !== undefined) await buildPgIndexes(sql, options.catalog, options.logger);
     options.logger?.debug({ schema: options.schema, version: migrated.version, applied: migrated.applied }, 'postgres store opened');
     // Appends announce themselves on the schema's channel, as this store instance (change feed).
     notice = { channel: changeChannel(await currentSchema(sql)), nodeId: randomUUID() };
@@ -77,10 +88,12 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     return write;
   };
   const reads = createReads(sql);
-  const append = createAppendQueue(sql, notice);
+  const catalog = options.catalog ?? EMPTY_CATALOG;
+  const append = createAppendQueue(sql, tablesOf(catalog), notice);
   const changes = createPostgresChangeFeed({ sql, notice, readEvents: reads.readEvents, ...(options.logger === undefined ? {} : { logger: options.logger }) });
   return {
     kind: 'postgres',
+    catalog,
     append: (request) => track(append(request)),
     ...reads,
     changes,
@@ -89,7 +102,16 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     },
     ttl: createTtlStore(sql, clock, track),
     dump: (dumpOptions) => dumpPostgres(sql, dumpOptions?.now ?? clock.now()),
-    load: (entries, loadOptions) => track(loadPostgres(sql, entries, loadOptions)),
+    load: (entries, loadOptions) =>
+      track(
+        (async () => {
+          const counts = await loadPostgres(sql, entries, loadOptions);
+          // The load wrote rows without their index entries: build them now.
+          await invalidatePgIndexes(sql);
+          if (options.catalog !== undefined) await buildPgIndexes(sql, options.catalog, options.logger);
+          return counts;
+        })(),
+      ),
     close: () =>
       (closed ??= (async () => {
         await Promise.allSettled([...writes]);
@@ -127,7 +149,7 @@ function decodeEvent(instanceId: string, row: EventRow): StoredEvent {
   };
 }
 
-type Reads = Omit<StoreAdapter, 'kind' | 'append' | 'putMeta' | 'ttl' | 'dump' | 'load' | 'close'>;
+type Reads = Omit<StoreAdapter, 'kind' | 'catalog' | 'append' | 'putMeta' | 'ttl' | 'dump' | 'load' | 'close'>;
 
 function createReads(sql: Sql): Reads {
   /** First column's value of the first row, or undefined (also for keys PostgreSQL cannot hold). */
@@ -137,6 +159,7 @@ function createReads(sql: Sql): Reads {
     return row === undefined ? undefined : Object.values(row)[0];
   };
   return {
+    ...createPgIndexReads(sql),
     async streamVersion(instanceId, aggregateType, aggregateId) {
       return Number((await one(Q.head, [checkInstance(instanceId), aggregateType, aggregateId])) ?? 0);
     },

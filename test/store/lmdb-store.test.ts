@@ -10,13 +10,14 @@ import { open } from 'lmdb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createManualClock, type StoreAdapter } from '../../actors/index.js';
 import { openLmdbStore, type LmdbStoreOptions } from '../../src/store/lmdb-store.js';
+import { describeIndexSuite, TEST_CATALOG } from './index-suite.js';
 import { append, describeStoreSuite, event, expect0 } from './store-suite.js';
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'tessera-lmdb-'));
 
-describeStoreSuite('lmdb', async () => {
+const openIndexed = async () => {
   const dir = tempDir();
-  const store = openLmdbStore({ path: dir });
+  const store = openLmdbStore({ path: dir, catalog: TEST_CATALOG });
   return {
     store,
     cleanup: async () => {
@@ -24,7 +25,10 @@ describeStoreSuite('lmdb', async () => {
       rmSync(dir, { recursive: true, force: true });
     },
   };
-});
+};
+
+describeStoreSuite('lmdb', openIndexed);
+describeIndexSuite('lmdb', openIndexed);
 
 describe('lmdb store specifics', () => {
   const dirs: string[] = [];

@@ -7,11 +7,13 @@
  */
 import postgres from 'postgres';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createManualClock, type StoreAdapter } from '../../actors/index.js';
+import { createManualClock, type IndexWalk, type StoreAdapter } from '../../actors/index.js';
 import { MIGRATIONS } from '../../src/store/postgres-migrations.js';
+import { countQuery, IQ, walkQuery } from '../../src/store/postgres-indexes.js';
 import { Q } from '../../src/store/postgres-queries.js';
 import { migratePostgres, openPostgresStore, type PostgresStoreOptions } from '../../src/store/postgres-store.js';
 import { dropSchema, freshSchemaName, postgresUnavailable, TEST_DATABASE_URL } from './postgres-test-db.js';
+import { describeIndexSuite, TEST_CATALOG } from './index-suite.js';
 import { append, describeStoreSuite, event, expect0 } from './store-suite.js';
 
 const unavailable = await postgresUnavailable();
@@ -21,9 +23,9 @@ const title = (name: string) => (skip ? `${name} (skipped: ${unavailable})` : na
 const url = TEST_DATABASE_URL ?? '';
 
 describe.skipIf(skip)(title('postgres store'), () => {
-  describeStoreSuite('postgres', async () => {
+  const openIndexed = async () => {
     const schema = freshSchemaName();
-    const store = await openPostgresStore({ url, schema, maxConnections: 4 });
+    const store = await openPostgresStore({ url, schema, maxConnections: 4, catalog: TEST_CATALOG });
     return {
       store,
       cleanup: async () => {
@@ -31,8 +33,16 @@ describe.skipIf(skip)(title('postgres store'), () => {
         await dropSchema(schema);
       },
     };
-  });
+  };
+  describeStoreSuite('postgres', openIndexed);
+  describeIndexSuite('postgres', openIndexed);
 });
+
+/** A search walk's text and parameters over the `orgs` name index of inst-a. */
+function walk(options: Omit<IndexWalk, 'table' | 'index'>): [string, (string | number)[]] {
+  const { text, params } = walkQuery('inst-a', { table: 'orgs', index: 'name', ...options });
+  return [text, params];
+}
 
 describe.skipIf(skip)(title('postgres store specifics'), () => {
   const schemas: string[] = [];
@@ -84,7 +94,12 @@ describe.skipIf(skip)(title('postgres store specifics'), () => {
     await admin.unsafe(`INSERT INTO "${schema}".ttl_rows SELECT i, 'codes', 'k' || g, '\\x00'::bytea, $1::bigint + g
       FROM generate_series(1, 3000) g, unnest(ARRAY['inst-a', 'inst-b']) i`, [Date.now()]);
     await admin.unsafe(`INSERT INTO "${schema}".instance_positions SELECT 'inst-' || g, g, g FROM generate_series(1, 3000) g`);
-    for (const table of ['events', 'stream_heads', 'records', 'unique_claims', 'ttl_rows', 'instance_positions']) {
+    await admin.unsafe(`INSERT INTO "${schema}".index_entries SELECT i, 'orgs', x, 'n' || lpad(g::text, 5, '0'), 'r' || g, 'o' || (g % 7)
+      FROM generate_series(1, 3000) g, unnest(ARRAY['inst-a', 'inst-b']) i, unnest(ARRAY['name', 'created']) x`);
+    await admin.unsafe(`INSERT INTO "${schema}".row_summaries SELECT i, 'r' || g, 'orgs', 'o' || (g % 7), '\\x00'::bytea
+      FROM generate_series(1, 3000) g, unnest(ARRAY['inst-a', 'inst-b']) i`);
+    await admin.unsafe(`INSERT INTO "${schema}".row_counts SELECT i, 't' || g, 'o1', g FROM generate_series(1, 3000) g, unnest(ARRAY['inst-a', 'inst-b']) i`);
+    for (const table of ['events', 'stream_heads', 'records', 'unique_claims', 'ttl_rows', 'instance_positions', 'index_entries', 'row_summaries', 'row_counts']) {
       await admin.unsafe(`ANALYZE "${schema}".${table}`);
     }
     const hot: [string, string, (string | number)[]][] = [
@@ -100,10 +115,20 @@ describe.skipIf(skip)(title('postgres store specifics'), () => {
       ['ttl take', Q.ttlTake, ['inst-a', 'codes', 'k42']],
       ['ttl delete', Q.ttlDelete, ['inst-a', 'codes', 'k42']],
       ['ttl sweep batch', Q.ttlSweep, [Date.now(), 500]],
+      ['search walk, first page', ...walk({ limit: 10 })],
+      ['search walk, reversed after a cursor', ...walk({ limit: 10, reverse: true, after: { term: 'n01500', id: 'r1500' } })],
+      ['search walk, one term', ...walk({ limit: 10, equals: 'n00042' })],
+      ['search walk, prefix with offset', ...walk({ limit: 10, prefix: 'n001', offset: 20 })],
+      ['search count, prefix', countQuery('inst-a', { table: 'orgs', index: 'name', prefix: 'n001' }).text, countQuery('inst-a', { table: 'orgs', index: 'name', prefix: 'n001' }).params],
+      ['row counts', IQ.rowCounts, ['inst-a', 't42']],
+      ['summaries', IQ.summaries, ['inst-a', 'orgs', ['r1', 'r2'] as never]],
+      ['append summaries', IQ.summariesById, ['inst-a', ['r1', 'r2'] as never]],
+      ['records by ids', IQ.getRecords, ['inst-a', 'orgs', ['r1', 'r2'] as never]],
     ];
     const sql = postgres(url, { max: 1, onnotice: () => undefined, connection: { search_path: schema } });
     try {
       for (const [name, query, params] of hot) {
+        if (name.startsWith('search walk')) expect(query, name).toMatch(/ORDER BY term( DESC)?, id/);
         const plan = (await sql.unsafe(`EXPLAIN ${query}`, params)).map((r) => String(r['QUERY PLAN'])).join('\n');
         expect({ name, seqScan: plan.includes('Seq Scan') }, plan).toEqual({ name, seqScan: false });
         expect(plan, name).toMatch(/Index (Only )?Scan/);

@@ -1,0 +1,48 @@
+/**
+ * Index declarations of the instance-level tables (kernel/indexes.ts). Scope is the owning
+ * organization for what an organization may own (IDPs, memberships), else ''.
+ */
+import { defineIndexes, idTerm, numberTerm, type TableIndexes } from '../kernel/indexes.js';
+import { commonTerms } from '../organization/indexes.js';
+import { idpKind } from './idp.js';
+import { membershipKind } from './membership.js';
+import { targetKind } from './target.js';
+import { userSchemaKind } from './user-schema.js';
+
+const lower = (value: string): string => value.toLowerCase();
+
+export const targetIndexes: TableIndexes = defineIndexes(targetKind, () => '', {
+  ...commonTerms(),
+  name: (r) => r.state.name,
+  name_ci: (r) => lower(r.state.name),
+  target_type: (r) => r.state.targetType,
+  url: (r) => r.state.url,
+  timeout: (r) => r.state.timeoutNanos,
+  async: (r) => numberTerm(r.state.executionType === 'async' ? 1 : 0),
+  interrupt: (r) => numberTerm(r.state.executionType === 'interrupt' ? 1 : 0),
+});
+
+export const userSchemaIndexes: TableIndexes = defineIndexes(userSchemaKind, () => '', {
+  ...commonTerms(),
+  type: (r) => r.state.type,
+  type_ci: (r) => lower(r.state.type),
+  // The wire enum orders ACTIVE < INACTIVE, like these names.
+  state: (r) => r.state.state,
+  revision: (r) => r.state.revision,
+});
+
+export const idpIndexes: TableIndexes = defineIndexes(idpKind, (r) => (r.meta.owner.type === 'org' ? r.meta.owner.id : ''), {
+  ...commonTerms(),
+  name: (r) => r.state.name,
+  name_ci: (r) => lower(r.state.name),
+});
+
+export const membershipIndexes: TableIndexes = defineIndexes(membershipKind, (r) => (r.meta.owner.type === 'org' ? r.meta.owner.id : ''), {
+  ...commonTerms(),
+  // Membership ids are `<type>:<context>:<user>`: sorted as text, unlike snowflake ids.
+  id: (r) => r.id,
+  user: (r) => idTerm(r.state.userId),
+  context_type: (r) => r.state.contextType,
+  context: (r) => idTerm(r.state.contextId),
+  role: (r) => r.state.roles,
+});

@@ -1,0 +1,102 @@
+/**
+ * Indexes of the LMDB store (key layout: keys.ts). Written inside the append's write
+ * transaction: for every row written, the row's old summary is read, the index keys whose
+ * terms changed are removed and added, the summary is replaced and the per-scope row count
+ * moves. Reads walk key ranges only (no row is decoded).
+ */
+import type { Key, RootDatabase } from 'lmdb';
+import type { IndexCatalog, IndexEntry, IndexRange, IndexReads, IndexWalk, RowSummary, TableIndexes } from '../../actors/index.js';
+import { summarize } from '../../actors/index.js';
+import * as keys from './keys.js';
+
+type Db = RootDatabase<unknown, Key>;
+
+/** The catalog's tables by name, for the write path. */
+export function tablesOf(catalog: IndexCatalog): ReadonlyMap<string, TableIndexes> {
+  return new Map(catalog.tables.map((t) => [t.table, t]));
+}
+
+/** Updates a row's index entries, summary and scope count (call inside a write transaction). */
+export function writeRowIndexes(db: Db, table: TableIndexes, instanceId: string, id: string, value: unknown): void {
+  const summaryKey = keys.summaryKey(instanceId, table.table, id);
+  const before = toSummary(db.get(summaryKey));
+  const after = value === null || value === undefined ? undefined : summarize(table, value);
+  table.indexes.forEach((index, i) => {
+    const old = before?.terms[i] ?? [];
+    const next = after?.terms[i] ?? [];
+    const moved = before !== undefined && after !== undefined && before.scope !== after.scope;
+    for (const term of old) if (moved || !next.includes(term)) db.remove(keys.indexKey(instanceId, table.table, index.name, term, id));
+    for (const term of next) if (moved || !old.includes(term)) db.put(keys.indexKey(instanceId, table.table, index.name, term, id), after!.scope);
+  });
+  if (before !== undefined) addCount(db, instanceId, table.table, before.scope, -1);
+  if (after === undefined) {
+    if (before !== undefined) db.remove(summaryKey);
+    return;
+  }
+  addCount(db, instanceId, table.table, after.scope, 1);
+  db.put(summaryKey, [after.scope, after.terms]);
+}
+
+function addCount(db: Db, instanceId: string, table: string, scope: string, delta: number): void {
+  const key = keys.rowCountKey(instanceId, table, scope);
+  const count = Number(db.get(key) ?? 0) + delta;
+  if (count > 0) db.put(key, count);
+  else db.remove(key);
+}
+
+function toSummary(raw: unknown): RowSummary | undefined {
+  if (!Array.isArray(raw)) return undefined;
+  const [scope, terms] = raw as [string, string[][]];
+  return { scope, terms };
+}
+
+/** Removes every index key, summary and count of a table (the rebuild starts from nothing). */
+export function clearTableIndexes(db: Db, instanceId: string, table: string): void {
+  for (const range of [keys.tableIndexRange(instanceId, table), keys.summaryRange(instanceId, table), keys.rowCountRange(instanceId, table)]) {
+    for (const key of db.getKeys(range)) db.remove(key);
+  }
+}
+
+export function createIndexReads(db: Db): IndexReads {
+  return {
+    readIndex: async (instanceId, walk) => readIndex(db, instanceId, walk),
+    countIndex: async (instanceId, range: IndexRange) => (isRangeStorable(range) ? db.getCount(keys.indexRange(instanceId, range.table, range.index, range)) : 0),
+    rowCounts: async (instanceId, table) =>
+      Array.from(db.getRange(keys.rowCountRange(instanceId, table)), ({ key, value }) => ({ scope: String(keys.lastPart(key)), count: Number(value) })),
+    readSummaries: async (instanceId, table, ids) => ids.map((id) => (keys.isKeyPart(id) ? toSummary(db.get(keys.summaryKey(instanceId, table, id))) : undefined)),
+    getRecords: async (instanceId, table, ids) => ids.map((id) => (keys.isKeyPart(id) ? db.get(keys.recordKey(instanceId, table, id)) : undefined)),
+  };
+}
+
+function isRangeStorable(range: IndexRange): boolean {
+  return (range.equals === undefined || keys.isKeyPart(range.equals)) && (range.prefix === undefined || keys.isKeyPart(range.prefix));
+}
+
+function inRange(range: IndexRange, term: string): boolean {
+  if (range.equals !== undefined) return term === range.equals;
+  return range.prefix === undefined || term.startsWith(range.prefix);
+}
+
+function readIndex(db: Db, instanceId: string, walk: IndexWalk): IndexEntry[] {
+  if (!isRangeStorable(walk) || !(walk.limit > 0)) return [];
+  const range = keys.indexRange(instanceId, walk.table, walk.index, walk);
+  const reverse = walk.reverse === true;
+  let start: Key = reverse ? range.end : range.start;
+  const end: Key = reverse ? range.start : range.end;
+  let skip = Math.max(0, Math.floor(walk.offset ?? 0));
+  const cursor = walk.after;
+  // Only a cursor inside the range moves the start (a stale one never widens the walk).
+  if (cursor !== undefined && keys.isKeyPart(cursor.term) && keys.isKeyPart(cursor.id) && inRange(walk, cursor.term)) {
+    const from = keys.indexKey(instanceId, walk.table, walk.index, cursor.term, cursor.id);
+    start = from;
+    // The walk starts at the cursor itself when it still exists: step over it.
+    if (db.doesExist(from)) skip += 1;
+  }
+  const entries: IndexEntry[] = [];
+  for (const { key, value } of db.getRange({ start, end, reverse, offset: skip })) {
+    const parts = key as unknown[];
+    entries.push({ term: String(parts[4]), id: String(parts[5]), scope: String(value) });
+    if (entries.length >= walk.limit) break;
+  }
+  return entries;
+}

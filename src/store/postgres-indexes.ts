@@ -1,0 +1,196 @@
+/**
+ * Indexes of the PostgreSQL store (migration 2, docs/operations/postgres.md): `index_entries`
+ * holds one row per (table, index, term, row id) with the row's scope, its primary key being
+ * the ordered index every search walks (Index Only Scan, keyset pagination); `row_summaries`
+ * the scope and terms of each row (for the append's diff and residual filters) and
+ * `row_counts` the rows per (table, scope). The append writes them in its transaction, from
+ * the summaries it read under the instance lock.
+ */
+import type { Sql } from 'postgres';
+import type { IndexCatalog, IndexEntry, IndexRange, IndexReads, IndexWalk, RecordWrite, RowSummary, TableIndexes } from '../../actors/index.js';
+import { summarize } from '../../actors/index.js';
+import { checkInstance, decodeValue, encodeValue, hasNul } from './postgres-queries.js';
+
+/** The highest code point: `prefix || TOP` bounds the terms starting with `prefix`. */
+const TOP = '\u{10FFFF}';
+
+const ENTRY_BASE = 'FROM index_entries WHERE instance_id = $1 AND table_name = $2 AND index_name = $3';
+
+/** The WHERE clause of a range; parameters from $4. */
+function rangeClause(range: IndexRange): { clause: string; params: string[] } {
+  if (range.equals !== undefined) return { clause: ' AND term = $4', params: [range.equals] };
+  if (range.prefix !== undefined) return { clause: ' AND term >= $4 AND term < $5', params: [range.prefix, `${range.prefix}${TOP}`] };
+  return { clause: '', params: [] };
+}
+
+/** The text and parameters of one walk (exported for the EXPLAIN test). */
+export function walkQuery(instanceId: string, walk: IndexWalk): { text: string; params: (string | number)[] } {
+  const { clause, params } = rangeClause(walk);
+  const all: (string | number)[] = [instanceId, walk.table, walk.index, ...params];
+  const op = walk.reverse === true ? '<' : '>';
+  let keyset = '';
+  if (walk.after !== undefined) {
+    keyset = ` AND (term, id) ${op} ($${all.length + 1}, $${all.length + 2})`;
+    all.push(walk.after.term, walk.after.id);
+  }
+  const dir = walk.reverse === true ? ' DESC' : '';
+  all.push(Math.max(0, Math.floor(walk.limit)), Math.max(0, Math.floor(walk.offset ?? 0)));
+  const text = `SELECT term, id, scope ${ENTRY_BASE}${clause}${keyset} ORDER BY term${dir}, id${dir} LIMIT $${all.length - 1} OFFSET $${all.length}`;
+  return { text, params: all };
+}
+
+export function countQuery(instanceId: string, range: IndexRange): { text: string; params: string[] } {
+  const { clause, params } = rangeClause(range);
+  return { text: `SELECT count(*)::bigint AS n ${ENTRY_BASE}${clause}`, params: [instanceId, range.table, range.index, ...params] };
+}
+
+export const IQ = {
+  rowCounts: 'SELECT scope, count FROM row_counts WHERE instance_id = $1 AND table_name = $2 AND count > 0 ORDER BY scope',
+  summaries: 'SELECT id, scope, terms FROM row_summaries WHERE instance_id = $1 AND table_name = $2 AND id = ANY($3::text[])',
+  /** The append's read, by row id across tables (primary key order: instance, id, table). */
+  summariesById: 'SELECT table_name, id, scope, terms FROM row_summaries WHERE instance_id = $1 AND id = ANY($2::text[])',
+  getRecords: 'SELECT id, value FROM records WHERE instance_id = $1 AND table_name = $2 AND id = ANY($3::text[])',
+} as const;
+
+function unsafeParts(...parts: readonly string[]): boolean {
+  return parts.some(hasNul);
+}
+
+export function createPgIndexReads(sql: Sql): IndexReads {
+  return {
+    async readIndex(instanceId, walk) {
+      checkInstance(instanceId);
+      if (!(walk.limit > 0) || unsafeParts(walk.table, walk.index, walk.equals ?? '', walk.prefix ?? '', walk.after?.term ?? '', walk.after?.id ?? '')) return [];
+      const { text, params } = walkQuery(instanceId, walk);
+      return sql.unsafe<IndexEntry[]>(text, params, { prepare: true });
+    },
+    async countIndex(instanceId, range) {
+      checkInstance(instanceId);
+      if (unsafeParts(range.table, range.index, range.equals ?? '', range.prefix ?? '')) return 0;
+      const { text, params } = countQuery(instanceId, range);
+      const [row] = await sql.unsafe<{ n: string }[]>(text, params, { prepare: true });
+      return Number(row?.n ?? 0);
+    },
+    async rowCounts(instanceId, table) {
+      const rows = await sql.unsafe<{ scope: string; count: string }[]>(IQ.rowCounts, [checkInstance(instanceId), table]);
+      return rows.map((r) => ({ scope: r.scope, count: Number(r.count) }));
+    },
+    async readSummaries(instanceId, table, ids) {
+      const wanted = ids.filter((id) => !hasNul(id));
+      const rows = wanted.length === 0 ? [] : await sql.unsafe<{ id: string; scope: string; terms: Buffer }[]>(IQ.summaries, [checkInstance(instanceId), table, wanted]);
+      const byId = new Map(rows.map((r) => [r.id, { scope: r.scope, terms: decodeValue(r.terms) as string[][] }]));
+      return ids.map((id) => byId.get(id));
+    },
+    async getRecords(instanceId, table, ids) {
+      const wanted = ids.filter((id) => !hasNul(id));
+      const rows = wanted.length === 0 ? [] : await sql.unsafe<{ id: string; value: Buffer }[]>(IQ.getRecords, [checkInstance(instanceId), table, wanted]);
+      const byId = new Map(rows.map((r) => [r.id, decodeValue(r.value)]));
+      return ids.map((id) => byId.get(id));
+    },
+  };
+}
+
+/** Summaries as the database holds them, keyed `table NUL id`. */
+export type SummaryMap = Map<string, RowSummary>;
+
+export function summaryKey(table: string, id: string): string {
+  return `${table}\u0000${id}`;
+}
+
+export function toSummaryMap(rows: readonly { table_name: string; id: string; scope: string; terms: Buffer }[]): SummaryMap {
+  return new Map(rows.map((r) => [summaryKey(r.table_name, r.id), { scope: r.scope, terms: decodeValue(r.terms) as string[][] }]));
+}
+
+type Param = string | number | Buffer | string[];
+
+/** What the index tables need for a set of row writes (each row once, as it ends up). */
+export interface IndexChanges {
+  readonly removed: [string, string, string, string][];
+  readonly added: [string, string, string, string, string][];
+  readonly summaries: [string, string, string, Buffer][];
+  readonly dropped: [string, string][];
+  readonly counts: Map<string, [string, string, number]>;
+}
+
+/** Diffs each row's old summary against its new one (rows of tables without indexes are skipped). */
+export function indexChanges(tables: ReadonlyMap<string, TableIndexes>, before: SummaryMap, rows: Iterable<RecordWrite>): IndexChanges {
+  const changes: IndexChanges = { removed: [], added: [], summaries: [], dropped: [], counts: new Map() };
+  const count = (table: string, scope: string, delta: number) => {
+    const key = summaryKey(table, scope);
+    const entry = changes.counts.get(key) ?? [table, scope, 0];
+    entry[2] += delta;
+    changes.counts.set(key, entry);
+  };
+  for (const row of rows) {
+    const table = tables.get(row.table);
+    if (table === undefined) continue;
+    const old = before.get(summaryKey(row.table, row.id));
+    const next = row.value === null || row.value === undefined ? undefined : summarize(table, row.value);
+    const moved = old !== undefined && next !== undefined && old.scope !== next.scope;
+    table.indexes.forEach((index, i) => {
+      const was = old?.terms[i] ?? [];
+      const now = next?.terms[i] ?? [];
+      for (const term of was) if (!now.includes(term)) changes.removed.push([row.table, index.name, term, row.id]);
+      for (const term of now) if (moved || !was.includes(term)) changes.added.push([row.table, index.name, term, row.id, next!.scope]);
+    });
+    if (old !== undefined) count(row.table, old.scope, -1);
+    if (next === undefined) {
+      if (old !== undefined) changes.dropped.push([row.table, row.id]);
+    } else {
+      count(row.table, next.scope, 1);
+      changes.summaries.push([row.table, row.id, next.scope, encodeValue(next.terms)]);
+    }
+  }
+  return changes;
+}
+
+/** The statements that apply `changes` (text, parameters); multi-row inserts chunked by `chunk` rows. */
+export function indexStatements(instanceId: string, changes: IndexChanges, values: (rows: number, width: number) => string, chunk: number): [string, Param[]][] {
+  const out: [string, Param[]][] = [];
+  const insert = (head: string, width: number, tuples: Param[][], tail: string) => {
+    for (let i = 0; i < tuples.length; i += chunk) {
+      const part = tuples.slice(i, i + chunk);
+      out.push([`${head} VALUES ${values(part.length, width)} ${tail}`, part.flat()]);
+    }
+  };
+  if (changes.removed.length > 0) {
+    const cols = [0, 1, 2, 3].map((c) => changes.removed.map((r) => r[c]!));
+    out.push([
+      `DELETE FROM index_entries e USING unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS d(t, i, term, id)
+        WHERE e.instance_id = $1 AND e.table_name = d.t AND e.index_name = d.i AND e.term = d.term AND e.id = d.id`,
+      [instanceId, ...cols],
+    ]);
+  }
+  // A moved row (new scope) re-adds its unchanged terms: the conflict updates the scope.
+  insert(
+    'INSERT INTO index_entries (instance_id, table_name, index_name, term, id, scope)',
+    6,
+    changes.added.map((a) => [instanceId, ...a]),
+    'ON CONFLICT (instance_id, table_name, index_name, term, id) DO UPDATE SET scope = excluded.scope',
+  );
+  insert(
+    'INSERT INTO row_summaries (instance_id, table_name, id, scope, terms)',
+    5,
+    changes.summaries.map((s) => [instanceId, ...s]),
+    'ON CONFLICT (instance_id, id, table_name) DO UPDATE SET scope = excluded.scope, terms = excluded.terms',
+  );
+  if (changes.dropped.length > 0) {
+    out.push([
+      'DELETE FROM row_summaries s USING unnest($2::text[], $3::text[]) AS d(t, id) WHERE s.instance_id = $1 AND s.table_name = d.t AND s.id = d.id',
+      [instanceId, changes.dropped.map((d) => d[0]), changes.dropped.map((d) => d[1])],
+    ]);
+  }
+  const deltas = [...changes.counts.values()].filter((c) => c[2] !== 0);
+  insert(
+    'INSERT INTO row_counts (instance_id, table_name, scope, count)',
+    4,
+    deltas.map((c) => [instanceId, ...c]),
+    'ON CONFLICT (instance_id, table_name, scope) DO UPDATE SET count = row_counts.count + excluded.count',
+  );
+  return out;
+}
+
+/** The catalog's tables by name. */
+export function tablesOf(catalog: IndexCatalog): ReadonlyMap<string, TableIndexes> {
+  return new Map(catalog.tables.map((t) => [t.table, t]));
+}

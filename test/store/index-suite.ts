@@ -1,0 +1,155 @@
+/**
+ * The index half of the StoreAdapter contract (actors/kernel/indexes.ts), run by every adapter:
+ * entries written in the append transaction and moved or removed with their rows, keyset walks
+ * in both directions (equals, prefix, cursor, offset), range counts, per-scope row counts,
+ * summaries, a rolled-back append leaving no entry, and a dump loaded into a fresh store
+ * answering the same walks.
+ */
+import { beforeEach, afterEach, describe, expect, it } from 'vitest';
+import { defineIndexes, type AggregateKind, type IndexCatalog, type RecordWrite, type StoreAdapter } from '../../actors/index.js';
+import { append, event, expect0, type OpenStore } from './store-suite.js';
+
+interface Thing {
+  readonly name: string;
+  readonly org: string;
+  readonly tags: readonly string[];
+}
+
+const thingKind: AggregateKind<Thing> = { type: 'thing', table: 'things', evolve: (state) => state };
+
+/** A small catalog over the `things` table (other tables of the suites stay unindexed). */
+export const TEST_CATALOG: IndexCatalog = {
+  version: 1,
+  tables: [
+    defineIndexes(thingKind, (r) => r.state.org, {
+      name: (r) => r.state.name,
+      name_ci: (r) => r.state.name.toLowerCase(),
+      created: (r) => r.meta.createdAt,
+      tag: (r) => r.state.tags,
+    }),
+  ],
+};
+
+const A = 'inst-a';
+const B = 'inst-b';
+
+export function thing(id: string, name: string, org: string, createdAt: number, tags: readonly string[] = []): RecordWrite {
+  return { table: 'things', id, value: { id, meta: { version: 1, sequence: 1, createdAt, changedAt: createdAt, owner: { type: 'org', id: org } }, state: { name, org, tags } } };
+}
+
+export async function writeThings(store: StoreAdapter, instanceId: string, rows: readonly RecordWrite[]): Promise<void> {
+  const ids = rows.map((r) => r.id);
+  const heads = await Promise.all(ids.map((id) => store.streamVersion(instanceId, 'thing', id)));
+  const result = await store.append(
+    append(instanceId, {
+      expectations: ids.map((id, i) => expect0('thing', id, heads[i])),
+      events: ids.map((id) => event('thing', id, 'thing.set')),
+      project: () => rows,
+    }),
+  );
+  expect(result.ok).toBe(true);
+}
+
+const ids = (entries: readonly { id: string }[]) => entries.map((e) => e.id);
+
+export function describeIndexSuite(name: string, open: OpenStore): void {
+  describe(`StoreAdapter indexes: ${name}`, () => {
+    let store: StoreAdapter;
+    let cleanup: () => Promise<void>;
+    beforeEach(async () => {
+      ({ store, cleanup } = await open());
+      await writeThings(store, A, [
+        thing('t1', 'Beta', 'o1', 30, ['x']),
+        thing('t2', 'alpha', 'o1', 10, ['x', 'y']),
+        thing('t3', 'Alpine', 'o2', 20),
+        thing('t4', 'beta', 'o2', 40, ['y']),
+      ]);
+      await writeThings(store, B, [thing('t9', 'alpha', 'o9', 5)]);
+    });
+    afterEach(() => cleanup());
+
+    it('walks an index in term order, ties by id, forward and reversed, per instance', async () => {
+      expect(ids(await store.readIndex(A, { table: 'things', index: 'created', limit: 10 }))).toEqual(['t2', 't3', 't1', 't4']);
+      expect(ids(await store.readIndex(A, { table: 'things', index: 'created', reverse: true, limit: 10 }))).toEqual(['t4', 't1', 't3', 't2']);
+      const ci = await store.readIndex(A, { table: 'things', index: 'name_ci', limit: 10 });
+      expect(ci.map((e) => [e.term, e.id, e.scope])).toEqual([
+        ['alpha', 't2', 'o1'],
+        ['alpine', 't3', 'o2'],
+        ['beta', 't1', 'o1'],
+        ['beta', 't4', 'o2'],
+      ]);
+      expect(ids(await store.readIndex(B, { table: 'things', index: 'name', limit: 10 }))).toEqual(['t9']);
+    });
+
+    it('narrows to one term or a prefix, continues after a cursor and skips an offset', async () => {
+      expect(ids(await store.readIndex(A, { table: 'things', index: 'name_ci', equals: 'beta', limit: 10 }))).toEqual(['t1', 't4']);
+      expect(ids(await store.readIndex(A, { table: 'things', index: 'name_ci', equals: 'beta', reverse: true, limit: 10 }))).toEqual(['t4', 't1']);
+      expect(ids(await store.readIndex(A, { table: 'things', index: 'name_ci', prefix: 'alp', limit: 10 }))).toEqual(['t2', 't3']);
+      expect(ids(await store.readIndex(A, { table: 'things', index: 'name', prefix: 'alp', limit: 10 }))).toEqual(['t2']);
+      expect(ids(await store.readIndex(A, { table: 'things', index: 'name_ci', prefix: 'zzz', limit: 10 }))).toEqual([]);
+      const after = { term: 'beta', id: 't1' };
+      expect(ids(await store.readIndex(A, { table: 'things', index: 'name_ci', after, limit: 10 }))).toEqual(['t4']);
+      expect(ids(await store.readIndex(A, { table: 'things', index: 'name_ci', after, reverse: true, limit: 10 }))).toEqual(['t3', 't2']);
+      expect(ids(await store.readIndex(A, { table: 'things', index: 'created', offset: 1, limit: 2 }))).toEqual(['t3', 't1']);
+      expect(ids(await store.readIndex(A, { table: 'things', index: 'created', after: { term: '0000000000000010', id: 't2' }, offset: 1, limit: 10 }))).toEqual(['t1', 't4']);
+    });
+
+    it('counts a range and keeps row counts per scope without reading rows', async () => {
+      expect(await store.countIndex(A, { table: 'things', index: 'name_ci', equals: 'beta' })).toBe(2);
+      expect(await store.countIndex(A, { table: 'things', index: 'name_ci', prefix: 'al' })).toBe(2);
+      expect(await store.countIndex(A, { table: 'things', index: 'tag' })).toBe(4);
+      expect(await store.rowCounts(A, 'things')).toEqual([
+        { scope: 'o1', count: 2 },
+        { scope: 'o2', count: 2 },
+      ]);
+      expect(await store.readSummaries(A, 'things', ['t2', 'nope'])).toEqual([{ scope: 'o1', terms: [['alpha'], ['alpha'], ['0000000000000010'], ['x', 'y']] }, undefined]);
+      expect((await store.getRecords(A, 'things', ['t3', 'nope'])).map((r) => (r as { id: string } | undefined)?.id)).toEqual(['t3', undefined]);
+    });
+
+    it('moves entries when a row changes (terms and scope) and drops them when it is removed', async () => {
+      await writeThings(store, A, [thing('t2', 'Zeta', 'o2', 10, ['y']), { table: 'things', id: 't4', value: null }]);
+      expect(ids(await store.readIndex(A, { table: 'things', index: 'name_ci', limit: 10 }))).toEqual(['t3', 't1', 't2']);
+      expect((await store.readIndex(A, { table: 'things', index: 'tag', limit: 10 })).map((e) => [e.term, e.id, e.scope])).toEqual([
+        ['x', 't1', 'o1'],
+        ['y', 't2', 'o2'],
+      ]);
+      expect(await store.rowCounts(A, 'things')).toEqual([
+        { scope: 'o1', count: 1 },
+        { scope: 'o2', count: 2 },
+      ]);
+      expect(await store.readSummaries(A, 'things', ['t4'])).toEqual([undefined]);
+    });
+
+    it('writes no entry when the append is refused or its projection throws', async () => {
+      const stale = await store.append(append(A, { expectations: [expect0('thing', 't1', 0)], events: [event('thing', 't1', 'thing.set')], project: () => [thing('t1', 'Omega', 'o1', 1)] }));
+      expect(stale.ok).toBe(false);
+      await expect(
+        store.append(
+          append(A, {
+            expectations: [expect0('thing', 't5')],
+            events: [event('thing', 't5', 'thing.set')],
+            project: () => {
+              throw new Error('boom');
+            },
+          }),
+        ),
+      ).rejects.toThrow('boom');
+      expect(await store.countIndex(A, { table: 'things', index: 'name_ci', equals: 'omega' })).toBe(0);
+      expect(await store.rowCounts(A, 'things')).toEqual([
+        { scope: 'o1', count: 2 },
+        { scope: 'o2', count: 2 },
+      ]);
+    });
+
+    it('rebuilds the indexes of a loaded dump in the target store', async () => {
+      const copy = await open();
+      try {
+        await copy.store.load(store.dump());
+        expect(ids(await copy.store.readIndex(A, { table: 'things', index: 'name_ci', limit: 10 }))).toEqual(['t2', 't3', 't1', 't4']);
+        expect(await copy.store.rowCounts(B, 'things')).toEqual([{ scope: 'o9', count: 1 }]);
+      } finally {
+        await copy.cleanup();
+      }
+    });
+  });
+}
