@@ -38,7 +38,8 @@ export const userIndexes: TableIndexes = defineIndexes(userKind, (r) => r.state.
   username_ci: (r) => lower(r.state.username),
   display_name: (r) => displayNameOf(r.state),
   display_name_ci: (r) => lower(displayNameOf(r.state)),
-  // Machine users have no email: they are left out of the email index (and of its filters).
+  // Machine users have no email: they sort as '' and are left out of the email filters' indexes.
+  email_sort: (r) => emailOf(r.state) ?? '',
   email: (r) => emailOf(r.state),
   email_ci: (r) => {
     const email = emailOf(r.state);

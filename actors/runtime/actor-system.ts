@@ -7,7 +7,7 @@
 import { AppError, aborted, alreadyExists, internalError, ProgrammerError } from '../kernel/errors.js';
 import type { AggregateKind, AggregateRecord, Loaded } from '../kernel/aggregate.js';
 import type { CommandContext, CommandHandler } from '../kernel/command.js';
-import { SYSTEM_TENANT, type ChangedStream, type Clock, type IdGenerator, type Logger, type ProjectionState, type SecretSealer, type StoreAdapter } from '../kernel/ports.js';
+import { SYSTEM_TENANT, type ChangedStream, type Clock, type IdGenerator, type IndexReads, type Logger, type ProjectionState, type SecretSealer, type StoreAdapter } from '../kernel/ports.js';
 import { Mailbox } from './mailbox.js';
 import { cacheKey, runCommand } from './run-command.js';
 
@@ -80,7 +80,12 @@ export class ActorSystem {
     return (await this.options.store.getRecord(instanceId, kind.table, id)) as AggregateRecord<S> | undefined;
   }
 
-  /** Every row of an aggregate kind in one instance, in id order (search reads this). */
+  /** The store's indexes (kernel/indexes.ts): searches walk these instead of scanning rows. */
+  get indexes(): IndexReads {
+    return this.options.store;
+  }
+
+  /** Every row of an aggregate kind in one instance, in id order. */
   async *scanRecords<S>(instanceId: string, kind: AggregateKind<S>): AsyncIterable<AggregateRecord<S>> {
     for await (const row of this.options.store.scanRecords(instanceId, kind.table)) yield row as AggregateRecord<S>;
   }

@@ -5,13 +5,14 @@
  */
 import { create } from '@bufbuild/protobuf';
 import { timestampFromMs } from '@bufbuild/protobuf/wkt';
-import { type FieldViolation, invalidArgument, type ProjectionState, validationFailed } from '../../../actors/index.js';
+import { cleanTerm, type FieldViolation, invalidArgument, type ProjectionState, validationFailed } from '../../../actors/index.js';
 import {
   ListDetailsSchema,
   TextFilterMethod,
   type ListDetails,
   type SearchQuery,
 } from '../../gen/platform/resources/object/v3alpha/object_pb.js';
+import type { Condition } from './search-executor.js';
 
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
@@ -45,6 +46,45 @@ export interface Page<T> {
   readonly details: ListDetails;
 }
 
+/** ListDetails of a page of `pageLength` items out of `total` matches. */
+export function toListDetails(query: ListQuery, total: number, pageLength: number, projection: ProjectionState): ListDetails {
+  return create(ListDetailsSchema, {
+    appliedLimit: query.limit,
+    endOfList: query.offset + pageLength >= total,
+    totalResult: BigInt(total),
+    processedSequence: BigInt(projection.position),
+    ...(projection.createdAt > 0 ? { timestamp: timestampFromMs(projection.createdAt) } : {}),
+  });
+}
+
+/**
+ * A text filter (seed 000's eight methods) as an executor condition on a text column indexed
+ * twice: `<index>` as written and `<index>_ci` lower-cased.
+ */
+export function textCondition(index: string, method: TextFilterMethod, wanted: string): Condition {
+  const lower = wanted.toLowerCase();
+  switch (method) {
+    case TextFilterMethod.EQUALS:
+      return { index, equals: cleanTerm(wanted) };
+    case TextFilterMethod.EQUALS_IGNORE_CASE:
+      return { index: `${index}_ci`, equals: cleanTerm(lower) };
+    case TextFilterMethod.STARTS_WITH:
+      return { index, prefix: cleanTerm(wanted) };
+    case TextFilterMethod.STARTS_WITH_IGNORE_CASE:
+      return { index: `${index}_ci`, prefix: cleanTerm(lower) };
+    case TextFilterMethod.CONTAINS:
+      return { index, test: (term) => term.includes(wanted) };
+    case TextFilterMethod.CONTAINS_IGNORE_CASE:
+      return { index: `${index}_ci`, test: (term) => term.includes(lower) };
+    case TextFilterMethod.ENDS_WITH:
+      return { index, test: (term) => term.endsWith(wanted) };
+    case TextFilterMethod.ENDS_WITH_IGNORE_CASE:
+      return { index: `${index}_ci`, test: (term) => term.endsWith(lower) };
+    default:
+      return 'none';
+  }
+}
+
 /** Sorts (stable, ties broken by id), then applies offset and limit. */
 export function paginate<T extends { readonly id: string }>(
   items: T[],
@@ -55,16 +95,7 @@ export function paginate<T extends { readonly id: string }>(
   const direction = query.asc ? 1 : -1;
   items.sort((a, b) => direction * (compare(a, b) || compareStrings(a.id, b.id)));
   const page = items.slice(query.offset, query.offset + query.limit);
-  return {
-    items: page,
-    details: create(ListDetailsSchema, {
-      appliedLimit: query.limit,
-      endOfList: query.offset + page.length >= items.length,
-      totalResult: BigInt(items.length),
-      processedSequence: BigInt(projection.position),
-      ...(projection.createdAt > 0 ? { timestamp: timestampFromMs(projection.createdAt) } : {}),
-    }),
-  };
+  return { items: page, details: toListDetails(query, items.length, page.length, projection) };
 }
 
 export function compareStrings(a: string, b: string): number {

@@ -3,96 +3,109 @@
  * the caller holds `user.read` (instance-wide holders: all); an org ctx narrows the search to
  * that organization. Filters are ANDed.
  */
-import { type AggregateRecord, displayNameOf, type Org, type User, userKind } from '../../../../actors/index.js';
-import { PlatformUsers, UserFieldName, type UserSearchFilter } from '../../../gen/platform/resources/user/v3alpha/user_service_pb.js';
+import { type AggregateRecord, type Org, type User, userIndexes } from '../../../../actors/index.js';
+import { TextFilterMethod } from '../../../gen/platform/resources/object/v3alpha/object_pb.js';
+import { PlatformUsers, UserFieldName, type UserSearchFilter, UserState, UserType } from '../../../gen/platform/resources/user/v3alpha/user_service_pb.js';
 import type { CallContext } from '../../call-context.js';
 import { defineRpc } from '../../invoker.js';
+import { runSearch, type SearchDeclaration } from '../../shared/indexed-search.js';
 import { createOrgReadFilter } from '../../shared/owned.js';
-import { compareIds, compareNumbers, compareStrings, type FilterRules, matchesText, maxChars, maxIds, paginate, parseListQuery, specified, validateSearchFilters } from '../../shared/search.js';
+import type { Condition } from '../../shared/search-executor.js';
+import { matchesText, maxChars, maxIds, specified, textCondition } from '../../shared/search.js';
 import { loginNamesOf } from '../../shared/user-auth.js';
-import { readOrgOf, toGetUser, toWireState, toWireType } from './shared.js';
+import { readOrgOf, toGetUser } from './shared.js';
 
-type Row = AggregateRecord<User>;
+const states: Readonly<Record<number, string>> = { [UserState.ACTIVE]: 'active', [UserState.INACTIVE]: 'inactive', [UserState.LOCKED]: 'locked' };
+const types: Readonly<Record<number, string>> = { [UserType.HUMAN]: 'human', [UserType.MACHINE]: 'machine' };
 
-const emailOf = (row: Row): string => (row.state.type === 'human' ? row.state.email.address : '');
-
-const comparators: Record<UserFieldName, (a: Row, b: Row) => number> = {
-  [UserFieldName.UNSPECIFIED]: (a, b) => compareNumbers(a.meta.createdAt, b.meta.createdAt),
-  [UserFieldName.CREATION_DATE]: (a, b) => compareNumbers(a.meta.createdAt, b.meta.createdAt),
-  [UserFieldName.ID]: (a, b) => compareIds(a.id, b.id),
-  [UserFieldName.CHANGE_DATE]: (a, b) => compareNumbers(a.meta.changedAt, b.meta.changedAt),
-  [UserFieldName.USERNAME]: (a, b) => compareStrings(a.state.username.toLowerCase(), b.state.username.toLowerCase()),
-  [UserFieldName.DISPLAY_NAME]: (a, b) => compareStrings(displayNameOf(a.state), displayNameOf(b.state)),
-  [UserFieldName.EMAIL]: (a, b) => compareStrings(emailOf(a), emailOf(b)),
-  [UserFieldName.STATE]: (a, b) => compareNumbers(toWireState(a.state.state), toWireState(b.state.state)),
-  [UserFieldName.TYPE]: (a, b) => compareNumbers(toWireType(a.state.type), toWireType(b.state.type)),
+const SEARCH: SearchDeclaration<UserSearchFilter> = {
+  table: userIndexes,
+  sort: {
+    [UserFieldName.UNSPECIFIED]: 'created',
+    [UserFieldName.CREATION_DATE]: 'created',
+    [UserFieldName.ID]: 'id',
+    [UserFieldName.CHANGE_DATE]: 'changed',
+    [UserFieldName.USERNAME]: 'username_ci',
+    [UserFieldName.DISPLAY_NAME]: 'display_name',
+    [UserFieldName.EMAIL]: 'email_sort',
+    [UserFieldName.STATE]: 'state',
+    [UserFieldName.TYPE]: 'type',
+  },
+  rules: {
+    username: [maxChars('username')],
+    email: [maxChars('address')],
+    displayName: [maxChars('displayName')],
+    loginName: [maxChars('loginName')],
+    orgId: [maxChars('orgId')],
+    inIds: [maxIds()],
+    type: [specified('type', 'type')],
+    state: [specified('state', 'state')],
+  },
+  condition({ filter: f }, call) {
+    switch (f.case) {
+      case 'username':
+        return textCondition('username', f.value.method, f.value.username);
+      case 'email':
+        return textCondition('email', f.value.method, f.value.address);
+      case 'displayName':
+        return textCondition('display_name', f.value.method, f.value.displayName);
+      case 'loginName':
+        return loginNameCondition(call, f.value.loginName, f.value.method);
+      case 'type':
+        return types[f.value.type] === undefined ? 'none' : { index: 'type', equals: types[f.value.type]! };
+      case 'state':
+        return states[f.value.state] === undefined ? 'none' : { index: 'state', equals: states[f.value.state]! };
+      case 'inIds':
+        return { ids: f.value.ids };
+      case 'orgId':
+        return { index: 'org', equals: f.value.orgId };
+      default:
+        return 'none';
+    }
+  },
 };
 
-const FILTER_RULES: FilterRules<UserSearchFilter> = {
-  username: [maxChars('username')],
-  email: [maxChars('address')],
-  displayName: [maxChars('displayName')],
-  loginName: [maxChars('loginName')],
-  orgId: [maxChars('orgId')],
-  inIds: [maxIds()],
-  type: [specified('type', 'type')],
-  state: [specified('state', 'state')],
-};
+/**
+ * Login names are `username@<domain>` for the org's primary and verified domains: the
+ * username index narrows the candidates (a login name starts with its username, so the part
+ * before the first '@' is a username prefix), and each candidate's names are checked with its
+ * organization (read once per organization).
+ */
+function loginNameCondition(call: CallContext, wanted: string, method: TextFilterMethod): Condition {
+  const orgs = new Map<string, Promise<Org | undefined>>();
+  const orgOf = (orgId: string) => {
+    let org = orgs.get(orgId);
+    if (org === undefined) orgs.set(orgId, (org = readOrgOf(call, orgId)));
+    return org;
+  };
+  const ignoreCase = method === TextFilterMethod.EQUALS_IGNORE_CASE || method === TextFilterMethod.STARTS_WITH_IGNORE_CASE;
+  const exact = method === TextFilterMethod.EQUALS || method === TextFilterMethod.EQUALS_IGNORE_CASE;
+  const prefix = method === TextFilterMethod.STARTS_WITH || method === TextFilterMethod.STARTS_WITH_IGNORE_CASE;
+  const index = ignoreCase ? 'username_ci' : 'username';
+  const text = ignoreCase ? wanted.toLowerCase() : wanted;
+  const test = async (username: string, orgId: string) => loginNamesOf(username, await orgOf(orgId)).loginNames.some((name) => matchesText(name, wanted, method));
+  const at = text.lastIndexOf('@');
+  if (exact && at > 0) return { index, equals: text.slice(0, at), test };
+  if (exact || prefix) return { index, prefix: text.split('@')[0]!, test };
+  return { index, test };
+}
 
 export const searchUsersRpc = defineRpc({
   method: PlatformUsers.method.searchUsers,
   permission: 'authenticated',
   async handle(request, call) {
-    const query = parseListQuery(request.query);
-    const compare = comparators[request.sortingColumn] ?? comparators[UserFieldName.UNSPECIFIED];
-    validateSearchFilters(request.filters, FILTER_RULES);
     const mayRead = await createOrgReadFilter(call, 'user.read');
-    const orgs = createOrgCache(call);
-    const onlyOrg = call.scope.type === 'org' ? call.scope.orgId : undefined;
-    const rows: Row[] = [];
-    for await (const row of call.services.actors.scanRecords(call.instance.id, userKind)) {
-      if (onlyOrg !== undefined && row.state.orgId !== onlyOrg) continue;
-      if (!(await mayRead(row.state.orgId))) continue;
-      const org = await orgs(row.state.orgId);
-      if (!request.filters.every((f) => matchesFilter(row, org, f))) continue;
-      rows.push(row);
-    }
-    const page = paginate(rows, compare, query, await call.services.actors.projectionState(call.instance.id));
+    const { details, rows } = await runSearch<UserSearchFilter, AggregateRecord<User>>(call, SEARCH, request, {
+      ...(call.scope.type === 'org' ? { conditions: [{ index: 'org', equals: call.scope.orgId }] } : {}),
+      visible: (_id, orgId) => mayRead(orgId),
+      scopeOnly: true,
+    });
+    const orgs = new Map<string, Org | undefined>();
     const result = [];
-    for (const row of page.items) result.push(toGetUser(row, await orgs(row.state.orgId)));
-    return { details: page.details, sortingColumn: request.sortingColumn, result };
+    for (const row of rows) {
+      if (!orgs.has(row.state.orgId)) orgs.set(row.state.orgId, await readOrgOf(call, row.state.orgId));
+      result.push(toGetUser(row, orgs.get(row.state.orgId)));
+    }
+    return { details, sortingColumn: request.sortingColumn, result };
   },
 });
-
-function createOrgCache(call: CallContext): (orgId: string) => Promise<Org | undefined> {
-  const cache = new Map<string, Promise<Org | undefined>>();
-  return (orgId) => {
-    let org = cache.get(orgId);
-    if (org === undefined) cache.set(orgId, (org = readOrgOf(call, orgId)));
-    return org;
-  };
-}
-
-function matchesFilter(row: Row, org: Org | undefined, filter: UserSearchFilter): boolean {
-  const f = filter.filter;
-  switch (f.case) {
-    case 'username':
-      return matchesText(row.state.username, f.value.username, f.value.method);
-    case 'email':
-      return row.state.type === 'human' && matchesText(row.state.email.address, f.value.address, f.value.method);
-    case 'displayName':
-      return matchesText(displayNameOf(row.state), f.value.displayName, f.value.method);
-    case 'loginName':
-      return loginNamesOf(row.state.username, org).loginNames.some((name) => matchesText(name, f.value.loginName, f.value.method));
-    case 'type':
-      return toWireType(row.state.type) === f.value.type;
-    case 'state':
-      return toWireState(row.state.state) === f.value.state;
-    case 'inIds':
-      return f.value.ids.includes(row.id);
-    case 'orgId':
-      return row.state.orgId === f.value.orgId;
-    default:
-      return true;
-  }
-}

@@ -1,0 +1,219 @@
+/**
+ * The search executor every resource search runs (docs/architecture.md "Indexes and the
+ * search executor"): filters become conditions on the table's indexes (actors/<area>/indexes.ts);
+ * the cheapest condition is the source (ids < one term < a prefix < a scan of index terms),
+ * the others are checked on the candidates' summaries; each candidate passes the permission
+ * check by id and scope, then the page is cut in the requested order. Without conditions the
+ * sort index is walked in order and the total comes from the maintained row counts. Rows are
+ * read only for the page, and for candidates of searches whose rules need the row itself
+ * (`rowCheck`).
+ */
+import type { IndexEntry, IndexReads, RowSummary, TableIndexes } from '../../../actors/index.js';
+import { compareStrings, type ListQuery } from './search.js';
+
+/** A filter as the executor sees it: ids, a range (and test) on one index, or nothing matches. */
+export type Condition =
+  | { readonly ids: readonly string[] }
+  | {
+      readonly index: string;
+      readonly equals?: string;
+      readonly prefix?: string;
+      /** Checked on every term of the range (the index's terms only: no row is read). */
+      readonly test?: (term: string, scope: string) => boolean | Promise<boolean>;
+    }
+  | 'none';
+
+export interface SearchPlan<R> {
+  readonly instanceId: string;
+  readonly table: TableIndexes;
+  /** The index giving the order (ties by id). */
+  readonly sort: string;
+  readonly conditions: readonly Condition[];
+  readonly query: ListQuery;
+  /** Whether a candidate may be listed, by id and scope; absent: every row. */
+  readonly visible?: (id: string, scope: string) => boolean | Promise<boolean>;
+  /** `visible` ignores the id: totals without conditions come from the row counts per scope. */
+  readonly scopeOnly?: boolean;
+  /** A rule that needs the row (other aggregates' state): every candidate is read. */
+  readonly rowCheck?: (row: R) => boolean | Promise<boolean>;
+}
+
+export interface SearchResult<R> {
+  readonly rows: readonly R[];
+  readonly total: number;
+}
+
+/** Entries per index read while collecting candidates. */
+const PAGE = 2000;
+
+export async function executeSearch<R>(reads: IndexReads, plan: SearchPlan<R>): Promise<SearchResult<R>> {
+  if (plan.conditions.includes('none')) return { rows: [], total: 0 };
+  const conditions = plan.conditions.filter((c): c is Exclude<Condition, 'none'> => c !== 'none');
+  if (conditions.length === 0 && plan.rowCheck === undefined) return walkSorted(reads, plan);
+  return searchCandidates(reads, plan, conditions);
+}
+
+/** No conditions: the sort index in order, counts from the row counts (or a walk of keys). */
+async function walkSorted<R>(reads: IndexReads, plan: SearchPlan<R>): Promise<SearchResult<R>> {
+  const { instanceId, table, query } = plan;
+  const reverse = !query.asc;
+  const visible = plan.visible;
+  let ids: string[];
+  let total: number;
+  if (visible === undefined) {
+    const counts = await reads.rowCounts(instanceId, table.table);
+    total = counts.reduce((sum, c) => sum + c.count, 0);
+    ids = (await reads.readIndex(instanceId, { table: table.table, index: plan.sort, reverse, offset: query.offset, limit: query.limit })).map((e) => e.id);
+  } else {
+    ids = [];
+    let seen = 0;
+    let counted: number | undefined;
+    if (plan.scopeOnly === true) {
+      counted = 0;
+      for (const c of await reads.rowCounts(instanceId, table.table)) if (await visible('', c.scope)) counted += c.count;
+    }
+    for await (const entry of walk(reads, instanceId, { table: table.table, index: plan.sort, reverse })) {
+      if (!(await visible(entry.id, entry.scope))) continue;
+      if (seen >= query.offset && ids.length < query.limit) ids.push(entry.id);
+      seen += 1;
+      // The page is full and the total is known: the rest of the index need not be walked.
+      if (counted !== undefined && ids.length >= query.limit) break;
+    }
+    total = counted ?? seen;
+  }
+  const rows = (await reads.getRecords(instanceId, table.table, ids)).filter((r) => r !== undefined) as R[];
+  return { rows, total };
+}
+
+interface Candidate {
+  readonly id: string;
+  readonly scope: string;
+  /** Term of the sort index, when known without a summary. */
+  sortTerm?: string;
+  summary?: RowSummary;
+  row?: unknown;
+}
+
+async function searchCandidates<R>(reads: IndexReads, plan: SearchPlan<R>, conditions: readonly Exclude<Condition, 'none'>[]): Promise<SearchResult<R>> {
+  const { instanceId, table, query } = plan;
+  const position = (index: string): number => {
+    const i = table.indexes.findIndex((d) => d.name === index);
+    if (i < 0) throw new Error(`search: table ${table.table} has no index ${index}`);
+    return i;
+  };
+  const sortAt = position(plan.sort);
+  const [source, ...rest] = [...conditions].sort((a, b) => cost(a) - cost(b));
+  let candidates = source === undefined ? await allRows(reads, instanceId, table, plan.sort) : await fromSource(reads, instanceId, table, source, plan.sort);
+  const needSummaries = rest.length > 0 || candidates.some((c) => c.sortTerm === undefined);
+  if (needSummaries) {
+    const unread = candidates.filter((c) => c.summary === undefined);
+    for (let i = 0; i < unread.length; i += PAGE) {
+      const slice = unread.slice(i, i + PAGE);
+      const summaries = await reads.readSummaries(instanceId, table.table, slice.map((c) => c.id));
+      slice.forEach((c, j) => (c.summary = summaries[j]));
+    }
+    candidates = candidates.filter((c) => c.summary !== undefined);
+    const kept: Candidate[] = [];
+    for (const c of candidates) {
+      if (await matchesAll(c, rest, position)) {
+        c.sortTerm ??= c.summary!.terms[sortAt]?.[0] ?? '';
+        kept.push(c);
+      }
+    }
+    candidates = kept;
+  }
+  if (plan.visible !== undefined) {
+    const kept: Candidate[] = [];
+    for (const c of candidates) if (await plan.visible(c.id, c.scope)) kept.push(c);
+    candidates = kept;
+  }
+  if (plan.rowCheck !== undefined) {
+    const kept: Candidate[] = [];
+    for (let i = 0; i < candidates.length; i += PAGE) {
+      const slice = candidates.slice(i, i + PAGE);
+      const rows = await reads.getRecords(instanceId, table.table, slice.map((c) => c.id));
+      for (const [j, c] of slice.entries()) {
+        const row = rows[j];
+        if (row !== undefined && (await plan.rowCheck(row as R))) kept.push({ ...c, row });
+      }
+    }
+    candidates = kept;
+  }
+  const direction = query.asc ? 1 : -1;
+  candidates.sort((a, b) => direction * (compareStrings(a.sortTerm ?? '', b.sortTerm ?? '') || compareStrings(a.id, b.id)));
+  const page = candidates.slice(query.offset, query.offset + query.limit);
+  const missing = page.filter((c) => c.row === undefined);
+  if (missing.length > 0) {
+    const rows = await reads.getRecords(instanceId, table.table, missing.map((c) => c.id));
+    missing.forEach((c, j) => (c.row = rows[j]));
+  }
+  return { rows: page.flatMap((c) => (c.row === undefined ? [] : [c.row as R])), total: candidates.length };
+}
+
+function cost(condition: Exclude<Condition, 'none'>): number {
+  if ('ids' in condition) return 0;
+  if (condition.equals !== undefined) return 1;
+  if (condition.prefix !== undefined) return 2;
+  return 3;
+}
+
+/** Every row, from the sort index (keys only). */
+async function allRows(reads: IndexReads, instanceId: string, table: TableIndexes, sort: string): Promise<Candidate[]> {
+  const out: Candidate[] = [];
+  for await (const e of walk(reads, instanceId, { table: table.table, index: sort })) out.push({ id: e.id, scope: e.scope, sortTerm: e.term });
+  return out;
+}
+
+/** The source condition's candidates, each id once. */
+async function fromSource(reads: IndexReads, instanceId: string, table: TableIndexes, source: Exclude<Condition, 'none'>, sort: string): Promise<Candidate[]> {
+  if ('ids' in source) {
+    const ids = [...new Set(source.ids)];
+    const out: Candidate[] = [];
+    for (let i = 0; i < ids.length; i += PAGE) {
+      const slice = ids.slice(i, i + PAGE);
+      const summaries = await reads.readSummaries(instanceId, table.table, slice);
+      slice.forEach((id, j) => {
+        const summary = summaries[j];
+        if (summary !== undefined) out.push({ id, scope: summary.scope, summary });
+      });
+    }
+    return out;
+  }
+  const byId = new Map<string, Candidate>();
+  const range = { table: table.table, index: source.index, ...(source.equals === undefined ? {} : { equals: source.equals }), ...(source.prefix === undefined ? {} : { prefix: source.prefix }) };
+  for await (const e of walk(reads, instanceId, range)) {
+    if (byId.has(e.id) || (source.test !== undefined && !(await source.test(e.term, e.scope)))) continue;
+    byId.set(e.id, { id: e.id, scope: e.scope, ...(source.index === sort ? { sortTerm: e.term } : {}) });
+  }
+  return [...byId.values()];
+}
+
+async function matchesAll(c: Candidate, conditions: readonly Exclude<Condition, 'none'>[], position: (index: string) => number): Promise<boolean> {
+  for (const condition of conditions) {
+    if ('ids' in condition) {
+      if (!condition.ids.includes(c.id)) return false;
+      continue;
+    }
+    let hit = false;
+    for (const term of c.summary!.terms[position(condition.index)] ?? []) {
+      if (condition.equals !== undefined && term !== condition.equals) continue;
+      if (condition.prefix !== undefined && !term.startsWith(condition.prefix)) continue;
+      if (condition.test !== undefined && !(await condition.test(term, c.scope))) continue;
+      hit = true;
+      break;
+    }
+    if (!hit) return false;
+  }
+  return true;
+}
+
+/** An index range entry by entry, read in pages (keyset), in walk order. */
+async function* walk(reads: IndexReads, instanceId: string, range: { table: string; index: string; equals?: string; prefix?: string; reverse?: boolean }): AsyncGenerator<IndexEntry> {
+  let after: IndexEntry | undefined;
+  for (;;) {
+    const page = await reads.readIndex(instanceId, { ...range, limit: PAGE, ...(after === undefined ? {} : { after }) });
+    yield* page;
+    if (page.length < PAGE) return;
+    after = page[page.length - 1];
+  }
+}
