@@ -10,12 +10,18 @@ import type { CallContext } from '../call-context.js';
 import { type Condition, executeSearch, type SearchPlan } from './search-executor.js';
 import { type FilterRules, parseListQuery, toListDetails, validateSearchFilters } from './search.js';
 
-export interface SearchDeclaration<F> {
+/** What a search needs of its call: the node's services and, for tenant searches, the instance. */
+export interface SearchCall {
+  readonly services: CallContext['services'];
+  readonly instance?: { readonly id: string };
+}
+
+export interface SearchDeclaration<F, C extends SearchCall = CallContext> {
   readonly table: TableIndexes;
   /** The index of each sorting column; UNSPECIFIED (0) must be present (it is the default). */
   readonly sort: Readonly<Record<number, string>>;
   readonly rules: FilterRules<F>;
-  condition(filter: F, call: CallContext): Condition | Promise<Condition>;
+  condition(filter: F, call: C): Condition | Promise<Condition>;
 }
 
 /** Who may see what: the executor's visibility rules, plus conditions of the call (org ctx). */
@@ -31,9 +37,9 @@ interface SearchRequest<F> {
   readonly sortingColumn?: number;
 }
 
-export async function runSearch<F extends { readonly filter: { readonly case: string | undefined } }, R>(
-  call: CallContext,
-  declaration: SearchDeclaration<F>,
+export async function runSearch<F extends { readonly filter: { readonly case: string | undefined } }, R, C extends SearchCall = CallContext>(
+  call: C,
+  declaration: SearchDeclaration<F, C>,
   request: SearchRequest<F>,
   access: SearchAccess<R> = {},
 ): Promise<{ readonly details: ListDetails; readonly rows: readonly R[] }> {
@@ -41,7 +47,8 @@ export async function runSearch<F extends { readonly filter: { readonly case: st
   validateSearchFilters(request.filters, declaration.rules);
   const conditions: Condition[] = [...(access.conditions ?? [])];
   for (const filter of request.filters) conditions.push(await declaration.condition(filter, call));
-  const instanceId = access.instanceId ?? call.instance.id;
+  const instanceId = access.instanceId ?? call.instance?.id;
+  if (instanceId === undefined) throw new Error('search: no tenant to search');
   const { actors } = call.services;
   const result = await executeSearch<R>(actors.indexes, {
     instanceId,
