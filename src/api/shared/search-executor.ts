@@ -11,7 +11,10 @@
 import type { IndexEntry, IndexReads, RowSummary, TableIndexes } from '../../../actors/index.js';
 import { compareStrings, type ListQuery } from './search.js';
 
-/** A filter as the executor sees it: ids, a range (and test) on one index, or nothing matches. */
+/**
+ * A filter as the executor sees it: ids, a range (and test) on one index, nothing matches
+ * ('none'), or no narrowing at all ('all': a filter checked by the handler's `rowCheck`).
+ */
 export type Condition =
   | { readonly ids: readonly string[] }
   | {
@@ -21,7 +24,10 @@ export type Condition =
       /** Checked on every term of the range (the index's terms only: no row is read). */
       readonly test?: (term: string, scope: string) => boolean | Promise<boolean>;
     }
-  | 'none';
+  | 'none'
+  | 'all';
+
+type Narrowing = Exclude<Condition, 'none' | 'all'>;
 
 export interface SearchPlan<R> {
   readonly instanceId: string;
@@ -48,7 +54,7 @@ const PAGE = 2000;
 
 export async function executeSearch<R>(reads: IndexReads, plan: SearchPlan<R>): Promise<SearchResult<R>> {
   if (plan.conditions.includes('none')) return { rows: [], total: 0 };
-  const conditions = plan.conditions.filter((c): c is Exclude<Condition, 'none'> => c !== 'none');
+  const conditions = plan.conditions.filter((c): c is Narrowing => c !== 'none' && c !== 'all');
   if (conditions.length === 0 && plan.rowCheck === undefined) return walkSorted(reads, plan);
   return searchCandidates(reads, plan, conditions);
 }
@@ -94,7 +100,7 @@ interface Candidate {
   row?: unknown;
 }
 
-async function searchCandidates<R>(reads: IndexReads, plan: SearchPlan<R>, conditions: readonly Exclude<Condition, 'none'>[]): Promise<SearchResult<R>> {
+async function searchCandidates<R>(reads: IndexReads, plan: SearchPlan<R>, conditions: readonly Narrowing[]): Promise<SearchResult<R>> {
   const { instanceId, table, query } = plan;
   const position = (index: string): number => {
     const i = table.indexes.findIndex((d) => d.name === index);
@@ -150,7 +156,7 @@ async function searchCandidates<R>(reads: IndexReads, plan: SearchPlan<R>, condi
   return { rows: page.flatMap((c) => (c.row === undefined ? [] : [c.row as R])), total: candidates.length };
 }
 
-function cost(condition: Exclude<Condition, 'none'>): number {
+function cost(condition: Narrowing): number {
   if ('ids' in condition) return 0;
   if (condition.equals !== undefined) return 1;
   if (condition.prefix !== undefined) return 2;
@@ -165,7 +171,7 @@ async function allRows(reads: IndexReads, instanceId: string, table: TableIndexe
 }
 
 /** The source condition's candidates, each id once. */
-async function fromSource(reads: IndexReads, instanceId: string, table: TableIndexes, source: Exclude<Condition, 'none'>, sort: string): Promise<Candidate[]> {
+async function fromSource(reads: IndexReads, instanceId: string, table: TableIndexes, source: Narrowing, sort: string): Promise<Candidate[]> {
   if ('ids' in source) {
     const ids = [...new Set(source.ids)];
     const out: Candidate[] = [];
@@ -188,7 +194,7 @@ async function fromSource(reads: IndexReads, instanceId: string, table: TableInd
   return [...byId.values()];
 }
 
-async function matchesAll(c: Candidate, conditions: readonly Exclude<Condition, 'none'>[], position: (index: string) => number): Promise<boolean> {
+async function matchesAll(c: Candidate, conditions: readonly Narrowing[], position: (index: string) => number): Promise<boolean> {
   for (const condition of conditions) {
     if ('ids' in condition) {
       if (!condition.ids.includes(c.id)) return false;

@@ -4,54 +4,60 @@
  * through a project membership, skipping those of removed projects; an org ctx narrows the
  * search to that organization. Filters are ANDed.
  */
-import { type AggregateRecord, type Application, applicationKind } from '../../../../actors/index.js';
+import { type AggregateRecord, type Application, applicationIndexes } from '../../../../actors/index.js';
 import { AppFieldName, AppType, PlatformApps, type AppSearchFilter } from '../../../gen/platform/resources/app/v3alpha/app_service_pb.js';
 import type { CallContext } from '../../call-context.js';
 import { defineRpc } from '../../invoker.js';
-import { compareIds, compareNumbers, compareStrings, type FilterRules, matchesText, maxChars, maxIds, paginate, parseListQuery, requiredChars, specified, validateSearchFilters } from '../../shared/search.js';
+import { runSearch, type SearchDeclaration } from '../../shared/indexed-search.js';
+import { maxChars, maxIds, requiredChars, specified, textCondition } from '../../shared/search.js';
 import { createProjectReadFilter } from '../projects/shared.js';
 import { hasLiveProject, toGetApp } from './shared.js';
 
 type Row = AggregateRecord<Application>;
 
-const byCreation = (a: Row, b: Row) => compareNumbers(a.meta.createdAt, b.meta.createdAt);
+const appTypes: Readonly<Record<number, string>> = { [AppType.OIDC]: 'oidc', [AppType.API]: 'api' };
 
-const comparators: Record<AppFieldName, (a: Row, b: Row) => number> = {
-  [AppFieldName.UNSPECIFIED]: byCreation,
-  [AppFieldName.CREATION_DATE]: byCreation,
-  [AppFieldName.ID]: (a, b) => compareIds(a.id, b.id),
-  [AppFieldName.CHANGE_DATE]: (a, b) => compareNumbers(a.meta.changedAt, b.meta.changedAt),
-  [AppFieldName.NAME]: (a, b) => compareStrings(a.state.name, b.state.name),
-  [AppFieldName.CLIENT_ID]: (a, b) => compareStrings(a.state.clientId, b.state.clientId),
-};
-
-const FILTER_RULES: FilterRules<AppSearchFilter> = {
-  name: [maxChars('name')],
-  projectId: [requiredChars('id')],
-  clientId: [requiredChars('id')],
-  type: [specified('type', 'type')],
-  inIds: [maxIds()],
+const SEARCH: SearchDeclaration<AppSearchFilter> = {
+  table: applicationIndexes,
+  sort: {
+    [AppFieldName.UNSPECIFIED]: 'created',
+    [AppFieldName.CREATION_DATE]: 'created',
+    [AppFieldName.ID]: 'id',
+    [AppFieldName.CHANGE_DATE]: 'changed',
+    [AppFieldName.NAME]: 'name',
+    [AppFieldName.CLIENT_ID]: 'client_id',
+  },
+  rules: { name: [maxChars('name')], projectId: [requiredChars('id')], clientId: [requiredChars('id')], type: [specified('type', 'type')], inIds: [maxIds()] },
+  condition({ filter: f }) {
+    switch (f.case) {
+      case 'name':
+        return textCondition('name', f.value.method, f.value.name);
+      case 'projectId':
+        return { index: 'project', equals: f.value.id };
+      case 'clientId':
+        return { index: 'client_id', equals: f.value.id };
+      case 'type':
+        return appTypes[f.value.type] === undefined ? 'none' : { index: 'type', equals: appTypes[f.value.type]! };
+      case 'inIds':
+        return { ids: f.value.ids };
+      default:
+        return 'none';
+    }
+  },
 };
 
 export const searchAppsRpc = defineRpc({
   method: PlatformApps.method.searchApps,
   permission: 'authenticated',
   async handle(request, call) {
-    const query = parseListQuery(request.query);
-    const compare = comparators[request.sortingColumn] ?? byCreation;
-    validateSearchFilters(request.filters, FILTER_RULES);
     const mayRead = await createProjectReadFilter(call, 'project.app.read');
     const isLive = createLiveProjectCheck(call);
-    const onlyOrg = call.scope.type === 'org' ? call.scope.orgId : undefined;
-    const rows: Row[] = [];
-    for await (const row of call.services.actors.scanRecords(call.instance.id, applicationKind)) {
-      if (onlyOrg !== undefined && row.state.orgId !== onlyOrg) continue;
-      if (!request.filters.every((f) => matchesFilter(row, f))) continue;
-      if (!(await mayRead(row.state.orgId, row.state.projectId)) || !(await isLive(row))) continue;
-      rows.push(row);
-    }
-    const page = paginate(rows, compare, query, await call.services.actors.projectionState(call.instance.id));
-    return { details: page.details, sortingColumn: request.sortingColumn, result: page.items.map(toGetApp) };
+    const { details, rows } = await runSearch<AppSearchFilter, Row>(call, SEARCH, request, {
+      ...(call.scope.type === 'org' ? { conditions: [{ index: 'org', equals: call.scope.orgId }] } : {}),
+      // Read permission may come from the app's project, which must still exist: rules on the row.
+      rowCheck: async (row) => (await mayRead(row.state.orgId, row.state.projectId)) && (await isLive(row)),
+    });
+    return { details, sortingColumn: request.sortingColumn, result: rows.map(toGetApp) };
   },
 });
 
@@ -63,22 +69,4 @@ function createLiveProjectCheck(call: CallContext): (app: Row) => Promise<boolea
     if (live === undefined) cache.set(app.state.projectId, (live = await hasLiveProject(call, app)));
     return live;
   };
-}
-
-function matchesFilter(row: Row, filter: AppSearchFilter): boolean {
-  const f = filter.filter;
-  switch (f.case) {
-    case 'name':
-      return matchesText(row.state.name, f.value.name, f.value.method);
-    case 'projectId':
-      return row.state.projectId === f.value.id;
-    case 'clientId':
-      return row.state.clientId === f.value.id;
-    case 'type':
-      return (row.state.config.type === 'oidc' ? AppType.OIDC : AppType.API) === f.value.type;
-    case 'inIds':
-      return f.value.ids.includes(row.id);
-    default:
-      return true;
-  }
 }

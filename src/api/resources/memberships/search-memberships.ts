@@ -3,7 +3,7 @@
  * read (the context's `*.member.read`), without tombstoned ones (user or organization gone);
  * an org ctx narrows to memberships of that organization and its projects. Filters are ANDed.
  */
-import { type AggregateRecord, type Membership, membershipKind } from '../../../../actors/index.js';
+import { type AggregateRecord, idTerm, type Membership, type MembershipContext, membershipIndexes } from '../../../../actors/index.js';
 import {
   MembershipFieldName,
   PlatformMemberships,
@@ -12,48 +12,61 @@ import {
 import { isMembershipLive } from '../../auth.js';
 import type { CallContext } from '../../call-context.js';
 import { defineRpc } from '../../invoker.js';
-import { compareIds, compareNumbers, compareStrings, type FilterRules, maxChars, maxIds, paginate, parseListQuery, specified, validateSearchFilters } from '../../shared/search.js';
+import { runSearch, type SearchDeclaration } from '../../shared/indexed-search.js';
+import { maxChars, maxIds, specified } from '../../shared/search.js';
 import { canManage, contextTypes, placeOf, toGetMembership } from './shared.js';
 
 type Row = AggregateRecord<Membership>;
 
-const comparators: Record<MembershipFieldName, (a: Row, b: Row) => number> = {
-  [MembershipFieldName.UNSPECIFIED]: (a, b) => compareNumbers(a.meta.createdAt, b.meta.createdAt),
-  [MembershipFieldName.CREATION_DATE]: (a, b) => compareNumbers(a.meta.createdAt, b.meta.createdAt),
-  [MembershipFieldName.ID]: (a, b) => compareStrings(a.id, b.id),
-  [MembershipFieldName.CHANGE_DATE]: (a, b) => compareNumbers(a.meta.changedAt, b.meta.changedAt),
-  [MembershipFieldName.USER_ID]: (a, b) => compareIds(a.state.userId, b.state.userId),
-  [MembershipFieldName.CONTEXT_TYPE]: (a, b) => compareStrings(a.state.contextType, b.state.contextType),
-  [MembershipFieldName.CONTEXT_ID]: (a, b) => compareIds(a.state.contextId, b.state.contextId),
-};
+const contextNames = new Map<number, MembershipContext>(Object.entries(contextTypes).map(([name, wire]) => [wire, name as MembershipContext]));
 
-const FILTER_RULES: FilterRules<MembershipSearchFilter> = {
-  userId: [maxChars('id')],
-  contextId: [maxChars('id')],
-  role: [maxChars('role')],
-  inIds: [maxIds()],
-  contextType: [specified('contextType', 'context type')],
+const SEARCH: SearchDeclaration<MembershipSearchFilter> = {
+  table: membershipIndexes,
+  sort: {
+    [MembershipFieldName.UNSPECIFIED]: 'created',
+    [MembershipFieldName.CREATION_DATE]: 'created',
+    [MembershipFieldName.ID]: 'id',
+    [MembershipFieldName.CHANGE_DATE]: 'changed',
+    [MembershipFieldName.USER_ID]: 'user',
+    [MembershipFieldName.CONTEXT_TYPE]: 'context_type',
+    [MembershipFieldName.CONTEXT_ID]: 'context',
+  },
+  rules: { userId: [maxChars('id')], contextId: [maxChars('id')], role: [maxChars('role')], inIds: [maxIds()], contextType: [specified('contextType', 'context type')] },
+  condition({ filter: f }) {
+    switch (f.case) {
+      case 'userId':
+        return { index: 'user', equals: idTerm(f.value.id) };
+      case 'contextType': {
+        const name = contextNames.get(f.value.contextType);
+        return name === undefined ? 'none' : { index: 'context_type', equals: name };
+      }
+      case 'contextId':
+        return { index: 'context', equals: idTerm(f.value.id) };
+      case 'role':
+        return { index: 'role', equals: f.value.role };
+      case 'inIds':
+        return { ids: f.value.ids };
+      default:
+        return 'none';
+    }
+  },
 };
 
 export const searchMembershipsRpc = defineRpc({
   method: PlatformMemberships.method.searchMemberships,
   permission: 'authenticated',
   async handle(request, call) {
-    const query = parseListQuery(request.query);
-    const compare = comparators[request.sortingColumn] ?? comparators[MembershipFieldName.UNSPECIFIED];
-    validateSearchFilters(request.filters, FILTER_RULES);
     const mayRead = createReadFilter(call);
     const onlyOrg = call.scope.type === 'org' ? call.scope.orgId : undefined;
-    const rows: Row[] = [];
-    for await (const row of call.services.actors.scanRecords(call.instance.id, membershipKind)) {
-      if (row.state.contextType === 'system') continue;
-      if (onlyOrg !== undefined && placeOf(row).orgId !== onlyOrg) continue;
-      if (!request.filters.every((f) => matchesFilter(row, f))) continue;
-      if (!(await mayRead(row)) || !(await isMembershipLive(call.services.actors, call.instance.id, row))) continue;
-      rows.push(row);
-    }
-    const page = paginate(rows, compare, query, await call.services.actors.projectionState(call.instance.id));
-    return { details: page.details, sortingColumn: request.sortingColumn, result: page.items.map(toGetMembership) };
+    const { details, rows } = await runSearch<MembershipSearchFilter, Row>(call, SEARCH, request, {
+      // System memberships are never listed here; the rest need their user and organization alive.
+      rowCheck: async (row) =>
+        row.state.contextType !== 'system' &&
+        (onlyOrg === undefined || placeOf(row).orgId === onlyOrg) &&
+        (await mayRead(row)) &&
+        (await isMembershipLive(call.services.actors, call.instance.id, row)),
+    });
+    return { details, sortingColumn: request.sortingColumn, result: rows.map(toGetMembership) };
   },
 });
 
@@ -69,22 +82,4 @@ function createReadFilter(call: CallContext): (row: Row) => Promise<boolean> {
     }
     return allowed;
   };
-}
-
-function matchesFilter(row: Row, filter: MembershipSearchFilter): boolean {
-  const f = filter.filter;
-  switch (f.case) {
-    case 'userId':
-      return row.state.userId === f.value.id;
-    case 'contextType':
-      return contextTypes[row.state.contextType] === f.value.contextType;
-    case 'contextId':
-      return row.state.contextId === f.value.id;
-    case 'role':
-      return row.state.roles.includes(f.value.role);
-    case 'inIds':
-      return f.value.ids.includes(row.id);
-    default:
-      return true;
-  }
 }
