@@ -37,6 +37,7 @@ export type {
 export {
   defineIndexes,
   summarize,
+  tablesOf,
   numberTerm,
   idTerm,
   cleanTerm,

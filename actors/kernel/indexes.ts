@@ -39,6 +39,11 @@ export interface IndexCatalog {
 /** No indexes: a store opened without a catalog keeps rows only. */
 export const EMPTY_CATALOG: IndexCatalog = { version: 0, tables: [] };
 
+/** The catalog's tables by name (the stores' write path looks rows' tables up here). */
+export function tablesOf(catalog: IndexCatalog): ReadonlyMap<string, TableIndexes> {
+  return new Map(catalog.tables.map((t) => [t.table, t]));
+}
+
 /** What the store keeps per row: its scope and its terms, index by index (same order as declared). */
 export interface RowSummary {
   readonly scope: string;

@@ -11,7 +11,8 @@ import { batches, count, emptyCounts, StoreNotEmptyError } from './dump.js';
 import * as keys from './keys.js';
 import { decodeEvent, encodeEvent } from './lmdb-events.js';
 import { INDEX_BUILD_META, INDEX_VERSION_META } from './lmdb-index-build.js';
-import { tablesOf, writeRowIndexes } from './lmdb-indexes.js';
+import { writeRowIndexes } from './lmdb-indexes.js';
+import { tablesOf } from '../../actors/index.js';
 
 type Db = RootDatabase<unknown, Key>;
 type Durable = <T>(write: Promise<T>) => Promise<T>;

@@ -5,16 +5,12 @@
  * moves. Reads walk key ranges only (no row is decoded).
  */
 import type { Key, RootDatabase } from 'lmdb';
-import type { IndexCatalog, IndexEntry, IndexRange, IndexReads, IndexWalk, RowSummary, TableIndexes } from '../../actors/index.js';
+import type { IndexEntry, IndexRange, IndexReads, IndexWalk, RowSummary, TableIndexes } from '../../actors/index.js';
 import { summarize } from '../../actors/index.js';
 import * as keys from './keys.js';
 
 type Db = RootDatabase<unknown, Key>;
 
-/** The catalog's tables by name, for the write path. */
-export function tablesOf(catalog: IndexCatalog): ReadonlyMap<string, TableIndexes> {
-  return new Map(catalog.tables.map((t) => [t.table, t]));
-}
 
 /** Updates a row's index entries, summary and scope count (call inside a write transaction). */
 export function writeRowIndexes(db: Db, table: TableIndexes, instanceId: string, id: string, value: unknown): void {

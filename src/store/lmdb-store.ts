@@ -18,12 +18,12 @@ import type {
   TableIndexes,
   TtlStore,
 } from '../../actors/index.js';
-import { EMPTY_CATALOG } from '../../actors/index.js';
+import { EMPTY_CATALOG, tablesOf } from '../../actors/index.js';
 import { checkExpectations, findClaimClash, placeEvents } from './append-rules.js';
 import * as keys from './keys.js';
 import { dumpLmdb, loadLmdb } from './lmdb-dump.js';
 import { buildIndexes } from './lmdb-index-build.js';
-import { createIndexReads, tablesOf, writeRowIndexes } from './lmdb-indexes.js';
+import { createIndexReads, writeRowIndexes } from './lmdb-indexes.js';
 import { decodeEvent, encodeEvent } from './lmdb-events.js';
 
 export interface LmdbStoreOptions {

@@ -9,7 +9,8 @@
  */
 import type { Sql, TransactionSql } from 'postgres';
 import type { IndexCatalog, Logger } from '../../actors/index.js';
-import { indexChanges, indexStatements, IQ, tablesOf, toSummaryMap } from './postgres-indexes.js';
+import { tablesOf } from '../../actors/index.js';
+import { indexChanges, indexStatements, IQ, toSummaryMap } from './postgres-indexes.js';
 import { decodeValue, Q, valuesList } from './postgres-queries.js';
 
 const BATCH = 1000;

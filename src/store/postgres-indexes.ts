@@ -7,7 +7,7 @@
  * the summaries it read under the instance lock.
  */
 import type { Sql } from 'postgres';
-import type { IndexCatalog, IndexEntry, IndexRange, IndexReads, IndexWalk, RecordWrite, RowSummary, TableIndexes } from '../../actors/index.js';
+import type { IndexEntry, IndexRange, IndexReads, IndexWalk, RecordWrite, RowSummary, TableIndexes } from '../../actors/index.js';
 import { summarize } from '../../actors/index.js';
 import { checkInstance, decodeValue, encodeValue, hasNul } from './postgres-queries.js';
 
@@ -190,7 +190,3 @@ export function indexStatements(instanceId: string, changes: IndexChanges, value
   return out;
 }
 
-/** The catalog's tables by name. */
-export function tablesOf(catalog: IndexCatalog): ReadonlyMap<string, TableIndexes> {
-  return new Map(catalog.tables.map((t) => [t.table, t]));
-}

@@ -7,13 +7,13 @@
 import { randomUUID } from 'node:crypto';
 import postgres, { type Sql } from 'postgres';
 import type { Clock, IndexCatalog, Logger, ProjectionState, StoreAdapter, StoredEvent, TtlStore } from '../../actors/index.js';
-import { EMPTY_CATALOG } from '../../actors/index.js';
+import { EMPTY_CATALOG, tablesOf } from '../../actors/index.js';
 import { createAppendQueue } from './postgres-append.js';
 import { changeChannel, createPostgresChangeFeed, currentSchema, type ChangeNotice } from './postgres-change-feed.js';
 import { claimTtlRow } from './postgres-ttl-claim.js';
 import { dumpPostgres, loadPostgres } from './postgres-dump.js';
 import { buildPgIndexes, invalidatePgIndexes } from './postgres-index-build.js';
-import { createPgIndexReads, tablesOf } from './postgres-indexes.js';
+import { createPgIndexReads } from './postgres-indexes.js';
 import { quoteIdent, runMigrations, SCHEMA_NAME, type MigrationResult } from './postgres-migrations.js';
 import { checkInstance, decodeValue, encodeValue, hasNul, Q } from './postgres-queries.js';
 
