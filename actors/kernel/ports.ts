@@ -231,12 +231,18 @@ export interface StoreAdapter extends IndexReads {
   close(): Promise<void>;
 }
 
-/** A part of one index (kernel/indexes.ts): all of it, one term, or the terms with a prefix. */
+/**
+ * A part of one index (kernel/indexes.ts): all of it, one term, or the terms with a prefix;
+ * optionally only the terms containing `contains` or ending with `suffix` (the store checks
+ * each key's term while it walks: a scan of the index keys, never of rows).
+ */
 export interface IndexRange {
   readonly table: string;
   readonly index: string;
   readonly equals?: string;
   readonly prefix?: string;
+  readonly contains?: string;
+  readonly suffix?: string;
 }
 
 /** A keyset walk along an index range, in term order (ties by id) or reversed. */

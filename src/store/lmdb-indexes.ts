@@ -56,7 +56,7 @@ export function clearTableIndexes(db: Db, instanceId: string, table: string): vo
 export function createIndexReads(db: Db): IndexReads {
   return {
     readIndex: async (instanceId, walk) => readIndex(db, instanceId, walk),
-    countIndex: async (instanceId, range: IndexRange) => (isRangeStorable(range) ? db.getCount(keys.indexRange(instanceId, range.table, range.index, range)) : 0),
+    countIndex: async (instanceId, range: IndexRange) => countIndex(db, instanceId, range),
     rowCounts: async (instanceId, table) =>
       Array.from(db.getRange(keys.rowCountRange(instanceId, table)), ({ key, value }) => ({ scope: String(keys.lastPart(key)), count: Number(value) })),
     readSummaries: async (instanceId, table, ids) => ids.map((id) => (keys.isKeyPart(id) ? toSummary(db.get(keys.summaryKey(instanceId, table, id))) : undefined)),
@@ -66,6 +66,23 @@ export function createIndexReads(db: Db): IndexReads {
 
 function isRangeStorable(range: IndexRange): boolean {
   return (range.equals === undefined || keys.isKeyPart(range.equals)) && (range.prefix === undefined || keys.isKeyPart(range.prefix));
+}
+
+/** The term filters of a range, or undefined when it has none. */
+function termFilter(range: IndexRange): ((term: string) => boolean) | undefined {
+  const { contains, suffix } = range;
+  if (contains === undefined && suffix === undefined) return undefined;
+  return (term) => (contains === undefined || term.includes(contains)) && (suffix === undefined || term.endsWith(suffix));
+}
+
+function countIndex(db: Db, instanceId: string, range: IndexRange): number {
+  if (!isRangeStorable(range)) return 0;
+  const bounds = keys.indexRange(instanceId, range.table, range.index, range);
+  const filter = termFilter(range);
+  if (filter === undefined) return db.getCount(bounds);
+  let count = 0;
+  for (const key of db.getKeys(bounds)) if (filter(String((key as unknown[])[4]))) count += 1;
+  return count;
 }
 
 function inRange(range: IndexRange, term: string): boolean {
@@ -89,6 +106,22 @@ function readIndex(db: Db, instanceId: string, walk: IndexWalk): IndexEntry[] {
     if (db.doesExist(from)) skip += 1;
   }
   const entries: IndexEntry[] = [];
+  const filter = termFilter(walk);
+  if (filter !== undefined) {
+    // Keys only; a matching key's value (the scope) is read alone, and the offset counts matches.
+    for (const key of db.getKeys({ start, end, reverse })) {
+      const parts = key as unknown[];
+      const term = String(parts[4]);
+      if (!filter(term)) continue;
+      if (skip > 0) {
+        skip -= 1;
+        continue;
+      }
+      entries.push({ term, id: String(parts[5]), scope: String(db.get(key)) });
+      if (entries.length >= walk.limit) break;
+    }
+    return entries;
+  }
   for (const { key, value } of db.getRange({ start, end, reverse, offset: skip })) {
     const parts = key as unknown[];
     entries.push({ term: String(parts[4]), id: String(parts[5]), scope: String(value) });

@@ -18,9 +18,21 @@ const ENTRY_BASE = 'FROM index_entries WHERE instance_id = $1 AND table_name = $
 
 /** The WHERE clause of a range; parameters from $4. */
 function rangeClause(range: IndexRange): { clause: string; params: string[] } {
-  if (range.equals !== undefined) return { clause: ' AND term = $4', params: [range.equals] };
-  if (range.prefix !== undefined) return { clause: ' AND term >= $4 AND term < $5', params: [range.prefix, `${range.prefix}${TOP}`] };
-  return { clause: '', params: [] };
+  let clause = '';
+  const params: string[] = [];
+  const param = (value: string) => {
+    params.push(value);
+    return `$${params.length + 3}`;
+  };
+  if (range.equals !== undefined) clause += ` AND term = ${param(range.equals)}`;
+  else if (range.prefix !== undefined) clause += ` AND term >= ${param(range.prefix)} AND term < ${param(`${range.prefix}${TOP}`)}`;
+  // Checked on the index's own entries (Index Only Scan with a filter), never on rows.
+  if (range.contains !== undefined) clause += ` AND strpos(term, ${param(range.contains)}) > 0`;
+  if (range.suffix !== undefined) {
+    const p = param(range.suffix);
+    clause += ` AND right(term, char_length(${p}::text)) = ${p}`;
+  }
+  return { clause, params };
 }
 
 /** The text and parameters of one walk (exported for the EXPLAIN test). */
@@ -60,13 +72,13 @@ export function createPgIndexReads(sql: Sql): IndexReads {
   return {
     async readIndex(instanceId, walk) {
       checkInstance(instanceId);
-      if (!(walk.limit > 0) || unsafeParts(walk.table, walk.index, walk.equals ?? '', walk.prefix ?? '', walk.after?.term ?? '', walk.after?.id ?? '')) return [];
+      if (!(walk.limit > 0) || unsafeParts(walk.table, walk.index, walk.equals ?? '', walk.prefix ?? '', walk.contains ?? '', walk.suffix ?? '', walk.after?.term ?? '', walk.after?.id ?? '')) return [];
       const { text, params } = walkQuery(instanceId, walk);
       return sql.unsafe<IndexEntry[]>(text, params, { prepare: true });
     },
     async countIndex(instanceId, range) {
       checkInstance(instanceId);
-      if (unsafeParts(range.table, range.index, range.equals ?? '', range.prefix ?? '')) return 0;
+      if (unsafeParts(range.table, range.index, range.equals ?? '', range.prefix ?? '', range.contains ?? '', range.suffix ?? '')) return 0;
       const { text, params } = countQuery(instanceId, range);
       const [row] = await sql.unsafe<{ n: string }[]>(text, params, { prepare: true });
       return Number(row?.n ?? 0);

@@ -94,6 +94,16 @@ export function describeIndexSuite(name: string, open: OpenStore): void {
       expect(ids(await store.readIndex(A, { table: 'things', index: 'created', after: { term: '0000000000000010', id: 't2' }, offset: 1, limit: 10 }))).toEqual(['t1', 't4']);
     });
 
+    it('filters terms by contains and suffix while walking and counting, with cursor and offset', async () => {
+      expect(ids(await store.readIndex(A, { table: 'things', index: 'name_ci', contains: 'lp', limit: 10 }))).toEqual(['t2', 't3']);
+      expect(ids(await store.readIndex(A, { table: 'things', index: 'name_ci', suffix: 'ta', reverse: true, limit: 10 }))).toEqual(['t4', 't1']);
+      expect(ids(await store.readIndex(A, { table: 'things', index: 'name', contains: 'eta', limit: 10 }))).toEqual(['t1', 't4']);
+      expect(ids(await store.readIndex(A, { table: 'things', index: 'name_ci', contains: 'a', offset: 1, limit: 2 }))).toEqual(['t3', 't1']);
+      expect(ids(await store.readIndex(A, { table: 'things', index: 'name_ci', contains: 'a', after: { term: 'alpine', id: 't3' }, limit: 10 }))).toEqual(['t1', 't4']);
+      expect(await store.countIndex(A, { table: 'things', index: 'name_ci', contains: 'et' })).toBe(2);
+      expect(await store.countIndex(A, { table: 'things', index: 'name_ci', prefix: 'al', suffix: 'ne' })).toBe(1);
+    });
+
     it('counts a range and keeps row counts per scope without reading rows', async () => {
       expect(await store.countIndex(A, { table: 'things', index: 'name_ci', equals: 'beta' })).toBe(2);
       expect(await store.countIndex(A, { table: 'things', index: 'name_ci', prefix: 'al' })).toBe(2);

@@ -119,6 +119,8 @@ describe.skipIf(skip)(title('postgres store specifics'), () => {
       ['search walk, reversed after a cursor', ...walk({ limit: 10, reverse: true, after: { term: 'n01500', id: 'r1500' } })],
       ['search walk, one term', ...walk({ limit: 10, equals: 'n00042' })],
       ['search walk, prefix with offset', ...walk({ limit: 10, prefix: 'n001', offset: 20 })],
+      ['search walk, contains (index keys only)', ...walk({ limit: 10, contains: '42' })],
+      ['search walk, suffix after a cursor', ...walk({ limit: 10, suffix: '7', after: { term: 'n01500', id: 'r1500' } })],
       ['search count, prefix', countQuery('inst-a', { table: 'orgs', index: 'name', prefix: 'n001' }).text, countQuery('inst-a', { table: 'orgs', index: 'name', prefix: 'n001' }).params],
       ['row counts', IQ.rowCounts, ['inst-a', 't42']],
       ['summaries', IQ.summaries, ['inst-a', 'orgs', ['r1', 'r2'] as never]],

@@ -8,7 +8,7 @@
  * read only for the page, and for candidates of searches whose rules need the row itself
  * (`rowCheck`).
  */
-import type { IndexEntry, IndexReads, RowSummary, TableIndexes } from '../../../actors/index.js';
+import type { IndexEntry, IndexRange, IndexReads, RowSummary, TableIndexes } from '../../../actors/index.js';
 import { compareStrings, type ListQuery } from './search.js';
 
 /**
@@ -21,6 +21,9 @@ export type Condition =
       readonly index: string;
       readonly equals?: string;
       readonly prefix?: string;
+      /** Term filters the store applies while it walks the index keys. */
+      readonly contains?: string;
+      readonly suffix?: string;
       /** Checked on every term of the range (the index's terms only: no row is read). */
       readonly test?: (term: string, scope: string) => boolean | Promise<boolean>;
     }
@@ -186,9 +189,10 @@ async function fromSource(reads: IndexReads, instanceId: string, table: TableInd
     return out;
   }
   const byId = new Map<string, Candidate>();
-  const range = { table: table.table, index: source.index, ...(source.equals === undefined ? {} : { equals: source.equals }), ...(source.prefix === undefined ? {} : { prefix: source.prefix }) };
+  const { test, ...bounds } = source;
+  const range = { ...bounds, table: table.table };
   for await (const e of walk(reads, instanceId, range)) {
-    if (byId.has(e.id) || (source.test !== undefined && !(await source.test(e.term, e.scope)))) continue;
+    if (byId.has(e.id) || (test !== undefined && !(await test(e.term, e.scope)))) continue;
     byId.set(e.id, { id: e.id, scope: e.scope, ...(source.index === sort ? { sortTerm: e.term } : {}) });
   }
   return [...byId.values()];
@@ -204,6 +208,8 @@ async function matchesAll(c: Candidate, conditions: readonly Narrowing[], positi
     for (const term of c.summary!.terms[position(condition.index)] ?? []) {
       if (condition.equals !== undefined && term !== condition.equals) continue;
       if (condition.prefix !== undefined && !term.startsWith(condition.prefix)) continue;
+      if (condition.contains !== undefined && !term.includes(condition.contains)) continue;
+      if (condition.suffix !== undefined && !term.endsWith(condition.suffix)) continue;
       if (condition.test !== undefined && !(await condition.test(term, c.scope))) continue;
       hit = true;
       break;
@@ -214,7 +220,7 @@ async function matchesAll(c: Candidate, conditions: readonly Narrowing[], positi
 }
 
 /** An index range entry by entry, read in pages (keyset), in walk order. */
-async function* walk(reads: IndexReads, instanceId: string, range: { table: string; index: string; equals?: string; prefix?: string; reverse?: boolean }): AsyncGenerator<IndexEntry> {
+async function* walk(reads: IndexReads, instanceId: string, range: IndexRange & { readonly reverse?: boolean }): AsyncGenerator<IndexEntry> {
   let after: IndexEntry | undefined;
   for (;;) {
     const page = await reads.readIndex(instanceId, { ...range, limit: PAGE, ...(after === undefined ? {} : { after }) });

@@ -73,13 +73,13 @@ export function textCondition(index: string, method: TextFilterMethod, wanted: s
     case TextFilterMethod.STARTS_WITH_IGNORE_CASE:
       return { index: `${index}_ci`, prefix: cleanTerm(lower) };
     case TextFilterMethod.CONTAINS:
-      return { index, test: (term) => term.includes(wanted) };
+      return { index, contains: wanted };
     case TextFilterMethod.CONTAINS_IGNORE_CASE:
-      return { index: `${index}_ci`, test: (term) => term.includes(lower) };
+      return { index: `${index}_ci`, contains: lower };
     case TextFilterMethod.ENDS_WITH:
-      return { index, test: (term) => term.endsWith(wanted) };
+      return { index, suffix: wanted };
     case TextFilterMethod.ENDS_WITH_IGNORE_CASE:
-      return { index: `${index}_ci`, test: (term) => term.endsWith(lower) };
+      return { index: `${index}_ci`, suffix: lower };
     default:
       return 'none';
   }
