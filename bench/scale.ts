@@ -132,15 +132,7 @@ async function main(): Promise<void> {
     rows.push(await latency('org search, name EQUALS', '≤ 5 ms', byName('TEXT_FILTER_METHOD_EQUALS', (i) => orgName((i * 7919) % ORGS))));
     rows.push(await latency('org search, name STARTS_WITH', '≤ 5 ms', byName('TEXT_FILTER_METHOD_STARTS_WITH', (i) => orgName((i * 7919) % ORGS).slice(0, -1))));
     rows.push(await latency('org search, name CONTAINS', '≤ 50 ms', byName('TEXT_FILTER_METHOD_CONTAINS', (i) => `Org ${String((i * 7919) % ORGS).padStart(6, '0').slice(0, 5)}`)));
-    const t1 = performance.now();
-    const userRate = await load(0, USERS, (i) => call(node, 'POST', '/resources/v3alpha/users', userBody(i)), 'users');
-    notes.push(`seeded ${USERS} users through the API in ${((performance.now() - t1) / 1000).toFixed(0)} s (${userRate.toFixed(0)}/s)`);
-    const users = (filters: unknown[], qs = 'query.limit=10') => call(node, 'POST', `/resources/v3alpha/users/_search?${qs}`, filters);
-    const pick = (i: number) => (i * 104_729) % USERS;
-    rows.push(await latency('user search, email EQUALS', '≤ 10 ms', (i) => users([{ email: { address: `scale.user${pick(i)}@example.com`, method: 'TEXT_FILTER_METHOD_EQUALS' } }])));
-    rows.push(await latency('user search, login name EQUALS', '≤ 10 ms', (i) => users([{ loginName: { loginName: `scale.user${pick(i)}@default.localhost`, method: 'TEXT_FILTER_METHOD_EQUALS' } }])));
-    rows.push(await latency('user search, first page by creation date', '≤ 10 ms', () => users([], 'query.limit=10&sortingColumn=USER_FIELD_NAME_CREATION_DATE')));
-    rows.push(await latency(`session by login name (${USERS} users)`, 'unchanged at scale', (i) => call(node, 'POST', '/resources/v3alpha/sessions', { checks: { user: { loginName: `scale.user${pick(i)}` } } })));
+    if (USERS > 0) await userPhase(node, rows, notes);
     notes.push(`node RSS after the measurements: ${rssMiB(node.server.pid).toFixed(0)} MiB (target < 2048)`);
   } catch (error) {
     notes.push(`FAILED: ${describeError(error)}`);
@@ -153,6 +145,19 @@ async function main(): Promise<void> {
   for (const r of rows) process.stdout.write(`| ${r.what} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.target} |\n`);
   for (const note of notes) process.stdout.write(`\n- ${note}`);
   process.stdout.write('\n');
+}
+
+/** Seeds the users, then the user searches and the login-name lookup at that size. */
+async function userPhase(node: TesseraNode, rows: Row[], notes: string[]): Promise<void> {
+  const t1 = performance.now();
+  const userRate = await load(0, USERS, (i) => call(node, 'POST', '/resources/v3alpha/users', userBody(i)), 'users');
+  notes.push(`seeded ${USERS} users through the API in ${((performance.now() - t1) / 1000).toFixed(0)} s (${userRate.toFixed(0)}/s)`);
+  const users = (filters: unknown[], qs = 'query.limit=10') => call(node, 'POST', `/resources/v3alpha/users/_search?${qs}`, filters);
+  const pick = (i: number) => (i * 104_729) % USERS;
+  rows.push(await latency('user search, email EQUALS', '≤ 10 ms', (i) => users([{ email: { address: `scale.user${pick(i)}@example.com`, method: 'TEXT_FILTER_METHOD_EQUALS' } }])));
+  rows.push(await latency('user search, login name EQUALS', '≤ 10 ms', (i) => users([{ loginName: { loginName: `scale.user${pick(i)}@default.localhost`, method: 'TEXT_FILTER_METHOD_EQUALS' } }])));
+  rows.push(await latency('user search, first page by creation date', '≤ 10 ms', () => users([], 'query.limit=10&sortingColumn=USER_FIELD_NAME_CREATION_DATE')));
+  rows.push(await latency(`session by login name (${USERS} users)`, 'unchanged at scale', (i) => call(node, 'POST', '/resources/v3alpha/sessions', { checks: { user: { loginName: `scale.user${pick(i)}` } } })));
 }
 
 await main();
