@@ -1,6 +1,8 @@
 /**
  * The dependency rules of style.md §2, checked on every run: actors/ imports nothing from
- * src/; src/ (and bench/) import actors/ only through actors/index.ts.
+ * src/; src/ (and bench/) import actors/ only through actors/index.ts; the query side
+ * (src/query: app clients, user auth, sessions) imports none of the API, OIDC and login
+ * surfaces that use it; and those three import each other only along the edges listed below.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';
@@ -35,4 +37,48 @@ describe('import boundaries', () => {
     );
     expect(violations).toEqual([]);
   });
+
+  it('src/query/ imports nothing from src/api, src/oidc or src/login', () => {
+    const violations = sources('src/query').flatMap((f) =>
+      importsOf(f)
+        .filter((i) => /^src\/(api|oidc|login)\//.test(i))
+        .map((i) => `${f} → ${i}`),
+    );
+    expect(violations).toEqual([]);
+  });
+
+  it('src/api, src/oidc and src/login import each other only along the known edges', () => {
+    const area = (path: string) => /^src\/(api|oidc|login)\//.exec(path)?.[1];
+    const edges = new Set<string>();
+    for (const f of [...sources('src/api'), ...sources('src/oidc'), ...sources('src/login')]) {
+      for (const i of importsOf(f)) {
+        const to = area(i);
+        if (to !== undefined && to !== area(f)) edges.add(`${area(f)} → ${i.replace(/\.js$/, '.ts')}`);
+      }
+    }
+    // Shrink this list, never grow it: shared pieces belong in src/query (or another neutral module).
+    expect([...edges].sort()).toEqual(KNOWN_EDGES);
+  });
 });
+
+const KNOWN_EDGES = [
+  'api → src/login/i18n/index.ts',
+  'api → src/oidc/shared/web-keys.ts',
+  'login → src/api/settings/shared/settings-changes.ts',
+  'login → src/oidc/shared/auth-flow-deps.ts',
+  'login → src/oidc/shared/auth-request-flow.ts',
+  'login → src/oidc/shared/auth-requests.ts',
+  'login → src/oidc/shared/authorization-response.ts',
+  'login → src/oidc/shared/endpoint.ts',
+  'login → src/oidc/shared/form.ts',
+  'login → src/oidc/shared/scopes.ts',
+  'login → src/oidc/shared/ui-locales.ts',
+  'oidc → src/api/auth.ts',
+  'oidc → src/api/shared/features.ts',
+  'oidc → src/api/tenant.ts',
+  'oidc → src/login/browser-sessions.ts',
+  'oidc → src/login/i18n/index.ts',
+  'oidc → src/login/login-org.ts',
+  'oidc → src/login/pages.ts',
+  'oidc → src/login/routes.ts',
+];

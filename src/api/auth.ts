@@ -3,7 +3,6 @@
  * (generated tokens are random, so a slow hash adds only latency); permissions come from the
  * caller's memberships → roles → permissions (docs/permissions.md).
  */
-import { createHash } from 'node:crypto';
 import {
   type ActorSystem,
   type AggregateKind,
@@ -18,15 +17,12 @@ import {
   unauthenticated,
   userKind,
 } from '../../actors/index.js';
+import { tokenDigest } from '../crypto/token-digest.js';
 
 export interface Caller {
   readonly userId: string;
   /** The organization the caller's user belongs to. */
   readonly orgId: string;
-}
-
-export function tokenDigest(token: string): string {
-  return createHash('sha256').update(token).digest('base64url');
 }
 
 /**

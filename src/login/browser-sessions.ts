@@ -5,8 +5,8 @@
  * external URL is plain http (TESSERA_EXTERNAL_SECURE=false, e.g. http://localhost).
  */
 import { AppError, orgKind, sessionAmr, sessionAuthTime, userKind, type ActorSystem, type AggregateRecord, type BrowserSessionSummary, type User } from '../../actors/index.js';
-import { createLoginSession, findSessionByToken, terminateSession, type SessionFactorInput } from '../api/shared/sessions.js';
-import { loginNamesOf } from '../api/shared/user-auth.js';
+import { createLoginSession, findSessionByToken, terminateSession, type SessionFactorInput } from '../query/sessions.js';
+import { loginNamesOf } from '../query/user-auth.js';
 import type { HttpRequest } from '../http/types.js';
 import type { MessageKey } from './i18n/index.js';
 

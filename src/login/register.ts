@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { addHumanUser, AppError, instanceSettingsKind } from '../../actors/index.js';
-import { readUserSettings } from '../api/shared/user-auth.js';
+import { readUserSettings } from '../query/user-auth.js';
 import { complexityViolations, hashPassword } from '../crypto/password.js';
 import type { HttpReply } from '../http/types.js';
 import type { FormParams } from '../oidc/shared/form.js';

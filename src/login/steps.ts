@@ -6,7 +6,7 @@
  */
 import { transition } from 'xstate';
 import { authRequestMachine, type AuthRequestEvent } from '../../actors/index.js';
-import { findUserByLoginName } from '../api/shared/user-auth.js';
+import { findUserByLoginName } from '../query/user-auth.js';
 import type { HttpReply } from '../http/types.js';
 import { settleAuthRequest } from '../oidc/shared/auth-request-flow.js';
 import { toMachineSnapshot } from '../oidc/shared/auth-requests.js';

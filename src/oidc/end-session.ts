@@ -7,7 +7,7 @@
  * ended session are revoked.
  */
 import { OAuthError } from '../../actors/index.js';
-import { findAppByClientId } from '../api/shared/app-clients.js';
+import { findAppByClientId } from '../query/app-clients.js';
 import { redirect } from '../http/reply.js';
 import type { Route } from '../http/router.js';
 import type { HttpReply, HttpRequest } from '../http/types.js';

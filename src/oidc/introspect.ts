@@ -8,9 +8,9 @@
  * of the caller's project counts as requested (reference facts §5.5).
  */
 import { orgKind, PAT_SCOPE, userKind } from '../../actors/index.js';
-import { tokenDigest } from '../api/auth.js';
+import { tokenDigest } from '../crypto/token-digest.js';
 import { looksLikeJwt } from '../crypto/jwt-bearer.js';
-import type { ClientApp } from '../api/shared/app-clients.js';
+import type { ClientApp } from '../query/app-clients.js';
 import type { Route } from '../http/router.js';
 import type { HttpReply, HttpRequest } from '../http/types.js';
 import { resolveAccessToken } from './shared/access-token.js';

@@ -12,7 +12,7 @@ import { removeAppKey } from '../../actors/organization/commands/remove-app-key.
 import { setAppSecret } from '../../actors/organization/commands/set-app-secret.js';
 import { orgKind } from '../../actors/organization/org.js';
 import { projectKind } from '../../actors/organization/project.js';
-import { appPublicKeys, clientSecretDigest, verifyAppSecret } from '../../src/api/shared/app-clients.js';
+import { appPublicKeys, clientSecretDigest, verifyAppSecret } from '../../src/query/app-clients.js';
 import { generateRsaSigningKey } from '../../src/crypto/app-keys.js';
 import { randomSecret } from '../../src/crypto/random.js';
 import { context, given, NOW, record } from '../actors/decide.fixture.js';

@@ -26,7 +26,7 @@ import {
   findSessionByToken,
   listSessionsForUserAgent,
   terminateSession,
-} from '../../src/api/shared/sessions.js';
+} from '../../src/query/sessions.js';
 import { hashPassword } from '../../src/crypto/password.js';
 import { createSecretSealer } from '../../src/crypto/secret-sealer.js';
 import { openLmdbStore } from '../../src/store/lmdb-store.js';

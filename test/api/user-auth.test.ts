@@ -23,8 +23,8 @@ import {
   userKind,
   type StoreAdapter,
 } from '../../actors/index.js';
-import { tokenDigest } from '../../src/api/auth.js';
-import { authenticateMachineSecret, findUserByLoginName, loginNamesOf, verifyUserPassword } from '../../src/api/shared/user-auth.js';
+import { tokenDigest } from '../../src/crypto/token-digest.js';
+import { authenticateMachineSecret, findUserByLoginName, loginNamesOf, verifyUserPassword } from '../../src/query/user-auth.js';
 import { hashPassword } from '../../src/crypto/password.js';
 import { createSecretSealer } from '../../src/crypto/secret-sealer.js';
 import { openLmdbStore } from '../../src/store/lmdb-store.js';

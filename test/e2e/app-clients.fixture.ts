@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { ActorSystem, createIdGenerator, systemClock, UNIQUE_SCOPES } from '../../actors/index.js';
-import { findAppByClientId, type ClientApp } from '../../src/api/shared/app-clients.js';
+import { findAppByClientId, type ClientApp } from '../../src/query/app-clients.js';
 import { createSecretSealer } from '../../src/crypto/secret-sealer.js';
 import { openLmdbStore } from '../../src/store/lmdb-store.js';
 import type { SeedSetup } from './seed.fixture.js';

@@ -8,7 +8,7 @@ import { createGrpcTransport } from '@connectrpc/connect-node';
 import { importJWK, jwtVerify, SignJWT } from 'jose';
 import { createPrivateKey } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appPublicKeys, verifyAppSecret } from '../../src/api/shared/app-clients.js';
+import { appPublicKeys, verifyAppSecret } from '../../src/query/app-clients.js';
 import { OidcAppType, OidcAuthMethodType, PlatformApps } from '../../src/gen/platform/resources/app/v3alpha/app_service_pb.js';
 import { lookupClient } from './app-clients.fixture.js';
 import { api, startTestNode, type TestNode, violatedFields } from './harness.js';

@@ -17,7 +17,7 @@ import {
   type IdpLink,
   type MembershipContext,
 } from '../../actors/index.js';
-import { tokenDigest } from '../../src/api/auth.js';
+import { tokenDigest } from '../../src/crypto/token-digest.js';
 import { createSecretSealer } from '../../src/crypto/secret-sealer.js';
 import { openLmdbStore } from '../../src/store/lmdb-store.js';
 

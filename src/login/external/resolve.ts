@@ -29,7 +29,7 @@ import {
   type HumanUser,
   type User,
 } from '../../../actors/index.js';
-import { findUserByLoginName } from '../../api/shared/user-auth.js';
+import { findUserByLoginName } from '../../query/user-auth.js';
 import type { HttpReply } from '../../http/types.js';
 import type { FormParams } from '../../oidc/shared/form.js';
 import { cookieWithSession, logInWithIdp, logInWithPassword, type HeldSession } from '../browser-sessions.js';

@@ -5,7 +5,7 @@
  * (the browser gets an error page on the server).
  */
 import { OAuthError, type ActorSystem, type OidcConfig } from '../../../actors/index.js';
-import { findAppByClientId, type ClientApp } from '../../api/shared/app-clients.js';
+import { findAppByClientId, type ClientApp } from '../../query/app-clients.js';
 import type { FormParams } from '../shared/form.js';
 
 export interface RedirectTarget {

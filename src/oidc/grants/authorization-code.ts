@@ -7,7 +7,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { OAuthError, type OidcConfig } from '../../../actors/index.js';
-import type { ClientApp } from '../../api/shared/app-clients.js';
+import type { ClientApp } from '../../query/app-clients.js';
 import { redeemAuthorizationCode, recordCodeGrant, type AuthorizationCodeGrant } from '../shared/authorization-codes.js';
 import { authenticateClient, parseClientCredentials } from '../shared/client-auth.js';
 import { requireParam } from '../shared/form.js';

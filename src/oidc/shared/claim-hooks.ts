@@ -8,7 +8,7 @@
  * `set_user_metadata` entries are written on the subject user (a failure becomes a log line).
  */
 import { type ActorSystem, type AggregateRecord, orgKind, setUserMetadata, type UserGrant, userGrantsKind, type User, userKind } from '../../../actors/index.js';
-import { loginNamesOf } from '../../api/shared/user-auth.js';
+import { loginNamesOf } from '../../query/user-auth.js';
 import type { ExecutionFunction } from '../../executions/catalog.js';
 import { type FunctionOutcome, type FunctionPayload, logClaimName } from '../../executions/functions.js';
 import type { ClaimSubject, Claims } from './claims.js';

@@ -5,7 +5,7 @@
  * resource-owner claims. Role claims come from role-claims.ts.
  */
 import type { AggregateRecord, Org, User } from '../../../actors/index.js';
-import { loginNamesOf } from '../../api/shared/user-auth.js';
+import { loginNamesOf } from '../../query/user-auth.js';
 import { SCOPE_PREFIX } from './scopes.js';
 
 export type Claims = Record<string, unknown>;

@@ -5,8 +5,8 @@
  */
 import { createPublicKey } from 'node:crypto';
 import { decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
-import type { ClientApp } from '../../api/shared/app-clients.js';
-import { appPublicKeys } from '../../api/shared/app-clients.js';
+import type { ClientApp } from '../../query/app-clients.js';
+import { appPublicKeys } from '../../query/app-clients.js';
 import type { ClientAuthContext } from './client-auth.js';
 import { invalidClient } from './form.js';
 import { useJtiOnce } from './replay.js';

@@ -7,7 +7,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { type AggregateRecord, type MachineUser, type OidcAuthMethod, type TtlStore } from '../../../actors/index.js';
-import type { ClientApp } from '../../api/shared/app-clients.js';
+import type { ClientApp } from '../../query/app-clients.js';
 import type { ClientCache } from './client-cache.js';
 import { invalidClient, invalidRequest, type FormParams } from './form.js';
 import { verifyClientAssertion } from './client-assertion.js';

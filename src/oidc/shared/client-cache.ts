@@ -7,8 +7,8 @@
  * attacker-controlled); the map is size-capped.
  */
 import type { ActorSystem, AggregateRecord, MachineUser } from '../../../actors/index.js';
-import { findAppByClientId, type ClientApp } from '../../api/shared/app-clients.js';
-import { findUserByLoginName } from '../../api/shared/user-auth.js';
+import { findAppByClientId, type ClientApp } from '../../query/app-clients.js';
+import { findUserByLoginName } from '../../query/user-auth.js';
 
 export type ResolvedClient =
   | { readonly kind: 'app'; readonly app: ClientApp }

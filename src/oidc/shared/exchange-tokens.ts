@@ -7,7 +7,7 @@
 import { createPublicKey } from 'node:crypto';
 import { decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
 import { OAuthError } from '../../../actors/index.js';
-import { appPublicKeys } from '../../api/shared/app-clients.js';
+import { appPublicKeys } from '../../query/app-clients.js';
 import { resolveAccessToken } from './access-token.js';
 import type { AuthenticatedClient } from './client-auth.js';
 import type { OAuthDeps, OAuthRequest } from './oauth-deps.js';

@@ -5,7 +5,7 @@
  * at_hash and no userinfo claims unless the app's idTokenUserinfoAssertion is set.
  */
 import { OAuthError, type BrowserSessionSummary } from '../../../actors/index.js';
-import { findAppByClientId } from '../../api/shared/app-clients.js';
+import { findAppByClientId } from '../../query/app-clients.js';
 import type { AuthFlowDeps } from './auth-flow-deps.js';
 import type { StoredAuthRequest } from './auth-requests.js';
 import { signIdToken } from './id-token.js';

@@ -6,7 +6,7 @@
  * `org:project:role:{role}` scopes restrict the keys; `org:roles:id:{orgId}` the granting orgs.
  */
 import { type ActorSystem, type RoleClaim, userRolesForProjects } from '../../../actors/index.js';
-import type { ClientApp } from '../../api/shared/app-clients.js';
+import type { ClientApp } from '../../query/app-clients.js';
 import type { Claims } from './claims.js';
 import { SCOPE_PREFIX } from './scopes.js';
 

@@ -4,7 +4,7 @@
  * §5.1) and the token audience (client id, project id, requested project audiences).
  */
 import { OAuthError, orgKind, userKind, type ActorSystem, type AggregateRecord, type Org, type User } from '../../../actors/index.js';
-import type { ClientApp } from '../../api/shared/app-clients.js';
+import type { ClientApp } from '../../query/app-clients.js';
 import { grantScopes } from './scopes.js';
 
 export interface UserGrant {

@@ -45,7 +45,7 @@ import {
   type DataOrg,
 } from './export-format.js';
 import { randomSecret } from '../../../crypto/random.js';
-import { clientSecretDigest } from '../../shared/app-clients.js';
+import { clientSecretDigest } from '../../../query/app-clients.js';
 import type { ImportRun, OrgSuccess } from './import-run.js';
 import { importOrgSettings } from './import-org-settings.js';
 import { checkItem, domainItem, enumOf, humanItem, machineItem, metadataItem, namedItem, roleItem } from './import-validation.js';

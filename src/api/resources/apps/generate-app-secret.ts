@@ -7,7 +7,7 @@ import { setAppSecret } from '../../../../actors/index.js';
 import { randomSecret } from '../../../crypto/random.js';
 import { PlatformApps } from '../../../gen/platform/resources/app/v3alpha/app_service_pb.js';
 import { defineRpc } from '../../invoker.js';
-import { clientSecretDigest } from '../../shared/app-clients.js';
+import { clientSecretDigest } from '../../../query/app-clients.js';
 import { toDetails } from '../../shared/convert.js';
 import { parseWith, resourceId } from '../../shared/validate.js';
 import { toOrgActor } from '../projects/shared.js';

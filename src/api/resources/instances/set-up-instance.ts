@@ -17,7 +17,7 @@ import {
   setDefaultOrg,
   setFeatures,
 } from '../../../../actors/index.js';
-import { tokenDigest } from '../../auth.js';
+import { tokenDigest } from '../../../crypto/token-digest.js';
 
 export interface InstanceAdminPlan {
   readonly userId: string;

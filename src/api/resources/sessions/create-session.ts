@@ -8,7 +8,7 @@ import { notFound } from '../../../../actors/index.js';
 import { PlatformSessions, type CreateSessionRequest } from '../../../gen/platform/resources/session/v3alpha/session_service_pb.js';
 import { defineRpc } from '../../invoker.js';
 import { toDetails } from '../../shared/convert.js';
-import { createLoginSession, resolveSessionUser, type SessionUserRef } from '../../shared/sessions.js';
+import { createLoginSession, resolveSessionUser, type SessionUserRef } from '../../../query/sessions.js';
 import { parseWith } from '../../shared/validate.js';
 import { callUserAgent, lifetime, metadata, password, pat, toFactors } from './shared.js';
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { PlatformSessions } from '../../../gen/platform/resources/session/v3alpha/session_service_pb.js';
 import { defineRpc } from '../../invoker.js';
 import { toDetails } from '../../shared/convert.js';
-import { terminateSession } from '../../shared/sessions.js';
+import { terminateSession } from '../../../query/sessions.js';
 import { parseWith, resourceId } from '../../shared/validate.js';
 import { requireSessionFor } from './shared.js';
 

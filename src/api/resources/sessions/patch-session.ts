@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { PlatformSessions } from '../../../gen/platform/resources/session/v3alpha/session_service_pb.js';
 import { defineRpc } from '../../invoker.js';
 import { toDetails } from '../../shared/convert.js';
-import { addSessionChecks, isSessionToken } from '../../shared/sessions.js';
+import { addSessionChecks, isSessionToken } from '../../../query/sessions.js';
 import { parseWith, resourceId } from '../../shared/validate.js';
 import { lifetime, metadata, password, pat, requireSessionFor, toFactors } from './shared.js';
 

@@ -19,7 +19,7 @@ import { runSearch, type SearchDeclaration } from '../../shared/indexed-search.j
 import { createOrgReadFilter } from '../../shared/owned.js';
 import type { Condition } from '../../shared/search-executor.js';
 import { maxIds, present, requiredChars, specified } from '../../shared/search.js';
-import { isSessionUsable } from '../../shared/sessions.js';
+import { isSessionUsable } from '../../../query/sessions.js';
 import { toGetSession } from './shared.js';
 
 const SEARCH: SearchDeclaration<SessionSearchFilter> = {

@@ -23,8 +23,8 @@ import {
 } from '../../../gen/platform/resources/session/v3alpha/session_service_pb.js';
 import type { CallContext } from '../../call-context.js';
 import { toDetails, toTimestamp } from '../../shared/convert.js';
-import { readSession } from '../../shared/sessions.js';
-import { loginNamesOf } from '../../shared/user-auth.js';
+import { readSession } from '../../../query/sessions.js';
+import { loginNamesOf } from '../../../query/user-auth.js';
 
 /**
  * The live session with this id, if the caller holds `permission` in its organization: 404 when

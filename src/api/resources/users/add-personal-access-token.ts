@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { addPersonalAccessToken } from '../../../../actors/index.js';
 import { PlatformUsers } from '../../../gen/platform/resources/user/v3alpha/user_service_pb.js';
 import { randomSecret } from '../../../crypto/random.js';
-import { tokenDigest } from '../../auth.js';
+import { tokenDigest } from '../../../crypto/token-digest.js';
 import { defineRpc } from '../../invoker.js';
 import { toDetails, toTimestamp } from '../../shared/convert.js';
 import { parseWith, resourceId } from '../../shared/validate.js';

@@ -11,7 +11,7 @@ import type { CallContext } from '../../call-context.js';
 import { defineRpc } from '../../invoker.js';
 import { toDetails } from '../../shared/convert.js';
 import { targetOrgId } from '../../shared/owned.js';
-import { readUserSettings } from '../../shared/user-auth.js';
+import { readUserSettings } from '../../../query/user-auth.js';
 import { parseWith } from '../../shared/validate.js';
 import { description, emailAddress, enumNumber, language, missing, optionalText, password, phoneNumber, requiredName, username } from './input.js';
 import { parseAccessTokenType, parseGender } from './shared.js';

@@ -12,7 +12,7 @@ import { runSearch, type SearchDeclaration } from '../../shared/indexed-search.j
 import { createOrgReadFilter } from '../../shared/owned.js';
 import type { Condition } from '../../shared/search-executor.js';
 import { matchesText, maxChars, maxIds, specified, textCondition } from '../../shared/search.js';
-import { loginNamesOf } from '../../shared/user-auth.js';
+import { loginNamesOf } from '../../../query/user-auth.js';
 import { readOrgOf, toGetUser } from './shared.js';
 
 const states: Readonly<Record<number, string>> = { [UserState.ACTIVE]: 'active', [UserState.INACTIVE]: 'inactive', [UserState.LOCKED]: 'locked' };

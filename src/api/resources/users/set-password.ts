@@ -13,7 +13,7 @@ import type { CallContext } from '../../call-context.js';
 import { defineRpc } from '../../invoker.js';
 import { toDetails } from '../../shared/convert.js';
 import { readOwned } from '../../shared/owned.js';
-import { readUserSettings, verifyUserPassword } from '../../shared/user-auth.js';
+import { readUserSettings, verifyUserPassword } from '../../../query/user-auth.js';
 import { parseWith, resourceId } from '../../shared/validate.js';
 import { password } from './input.js';
 import { requireUserFor, userActor } from './shared.js';

@@ -24,7 +24,7 @@ import {
 import type { CallContext } from '../../call-context.js';
 import { toDetails, toTimestamp } from '../../shared/convert.js';
 import { readOwned } from '../../shared/owned.js';
-import { loginNamesOf } from '../../shared/user-auth.js';
+import { loginNamesOf } from '../../../query/user-auth.js';
 
 /**
  * Reads a user and checks `permission` in the user's organization (instance-wide roles count).

@@ -23,9 +23,9 @@ import {
   userSettingsKind,
   userSettingsOf,
   type UserSettings,
-} from '../../../actors/index.js';
-import { hashPassword, verifyPassword } from '../../crypto/password.js';
-import { tokenDigest } from '../auth.js';
+} from '../../actors/index.js';
+import { hashPassword, verifyPassword } from '../crypto/password.js';
+import { tokenDigest } from '../crypto/token-digest.js';
 
 export interface LoginNames {
   /** `<username>@<domain>` for the primary and every other verified domain of the organization. */

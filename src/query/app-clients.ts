@@ -16,7 +16,7 @@ import {
   projectKind,
   usesClientSecret,
   usesKeys,
-} from '../../../actors/index.js';
+} from '../../actors/index.js';
 
 /** A usable client: the application row and its (active) project row. */
 export interface ClientApp {

@@ -25,9 +25,9 @@ import {
   terminateSession as terminateSessionCommand,
   type User,
   userKind,
-} from '../../../actors/index.js';
-import { randomSecret } from '../../crypto/random.js';
-import { tokenDigest } from '../auth.js';
+} from '../../actors/index.js';
+import { randomSecret } from '../crypto/random.js';
+import { tokenDigest } from '../crypto/token-digest.js';
 import { findUserByLoginName, verifyUserPassword } from './user-auth.js';
 
 /** Who the session is for: a login name (resolved like the login UI does) or a user id. */
