@@ -37,6 +37,7 @@ import { PlatformUserSettings } from '../gen/platform/settings/user/v3alpha/user
 import { sessionRpcs } from '../api/resources/sessions/index.js';
 import { PlatformSessions } from '../gen/platform/resources/session/v3alpha/session_service_pb.js';
 import { createJsonRoutes } from '../api/transport/json-transcoder.js';
+import { openApiRoutes } from '../api/openapi/route.js';
 import { createConnectFallback } from '../api/transport/connect-bridge.js';
 import { startGrpcServer } from '../api/transport/grpc-server.js';
 import { createRouter } from '../http/router.js';
@@ -77,7 +78,7 @@ import { startClusterSync } from '../cluster/cluster-sync.js';
 export const SERVICES: readonly DescService[] = [PlatformOrganizations, PlatformProjects, PlatformGrants, PlatformApps, PlatformActions, PlatformWebKeys, PlatformDomains, PlatformMemberships, PlatformInstances, PlatformFeatures, PlatformUsers, PlatformUserSchemas, PlatformUserSettings, PlatformSessions, PlatformIdentityProviders, PlatformLanguageSettings, PlatformTextSettings, PlatformBrandingSettings];
 
 /** Path prefixes that get CORS headers (APIs and protocol endpoints, not the login UI). */
-const CORS_PREFIXES = ['/resources/', '/settings/', '/admin/', '/oauth/', '/oidc/', '/.well-known/', '/platform.'];
+const CORS_PREFIXES = ['/resources/', '/settings/', '/admin/', '/oauth/', '/oidc/', '/.well-known/', '/platform.', '/openapi.json'];
 
 export interface RunningNode {
   readonly httpPort: number;
@@ -137,13 +138,14 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   webKeys.onChanged((instanceId) => signer.invalidate(instanceId));
   const executions = new ExecutionRuntime({ actors, store, clock, logger, catalog: createExecutionCatalog(SERVICES), network: { allowPrivateNetworks: config.outboundAllowPrivateNetworks } });
   const oauth = createOAuthDeps({ config, tenants, signer, actors, clock, logger, functions: executions });
-  const invoke = createInvoker([...organizationRpcs, ...projectRpcs, ...grantRpcs, ...appRpcs, ...actionRpcs, ...createWebKeyRpcs(webKeys), ...domainRpcs, ...membershipRpcs, ...instanceRpcs, ...featureRpcs, ...userRpcs, ...userSchemaRpcs, ...userSettingsRpcs, ...sessionRpcs, ...idpRpcs, ...languageSettingsRpcs, ...textSettingsRpcs, ...brandingSettingsRpcs], { config, actors, tenants, clock, logger, executions, accessTokens: createApiAccessTokens(oauth) });
+  const rpcs = [...organizationRpcs, ...projectRpcs, ...grantRpcs, ...appRpcs, ...actionRpcs, ...createWebKeyRpcs(webKeys), ...domainRpcs, ...membershipRpcs, ...instanceRpcs, ...featureRpcs, ...userRpcs, ...userSchemaRpcs, ...userSettingsRpcs, ...sessionRpcs, ...idpRpcs, ...languageSettingsRpcs, ...textSettingsRpcs, ...brandingSettingsRpcs];
+  const invoke = createInvoker(rpcs, { config, actors, tenants, clock, logger, executions, accessTokens: createApiAccessTokens(oauth) });
 
   let ready = false;
   const metrics = createMetrics(createRequestLog(logger));
   metrics.gauge('tessera_actors_loaded', 'Tenant actors currently in memory.', () => actors.loadedCount);
   metrics.gauge('tessera_execution_event_lag', 'Events not yet delivered to event executions (all instances).', () => executions.eventLag());
-  const routes = [...systemRoutes({ metrics: metrics.registry, isReady: () => ready }), ...createJsonRoutes(SERVICES, invoke), ...oidcRoutes({ config, tenants, signer, oauth, uiLocales: createUiLocalesResolver(actors) }), ...adminRoutes({ dataDir: config.dataDir, actors, tenants, clock, logger, accessTokens: createApiAccessTokens(oauth), gcsEndpoint: config.gcsEndpoint, importMaxBytes: config.importMaxBodyBytes })];
+  const routes = [...systemRoutes({ metrics: metrics.registry, isReady: () => ready }), ...createJsonRoutes(SERVICES, invoke), ...openApiRoutes(SERVICES, rpcs), ...oidcRoutes({ config, tenants, signer, oauth, uiLocales: createUiLocalesResolver(actors) }), ...adminRoutes({ dataDir: config.dataDir, actors, tenants, clock, logger, accessTokens: createApiAccessTokens(oauth), gcsEndpoint: config.gcsEndpoint, importMaxBytes: config.importMaxBodyBytes })];
   const router = createRouter(routes, { fallback: createConnectFallback(SERVICES, invoke), corsPathPrefixes: CORS_PREFIXES, notFound: (req) => unencodedExecutionIdReply(req) ?? notFoundReply });
   const adapter = await selectHttpAdapter(config.http, (msg, err) => logger.warn({ err }, msg));
   const http = await adapter.listen(
