@@ -2,19 +2,22 @@
 /**
  * The `tessera` command: `start` (default) runs a node; `init` prepares the data directory,
  * master key, first instance and admin token, then exits; `migrate` applies the PostgreSQL
- * schema migrations alone; `copy-store` copies a whole store between LMDB and PostgreSQL.
+ * schema migrations alone; `copy-store` copies a whole store between LMDB and PostgreSQL;
+ * `backup` / `restore` copy a running node's LMDB store out and back (docs/operations/backup.md).
  * Configuration errors exit 2 with
  * every problem listed; SIGTERM/SIGINT stop gracefully.
  */
 import { ConfigError, loadConfig } from '../config/load.js';
 import { createLogger } from '../observability/logger.js';
-import { prepareNode, startNode } from './node.js';
 import { runKeysCommand } from './keys-command.js';
 import { runMigrateCommand } from './migrate-command.js';
+import { BACKUP_USAGE, runBackupCommand } from './backup-command.js';
+import { RESTORE_USAGE, runRestoreCommand } from './restore-command.js';
 import { COPY_STORE_USAGE, runCopyStoreCommand } from './store-transfer-command.js';
 import { runTransferCommand, TRANSFER_USAGE } from './transfer-command.js';
 
-const USAGE = `usage: tessera [start|init|migrate|keys rotate|keys list|export|import|copy-store]   (configuration: TESSERA_* variables, see docs/configuration.md)\n${TRANSFER_USAGE}\n${COPY_STORE_USAGE}`;
+const USAGE = `usage: tessera [start|init|migrate|keys rotate|keys list|export|import|copy-store|backup|restore]   (configuration: TESSERA_* variables, see docs/configuration.md)\n${TRANSFER_USAGE}\n${COPY_STORE_USAGE}\n${BACKUP_USAGE}\n${RESTORE_USAGE}`;
+const COMMANDS = new Set(['start', 'init', 'keys', 'migrate', 'export', 'import', 'copy-store', 'backup', 'restore']);
 
 async function main(argv: readonly string[]): Promise<number> {
   const command = argv[0] ?? 'start';
@@ -22,7 +25,7 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  if (command !== 'start' && command !== 'init' && command !== 'keys' && command !== 'migrate' && command !== 'export' && command !== 'import' && command !== 'copy-store') {
+  if (!COMMANDS.has(command)) {
     process.stderr.write(`unknown command "${command}"\n${USAGE}\n`);
     return 2;
   }
@@ -41,6 +44,10 @@ async function main(argv: readonly string[]): Promise<number> {
   if (command === 'keys') return runKeysCommand(argv.slice(1), config, logger);
   if (command === 'migrate') return runMigrateCommand(config, logger);
   if (command === 'copy-store') return runCopyStoreCommand(argv.slice(1), config);
+  if (command === 'backup') return runBackupCommand(argv.slice(1), config);
+  if (command === 'restore') return runRestoreCommand(argv.slice(1), config);
+  // The node's modules load only for the commands that run one: the other commands start fast.
+  const { prepareNode, startNode } = await import('./node.js');
   if (command === 'init') {
     const prepared = await prepareNode(config, logger);
     await prepared.close();
