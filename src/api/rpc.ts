@@ -14,9 +14,12 @@ export interface CallMeta {
   readonly host: string;
   readonly protocol: 'json' | 'connect' | 'grpc-web' | 'grpc';
   readonly signal: AbortSignal;
+  /** The client's address (through trusted proxies, src/http/client-origin.ts). */
   readonly remoteAddress: string;
   /** Identifies the request in logs (src/http/request-id.ts). */
   readonly requestId: string;
+  /** The scheme the client used (TLS listener or trusted proxy). */
+  readonly scheme: 'http' | 'https';
 }
 
 export interface RpcResult {

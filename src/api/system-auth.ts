@@ -66,7 +66,7 @@ export async function authenticateSystemUser(users: SystemUserDirectory, service
   const result = await verifyBearerJwt(token, user.key, {
     issuer: name,
     subject: name,
-    audiences: audiencesOf(services.config, meta.host),
+    audiences: audiencesOf(services.config, meta.host, meta.scheme),
     now: services.clock.now(),
     clockToleranceSec: CLOCK_TOLERANCE_SEC,
     maxLifetimeSec: MAX_LIFETIME_SEC,
@@ -81,11 +81,10 @@ export function systemCallerCan(caller: SystemCaller, permission: string): boole
 }
 
 /** The URLs a token may name in `aud`: the request URL's origin as sent, and the external URL of its host. */
-export function audiencesOf(config: Config, host: string): string[] {
+export function audiencesOf(config: Config, host: string, scheme: 'http' | 'https'): string[] {
   const domain = normalizeHost(host);
   if (domain === '') return [];
-  const scheme = config.externalSecure ? 'https' : 'http';
-  return [...new Set([`${scheme}://${host.trim().toLowerCase()}`, externalUrl(config, domain)])];
+  return [...new Set([`${scheme}://${host.trim().toLowerCase()}`, externalUrl(config, domain, scheme)])];
 }
 
 async function isInstanceToken(services: ApiServices, meta: CallMeta): Promise<boolean> {

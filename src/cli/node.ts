@@ -44,6 +44,8 @@ import { createRouter } from '../http/router.js';
 import { notFoundReply } from '../http/reply.js';
 import { selectHttpAdapter } from '../http/select-adapter.js';
 import { systemRoutes } from '../http/system-routes.js';
+import { createOriginResolver, withClientOrigin } from '../http/client-origin.js';
+import { loadTlsFiles } from '../http/tls-files.js';
 import type { NodeLogger } from '../observability/logger.js';
 import { createMetrics } from '../observability/metrics.js';
 import { createRequestLog } from '../observability/request-log.js';
@@ -129,6 +131,8 @@ export async function prepareNode(config: Config, logger: NodeLogger, clock: Clo
 }
 
 export async function startNode(config: Config, logger: NodeLogger, clock: Clock = systemClock): Promise<RunningNode> {
+  // Checked before anything opens: a bad certificate stops the start with a message naming the file.
+  const tls = config.tlsCertPath === undefined || config.tlsKeyPath === undefined ? undefined : loadTlsFiles(config.tlsCertPath, config.tlsKeyPath);
   const { store, actors, setup, close } = await prepareNode(config, logger, clock);
 
   const tenants = new TenantDirectory(actors, () => clock.now());
@@ -147,20 +151,21 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   metrics.gauge('tessera_execution_event_lag', 'Events not yet delivered to event executions (all instances).', () => executions.eventLag());
   const routes = [...systemRoutes({ metrics: metrics.registry, isReady: () => ready }), ...createJsonRoutes(SERVICES, invoke), ...openApiRoutes(SERVICES, rpcs), ...oidcRoutes({ config, tenants, signer, oauth, uiLocales: createUiLocalesResolver(actors) }), ...adminRoutes({ dataDir: config.dataDir, actors, tenants, clock, logger, accessTokens: createApiAccessTokens(oauth), gcsEndpoint: config.gcsEndpoint, importMaxBytes: config.importMaxBodyBytes })];
   const router = createRouter(routes, { fallback: createConnectFallback(SERVICES, invoke), corsPathPrefixes: CORS_PREFIXES, notFound: (req) => unencodedExecutionIdReply(req) ?? notFoundReply });
+  const origin = { trustedProxies: config.trustedProxies, defaultScheme: tls !== undefined || config.externalSecure ? 'https' : 'http' } as const;
   const adapter = await selectHttpAdapter(config.http, (msg, err) => logger.warn({ err }, msg));
   const http = await adapter.listen(
-    router,
-    { host: config.host, port: config.port, maxBodyBytes: config.maxBodyBytes, bodyLimits: { [IMPORT_PATH]: config.importMaxBodyBytes }, bodyTimeoutMs: config.bodyTimeoutMs, maxHeaderCount: config.maxHeaderCount, maxHeaderBytes: config.maxHeaderBytes },
+    withClientOrigin(router, origin),
+    { host: config.host, port: config.port, maxBodyBytes: config.maxBodyBytes, bodyLimits: { [IMPORT_PATH]: config.importMaxBodyBytes }, bodyTimeoutMs: config.bodyTimeoutMs, maxHeaderCount: config.maxHeaderCount, maxHeaderBytes: config.maxHeaderBytes, tls },
     metrics.httpObserver,
   );
-  const grpc = await startGrpcServer({ host: config.host, port: config.grpcPort, services: SERVICES, invoke, onCallFailed: (err, call) => logger.error({ err, ...call }, 'grpc call failed') });
+  const grpc = await startGrpcServer({ host: config.host, port: config.grpcPort, services: SERVICES, invoke, tls, origin: createOriginResolver(origin), onCallFailed: (err, call) => logger.error({ err, ...call }, 'grpc call failed') });
   const sweeper = startSweeper(store, clock, config.sweepIntervalMs, logger);
   const keyMaintenance = startKeyMaintenance({ actors, webKeys, clock, logger });
   await executions.start();
   // Other nodes' writes drop this node's caches (PostgreSQL change feed; nothing on LMDB).
   const cluster = await startClusterSync({ store, actors, tenants, signer, executions, logger });
   ready = true;
-  logger.info({ httpPort: http.port, grpcPort: grpc.port, http: adapter.name, dataDir: config.dataDir }, 'listening');
+  logger.info({ httpPort: http.port, grpcPort: grpc.port, http: adapter.name, tls: tls !== undefined, dataDir: config.dataDir }, 'listening');
 
   return {
     httpPort: http.port,

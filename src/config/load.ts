@@ -67,8 +67,7 @@ function readConfigFile(path: string | undefined): Record<string, unknown> {
 }
 
 /** The URL clients use to reach an instance domain: scheme + host (+ port unless default). */
-export function externalUrl(config: Config, domain: string): string {
-  const scheme = config.externalSecure ? 'https' : 'http';
+export function externalUrl(config: Config, domain: string, scheme: 'http' | 'https'): string {
   const port = config.externalPort ?? config.port;
   const isDefault = (scheme === 'http' && port === 80) || (scheme === 'https' && port === 443);
   return `${scheme}://${domain}${isDefault ? '' : `:${port}`}`;

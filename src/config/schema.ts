@@ -2,6 +2,7 @@
  * The configuration schema: every key with its environment variable, default and description.
  * docs/configuration.md is generated from this table (npm run docs:config); never edit it by hand.
  */
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { durationMs } from './duration.js';
 import { systemUsersSchema } from './system-users.js';
@@ -16,20 +17,28 @@ const bool = z.preprocess((v) => {
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
-const list = z.preprocess(
-  (v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter((s) => s !== '') : v),
-  z.array(z.string().regex(/^[a-z][a-z0-9_]*$/, 'feature names are lower snake case')),
-);
+
 const domain = z
   .string()
   .min(1)
   .max(253)
   .regex(/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/i, 'must be a host name without scheme or port');
 
-const dnsServers = z.preprocess(
-  (v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter((s) => s !== '') : v),
-  z.array(z.string().regex(/^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-f:]+\]|[0-9a-f:]+)(:\d{1,5})?$/i, 'an IP address, optionally with :port')),
-);
+/** A list given as an array (file) or comma-separated (environment). */
+function commaList<T extends z.ZodType>(item: T) {
+  return z.preprocess((v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter((s) => s !== '') : v), z.array(item));
+}
+const ipOrCidr = z.string().refine(isIpOrCidr, 'must be an IP address or a CIDR range such as 10.0.0.0/8 or fd00::/8');
+
+function isIpOrCidr(value: string): boolean {
+  const [address = '', prefix, extra] = value.split('/');
+  const family = isIP(address);
+  if (family === 0 || extra !== undefined) return false;
+  return prefix === undefined || (/^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+}
+
+const list = commaList(z.string().regex(/^[a-z][a-z0-9_]*$/, 'feature names are lower snake case'));
+const dnsServers = commaList(z.string().regex(/^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-f:]+\]|[0-9a-f:]+)(:\d{1,5})?$/i, 'an IP address, optionally with :port'));
 
 interface KeySpec {
   readonly env: string;
@@ -46,8 +55,11 @@ export const CONFIG_KEYS = {
   databaseUrl: { env: 'TESSERA_DATABASE_URL', schema: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL').optional(), description: 'PostgreSQL connection URL (`postgres://user:password@host:5432/database`). When set, the node keeps its data in PostgreSQL instead of the LMDB directory, so several nodes can share it; migrations run on start (`tessera migrate` runs them alone). See docs/operations/postgres.md.' },
   databaseSchema: { env: 'TESSERA_DATABASE_SCHEMA', schema: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, 'must be a plain SQL identifier').optional(), description: 'PostgreSQL schema holding Tessera\'s tables (created when missing). Defaults to the connection\'s search_path (usually `public`).' },
   externalDomain: { env: 'TESSERA_EXTERNAL_DOMAIN', schema: domain.default('localhost'), description: 'Domain of the first instance, created on an empty store; requests are routed to an instance by their Host header.' },
-  externalSecure: { env: 'TESSERA_EXTERNAL_SECURE', schema: bool.default(false), description: 'Whether clients reach Tessera over https (a TLS-terminating proxy in front); decides the issuer scheme and Secure cookies.' },
+  externalSecure: { env: 'TESSERA_EXTERNAL_SECURE', schema: bool.default(false), description: 'Whether clients reach Tessera over https through a TLS-terminating proxy that is not in TESSERA_TRUSTED_PROXIES; decides the issuer scheme and Secure cookies when neither a TLS listener (TESSERA_TLS_CERT_PATH) nor a trusted proxy\'s X-Forwarded-Proto / Forwarded says so (docs/operations/tls.md).' },
   externalPort: { env: 'TESSERA_EXTERNAL_PORT', schema: port.optional(), description: 'Port clients use, when it differs from TESSERA_PORT (e.g. 443 behind a proxy). Defaults to TESSERA_PORT.' },
+  tlsCertPath: { env: 'TESSERA_TLS_CERT_PATH', schema: z.string().min(1).optional(), description: 'PEM certificate (chain, leaf first) to serve HTTPS on TESSERA_PORT and gRPC over TLS on TESSERA_GRPC_PORT instead of plain HTTP and h2c. Set together with TESSERA_TLS_KEY_PATH; read once at start (docs/operations/tls.md).' },
+  tlsKeyPath: { env: 'TESSERA_TLS_KEY_PATH', schema: z.string().min(1).optional(), description: 'PEM private key (unencrypted) of TESSERA_TLS_CERT_PATH; keep it mode 0600.' },
+  trustedProxies: { env: 'TESSERA_TRUSTED_PROXIES', schema: commaList(ipOrCidr).default([]), description: 'Comma-separated IP addresses and CIDR ranges of reverse proxies whose `Forwarded` / `X-Forwarded-For`, `-Proto` and `-Host` headers are honoured for the client address, the scheme and the Host (issuer, cookies, tenant). Empty (default): those headers are ignored and the peer is the client.' },
   masterKey: { env: 'TESSERA_MASTERKEY', schema: z.string().optional(), description: 'Master key encrypting secrets at rest: 32 bytes as 64 hex characters, base64, or 32 ASCII characters. When absent, `tessera init` generates one into <dataDir>/masterkey (0600) and warns.' },
   http: { env: 'TESSERA_HTTP', schema: z.enum(['uws', 'node']).default('uws'), description: 'HTTP engine: uWebSockets.js (fast) or node:http. uws falls back to node with a warning when it cannot load.' },
   logLevel: { env: 'TESSERA_LOG_LEVEL', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), description: 'Log level of the JSON logs on stdout.' },
@@ -84,6 +96,14 @@ const shape = Object.fromEntries(Object.entries(CONFIG_KEYS).map(([k, spec]) => 
   [K in ConfigKey]: (typeof CONFIG_KEYS)[K]['schema'];
 };
 
-export const configSchema = z.object(shape).strict();
+export const configSchema = z
+  .object(shape)
+  .strict()
+  .superRefine((config, ctx) => {
+    if ((config.tlsCertPath === undefined) !== (config.tlsKeyPath === undefined)) {
+      const missing = config.tlsCertPath === undefined ? 'tlsCertPath' : 'tlsKeyPath';
+      ctx.addIssue({ code: 'custom', path: [missing], message: 'set TESSERA_TLS_CERT_PATH and TESSERA_TLS_KEY_PATH together' });
+    }
+  });
 
 export type Config = Readonly<z.output<typeof configSchema>>;

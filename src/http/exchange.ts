@@ -29,6 +29,8 @@ export abstract class Exchange<S extends ServerCore = ServerCore> implements Htt
   abstract readonly path: string;
   abstract readonly query: string;
   abstract readonly remoteAddress: string;
+  /** Plain HTTP unless the client-origin step (TLS listener, trusted proxy) says otherwise. */
+  readonly scheme: 'http' | 'https' = 'http';
   readonly headers: Record<string, string> = Object.create(null) as Record<string, string>;
   /** Header fields as received (repeats counted) and their size: names, values, ": " and CRLF. */
   headerCount = 0;

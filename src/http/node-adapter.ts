@@ -1,10 +1,12 @@
 /**
  * HttpAdapter over node:http, the fallback when uWebSockets.js cannot load. Same contract as the
  * uWS adapter: bodies under a size and time limit (413 / 408), the request signal aborted when the
- * client goes away, HEAD without a body, streams written with `drain` backpressure, graceful close.
+ * client goes away, HEAD without a body, streams written with `drain` backpressure, graceful close;
+ * node:https when the options carry a certificate.
  */
 import { createServer, STATUS_CODES } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { createLifecycle, Exchange, type ServerCore } from './exchange.js';
 import type { HttpAdapter, HttpHandler, HttpObserver, HttpReply, HttpServerOptions, ListeningServer } from './types.js';
@@ -187,7 +189,10 @@ function onClientError(server: ServerCore, error: NodeJS.ErrnoException, socket:
 
 function listen(handler: HttpHandler, options: HttpServerOptions, observer?: HttpObserver): Promise<ListeningServer> {
   const server: ServerCore = { handler, options, bodyLimit: bodyLimitLookup(options), observer, headersTooLarge: headersTooLargeReply(options), closing: false };
-  const http = createServer({ maxHeaderSize: options.maxHeaderBytes + REQUEST_LINE_BYTES }, (req, res) => onRequest(server, req, res));
+  const onHttp = (req: IncomingMessage, res: ServerResponse) => onRequest(server, req, res);
+  const tls = options.tls;
+  const serverOptions = { maxHeaderSize: options.maxHeaderBytes + REQUEST_LINE_BYTES };
+  const http: Server = tls === undefined ? createServer(serverOptions, onHttp) : createHttpsServer({ ...serverOptions, cert: tls.cert, key: tls.key }, onHttp);
   http.maxHeadersCount = options.maxHeaderCount + 1; // node drops fields past this; one more tells us the limit was crossed
   http.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => onClientError(server, error, socket));
   return new Promise((resolve, reject) => {

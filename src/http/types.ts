@@ -15,7 +15,10 @@ export interface HttpRequest {
   readonly headers: Readonly<Record<string, string>>;
   /** The whole body, read under the size limit (empty when none). */
   readonly body: Buffer;
+  /** The client's address: the peer, or what trusted proxies report (client-origin.ts). */
   readonly remoteAddress: string;
+  /** The scheme the client used: the listener's, or what trusted proxies report (client-origin.ts). */
+  readonly scheme: 'http' | 'https';
   /** Aborted when the client goes away before the reply is written. */
   readonly signal: AbortSignal;
   /** Route parameters, percent-decoded; set by the router. */
@@ -57,6 +60,16 @@ export interface HttpServerOptions {
   readonly maxHeaderCount: number;
   /** Header fields (names, values, separators) above this many bytes in total answer 431. */
   readonly maxHeaderBytes: number;
+  /** Serve HTTPS with this certificate and key instead of plain HTTP. */
+  readonly tls?: TlsFiles;
+}
+
+/** A PEM certificate chain and its unencrypted private key, by path and as read at startup. */
+export interface TlsFiles {
+  readonly certPath: string;
+  readonly keyPath: string;
+  readonly cert: Buffer;
+  readonly key: Buffer;
 }
 
 export interface ListeningServer {

@@ -3,6 +3,7 @@
  * copied before any await, onAborted attached first, body chunks copied under a size and time
  * limit (413 / 408), every write corked and skipped once aborted, streams written with
  * backpressure. Requires the native binary: the package's silent pure-JS fallback is refused.
+ * HTTPS through SSLApp when the options carry a certificate.
  */
 import uWS from '@trufflesuite/uws-js-unofficial';
 import type {
@@ -257,7 +258,9 @@ export function isNativeUws(): boolean {
 function listen(handler: HttpHandler, options: HttpServerOptions, observer?: HttpObserver): Promise<ListeningServer> {
   if (!isNativeUws()) return Promise.reject(new Error('uWebSockets.js native binary did not load (fallback active)'));
   const server: UwsServer = { handler, options, bodyLimit: bodyLimitLookup(options), observer, headersTooLarge: headersTooLargeReply(options), inflight: new Set(), closing: false, onIdle: undefined };
-  const app = uWS.App().any('/*', (res, req) => onRequest(server, res, req));
+  const tls = options.tls;
+  const engine = tls === undefined ? uWS.App() : uWS.SSLApp({ key_file_name: tls.keyPath, cert_file_name: tls.certPath });
+  const app = engine.any('/*', (res, req) => onRequest(server, res, req));
   return new Promise((resolve, reject) => {
     app.listen(options.host, options.port, (listenSocket) => {
       if (listenSocket === false) return reject(new Error(`cannot listen on ${options.host}:${options.port}`));

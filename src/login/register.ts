@@ -98,6 +98,6 @@ export async function submitRegistration(ctx: LoginContext, form: FormParams): P
   const login = await logInWithPassword(ctx.deps.actors, ctx.instanceId, userId, input.password, ctx.req);
   if (!login.ok) return renderStep(ctx, login.error, values);
   const { held } = login;
-  const cookie = toSessionCookie([held.token, ...parseSessionCookie(ctx.req.headers.cookie)], ctx.deps.config.externalSecure);
+  const cookie = toSessionCookie([held.token, ...parseSessionCookie(ctx.req.headers.cookie)], ctx.req.scheme === 'https');
   return advance(ctx, { type: 'registration.completed', userId, loginName: held.session.loginName, session: held.session }, { 'set-cookie': cookie });
 }

@@ -45,7 +45,7 @@ export async function submitPassword(ctx: LoginContext, form: FormParams): Promi
   if (!login.ok) return renderStep(ctx, login.error);
   const held = login.held;
   const tokens = [held.token, ...parseSessionCookie(ctx.req.headers.cookie)];
-  const cookie = toSessionCookie(tokens, ctx.deps.config.externalSecure);
+  const cookie = toSessionCookie(tokens, ctx.req.scheme === 'https');
   return advance(ctx, { type: 'password.verified', session: held.session }, { 'set-cookie': cookie });
 }
 

@@ -61,7 +61,7 @@ async function checkAuthorizeRequest(deps: AuthFlowDeps, instanceId: string, req
   const nonce = checkNonce(params.get('nonce'), responseType);
   const prompt = checkPrompt(params.get('prompt'));
   const maxAge = checkMaxAge(params.get('max_age'));
-  const issuer = issuerFor(deps.config, req.headers.host) ?? '';
+  const issuer = issuerFor(deps.config, req) ?? '';
   const hintUserId = await checkIdTokenHint(deps.signer, instanceId, issuer, params.get('id_token_hint'));
   const optional = { state: params.get('state'), nonce, codeChallenge, maxAge, loginHint: params.get('login_hint'), hintUserId };
   return {
@@ -90,7 +90,7 @@ async function startAuthRequest(deps: AuthFlowDeps, instanceId: string, req: Htt
     ...(request.loginHint === undefined ? {} : { loginHint: request.loginHint }),
     ...(request.hintUserId === undefined ? {} : { hintUserId: request.hintUserId }),
   });
-  const issuer = issuerFor(deps.config, req.headers.host) ?? '';
+  const issuer = issuerFor(deps.config, req) ?? '';
   const stored = { id: createAuthRequestId(), issuer, request, csrf: createCsrfToken(), machine: toPersistedMachine(snapshot), createdAt: now };
   return settleAuthRequest(deps, instanceId, stored, { snapshot, actions });
 }

@@ -77,7 +77,7 @@ export function discoveryRoute(deps: DiscoveryDeps): Route {
 
 async function handleDiscovery(req: HttpRequest, deps: DiscoveryDeps, cache: DocumentCache): Promise<HttpReply> {
   const instance = await requireInstance(deps.tenants, req);
-  const issuer = issuerFor(deps.config, req.headers.host);
+  const issuer = issuerFor(deps.config, req);
   if (issuer === undefined) throw invalidArgument('request.invalid_host', 'the Host header is malformed');
   const languages = await deps.uiLocales(instance.id);
   return cache.reply(`${instance.id} ${issuer}`, languages, () => toDiscoveryDocument(issuer, languages));

@@ -43,7 +43,7 @@ export async function handleEndSession(req: HttpRequest, deps: AuthFlowDeps): Pr
   let params: FormParams | undefined;
   try {
     params = parseForm(req);
-    const hint = await readHint(deps, instance.id, issuerFor(deps.config, req.headers.host) ?? '', params.get('id_token_hint'));
+    const hint = await readHint(deps, instance.id, issuerFor(deps.config, req) ?? '', params.get('id_token_hint'));
     const target = await checkPostLogoutRedirect(deps, instance.id, params, hint);
     const cookie = await endSessions(deps, instance.id, req, hint.sid);
     const headers = { 'set-cookie': cookie, 'cache-control': 'no-store' };
@@ -99,7 +99,7 @@ async function endSessions(deps: AuthFlowDeps, instanceId: string, req: HttpRequ
   await terminateBrowserSessions(deps.actors, instanceId, ending);
   for (const { session } of ending) await revokeSessionGrants(deps.ttl, deps.tokens, instanceId, session.sessionId);
   const kept = held.filter((h) => !ending.includes(h)).map((h) => h.token);
-  return toSessionCookie(kept, deps.config.externalSecure);
+  return toSessionCookie(kept, req.scheme === 'https');
 }
 
 function loggedOutPage(req: HttpRequest, params: FormParams): HttpReply {

@@ -36,7 +36,7 @@ async function handleUserinfo(req: HttpRequest, deps: OAuthDeps): Promise<HttpRe
   const instance = await requireInstance(deps.tenants, req);
   const token = presentedToken(req);
   if (token === undefined) return challenge(undefined);
-  const issuer = issuerFor(deps.config, req.headers.host) ?? '';
+  const issuer = issuerFor(deps.config, req) ?? '';
   const record = await resolveAccessToken(accessTokenContext(deps, { instance, issuer, now: deps.clock.now() }), token);
   const user = record === undefined ? undefined : await deps.actors.readRecord(instance.id, userKind, record.sub);
   if (record === undefined || user === undefined || user.state.state !== 'active') return challenge('invalid_token');

@@ -34,6 +34,7 @@ function request(path: string, body: unknown): HttpRequest {
     headers: { host: 'localhost', authorization: `Bearer ${token}` },
     body: Buffer.from(JSON.stringify(body)),
     remoteAddress: '127.0.0.1',
+    scheme: 'http',
     signal: new AbortController().signal,
     params: {},
     startedAt: 0,

@@ -37,6 +37,20 @@ describe('loadConfig', () => {
     expect(problems).toContain('externalDomain (TESSERA_EXTERNAL_DOMAIN)');
   });
 
+  it('reads trusted proxies as IPs and CIDR ranges, and names a bad entry', () => {
+    expect(loadConfig({ env: { TESSERA_TRUSTED_PROXIES: '10.0.0.0/8, 127.0.0.1,::1,fd00::/8' } }).trustedProxies).toEqual(['10.0.0.0/8', '127.0.0.1', '::1', 'fd00::/8']);
+    expect(loadConfig({ env: {} }).trustedProxies).toEqual([]);
+    for (const bad of ['10.0.0.0/33', 'proxy.example.com', '10.0.0.1/8/1', '::1/129']) {
+      expect(() => loadConfig({ env: { TESSERA_TRUSTED_PROXIES: `127.0.0.1,${bad}` } }), bad).toThrow(/trustedProxies \(TESSERA_TRUSTED_PROXIES\)/);
+    }
+  });
+
+  it('wants the TLS certificate and key together', () => {
+    expect(loadConfig({ env: { TESSERA_TLS_CERT_PATH: '/c.pem', TESSERA_TLS_KEY_PATH: '/k.pem' } })).toMatchObject({ tlsCertPath: '/c.pem', tlsKeyPath: '/k.pem' });
+    expect(() => loadConfig({ env: { TESSERA_TLS_CERT_PATH: '/c.pem' } })).toThrow(/tlsKeyPath \(TESSERA_TLS_KEY_PATH\): set TESSERA_TLS_CERT_PATH and TESSERA_TLS_KEY_PATH together/);
+    expect(() => loadConfig({ env: { TESSERA_TLS_KEY_PATH: '/k.pem' } })).toThrow(/tlsCertPath \(TESSERA_TLS_CERT_PATH\)/);
+  });
+
   it('refuses unknown keys in the file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tessera-config-'));
     const file = join(dir, 'c.json');
@@ -45,11 +59,12 @@ describe('loadConfig', () => {
   });
 
   it.each([
-    [{ externalSecure: false, port: 8080 }, 'http://id.test:8080'],
-    [{ externalSecure: true, port: 8080, externalPort: 443 }, 'https://id.test'],
-    [{ externalSecure: false, port: 80 }, 'http://id.test'],
-  ])('builds the external URL %o', (overrides, expected) => {
-    expect(externalUrl(loadConfig({ env: {}, overrides }), 'id.test')).toBe(expected);
+    [{ port: 8080 }, 'http', 'http://id.test:8080'],
+    [{ port: 8080, externalPort: 443 }, 'https', 'https://id.test'],
+    [{ port: 80 }, 'http', 'http://id.test'],
+    [{ port: 443 }, 'http', 'http://id.test:443'],
+  ] as const)('builds the external URL %o over %s', (overrides, scheme, expected) => {
+    expect(externalUrl(loadConfig({ env: {}, overrides }), 'id.test', scheme)).toBe(expected);
   });
 });
 

@@ -11,6 +11,7 @@ function request(method: string, path: string, headers: Record<string, string> =
     headers,
     body: Buffer.alloc(0),
     remoteAddress: '127.0.0.1',
+    scheme: 'http',
     signal: new AbortController().signal,
     params: {},
     startedAt: 0,

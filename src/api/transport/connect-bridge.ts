@@ -12,6 +12,7 @@ import { errorToJsonBytes } from '@connectrpc/connect/protocol-connect';
 import type { UniversalHandler, UniversalServerRequest, UniversalServerResponse } from '@connectrpc/connect/protocol';
 import { compressionBrotli, compressionGzip } from '@connectrpc/connect-node';
 import { toConnectError } from '../../http/error-mapping.js';
+import type { ClientOrigin } from '../../http/client-origin.js';
 import type { HttpReply, HttpRequest } from '../../http/types.js';
 import type { RpcInvoker } from '../rpc.js';
 import { decodeTextBody, isGrpcWebText, toBinaryRequest, toTextResponse } from './grpc-web-text.js';
@@ -36,7 +37,7 @@ export function createConnectFallback(services: readonly DescService[], invoke: 
     const isGrpcWeb = contentType.startsWith('application/grpc-web');
     const handler = (isGrpcWeb ? grpcWeb : connect).get(req.path);
     if (handler === undefined) return undefined;
-    const record: CallRecord = { remoteAddress: req.remoteAddress, requestId: req.requestId, invoked: false };
+    const record: CallRecord = { remoteAddress: req.remoteAddress, scheme: req.scheme, host: req.headers.host, requestId: req.requestId, invoked: false };
     if (isGrpcWebText(contentType)) {
       const request = toBinaryRequest(toUniversalRequest(req, record), decodeTextBody(req.body));
       return toHttpReply(await toTextResponse(await handler(request)));

@@ -1,19 +1,23 @@
 /**
- * gRPC over cleartext HTTP/2 (h2c) on its own port, serving the same methods through the same
- * invoker as the main port. Only the gRPC protocol is enabled here; Connect and gRPC-web live
- * on the main port. Request messages are size-limited (the main port's adapter limits bodies;
- * nothing else would here). Every stream gets an answer: a call whose handling fails ends with
- * `internal`, logged with its request id, never an open stream. The port also serves gRPC
- * health (NOT_SERVING once closing starts) and server reflection over the same descriptors.
- * Close is graceful: health watchers told, GOAWAY, then destroy after `graceMs`.
+/**
+ * gRPC over HTTP/2 on its own port (cleartext h2c, or TLS with the node's certificate), serving
+ * the same methods through the same invoker as the main port. Only the gRPC protocol is enabled
+ * here; Connect and gRPC-web live on the main port. Request messages are size-limited (the main
+ * port's adapter limits bodies; nothing else would here). Every stream gets an answer: a call
+ * whose handling fails ends with `internal`, logged with its request id, never an open stream.
+ * The port also serves gRPC health (NOT_SERVING once closing starts) and server reflection over
+ * the same descriptors. Close is graceful: health watchers told, GOAWAY, then destroy after
+ * `graceMs`.
  */
-import { constants, createServer, type Http2Server, type Http2ServerRequest, type Http2ServerResponse, type ServerHttp2Session } from 'node:http2';
+import { constants, createSecureServer, createServer, type Http2Server, type Http2ServerRequest, type Http2ServerResponse, type IncomingHttpHeaders, type ServerHttp2Session } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import type { DescService } from '@bufbuild/protobuf';
 import { Code, ConnectError, createConnectRouter } from '@connectrpc/connect';
 import type { UniversalHandler } from '@connectrpc/connect/protocol';
 import { universalRequestFromNodeRequest, universalResponseToNodeResponse } from '@connectrpc/connect-node';
+import { createOriginResolver, type OriginResolver } from '../../http/client-origin.js';
 import { nextRequestId } from '../../http/request-id.js';
+import type { TlsFiles } from '../../http/types.js';
 import type { RpcInvoker } from '../rpc.js';
 import { ACCEPT_COMPRESSION } from './connect-bridge.js';
 import { createHealthState } from './grpc-health.js';
@@ -33,6 +37,10 @@ export interface GrpcServerOptions {
   readonly maxMessageBytes?: number;
   /** Told about calls whose handling failed (the client got `internal`). */
   readonly onCallFailed?: (error: unknown, call: { readonly requestId: string; readonly path: string }) => void;
+  /** gRPC over TLS (h2) with this certificate instead of cleartext h2c. */
+  readonly tls?: TlsFiles;
+  /** Client address, scheme and authority of a call (trusted proxies); default: the peer's. */
+  readonly origin?: OriginResolver;
 }
 
 export interface GrpcServer {
@@ -46,6 +54,7 @@ const defaultMaxMessageBytes = 4 * 1024 * 1024;
 
 export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcServer> {
   const shutdown = new AbortController();
+  const origin = options.origin ?? createOriginResolver({ trustedProxies: [], defaultScheme: options.tls === undefined ? 'http' : 'https' });
   const router = createConnectRouter({
     connect: false,
     grpcWeb: false,
@@ -58,7 +67,9 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   health.register(router);
   registerReflection(router, createReflectionIndex([...options.services, Health, ServerReflection, ServerReflectionV1Alpha]));
   const handlers = new Map(router.handlers.map((h) => [h.requestPath, h]));
-  const server = createServer((req, res) => serveCall(handlers, req, res, options));
+  const serve = (req: Http2ServerRequest, res: Http2ServerResponse) => serveCall(handlers, req, res, options, origin);
+  const tls = options.tls;
+  const server: Http2Server = tls === undefined ? createServer(serve) : createSecureServer({ cert: tls.cert, key: tls.key }, serve);
   const sessions = new Set<ServerHttp2Session>();
   server.on('session', (session) => {
     sessions.add(session);
@@ -75,12 +86,13 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   };
 }
 
-function serveCall(handlers: ReadonlyMap<string, UniversalHandler>, req: Http2ServerRequest, res: Http2ServerResponse, options: GrpcServerOptions): void {
+function serveCall(handlers: ReadonlyMap<string, UniversalHandler>, req: Http2ServerRequest, res: Http2ServerResponse, options: GrpcServerOptions, origin: OriginResolver): void {
   const path = req.url.split('?', 1)[0] ?? '';
   const handler = handlers.get(path);
   if (handler === undefined) return answerStatus(res, Code.Unimplemented, 'unknown method');
   const requestId = nextRequestId();
-  const contextValues = callContextValues({ remoteAddress: req.socket.remoteAddress ?? '', requestId, invoked: false });
+  const client = origin(req.socket.remoteAddress ?? '', forwardingHeaders(req.headers));
+  const contextValues = callContextValues({ remoteAddress: client.address, scheme: client.scheme, host: client.host, requestId, invoked: false });
   handler(universalRequestFromNodeRequest(req, res, undefined, contextValues))
     .then((response) => universalResponseToNodeResponse(response, res))
     .catch((error: unknown) => {
@@ -121,4 +133,16 @@ function closeServer(
     for (const session of sessions) session.destroy();
   }, graceMs);
   return closed.finally(() => clearTimeout(timer));
+}
+
+/** The headers the client origin reads, with `:authority` as the Host. */
+function forwardingHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const picked: Record<string, string> = {};
+  const authority = headers[':authority'];
+  if (typeof authority === 'string') picked.host = authority;
+  for (const name of ['forwarded', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host']) {
+    const value = headers[name];
+    if (value !== undefined) picked[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return picked;
 }

@@ -73,13 +73,14 @@ async function handle(plan: RoutePlan, invoke: RpcInvoker, req: HttpRequest): Pr
 }
 
 function metaOf(req: HttpRequest): CallMeta {
-  const { headers, remoteAddress } = req;
+  const { headers, remoteAddress, scheme } = req;
   // A getter: the adapters create the AbortController only when someone reads the signal.
   return {
     headers,
     host: headers.host ?? '',
     protocol: 'json',
     remoteAddress,
+    scheme,
     get signal() {
       return req.signal;
     },

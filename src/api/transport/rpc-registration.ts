@@ -15,7 +15,12 @@ import type { CallMeta, RpcInvoker } from '../rpc.js';
 
 /** What the transport knows about one call, shared with the implementation through the context. */
 export interface CallRecord {
+  /** The client's address (through trusted proxies, src/http/client-origin.ts). */
   readonly remoteAddress: string;
+  /** The scheme the client used (TLS listener or trusted proxy). */
+  readonly scheme: 'http' | 'https';
+  /** The Host the client asked for (a trusted proxy's forwarded host), when known. */
+  readonly host?: string | undefined;
   readonly requestId: string;
   /** Set when the request message was read and the invoker called. */
   invoked: boolean;
@@ -95,10 +100,11 @@ function metaOf(ctx: HandlerContext, record: CallRecord | undefined): CallMeta {
   });
   return {
     headers,
-    host: headers.host ?? new URL(ctx.url).host, // HTTP/2 sends :authority, not Host
+    host: record?.host ?? headers.host ?? new URL(ctx.url).host, // HTTP/2 sends :authority, not Host
     protocol: protocolOf(headers['content-type'] ?? ''),
     signal: ctx.signal,
     remoteAddress: record?.remoteAddress ?? '',
+    scheme: record?.scheme ?? 'http',
     requestId: record?.requestId ?? '',
   };
 }

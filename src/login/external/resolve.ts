@@ -272,6 +272,6 @@ async function finish(ctx: LoginContext, user: Human, idpId: string): Promise<Ht
 /** Continues the auth request exactly like after a password login. */
 async function complete(ctx: LoginContext, held: HeldSession): Promise<HttpReply> {
   await dropIdentified(ctx.deps.ttl, ctx.instanceId, ctx.stored.id);
-  const cookie = cookieWithSession(held, ctx.req, ctx.deps.config.externalSecure);
+  const cookie = cookieWithSession(held, ctx.req, ctx.req.scheme === 'https');
   return advance(ctx, { type: 'external.completed', userId: held.session.userId, loginName: held.session.loginName, session: held.session }, { 'set-cookie': cookie });
 }

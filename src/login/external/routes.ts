@@ -54,7 +54,7 @@ async function start(req: HttpRequest, deps: AuthFlowDeps, load: ContextLoader, 
     const authorization = await provider.start(found.idp, redirectUri, state);
     const pending = { authRequestId: ctx.stored.id, idpId: found.idp.id, nonce: authorization.nonce, codeVerifier: authorization.codeVerifier, redirectUri, bindingDigest: digestOf(binding) };
     await savePending(deps.ttl, ctx.instanceId, state, pending, deps.clock.now());
-    return { status: 303, headers: { location: authorization.url, 'cache-control': 'no-store', 'set-cookie': bindingCookie(binding, deps.config.externalSecure) }, body: '' };
+    return { status: 303, headers: { location: authorization.url, 'cache-control': 'no-store', 'set-cookie': bindingCookie(binding, req.scheme === 'https') }, body: '' };
   } catch (error) {
     if (!(error instanceof ExternalLoginError)) throw error;
     return renderErrorPage(ctx.form.tr, 'externalLoginFailed', 502);
@@ -83,7 +83,7 @@ async function callback(req: HttpRequest, deps: AuthFlowDeps, load: ContextLoade
     // A provider that sent the user back with an error refused; anything else is a bad gateway.
     reply = renderErrorPage(ctx.form.tr, 'externalLoginFailed', error.refused ? 400 : 502);
   }
-  return withBindingCleared(outOfRedirectChain(ctx, reply), deps.config.externalSecure);
+  return withBindingCleared(outOfRedirectChain(ctx, reply), req.scheme === 'https');
 }
 
 /** A redirect away from this host (to the client) becomes a continue page (see renderContinuePage). */

@@ -1,25 +1,28 @@
 /**
  * The issuer of a request (OIDC Discovery 1.0 §4.3: the issuer in discovery must equal the URL the
- * client used, and every token's `iss` must equal it): the configured scheme, the instance
- * domain of the Host header, and the port — TESSERA_EXTERNAL_PORT when set (behind a proxy),
- * otherwise the port the client put in the Host header. Default ports are dropped (URL
+ * client used, and every token's `iss` must equal it): the request's scheme (TLS listener, trusted
+ * proxy or TESSERA_EXTERNAL_SECURE: src/http/client-origin.ts), the instance domain of the Host
+ * header (as a trusted proxy forwarded it), and the port — TESSERA_EXTERNAL_PORT when set (behind
+ * a proxy), otherwise the port the client put in the Host header. Default ports are dropped (URL
  * normalization, RFC 3986 §6.2.3). See docs/oidc/discovery.md.
  */
 import type { Config } from '../../config/schema.js';
 import { externalUrl } from '../../config/load.js';
 import { normalizeHost } from '../../api/tenant.js';
+import type { HttpRequest } from '../../http/types.js';
 
 const PORT = /^[0-9]{1,5}$/;
 
-/** The issuer for a Host header value; undefined when the header is empty or its port malformed. */
-export function issuerFor(config: Config, host: string | undefined): string | undefined {
+/** The issuer for a request; undefined when its Host header is empty or its port malformed. */
+export function issuerFor(config: Config, req: Pick<HttpRequest, 'headers' | 'scheme'>): string | undefined {
+  const host = req.headers.host;
   if (host === undefined) return undefined;
   const domain = normalizeHost(host);
   if (domain === '') return undefined;
-  if (config.externalPort !== undefined) return externalUrl(config, domain);
+  const scheme = req.scheme;
+  if (config.externalPort !== undefined) return externalUrl(config, domain, scheme);
   const port = portOf(host.trim());
   if (port === undefined) return undefined;
-  const scheme = config.externalSecure ? 'https' : 'http';
   const isDefault = port === '' || (scheme === 'http' && port === '80') || (scheme === 'https' && port === '443');
   return `${scheme}://${domain}${isDefault ? '' : `:${port}`}`;
 }

@@ -58,7 +58,7 @@ export interface OAuthRequest {
 
 export async function openOAuthRequest(deps: OAuthDeps, req: HttpRequest): Promise<OAuthRequest> {
   const instance = await requireInstance(deps.tenants, req);
-  const issuer = issuerFor(deps.config, req.headers.host);
+  const issuer = issuerFor(deps.config, req);
   if (issuer === undefined) throw invalidRequest('the Host header is malformed');
   return { instance, issuer, now: deps.clock.now(), params: parseForm(req), http: req };
 }
