@@ -32,6 +32,8 @@ export interface AppErrorOptions {
   readonly detail?: string;
   readonly cause?: unknown;
   readonly violations?: readonly FieldViolation[];
+  /** Seconds after which the caller may try again (sent as Retry-After); for temporary failures. */
+  readonly retryAfterSeconds?: number;
 }
 
 /** Base of every error Tessera reports to a caller. */
@@ -41,6 +43,7 @@ export class AppError extends Error {
   readonly code: string;
   readonly detail: string | undefined;
   readonly violations: readonly FieldViolation[];
+  readonly retryAfterSeconds: number | undefined;
 
   constructor(kind: ErrorKind, code: string, message: string, options: AppErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -49,6 +52,7 @@ export class AppError extends Error {
     this.code = code;
     this.detail = options.detail;
     this.violations = options.violations ?? [];
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
 
@@ -86,6 +90,11 @@ export function resourceExhausted(code: string, message: string, options?: AppEr
 
 export function unimplemented(code: string, message: string, options?: AppErrorOptions): AppError {
   return new AppError('unimplemented', code, message, options);
+}
+
+/** A dependency (the database) cannot be reached right now: 503 with Retry-After. */
+export function unavailable(code: string, message: string, options?: AppErrorOptions): AppError {
+  return new AppError('unavailable', code, message, options);
 }
 
 export function internalError(code: string, message: string, options?: AppErrorOptions): AppError {

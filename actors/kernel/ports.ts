@@ -227,6 +227,11 @@ export interface StoreAdapter extends IndexReads {
   load(entries: AsyncIterable<DumpEntry>, options?: LoadOptions): Promise<DumpCounts>;
   /** Other processes' appends; absent when the store has a single process (LMDB). */
   readonly changes?: ChangeFeed;
+  /**
+   * Resolves when the store answers a trivial query within `timeoutMs`, rejects otherwise
+   * (readiness); absent when the store cannot be down while the process runs (LMDB).
+   */
+  checkHealth?(timeoutMs: number): Promise<void>;
   /** Waits for pending writes to be durable, then releases the store. */
   close(): Promise<void>;
 }

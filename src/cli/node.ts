@@ -45,6 +45,7 @@ import { notFoundReply } from '../http/reply.js';
 import { selectHttpAdapter } from '../http/select-adapter.js';
 import { systemRoutes } from '../http/system-routes.js';
 import { createOriginResolver, withClientOrigin } from '../http/client-origin.js';
+import { createReadiness, type ReadinessCheck } from '../http/readiness.js';
 import { loadTlsFiles } from '../http/tls-files.js';
 import type { NodeLogger } from '../observability/logger.js';
 import { createMetrics } from '../observability/metrics.js';
@@ -149,7 +150,8 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   const metrics = createMetrics(createRequestLog(logger));
   metrics.gauge('tessera_actors_loaded', 'Tenant actors currently in memory.', () => actors.loadedCount);
   metrics.gauge('tessera_execution_event_lag', 'Events not yet delivered to event executions (all instances).', () => executions.eventLag());
-  const routes = [...systemRoutes({ metrics: metrics.registry, isReady: () => ready }), ...createJsonRoutes(SERVICES, invoke), ...openApiRoutes(SERVICES, rpcs), ...oidcRoutes({ config, tenants, signer, oauth, uiLocales: createUiLocalesResolver(actors) }), ...adminRoutes({ dataDir: config.dataDir, actors, tenants, clock, logger, accessTokens: createApiAccessTokens(oauth), gcsEndpoint: config.gcsEndpoint, importMaxBytes: config.importMaxBodyBytes })];
+  const readiness = createReadiness({ checks: storeChecks(store), onChange: (name, state, err) => (state === 'up' ? logger.info({ check: name }, 'readiness check up again') : logger.warn({ check: name, state, err }, 'readiness check down')) });
+  const routes = [...systemRoutes({ metrics: metrics.registry, isReady: () => ready, readiness }), ...createJsonRoutes(SERVICES, invoke), ...openApiRoutes(SERVICES, rpcs), ...oidcRoutes({ config, tenants, signer, oauth, uiLocales: createUiLocalesResolver(actors) }), ...adminRoutes({ dataDir: config.dataDir, actors, tenants, clock, logger, accessTokens: createApiAccessTokens(oauth), gcsEndpoint: config.gcsEndpoint, importMaxBytes: config.importMaxBodyBytes })];
   const router = createRouter(routes, { fallback: createConnectFallback(SERVICES, invoke), corsPathPrefixes: CORS_PREFIXES, notFound: (req) => unencodedExecutionIdReply(req) ?? notFoundReply });
   const origin = { trustedProxies: config.trustedProxies, defaultScheme: tls !== undefined || config.externalSecure ? 'https' : 'http' } as const;
   const adapter = await selectHttpAdapter(config.http, (msg, err) => logger.warn({ err }, msg));
@@ -181,4 +183,10 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
       await close();
     },
   };
+}
+
+/** The store's readiness check, when it can be down while the node runs (PostgreSQL). */
+function storeChecks(store: StoreAdapter): ReadinessCheck[] {
+  const checkHealth = store.checkHealth;
+  return checkHealth === undefined ? [] : [{ name: 'store', check: (timeoutMs) => checkHealth(timeoutMs) }];
 }

@@ -33,6 +33,8 @@ export interface WireError {
   readonly body: RpcStatusJson;
   /** The error as mapped; for non-AppErrors an `internal` one whose `cause` is the original. */
   readonly appError: AppError;
+  /** Headers the reply carries besides the body's (Retry-After of a temporary failure). */
+  readonly headers: Readonly<Record<string, string>> | undefined;
 }
 
 const statusOfKind = {
@@ -64,6 +66,7 @@ export function toWireError(error: unknown): WireError {
     grpcCode: status.grpc,
     body: { code: status.grpc, message: wireMessage(appError), details: jsonDetails(appError) },
     appError,
+    headers: appError.retryAfterSeconds === undefined ? undefined : { 'retry-after': String(appError.retryAfterSeconds) },
   };
 }
 
@@ -76,7 +79,8 @@ export function toConnectError(error: unknown): ConnectError {
     violations.length === 0
       ? details
       : [...details, { desc: BadRequestSchema, value: { fieldViolations: violations } }];
-  return new ConnectError(wireMessage(appError), statusOfKind[appError.kind].grpc, undefined, withViolations, appError);
+  const metadata = appError.retryAfterSeconds === undefined ? undefined : { 'retry-after': String(appError.retryAfterSeconds) };
+  return new ConnectError(wireMessage(appError), statusOfKind[appError.kind].grpc, metadata, withViolations, appError);
 }
 
 function asAppError(error: unknown): AppError {

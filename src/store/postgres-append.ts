@@ -19,6 +19,7 @@ import { checkExpectations, claimKey, findClaimClash, placeEvents, streamKey } f
 import { changePayload, type ChangeNotice } from './postgres-change-feed.js';
 import { indexChanges, indexStatements, IQ, toSummaryMap, type SummaryMap } from './postgres-indexes.js';
 import { checkInstance, checkPart, encodeValue, Q, valuesList } from './postgres-queries.js';
+import { CALL_DEADLINE_MS, isUnavailableError, withDeadline } from './postgres-unavailable.js';
 
 /** Rows per multi-row INSERT (PostgreSQL allows 65535 parameters per statement). */
 const CHUNK = 1000;
@@ -51,7 +52,8 @@ export function createAppendQueue(sql: Sql, tables: IndexedTables, notice?: Chan
     while (queue.length > 0) {
       const batch = queue.splice(0, MAX_BATCH);
       try {
-        const outcomes = await appendBatch(sql, tables, batch.map((q) => q.request), notice);
+        // A batch that never settles (a connection that never answers) must not hold the queue.
+        const outcomes = await withDeadline(appendBatch(sql, tables, batch.map((q) => q.request), notice), CALL_DEADLINE_MS);
         outcomes.forEach((outcome, i) => ('result' in outcome ? batch[i]!.resolve(outcome.result) : batch[i]!.reject(outcome.error)));
       } catch (err) {
         for (const q of batch) q.reject(err);
@@ -90,11 +92,13 @@ export async function appendToPostgres(sql: Sql, request: AppendRequest, notice?
   return outcome.result;
 }
 
-/** Appends of one instance in one transaction; on a database error, each alone. Never rejects. */
+/** Appends of one instance in one transaction; on a database error, each alone (not when it is unreachable). Never rejects. */
 async function appendBatch(sql: Sql, tables: IndexedTables, requests: readonly AppendRequest[], notice: ChangeNotice | undefined): Promise<Outcome[]> {
   try {
     return await sql.begin((tx) => appendInTxn(tx, tables, requests, notice));
   } catch (err) {
+    // The database is gone: every append of the batch fails alike, none is retried alone.
+    if (isUnavailableError(err)) return requests.map(() => ({ error: err }));
     if (requests.length > 1) {
       const alone: Outcome[] = [];
       for (const request of requests) alone.push(...(await appendBatch(sql, tables, [request], notice)));

@@ -16,6 +16,8 @@ import { buildPgIndexes, invalidatePgIndexes } from './postgres-index-build.js';
 import { createPgIndexReads } from './postgres-indexes.js';
 import { quoteIdent, runMigrations, SCHEMA_NAME, type MigrationResult } from './postgres-migrations.js';
 import { checkInstance, decodeValue, encodeValue, hasNul, Q } from './postgres-queries.js';
+import { createHealthCheck } from './postgres-health.js';
+import { withUnavailableErrors } from './postgres-unavailable.js';
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database` (never logged). */
@@ -41,12 +43,27 @@ const PAGE = 256;
 const MAX_LIMIT = Number.MAX_SAFE_INTEGER;
 const SWEEP_BATCH = 500;
 
+/** Seconds a new connection may take to be ready (TCP, startup, authentication). */
+const CONNECT_TIMEOUT_SECONDS = 5;
+
+/**
+ * Seconds before a pool connection retries after a failed attempt: 0.1, 0.2, 0.4, ... at most
+ * 1. postgres.js's default grows to 20 s with failures counted across the whole pool, so after
+ * a short outage under load, requests waited 10–20 s for a reconnect while the database was
+ * already back (docs/operations/postgres.md, "Database outages").
+ */
+export function reconnectDelay(failures: number): number {
+  return Math.min(0.05 * 2 ** failures, 1);
+}
+
 /** Opens a connection pool on `url`, with search_path set to `schema` when given. */
 export function connectPostgres(options: Pick<PostgresStoreOptions, 'url' | 'schema' | 'logger' | 'maxConnections'>): Sql {
   const { schema, logger } = options;
   if (schema !== undefined && !SCHEMA_NAME.test(schema)) throw new Error(`invalid PostgreSQL schema name "${schema}"`);
   return postgres(options.url, {
     max: options.maxConnections ?? 10,
+    connect_timeout: CONNECT_TIMEOUT_SECONDS,
+    backoff: reconnectDelay,
     onnotice: (notice) => logger?.debug({ notice: notice.message }, 'postgres notice'),
     ...(schema === undefined ? {} : { connection: { search_path: quoteIdent(schema) } }),
   });
@@ -91,7 +108,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const catalog = options.catalog ?? EMPTY_CATALOG;
   const append = createAppendQueue(sql, tablesOf(catalog), notice);
   const changes = createPostgresChangeFeed({ sql, notice, readEvents: reads.readEvents, ...(options.logger === undefined ? {} : { logger: options.logger }) });
-  return {
+  const health = createHealthCheck(() => connectPostgres({ ...options, maxConnections: 1 }));
+  return withUnavailableErrors({
     kind: 'postgres',
     catalog,
     append: (request) => track(append(request)),
@@ -112,13 +130,14 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
           return counts;
         })(),
       ),
+    checkHealth: health.check,
     close: () =>
       (closed ??= (async () => {
         await Promise.allSettled([...writes]);
         await changes.close();
-        await sql.end({ timeout: 10 });
+        await Promise.all([sql.end({ timeout: 10 }), health.close()]);
       })()),
-  };
+  });
 }
 
 interface EventRow {

@@ -68,7 +68,7 @@ async function handle(plan: RoutePlan, invoke: RpcInvoker, req: HttpRequest): Pr
     return json(result.status, toJson(plan.output, result.message, writeOptions));
   } catch (error) {
     const wire = toWireError(error);
-    return json(wire.httpStatus, wire.body);
+    return json(wire.httpStatus, wire.body, wire.headers);
   }
 }
 

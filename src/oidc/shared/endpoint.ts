@@ -24,6 +24,6 @@ export function withErrorReplies(handler: (req: HttpRequest) => Promise<HttpRepl
     handler(req).catch((error: unknown) => {
       if (!(error instanceof AppError)) throw error;
       const wire = toWireError(error);
-      return json(wire.httpStatus, wire.body, { 'cache-control': 'no-store' });
+      return json(wire.httpStatus, wire.body, { 'cache-control': 'no-store', ...wire.headers });
     });
 }

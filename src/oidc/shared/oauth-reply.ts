@@ -48,7 +48,7 @@ export function toOAuthErrorReply(error: unknown, req: HttpRequest, logger?: Err
   if (error instanceof AppError) {
     const wire = toWireError(error);
     const fallback: OAuthErrorCode = wire.httpStatus >= 500 || wire.httpStatus === 429 ? 'server_error' : wire.httpStatus === 403 ? 'access_denied' : 'invalid_request';
-    return json(wire.httpStatus, { error: fallback, error_description: error.message }, NO_STORE);
+    return json(wire.httpStatus, { error: fallback, error_description: error.message }, wire.headers === undefined ? NO_STORE : { ...NO_STORE, ...wire.headers });
   }
   logger?.error({ err: error, path: req.path }, 'oauth endpoint failed');
   return json(500, { error: 'server_error', error_description: 'unexpected error' }, NO_STORE);

@@ -28,6 +28,7 @@ describe('toWireError', () => {
       httpStatus,
       grpcCode,
       appError: error,
+      headers: undefined,
       body: {
         code: grpcCode,
         message: 'Thing failed (thing.failed)',
@@ -52,6 +53,13 @@ describe('toWireError', () => {
         ],
       },
     ]);
+  });
+
+  it('sends Retry-After for an error that says when to try again, on JSON and Connect alike', () => {
+    const error = new AppError('unavailable', 'store.unavailable', 'the database is unavailable', { retryAfterSeconds: 2 });
+    expect(toWireError(error)).toMatchObject({ httpStatus: 503, headers: { 'retry-after': '2' } });
+    expect(toConnectError(error).metadata.get('retry-after')).toBe('2');
+    expect(toConnectError(new AppError('unavailable', 'x.y', 'z')).metadata.get('retry-after')).toBeNull();
   });
 
   it('maps OAuthError by its kind', () => {

@@ -70,7 +70,7 @@ async function answer(deps: AdminRouteDeps, req: HttpRequest, run: () => Promise
   } catch (error) {
     if (!(error instanceof AppError)) deps.logger.error({ err: error, path: req.path }, 'admin request failed');
     const wire = toWireError(error);
-    return json(wire.httpStatus, wire.body);
+    return json(wire.httpStatus, wire.body, wire.headers);
   }
 }
 
@@ -178,6 +178,6 @@ async function importOrgs(deps: AdminRouteDeps, req: HttpRequest): Promise<HttpR
     if (!(error instanceof AppError) || error.kind !== 'deadline_exceeded') throw error;
     const wire = toWireError(error);
     // The reference returns the partial result with the error: both, in one body.
-    return json(wire.httpStatus, { ...wire.body, ...run.result });
+    return json(wire.httpStatus, { ...wire.body, ...run.result }, wire.headers);
   }
 }

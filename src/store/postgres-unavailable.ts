@@ -1,0 +1,89 @@
+/**
+ * A database that cannot be reached is a temporary condition, not a bug: errors of the
+ * connection (refused, reset, closed, timed out, server shutting down or starting up) leave
+ * the PostgreSQL store as `unavailable` (503 with Retry-After, gRPC UNAVAILABLE) instead of
+ * `internal`, and a request-path call that gets no answer within CALL_DEADLINE_MS is
+ * `unavailable` too. The whole adapter is wrapped once, so no call site can forget it.
+ * docs/operations/postgres.md ("Database outages").
+ */
+import { AppError, unavailable, type StoreAdapter } from '../../actors/index.js';
+
+/** What Retry-After says: the pool reconnects within about a second once the server is back. */
+export const RETRY_AFTER_SECONDS = 1;
+
+/**
+ * Longest a request-path store call may take (below an actor call's 10 s deadline, so the caller
+ * hears 503 rather than 504): past it the caller gets `unavailable` whatever the driver is still
+ * waiting for, so no request hangs on a connection that never answers.
+ */
+export const CALL_DEADLINE_MS = 8_000;
+
+/** Calls that run for as long as their data is large (copy-store, scans): no deadline. */
+const UNBOUNDED = new Set(['dump', 'load', 'close', 'scanRecords', 'scanUnique', 'checkHealth', 'sweep']);
+
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN',
+  // postgres.js's own
+  'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
+  // SQLSTATE: admin_shutdown, crash_shutdown, cannot_connect_now, too_many_connections
+  '57P01', '57P02', '57P03', '53300',
+]);
+
+/** True for errors that say the database is not reachable right now (SQLSTATE class 08 too). */
+export function isUnavailableError(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null || error instanceof AppError) return false;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && (CONNECTION_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code));
+}
+
+/** `work`, or `unavailable` once `ms` passed without it settling. */
+export function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(unavailable('store.unavailable', 'the database did not answer in time', { detail: `no answer within ${ms} ms`, retryAfterSeconds: RETRY_AFTER_SECONDS })), ms);
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}
+
+function translate(error: unknown): never {
+  if (!isUnavailableError(error)) throw error;
+  const code = (error as { code: string }).code;
+  throw unavailable('store.unavailable', 'the database is unavailable; try again', { cause: error, detail: code, retryAfterSeconds: RETRY_AFTER_SECONDS });
+}
+
+function guardPromise<T>(result: Promise<T>, bounded: boolean): Promise<T> {
+  const translated = result.then(undefined, translate);
+  return bounded ? withDeadline(translated, CALL_DEADLINE_MS) : translated;
+}
+
+async function* guardIterable<T>(source: AsyncIterable<T>): AsyncGenerator<T> {
+  try {
+    yield* source;
+  } catch (error) {
+    translate(error);
+  }
+}
+
+/** The methods of `target`, each translating the connection errors of what it returns. */
+function guardMethods<T extends object>(target: T): T {
+  const guarded: Record<string, unknown> = { ...(target as Record<string, unknown>) };
+  for (const [name, value] of Object.entries(target)) {
+    if (typeof value !== 'function') continue;
+    guarded[name] = (...args: unknown[]) => {
+      const result: unknown = (value as (...a: unknown[]) => unknown).apply(target, args);
+      if (result instanceof Promise) return guardPromise(result, !UNBOUNDED.has(name));
+      if (isAsyncIterable(result)) return guardIterable(result);
+      return result;
+    };
+  }
+  return guarded as T;
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+}
+
+/** The store with connection errors as `unavailable`, its TTL store included. */
+export function withUnavailableErrors(store: StoreAdapter): StoreAdapter {
+  return { ...guardMethods(store), ttl: guardMethods(store.ttl) };
+}
