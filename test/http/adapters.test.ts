@@ -174,6 +174,19 @@ describe.each(adapters)('$name adapter', ({ adapter }) => {
     }
   });
 
+  it('answers 408 before closing when a chunked body keeps trickling slower than bodyTimeoutMs', async () => {
+    const client = new RawClient(server.port);
+    client.send('POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n');
+    const drip = setInterval(() => client.send('1\r\nx\r\n'), 20); // one-byte chunks, never the last one
+    try {
+      const text = await client.closed;
+      expect(statusOf(text)).toBe(408);
+      expect(text).toContain('request body timeout');
+    } finally {
+      clearInterval(drip);
+    }
+  });
+
   it.each([
     ['too many header fields', () => Array.from({ length: MAX_HEADER_COUNT + 2 }, (_, i) => `x-h${i}: v\r\n`).join('')],
     ['a header block above the byte limit', () => `x-big: ${'a'.repeat(MAX_HEADER_BYTES + 100)}\r\n`],
