@@ -2,6 +2,7 @@
  * What a handler gets besides its request: the resolved instance and scope, the caller,
  * the actor system and the node's services. Handlers never see transport details.
  */
+import type { RateLimits } from '../http/rate-limits.js';
 import type { ActorSystem, Clock, Logger } from '../../actors/index.js';
 import type { Config } from '../config/schema.js';
 import type { ExecutionServices } from '../executions/runtime.js';
@@ -23,6 +24,8 @@ export interface ApiServices {
   readonly executions: ExecutionServices;
   /** Accepts OAuth access tokens of this server (audience `platform`) besides PATs. */
   readonly accessTokens?: AccessTokenAuthenticator;
+  /** Calls per authenticated caller (TESSERA_RATE_LIMIT_API_CALLER); none when absent. */
+  readonly limits?: RateLimits;
 }
 
 export interface CallContext {

@@ -90,6 +90,7 @@ async function invokeOne(
   const instance = await resolveInstance(services, meta.host);
   assertInstanceUsable(instance);
   const caller = await authenticate(services.actors, instance.id, meta.headers.authorization, services.clock.now(), services.accessTokens);
+  if (services.limits !== undefined) await services.limits.consume('apiCaller', `${instance.id}\u0000${caller.userId}`);
   const scope = await resolveScope((request as { ctx?: RequestContext }).ctx, instance, services);
   let status = definition.created === true ? 201 : 200;
   const call = createCallContext({ instance, caller, scope, services, meta, setStatus: (s) => (status = s) });

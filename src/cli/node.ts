@@ -57,6 +57,7 @@ import { PlatformWebKeys } from '../gen/platform/resources/webkey/v3alpha/webkey
 import { createSigner } from '../crypto/signer.js';
 import { oidcRoutes } from '../oidc/routes.js';
 import { createOAuthDeps } from '../oidc/shared/oauth-deps.js';
+import { createRateLimits } from '../http/rate-limits.js';
 import { createApiAccessTokens } from '../oidc/shared/api-bearer.js';
 import { adminRoutes, IMPORT_PATH } from '../api/admin/v1/admin-routes.js';
 import { startKeyMaintenance } from '../oidc/shared/web-key-maintenance.js';
@@ -142,9 +143,10 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   const signer = createSigner({ source: webKeys, sealer: actors.options.sealer, clock });
   webKeys.onChanged((instanceId) => signer.invalidate(instanceId));
   const executions = new ExecutionRuntime({ actors, store, clock, logger, catalog: createExecutionCatalog(SERVICES), network: { allowPrivateNetworks: config.outboundAllowPrivateNetworks } });
-  const oauth = createOAuthDeps({ config, tenants, signer, actors, clock, logger, functions: executions });
+  const limits = createRateLimits(config);
+  const oauth = createOAuthDeps({ config, tenants, signer, actors, clock, logger, functions: executions, limits });
   const rpcs = [...organizationRpcs, ...projectRpcs, ...grantRpcs, ...appRpcs, ...actionRpcs, ...createWebKeyRpcs(webKeys), ...domainRpcs, ...membershipRpcs, ...instanceRpcs, ...featureRpcs, ...userRpcs, ...userSchemaRpcs, ...userSettingsRpcs, ...sessionRpcs, ...idpRpcs, ...languageSettingsRpcs, ...textSettingsRpcs, ...brandingSettingsRpcs];
-  const invoke = createInvoker(rpcs, { config, actors, tenants, clock, logger, executions, accessTokens: createApiAccessTokens(oauth) });
+  const invoke = createInvoker(rpcs, { config, actors, tenants, clock, logger, executions, accessTokens: createApiAccessTokens(oauth), limits });
 
   let ready = false;
   const metrics = createMetrics(createRequestLog(logger));

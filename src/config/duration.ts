@@ -36,3 +36,35 @@ export function durationMs(defaultText: string) {
     })
     .prefault(defaultText);
 }
+
+/** A rate: `N/duration` (e.g. `10/1m`, `1000/1s`): N events per window; `off` turns the limit off. */
+export interface Rate {
+  readonly points: number;
+  readonly windowMs: number;
+}
+
+/** Parses `N/duration` (window at least one second, whole seconds) or `off`. */
+export function parseRate(text: string): Rate | 'off' | undefined {
+  const s = text.trim();
+  if (s === 'off') return 'off';
+  const [count = '', window = '', extra] = s.split('/');
+  if (extra !== undefined || !/^[1-9]\d{0,8}$/.test(count)) return undefined;
+  const windowMs = parseDuration(window);
+  if (windowMs === undefined || windowMs < 1_000 || windowMs % 1_000 !== 0) return undefined;
+  return { points: Number(count), windowMs };
+}
+
+/** A rate key: `N/duration` or `off` (default given as text, e.g. `'10/1m'`). */
+export function rateLimit(defaultText: string) {
+  return z
+    .string()
+    .transform((value, ctx) => {
+      const rate = parseRate(value);
+      if (rate === undefined) {
+        ctx.addIssue({ code: 'custom', message: 'must be N/duration such as 10/1m or 1000/1s (whole seconds, at least 1s), or off' });
+        return z.NEVER;
+      }
+      return rate;
+    })
+    .prefault(defaultText);
+}

@@ -4,7 +4,7 @@
  */
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { durationMs } from './duration.js';
+import { durationMs, rateLimit } from './duration.js';
 import { systemUsersSchema } from './system-users.js';
 
 const bool = z.preprocess((v) => {
@@ -87,6 +87,13 @@ export const CONFIG_KEYS = {
   refreshTokenIdleLifetime: { env: 'TESSERA_REFRESH_TOKEN_IDLE_LIFETIME', schema: durationMs('30d'), description: 'A refresh token unused this long expires (default 30d); each refresh starts the period again.' },
   keyRetireAfter: { env: 'TESSERA_KEY_RETIRE_AFTER', schema: durationMs('13h'), description: 'How long a retired signing key stays in the key set after it stopped signing: at least the longest ID/access token lifetime (12 h by default) plus clock skew (default 13h).' },
   forgeIssuer: { env: 'TESSERA_FORGE_ISSUER', schema: z.url({ protocol: /^https?$/ }).default('https://forge.example.com'), description: 'OpenID Connect issuer of the hosted forge: the login UI\'s external login with a FORGE IDP discovers it (a FORGE_SELF_HOSTED IDP names its own issuer). The default is a placeholder; set the real issuer before offering FORGE IDPs.' },
+  rateLimits: { env: 'TESSERA_RATE_LIMITS', schema: bool.default(true), description: 'Rate limits of this node (docs/operations/rate-limits.md): `false` turns every TESSERA_RATE_LIMIT_* off at once (benchmarks, trusted test rigs).' },
+  rateLimitClient: { env: 'TESSERA_RATE_LIMIT_CLIENT', schema: rateLimit('1000/1s'), description: 'Requests per client (client_id of an instance) to the token, introspection and revocation endpoints: `N/duration` or `off`.' },
+  rateLimitClientAuthFailures: { env: 'TESSERA_RATE_LIMIT_CLIENT_AUTH_FAILURES', schema: rateLimit('10/1m'), description: 'Failed client authentications (wrong secret, bad assertion) per client before the client is refused with 429 for the rest of the window: `N/duration` or `off`.' },
+  rateLimitLoginPagesIp: { env: 'TESSERA_RATE_LIMIT_LOGIN_PAGES_IP', schema: rateLimit('600/1m'), description: 'Requests per client IP address to the authorization endpoint, the login UI and end_session: `N/duration` or `off`.' },
+  rateLimitPasswordIp: { env: 'TESSERA_RATE_LIMIT_PASSWORD_IP', schema: rateLimit('120/1m'), description: 'Password checks per client IP address in the login UI: `N/duration` or `off`.' },
+  rateLimitPasswordLoginName: { env: 'TESSERA_RATE_LIMIT_PASSWORD_LOGIN_NAME', schema: rateLimit('20/1m'), description: 'Password checks per login name of an instance in the login UI (known or not): `N/duration` or `off`.' },
+  rateLimitApiCaller: { env: 'TESSERA_RATE_LIMIT_API_CALLER', schema: rateLimit('6000/1m'), description: 'Resource and settings API calls per authenticated caller of an instance, over every transport: `N/duration` or `off`.' },
   systemUsers: { env: 'TESSERA_SYSTEM_USERS', schema: systemUsersSchema, description: 'System API users (docs/api/instances.md): a map of user name → `{ publicKey: <PEM> }` or `{ publicKeyPath: <file> }`, with optional `roles` (`SYSTEM_OWNER` (default), `SYSTEM_OWNER_VIEWER`). The environment variable takes the map as JSON. A user signs JWTs (RS256, ES256 or EdDSA) with `iss` = `sub` = its name.' },
 } as const satisfies Record<string, KeySpec>;
 

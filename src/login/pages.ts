@@ -5,11 +5,14 @@
  * so its CSP form-action allows the redirect URI's origin besides 'self' (CSP3 §6.3.1.1).
  */
 import { html } from '../http/reply.js';
-import type { HttpReply } from '../http/types.js';
 import { escapeHtml, formActionSource } from '../oidc/shared/authorization-response.js';
 import { LOGIN_PATH } from '../oidc/shared/auth-request-flow.js';
 import { brandingSources, brandingStyle, displayLoginName, logoHtml, watermarkHtml } from './appearance.js';
-import type { MessageKey, Translator } from './i18n/index.js';
+import { AppError } from '../../actors/index.js';
+import type { RateLimits } from '../http/rate-limits.js';
+import type { Route } from '../http/router.js';
+import type { HttpReply, HttpRequest } from '../http/types.js';
+import { chooseLanguage, createTranslator, type MessageKey, type Translator } from './i18n/index.js';
 
 export interface FormContext {
   readonly authRequestId: string;
@@ -136,4 +139,28 @@ export function renderErrorPage(tr: Translator, message: MessageKey, status = 40
 export function renderMessagePage(tr: Translator, title: MessageKey, message: MessageKey): HttpReply {
   const body = `<p role="status">${escapeHtml(tr.t(message))}</p>`;
   return html(200, layout(tr, tr.t(title), body), { 'cache-control': 'no-store' });
+}
+
+/**
+ * The browser pages (authorization endpoint, login UI, end_session) under the per-IP limit
+ * (TESSERA_RATE_LIMIT_LOGIN_PAGES_IP): past it a page says to wait (429 with Retry-After).
+ */
+export function limitedPages(routes: readonly Route[], limits: RateLimits): Route[] {
+  return routes.map((route) => ({
+    ...route,
+    handler: async (req) => {
+      try {
+        await limits.consume('loginPagesIp', req.remoteAddress);
+      } catch (error) {
+        if (error instanceof AppError && error.kind === 'resource_exhausted') return tooManyRequestsPage(req, error.retryAfterSeconds ?? 60);
+        throw error;
+      }
+      return route.handler(req);
+    },
+  }));
+}
+
+function tooManyRequestsPage(req: HttpRequest, retryAfterSeconds: number): HttpReply {
+  const page = renderErrorPage(createTranslator(chooseLanguage([], req.headers['accept-language'])), 'tooManyRequests', 429);
+  return { ...page, headers: { ...page.headers, 'retry-after': String(retryAfterSeconds) } };
 }

@@ -10,7 +10,7 @@ import { LOGIN_PATH } from '../oidc/shared/auth-request-flow.js';
 import { loadAuthRequest } from '../oidc/shared/auth-requests.js';
 import { requireInstance, withErrorReplies } from '../oidc/shared/endpoint.js';
 import { parseForm, parseUrlEncoded, type FormParams } from '../oidc/shared/form.js';
-import { OAuthError } from '../../actors/index.js';
+import { AppError, OAuthError } from '../../actors/index.js';
 import { chooseLanguage, createTranslator } from './i18n/index.js';
 import { createUiLocalesResolver, type UiLocalesResolver } from '../oidc/shared/ui-locales.js';
 import { createCustomizationResolver, customizeLoginContext } from './appearance.js';
@@ -62,7 +62,7 @@ async function submitLogin(req: HttpRequest, load: ContextLoader): Promise<HttpR
     case 'loginname':
       return submitLoginName(ctx, form);
     case 'password':
-      return submitPassword(ctx, form);
+      return submitLimitedPassword(ctx, form);
     case 'select':
       return selectAccount(ctx, form);
     case 'other':
@@ -80,6 +80,23 @@ async function submitLogin(req: HttpRequest, load: ContextLoader): Promise<HttpR
     default:
       return renderStep(ctx);
   }
+}
+
+/**
+ * A password check counts against the client's IP address and against the account it is for
+ * (TESSERA_RATE_LIMIT_PASSWORD_IP / _LOGIN_NAME); past either the page says to wait (429).
+ */
+async function submitLimitedPassword(ctx: LoginContext, form: FormParams): Promise<HttpReply> {
+  const limits = ctx.deps.limits;
+  try {
+    await limits.consume('passwordIp', ctx.req.remoteAddress);
+    await limits.consume('passwordLoginName', `${ctx.instanceId}\u0000${ctx.stored.machine.context.userId ?? ''}`);
+  } catch (error) {
+    if (!(error instanceof AppError) || error.kind !== 'resource_exhausted') throw error;
+    const page = await renderStep(ctx, 'tooManyRequests');
+    return { ...page, status: 429, headers: { ...page.headers, 'retry-after': String(error.retryAfterSeconds ?? 60) } };
+  }
+  return submitPassword(ctx, form);
 }
 
 function parseUrlEncodedSafe(text: string): FormParams | undefined {

@@ -3,6 +3,7 @@ import type { TenantDirectory } from '../api/tenant.js';
 import type { Config } from '../config/schema.js';
 import type { Signer } from '../crypto/signer.js';
 import type { Route } from '../http/router.js';
+import { limitedPages } from '../login/pages.js';
 import { loginRoutes } from '../login/routes.js';
 import { authorizeRoutes } from './authorize.js';
 import { discoveryRoute } from './discovery.js';
@@ -33,7 +34,7 @@ export function oidcRoutes(deps: OidcRouteDeps): Route[] {
   // The authorization endpoint and the login UI share the instance host (cookies); see src/login.
   if (deps.oauth !== undefined) {
     const flow = toAuthFlowDeps(deps.oauth);
-    routes.push(...authorizeRoutes(flow), ...loginRoutes(flow), ...endSessionRoutes(flow));
+    routes.push(...limitedPages([...authorizeRoutes(flow), ...loginRoutes(flow), ...endSessionRoutes(flow)], flow.limits));
   }
   return routes;
 }

@@ -1,6 +1,6 @@
 /** Duration configuration values: text or milliseconds in, milliseconds out. */
 import { describe, expect, it } from 'vitest';
-import { parseDuration } from '../../src/config/duration.js';
+import { parseDuration, parseRate } from '../../src/config/duration.js';
 import { ConfigError, loadConfig } from '../../src/config/load.js';
 
 describe('parseDuration', () => {
@@ -42,5 +42,20 @@ describe('key lifetime configuration', () => {
       expect(problems).toContain('TESSERA_SIGNING_ALGORITHM');
       expect(problems).toContain('TESSERA_KEY_ROTATION_INTERVAL');
     }
+  });
+});
+
+describe('parseRate', () => {
+  it.each([
+    ['10/1m', { points: 10, windowMs: 60_000 }],
+    ['1000/1s', { points: 1000, windowMs: 1_000 }],
+    [' 5/1h30m ', { points: 5, windowMs: 5_400_000 }],
+    ['off', 'off'],
+  ])('reads %s', (text, rate) => {
+    expect(parseRate(text)).toEqual(rate);
+  });
+
+  it.each(['', '10', '/1m', '0/1m', '-1/1m', '10/500ms', '10/1500ms', '10/1m/2', 'ten/1m', '10/forever', '1e3/1s'])('refuses %j', (text) => {
+    expect(parseRate(text)).toBeUndefined();
   });
 });

@@ -30,6 +30,7 @@ export const de = {
   registerOrgUnknown: 'Die Organisation für die Registrierung existiert nicht.',
   userNotFound: 'Der Benutzer konnte nicht gefunden werden.',
   passwordInvalid: 'Das Passwort ist ungültig.',
+  tooManyRequests: 'Zu viele Versuche. Warte eine Minute und versuche es dann erneut.',
   userLocked: 'Der Benutzer ist gesperrt. Wende dich an deinen Administrator.',
   userInactive: 'Der Benutzer ist nicht aktiv.',
   noPassword: 'Der Benutzer hat kein Passwort.',

@@ -28,6 +28,7 @@ export const en = {
   registerOrgUnknown: 'The organization to register in does not exist.',
   userNotFound: 'The user could not be found.',
   passwordInvalid: 'The password is invalid.',
+  tooManyRequests: 'Too many attempts. Wait a minute, then try again.',
   userLocked: 'The user is locked. Contact your administrator.',
   userInactive: 'The user is not active.',
   noPassword: 'The user has no password.',

@@ -7,6 +7,8 @@ import type { ClaimHooks } from './claim-hooks.js';
 import type { TokenLifetimes } from './token-issuer.js';
 import type { TokenStore } from './token-store.js';
 
+import type { RateLimits } from '../../http/rate-limits.js';
+
 export interface AuthFlowDeps {
   readonly config: Config;
   readonly tenants: TenantDirectory;
@@ -19,10 +21,12 @@ export interface AuthFlowDeps {
   readonly lifetimes: TokenLifetimes;
   /** preaccesstoken / preuserinfo function executions (none when absent). */
   readonly claimHooks?: ClaimHooks;
+  /** Requests per IP to these pages and password checks per IP and login name. */
+  readonly limits: RateLimits;
 }
 
 /** The authorization flow's view of the OAuth endpoints' dependencies. */
 export function toAuthFlowDeps(deps: Omit<AuthFlowDeps, 'ttl'>): AuthFlowDeps {
-  const { config, tenants, actors, clock, signer, tokens, lifetimes, claimHooks } = deps;
-  return { config, tenants, actors, ttl: actors.options.store.ttl, clock, signer, tokens, lifetimes, ...(claimHooks === undefined ? {} : { claimHooks }) };
+  const { config, tenants, actors, clock, signer, tokens, lifetimes, claimHooks, limits } = deps;
+  return { config, tenants, actors, ttl: actors.options.store.ttl, clock, signer, tokens, lifetimes, limits, ...(claimHooks === undefined ? {} : { claimHooks }) };
 }

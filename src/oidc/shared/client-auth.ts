@@ -6,11 +6,12 @@
  * auth method must be the one used. Machine users authenticate with username + machine secret.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { type AggregateRecord, type MachineUser, type OidcAuthMethod, type TtlStore } from '../../../actors/index.js';
+import { type AggregateRecord, type MachineUser, OAuthError, type OidcAuthMethod, type TtlStore } from '../../../actors/index.js';
 import type { ClientApp } from '../../query/app-clients.js';
 import type { ClientCache } from './client-cache.js';
 import { invalidClient, invalidRequest, type FormParams } from './form.js';
 import { verifyClientAssertion } from './client-assertion.js';
+import type { RateLimits } from '../../http/rate-limits.js';
 
 export const JWT_BEARER_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
@@ -28,6 +29,8 @@ export type AuthenticatedClient =
 
 export interface ClientAuthContext {
   readonly clients: ClientCache;
+  /** Requests and failed authentications per client are limited (TESSERA_RATE_LIMIT_CLIENT*). */
+  readonly limits: RateLimits;
   readonly ttl: TtlStore;
   readonly instanceId: string;
   readonly issuer: string;
@@ -90,6 +93,18 @@ export async function authenticateClient(creds: ClientCredentials, ctx: ClientAu
   if (creds.method === 'absent') throw invalidClient('client authentication is required');
   if (!policy.methods.includes(creds.method)) throw invalidClient('this client authentication method is not supported here');
   const clientId = creds.method === 'private_key_jwt' ? (creds.clientId ?? peekAssertionIssuer(creds.assertion)) : creds.clientId;
+  const limitKey = `${ctx.instanceId}\u0000${clientId}`;
+  ctx.limits.assertClientNotBlocked(limitKey);
+  await ctx.limits.consume('client', limitKey);
+  try {
+    return await verifyClient(creds, clientId, ctx, policy);
+  } catch (error) {
+    if (error instanceof OAuthError && error.oauthCode === 'invalid_client') ctx.limits.clientAuthFailed(limitKey);
+    throw error;
+  }
+}
+
+async function verifyClient(creds: Exclude<ClientCredentials, { method: 'absent' }>, clientId: string, ctx: ClientAuthContext, policy: ClientAuthPolicy): Promise<AuthenticatedClient> {
   const resolved = await ctx.clients.resolve(ctx.instanceId, clientId);
   if (resolved.kind === 'machine') {
     const user = resolved.user;

@@ -11,6 +11,7 @@ import type { HttpRequest } from '../../http/types.js';
 import type { AccessTokenContext } from './access-token.js';
 import { type ClaimHooks, createClaimHooks, type FunctionRunner } from './claim-hooks.js';
 import type { ClientAuthContext } from './client-auth.js';
+import { NO_RATE_LIMITS, type RateLimits } from '../../http/rate-limits.js';
 import { type ClientCache, createClientCache } from './client-cache.js';
 import { requireInstance } from './endpoint.js';
 import { type FormParams, invalidRequest, parseForm } from './form.js';
@@ -28,6 +29,8 @@ export interface OAuthBaseDeps {
   readonly logger?: ErrorLogger;
   /** Function executions (preaccesstoken, preuserinfo); none when absent. */
   readonly functions?: FunctionRunner;
+  /** The node's rate limits (src/http/rate-limits.ts); none when absent. */
+  readonly limits?: RateLimits;
 }
 
 export interface OAuthDeps extends OAuthBaseDeps {
@@ -35,6 +38,7 @@ export interface OAuthDeps extends OAuthBaseDeps {
   readonly tokens: TokenStore;
   readonly lifetimes: TokenLifetimes;
   readonly claimHooks: ClaimHooks;
+  readonly limits: RateLimits;
 }
 
 export function createOAuthDeps(base: OAuthBaseDeps): OAuthDeps {
@@ -44,6 +48,7 @@ export function createOAuthDeps(base: OAuthBaseDeps): OAuthDeps {
     tokens: createTokenStore(base.actors.options.store.ttl),
     lifetimes: lifetimesOf(base.config),
     claimHooks: createClaimHooks(base.actors, base.functions),
+    limits: base.limits ?? NO_RATE_LIMITS,
   };
 }
 
@@ -64,7 +69,7 @@ export async function openOAuthRequest(deps: OAuthDeps, req: HttpRequest): Promi
 }
 
 export function clientAuthContext(deps: OAuthDeps, request: OAuthRequest): ClientAuthContext {
-  return { clients: deps.clients, ttl: deps.actors.options.store.ttl, instanceId: request.instance.id, issuer: request.issuer, endpointUrl: `${request.issuer}${request.http.path}`, now: request.now };
+  return { clients: deps.clients, limits: deps.limits, ttl: deps.actors.options.store.ttl, instanceId: request.instance.id, issuer: request.issuer, endpointUrl: `${request.issuer}${request.http.path}`, now: request.now };
 }
 
 export function accessTokenContext(deps: OAuthDeps, request: Pick<OAuthRequest, 'instance' | 'issuer' | 'now'>): AccessTokenContext {

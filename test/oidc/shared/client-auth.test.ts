@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { OAuthError, type AggregateRecord, type Application, type MachineUser, type Project, type TtlStore } from '../../../actors/index.js';
+import { NO_RATE_LIMITS } from '../../../src/http/rate-limits.js';
 import { authenticateClient, type ClientCredentials, isSecretValid, parseClientCredentials } from '../../../src/oidc/shared/client-auth.js';
 import type { ClientCache, ResolvedClient } from '../../../src/oidc/shared/client-cache.js';
 import { parseUrlEncoded } from '../../../src/oidc/shared/form.js';
@@ -71,7 +72,7 @@ const machine: ResolvedClient = {
 function context(clients: Record<string, ResolvedClient>) {
   const cache: ClientCache = { resolve: async (_instance, id) => clients[id] ?? { kind: 'unknown' } };
   const ttl = {} as TtlStore; // not reached without private_key_jwt
-  return { clients: cache, ttl, instanceId: 'i1', issuer: 'http://localhost', endpointUrl: 'http://localhost/oauth/v2/token', now: 0 };
+  return { clients: cache, limits: NO_RATE_LIMITS, ttl, instanceId: 'i1', issuer: 'http://localhost', endpointUrl: 'http://localhost/oauth/v2/token', now: 0 };
 }
 const all = { methods: ['basic', 'post', 'none', 'private_key_jwt'] as const, allowMachineUsers: true };
 
