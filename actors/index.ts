@@ -56,7 +56,7 @@ export { createIdGenerator } from './kernel/ids.js';
 export { systemClock, createManualClock, type ManualClock } from './kernel/clock.js';
 export { ROLES, rolesGrant, isRoleName, type RoleName, type RoleContext } from './kernel/roles.js';
 export { systemOwner, instanceOwner, orgOwner, detailsOf, type ResourceDetails } from './kernel/owner.js';
-export { ActorSystem, type ActorAddress, type ActorSystemOptions } from './runtime/actor-system.js';
+export { ActorSystem, type ActorAddress, type ActorSystemOptions, type AskTracer } from './runtime/actor-system.js';
 
 export {
   instanceKind,

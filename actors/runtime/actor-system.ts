@@ -35,7 +35,12 @@ export interface ActorSystemOptions {
   readonly maxAttempts?: number;
   /** How a lost unique claim is reported, by claim scope. */
   readonly uniqueScopes: Readonly<Record<string, UniqueScopeError>>;
+  /** Runs each ask inside a tracing span (src/observability/tracing.ts); none when absent. */
+  readonly traceAsk?: AskTracer;
 }
+
+/** Wraps one ask (queueing, the command, its append) for tracing. */
+export type AskTracer = <R>(address: ActorAddress, work: () => Promise<R>) => Promise<R>;
 
 export interface AskOptions {
   /** Id of the user on whose behalf the command runs. */
@@ -57,9 +62,11 @@ export class ActorSystem {
   private readonly byInstance = new Map<string, Set<ActorCell>>();
   private readonly sweepTimer: NodeJS.Timeout;
   private stopped = false;
-  readonly options: Required<ActorSystemOptions>;
+  private readonly traceAsk: AskTracer | undefined;
+  readonly options: Required<Omit<ActorSystemOptions, 'traceAsk'>>;
 
-  constructor(options: ActorSystemOptions) {
+  constructor({ traceAsk, ...options }: ActorSystemOptions) {
+    this.traceAsk = traceAsk;
     this.options = { idleMs: 60_000, askTimeoutMs: 10_000, maxAttempts: 8, ...options };
     const every = Math.max(50, Math.floor(this.options.idleMs / 2));
     this.sweepTimer = setInterval(() => this.passivateIdle(), every);
@@ -69,6 +76,11 @@ export class ActorSystem {
   /** Sends a command to an actor and awaits its reply (with a deadline). */
   ask<C, R>(address: ActorAddress, handler: CommandHandler<C, R>, command: C, options: AskOptions): Promise<R> {
     if (this.stopped) return Promise.reject(new AppError('unavailable', 'node.stopping', 'the node is shutting down'));
+    if (this.traceAsk !== undefined) return this.traceAsk(address, () => this.enqueue(address, handler, command, options));
+    return this.enqueue(address, handler, command, options);
+  }
+
+  private enqueue<C, R>(address: ActorAddress, handler: CommandHandler<C, R>, command: C, options: AskOptions): Promise<R> {
     const cell = this.activate(address);
     cell.lastActivity = this.options.clock.now();
     const work = cell.mailbox.enqueue(() => this.process(cell, handler, command, options));

@@ -58,6 +58,7 @@ import { createSigner } from '../crypto/signer.js';
 import { oidcRoutes } from '../oidc/routes.js';
 import { createOAuthDeps } from '../oidc/shared/oauth-deps.js';
 import { createRateLimits } from '../http/rate-limits.js';
+import { askTracer, NO_TRACER, startTracing, tracedInvoker, tracedStore, type Tracer, withTracing } from '../observability/tracing.js';
 import { createApiAccessTokens } from '../oidc/shared/api-bearer.js';
 import { adminRoutes, IMPORT_PATH } from '../api/admin/v1/admin-routes.js';
 import { startKeyMaintenance } from '../oidc/shared/web-key-maintenance.js';
@@ -99,7 +100,7 @@ export interface PreparedNode {
   close(): Promise<void>;
 }
 
-export async function prepareNode(config: Config, logger: NodeLogger, clock: Clock = systemClock): Promise<PreparedNode> {
+export async function prepareNode(config: Config, logger: NodeLogger, clock: Clock = systemClock, tracer: Tracer = NO_TRACER): Promise<PreparedNode> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const masterKey = loadMasterKey(config);
   if (masterKey.origin === 'generated') {
@@ -108,9 +109,10 @@ export async function prepareNode(config: Config, logger: NodeLogger, clock: Clo
   if (config.databaseUrl !== undefined && masterKey.origin !== 'environment') {
     logger.warn({ path: masterKey.path }, 'PostgreSQL store with a master key file: every node sharing the database needs the same key; set TESSERA_MASTERKEY');
   }
-  const store = await openConfiguredStore(config, { logger, clock });
+  const store = tracedStore(await openConfiguredStore(config, { logger, clock }), tracer);
   const actors = new ActorSystem({
     store,
+    ...(tracer.enabled ? { traceAsk: askTracer(tracer) } : {}),
     clock,
     ids: createIdGenerator(() => clock.now()),
     sealer: createSecretSealer(masterKey.key),
@@ -135,7 +137,9 @@ export async function prepareNode(config: Config, logger: NodeLogger, clock: Clo
 export async function startNode(config: Config, logger: NodeLogger, clock: Clock = systemClock): Promise<RunningNode> {
   // Checked before anything opens: a bad certificate stops the start with a message naming the file.
   const tls = config.tlsCertPath === undefined || config.tlsKeyPath === undefined ? undefined : loadTlsFiles(config.tlsCertPath, config.tlsKeyPath);
-  const { store, actors, setup, close } = await prepareNode(config, logger, clock);
+  const tracing = await startTracing(config);
+  const tracer = tracing.tracer;
+  const { store, actors, setup, close } = await prepareNode(config, logger, clock, tracer);
 
   const tenants = new TenantDirectory(actors, () => clock.now());
   await tenants.load();
@@ -146,7 +150,7 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   const limits = createRateLimits(config);
   const oauth = createOAuthDeps({ config, tenants, signer, actors, clock, logger, functions: executions, limits });
   const rpcs = [...organizationRpcs, ...projectRpcs, ...grantRpcs, ...appRpcs, ...actionRpcs, ...createWebKeyRpcs(webKeys), ...domainRpcs, ...membershipRpcs, ...instanceRpcs, ...featureRpcs, ...userRpcs, ...userSchemaRpcs, ...userSettingsRpcs, ...sessionRpcs, ...idpRpcs, ...languageSettingsRpcs, ...textSettingsRpcs, ...brandingSettingsRpcs];
-  const invoke = createInvoker(rpcs, { config, actors, tenants, clock, logger, executions, accessTokens: createApiAccessTokens(oauth), limits });
+  const invoke = tracedInvoker(createInvoker(rpcs, { config, actors, tenants, clock, logger, executions, accessTokens: createApiAccessTokens(oauth), limits }), tracer);
 
   let ready = false;
   const metrics = createMetrics(createRequestLog(logger));
@@ -158,7 +162,7 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   const origin = { trustedProxies: config.trustedProxies, defaultScheme: tls !== undefined || config.externalSecure ? 'https' : 'http' } as const;
   const adapter = await selectHttpAdapter(config.http, (msg, err) => logger.warn({ err }, msg));
   const http = await adapter.listen(
-    withClientOrigin(router, origin),
+    withClientOrigin(withTracing(router, tracer), origin),
     { host: config.host, port: config.port, maxBodyBytes: config.maxBodyBytes, bodyLimits: { [IMPORT_PATH]: config.importMaxBodyBytes }, bodyTimeoutMs: config.bodyTimeoutMs, maxHeaderCount: config.maxHeaderCount, maxHeaderBytes: config.maxHeaderBytes, tls },
     metrics.httpObserver,
   );
@@ -183,6 +187,7 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
       await executions.stop();
       cluster.stop();
       await close();
+      await tracing.shutdown();
     },
   };
 }

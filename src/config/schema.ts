@@ -94,6 +94,8 @@ export const CONFIG_KEYS = {
   rateLimitPasswordIp: { env: 'TESSERA_RATE_LIMIT_PASSWORD_IP', schema: rateLimit('120/1m'), description: 'Password checks per client IP address in the login UI: `N/duration` or `off`.' },
   rateLimitPasswordLoginName: { env: 'TESSERA_RATE_LIMIT_PASSWORD_LOGIN_NAME', schema: rateLimit('20/1m'), description: 'Password checks per login name of an instance in the login UI (known or not): `N/duration` or `off`.' },
   rateLimitApiCaller: { env: 'TESSERA_RATE_LIMIT_API_CALLER', schema: rateLimit('6000/1m'), description: 'Resource and settings API calls per authenticated caller of an instance, over every transport: `N/duration` or `off`.' },
+  otlpTracesEndpoint: { env: 'TESSERA_OTLP_TRACES_ENDPOINT', schema: z.url({ protocol: /^https?$/ }).optional(), description: 'OTLP/HTTP (JSON) traces endpoint, e.g. `http://127.0.0.1:4318/v1/traces`. Tracing is off unless set (docs/operations/tracing.md).' },
+  traceSampleRatio: { env: 'TESSERA_TRACE_SAMPLE_RATIO', schema: z.coerce.number().min(0).max(1).default(1), description: 'Share of new traces recorded (0–1, default 1); a request continuing a sampled `traceparent` is always recorded.' },
   systemUsers: { env: 'TESSERA_SYSTEM_USERS', schema: systemUsersSchema, description: 'System API users (docs/api/instances.md): a map of user name → `{ publicKey: <PEM> }` or `{ publicKeyPath: <file> }`, with optional `roles` (`SYSTEM_OWNER` (default), `SYSTEM_OWNER_VIEWER`). The environment variable takes the map as JSON. A user signs JWTs (RS256, ES256 or EdDSA) with `iss` = `sub` = its name.' },
 } as const satisfies Record<string, KeySpec>;
 

@@ -10,6 +10,7 @@
  * resolution, inside the connection's lookup, so a name that resolves differently later (DNS
  * rebinding) cannot slip past a check made earlier. Redirects are never followed.
  */
+import { clientSpan } from '../observability/tracing.js';
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
@@ -91,12 +92,18 @@ export function outboundRequest(url: string, request: OutboundRequest, policy: O
   checkLiteralHost(target.hostname, policy);
   const https = target.protocol === 'https:';
   const pool = agentsOf(policy);
-  const headers = { ...request.headers, ...(request.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(request.body)) }) };
-  return new Promise((resolve, reject) => {
-    const options = { method: request.method, headers, lookup: guardedLookup(policy), ...(request.signal === undefined ? {} : { signal: request.signal }) };
-    const sent = https ? httpsRequest(target, { ...options, agent: pool.https }, resolve) : httpRequest(target, { ...options, agent: pool.http }, resolve);
-    sent.on('error', reject);
-    sent.end(request.body);
+  return clientSpan(request.method, target, (traceHeaders, span) => {
+    const headers = { ...request.headers, ...traceHeaders, ...(request.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(request.body)) }) };
+    return new Promise<IncomingMessage>((resolve, reject) => {
+      const options = { method: request.method, headers, lookup: guardedLookup(policy), ...(request.signal === undefined ? {} : { signal: request.signal }) };
+      const answered = (response: IncomingMessage) => {
+        span.setAttribute('http.response.status_code', response.statusCode ?? 0);
+        resolve(response);
+      };
+      const sent = https ? httpsRequest(target, { ...options, agent: pool.https }, answered) : httpRequest(target, { ...options, agent: pool.http }, answered);
+      sent.on('error', reject);
+      sent.end(request.body);
+    });
   });
 }
 
