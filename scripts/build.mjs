@@ -1,12 +1,18 @@
 // Build: third-party protos → generated code (buf + protoc-gen-es) → TypeScript compile.
 // google/api and google/rpc protos come from the npm package google-proto-files and are
 // copied into a git-ignored folder, because the schema registry is unreachable offline.
-import { cpSync, mkdirSync, rmSync, existsSync, statSync, readdirSync, renameSync } from 'node:fs';
+import { cpSync, mkdirSync, rmSync, existsSync, statSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { sourceStamp, STAMP_PATH } from './build-stamp.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+// Taken before compiling: a source edited during the build leaves the stamp stale, so the next
+// `npm start` builds again.
+const stamp = sourceStamp(root);
+// Dropped first: a failed build must not leave an older stamp vouching for a half-written dist/.
+rmSync(join(root, STAMP_PATH), { force: true });
 const bin = (name) => join(root, 'node_modules', '.bin', name);
 const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: 'inherit' });
 
@@ -28,6 +34,8 @@ if (isStale()) {
   renameSync(out, join(root, 'src', 'gen'));
 }
 run(bin('tsc'), ['-p', '.']);
+// Written last, only after tsc succeeded (execFileSync throws otherwise): start.mjs trusts it.
+writeFileSync(join(root, STAMP_PATH), `${stamp}\n`);
 
 /** The buf.gen.yaml template with another output folder. */
 function genTemplate(out) {

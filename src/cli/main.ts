@@ -5,7 +5,8 @@
  * schema migrations alone; `copy-store` copies a whole store between LMDB and PostgreSQL;
  * `backup` / `restore` copy a running node's LMDB store out and back (docs/operations/backup.md).
  * Configuration errors exit 2 with
- * every problem listed; SIGTERM/SIGINT stop gracefully.
+ * every problem listed; SIGTERM/SIGINT/SIGHUP stop gracefully (a repeated signal does not cut the
+ * drain short). `npm start` runs this through scripts/start.mjs, which builds first when needed.
  */
 import { ConfigError, loadConfig } from '../config/load.js';
 import { createLogger } from '../observability/logger.js';
@@ -17,6 +18,8 @@ import { COPY_STORE_USAGE, runCopyStoreCommand } from './store-transfer-command.
 import { runTransferCommand, TRANSFER_USAGE } from './transfer-command.js';
 
 const USAGE = `usage: tessera [start|init|migrate|keys rotate|keys list|export|import|copy-store|backup|restore]   (configuration: TESSERA_* variables, see docs/configuration.md)\n${TRANSFER_USAGE}\n${COPY_STORE_USAGE}\n${BACKUP_USAGE}\n${RESTORE_USAGE}`;
+/** Signals that stop a node gracefully (SIGHUP: its terminal or session went away). */
+const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
 const COMMANDS = new Set(['start', 'init', 'keys', 'migrate', 'export', 'import', 'copy-store', 'backup', 'restore']);
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -56,12 +59,16 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const node = await startNode(config, logger);
   await new Promise<void>((resolve) => {
-    const shutdown = (signal: string) => {
+    let stopping = false;
+    // Handlers stay installed: Ctrl-C reaches the node both from the terminal and through
+    // `npm start` (scripts/start.mjs), and a repeated signal must not cut the drain short.
+    const shutdown = (signal: NodeJS.Signals) => {
+      if (stopping) return;
+      stopping = true;
       logger.info({ signal }, 'shutting down: draining requests and flushing writes');
       resolve();
     };
-    process.once('SIGTERM', () => shutdown('SIGTERM'));
-    process.once('SIGINT', () => shutdown('SIGINT'));
+    for (const signal of STOP_SIGNALS) process.on(signal, shutdown);
   });
   await node.stop();
   logger.info({}, 'stopped');
