@@ -42,13 +42,13 @@ import { createConnectFallback } from '../api/transport/connect-bridge.js';
 import { startGrpcServer } from '../api/transport/grpc-server.js';
 import { createRouter } from '../http/router.js';
 import { notFoundReply } from '../http/reply.js';
-import { selectHttpAdapter } from '../http/select-adapter.js';
+import { selectHttpAdapter, type SelectedAdapter } from '../http/select-adapter.js';
 import { systemRoutes } from '../http/system-routes.js';
 import { createOriginResolver, withClientOrigin } from '../http/client-origin.js';
 import { createReadiness, type ReadinessCheck } from '../http/readiness.js';
 import { loadTlsFiles } from '../http/tls-files.js';
 import type { NodeLogger } from '../observability/logger.js';
-import { createMetrics } from '../observability/metrics.js';
+import { createMetrics, type NodeMetrics } from '../observability/metrics.js';
 import { createRequestLog } from '../observability/request-log.js';
 import { ensureFirstRun, type FirstRunResult } from './first-run.js';
 import { loadMasterKey } from './master-key.js';
@@ -156,12 +156,13 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   const metrics = createMetrics(createRequestLog(logger));
   metrics.gauge('tessera_actors_loaded', 'Tenant actors currently in memory.', () => actors.loadedCount);
   metrics.gauge('tessera_execution_event_lag', 'Events not yet delivered to event executions (all instances).', () => executions.eventLag());
+  const http = await selectHttpAdapter(config.http);
+  reportHttpAdapter(http, logger, metrics);
   const readiness = createReadiness({ checks: storeChecks(store), onChange: (name, state, err) => (state === 'up' ? logger.info({ check: name }, 'readiness check up again') : logger.warn({ check: name, state, err }, 'readiness check down')) });
-  const routes = [...systemRoutes({ metrics: metrics.registry, isReady: () => ready, readiness }), ...createJsonRoutes(SERVICES, invoke), ...openApiRoutes(SERVICES, rpcs), ...oidcRoutes({ config, tenants, signer, oauth, uiLocales: createUiLocalesResolver(actors) }), ...adminRoutes({ dataDir: config.dataDir, actors, tenants, clock, logger, accessTokens: createApiAccessTokens(oauth), gcsEndpoint: config.gcsEndpoint, importMaxBytes: config.importMaxBodyBytes })];
+  const routes = [...systemRoutes({ metrics: metrics.registry, isReady: () => ready, readiness, http: { adapter: http.adapter.name, requested: http.requested } }), ...createJsonRoutes(SERVICES, invoke), ...openApiRoutes(SERVICES, rpcs), ...oidcRoutes({ config, tenants, signer, oauth, uiLocales: createUiLocalesResolver(actors) }), ...adminRoutes({ dataDir: config.dataDir, actors, tenants, clock, logger, accessTokens: createApiAccessTokens(oauth), gcsEndpoint: config.gcsEndpoint, importMaxBytes: config.importMaxBodyBytes })];
   const router = createRouter(routes, { fallback: createConnectFallback(SERVICES, invoke), corsPathPrefixes: CORS_PREFIXES, notFound: (req) => unencodedExecutionIdReply(req) ?? notFoundReply });
   const origin = { trustedProxies: config.trustedProxies, defaultScheme: tls !== undefined || config.externalSecure ? 'https' : 'http' } as const;
-  const adapter = await selectHttpAdapter(config.http, (msg, err) => logger.warn({ err }, msg));
-  const http = await adapter.listen(
+  const listener = await http.adapter.listen(
     withClientOrigin(withTracing(router, tracer), origin),
     { host: config.host, port: config.port, maxBodyBytes: config.maxBodyBytes, bodyLimits: { [IMPORT_PATH]: config.importMaxBodyBytes }, bodyTimeoutMs: config.bodyTimeoutMs, maxHeaderCount: config.maxHeaderCount, maxHeaderBytes: config.maxHeaderBytes, tls },
     metrics.httpObserver,
@@ -173,15 +174,15 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   // Other nodes' writes drop this node's caches (PostgreSQL change feed; nothing on LMDB).
   const cluster = await startClusterSync({ store, actors, tenants, signer, executions, logger });
   ready = true;
-  logger.info({ httpPort: http.port, grpcPort: grpc.port, http: adapter.name, tls: tls !== undefined, dataDir: config.dataDir }, 'listening');
+  logger.info({ httpPort: listener.port, grpcPort: grpc.port, http: http.adapter.name, uwsPackage: http.uwsPackage, tls: tls !== undefined, dataDir: config.dataDir }, 'listening');
 
   return {
-    httpPort: http.port,
+    httpPort: listener.port,
     grpcPort: grpc.port,
     setup,
     async stop() {
       ready = false;
-      await Promise.all([http.close(config.shutdownGraceMs), grpc.close(config.shutdownGraceMs)]);
+      await Promise.all([listener.close(config.shutdownGraceMs), grpc.close(config.shutdownGraceMs)]);
       sweeper.stop();
       await keyMaintenance.stop();
       await executions.stop();
@@ -190,6 +191,20 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
       await tracing.shutdown();
     },
   };
+}
+
+/**
+ * Makes the HTTP adapter visible: a metric always, and a warning when uWebSockets.js was asked
+ * for but node:http serves (every candidate's reason, the Node version and glibc named).
+ */
+function reportHttpAdapter(http: SelectedAdapter, logger: NodeLogger, metrics: NodeMetrics): void {
+  metrics.info('tessera_http_adapter', 'HTTP adapter serving this node (1), with the one configured (TESSERA_HTTP); adapter="node" with requested="uws" is the slower fallback.', { adapter: http.adapter.name, requested: http.requested });
+  if (http.fallbackReasons === undefined) return;
+  const header = (process.report.getReport() as { header?: { glibcVersionRuntime?: string } }).header;
+  logger.warn(
+    { requested: http.requested, adapter: http.adapter.name, reasons: http.fallbackReasons, node: process.versions.node, abi: process.versions.modules, glibc: header?.glibcVersionRuntime },
+    'uWebSockets.js is unavailable on this platform: serving HTTP with node:http, at roughly half the throughput per CPU (docs/operations/running.md#http-adapter)',
+  );
 }
 
 /** The store's readiness check, when it can be down while the node runs (PostgreSQL). */

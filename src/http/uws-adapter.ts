@@ -2,10 +2,9 @@
  * HttpAdapter over uWebSockets.js. Enforces the uWS lifetime rules (style guide §7): request data
  * copied before any await, onAborted attached first, body chunks copied under a size and time
  * limit (413 / 408), every write corked and skipped once aborted, streams written with
- * backpressure. Requires the native binary: the package's silent pure-JS fallback is refused.
- * HTTPS through SSLApp when the options carry a certificate.
+ * backpressure. Built over a native module that uws-loader.ts found (never a package's pure-JS
+ * fallback). HTTPS through SSLApp when the options carry a certificate.
  */
-import uWS from '@trufflesuite/uws-js-unofficial';
 import type {
   HttpRequest as UwsRequest,
   HttpResponse as UwsResponse,
@@ -16,6 +15,7 @@ import type {
 import { STATUS_CODES } from 'node:http';
 import { createLifecycle, Exchange, type ServerCore } from './exchange.js';
 import type { HttpAdapter, HttpHandler, HttpObserver, HttpReply, HttpServerOptions, ListeningServer } from './types.js';
+import type { UwsNative } from './uws-loader.js';
 import { assertSafeHeaders, bodyLimitLookup, headersTooLargeReply, internalErrorReply, isStreamBody, knownBodyLength, releaseStream } from './reply.js';
 
 interface UwsServer extends ServerCore {
@@ -231,10 +231,10 @@ async function streamReply(ex: UwsExchange, reply: HttpReply, body: AsyncIterabl
   complete(ex, reply.status);
 }
 
-function closeServer(server: UwsServer, app: TemplatedApp, listenSocket: us_listen_socket, graceMs: number): Promise<void> {
+function closeServer(uws: UwsNative, server: UwsServer, app: TemplatedApp, listenSocket: us_listen_socket, graceMs: number): Promise<void> {
   if (server.closing) return Promise.resolve();
   server.closing = true;
-  uWS.us_listen_socket_close(listenSocket);
+  uws.us_listen_socket_close(listenSocket);
   return new Promise<void>((resolve) => {
     if (server.inflight.size === 0) return resolve();
     const timer = setTimeout(resolve, graceMs);
@@ -250,24 +250,21 @@ function closeServer(server: UwsServer, app: TemplatedApp, listenSocket: us_list
   });
 }
 
-/** True when the package loaded its native binary rather than its pure-JS fallback. */
-export function isNativeUws(): boolean {
-  return typeof (uWS as { getParts?: unknown }).getParts === 'function';
-}
-
-function listen(handler: HttpHandler, options: HttpServerOptions, observer?: HttpObserver): Promise<ListeningServer> {
-  if (!isNativeUws()) return Promise.reject(new Error('uWebSockets.js native binary did not load (fallback active)'));
+function listen(uws: UwsNative, handler: HttpHandler, options: HttpServerOptions, observer?: HttpObserver): Promise<ListeningServer> {
   const server: UwsServer = { handler, options, bodyLimit: bodyLimitLookup(options), observer, headersTooLarge: headersTooLargeReply(options), inflight: new Set(), closing: false, onIdle: undefined };
   const tls = options.tls;
-  const engine = tls === undefined ? uWS.App() : uWS.SSLApp({ key_file_name: tls.keyPath, cert_file_name: tls.certPath });
+  const engine = tls === undefined ? uws.App() : uws.SSLApp({ key_file_name: tls.keyPath, cert_file_name: tls.certPath });
   const app = engine.any('/*', (res, req) => onRequest(server, res, req));
   return new Promise((resolve, reject) => {
     app.listen(options.host, options.port, (listenSocket) => {
       if (listenSocket === false) return reject(new Error(`cannot listen on ${options.host}:${options.port}`));
-      const port = uWS.us_socket_local_port(listenSocket as us_socket);
-      resolve({ port, close: (graceMs = 0) => closeServer(server, app, listenSocket, graceMs) });
+      const port = uws.us_socket_local_port(listenSocket as us_socket);
+      resolve({ port, close: (graceMs = 0) => closeServer(uws, server, app, listenSocket, graceMs) });
     });
   });
 }
 
-export const uwsAdapter: HttpAdapter = { name: 'uws', listen };
+/** The adapter over a loaded uWS native module (uws-loader.ts). */
+export function createUwsAdapter(uws: UwsNative): HttpAdapter {
+  return { name: 'uws', listen: (handler, options, observer) => listen(uws, handler, options, observer) };
+}

@@ -11,6 +11,8 @@ export interface NodeMetrics {
   readonly httpObserver: HttpObserver;
   /** Registers a gauge whose value is read at scrape time. */
   gauge(name: string, help: string, read: () => number): void;
+  /** Registers a constant gauge of 1 whose labels describe the node (e.g. the HTTP adapter). */
+  info(name: string, help: string, labels: Readonly<Record<string, string>>): void;
 }
 
 export function createMetrics(log: RequestLog): NodeMetrics {
@@ -42,6 +44,9 @@ export function createMetrics(log: RequestLog): NodeMetrics {
     },
     gauge(name, help, read) {
       new Gauge({ name, help, registers: [registry], collect() { this.set(read()); } });
+    },
+    info(name, help, labels) {
+      new Gauge({ name, help, labelNames: Object.keys(labels), registers: [registry] }).set(labels, 1);
     },
   };
 }

@@ -47,7 +47,7 @@ describe.skipIf(unavailable !== undefined)(unavailable === undefined ? title : `
       const reply = await call('GET', '/readyz', undefined, {});
       return { status: reply.status, body: reply.body };
     };
-    expect(await ready()).toEqual({ status: 200, body: { status: 'ready', checks: { store: 'up' } } });
+    expect(await ready()).toEqual({ status: 200, body: { status: 'ready', checks: { store: 'up' }, http: expect.objectContaining({ requested: 'uws' }) } });
 
     let phase: Answer['phase'] = 'before';
     let writing = true;
@@ -69,7 +69,7 @@ describe.skipIf(unavailable !== undefined)(unavailable === undefined ? title : `
     phase = 'cut';
     await until(() => count('cut', 503) >= 10);
     const down = await ready();
-    expect(down).toEqual({ status: 503, body: { status: 'not ready', checks: { store: { status: 'down', reason: 'store.unavailable' } } } });
+    expect(down).toEqual({ status: 503, body: { status: 'not ready', checks: { store: { status: 'down', reason: 'store.unavailable' } }, http: expect.objectContaining({ requested: 'uws' }) } });
 
     proxy.restore();
     phase = 'after';
@@ -87,7 +87,7 @@ describe.skipIf(unavailable !== undefined)(unavailable === undefined ? title : `
     expect(found.status).toBe(200);
     const stored = new Set((found.body.result as { details: { id: string } }[]).map((o) => o.details.id));
     expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
-    expect(await ready()).toEqual({ status: 200, body: { status: 'ready', checks: { store: 'up' } } });
+    expect(await ready()).toEqual({ status: 200, body: { status: 'ready', checks: { store: 'up' }, http: expect.objectContaining({ requested: 'uws' }) } });
   });
 });
 

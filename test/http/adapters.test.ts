@@ -2,7 +2,7 @@ import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeAdapter } from '../../src/http/node-adapter.js';
 import { selectHttpAdapter } from '../../src/http/select-adapter.js';
-import { uwsAdapter } from '../../src/http/uws-adapter.js';
+import { UWS_SKIP_REASON, uwsAdapter } from './uws.fixture.js';
 import type { HttpAdapter, ListeningServer } from '../../src/http/types.js';
 import {
   createApp,
@@ -62,12 +62,12 @@ function statusOf(raw: string): number {
   return Number(/^HTTP\/1\.1 (\d{3})/.exec(raw)?.[1]);
 }
 
-const adapters: { name: string; adapter: HttpAdapter }[] = [
-  { name: 'uws', adapter: uwsAdapter },
-  { name: 'node', adapter: nodeAdapter },
+const adapters: { name: string; adapter: HttpAdapter; skip: string | undefined }[] = [
+  { name: 'uws', adapter: uwsAdapter ?? nodeAdapter, skip: UWS_SKIP_REASON },
+  { name: 'node', adapter: nodeAdapter, skip: undefined },
 ];
 
-describe.each(adapters)('$name adapter', ({ adapter }) => {
+for (const { name, adapter, skip } of adapters) describe.skipIf(skip !== undefined)(`${name} adapter${skip === undefined ? '' : ` (skipped: ${skip})`}`, () => {
   let server: ListeningServer;
   let probes: Probes;
   let base: string;
@@ -352,9 +352,19 @@ describe.each(adapters)('$name adapter', ({ adapter }) => {
 });
 
 describe('selectHttpAdapter', () => {
-  it.each([['uws' as const], ['node' as const]])('returns the %s adapter without warning when it loads', async (name) => {
-    const warnings: string[] = [];
-    const adapter = await selectHttpAdapter(name, (msg) => warnings.push(msg));
-    expect({ name: adapter.name, warnings }).toEqual({ name, warnings: [] });
+  it('gives node:http when asked for it, without a fallback', async () => {
+    const selected = await selectHttpAdapter('node');
+    expect({ name: selected.adapter.name, requested: selected.requested, reasons: selected.fallbackReasons }).toEqual({ name: 'node', requested: 'node', reasons: undefined });
+  });
+
+  it.skipIf(UWS_SKIP_REASON !== undefined)(`gives uWebSockets.js when asked for it and its binary loads${UWS_SKIP_REASON === undefined ? '' : ` (skipped: ${UWS_SKIP_REASON})`}`, async () => {
+    const selected = await selectHttpAdapter('uws');
+    expect({ name: selected.adapter.name, package: selected.uwsPackage, reasons: selected.fallbackReasons }).toEqual({ name: 'uws', package: '@trufflesuite/uws-js-unofficial', reasons: undefined });
+  });
+
+  it.skipIf(UWS_SKIP_REASON === undefined)('falls back to node:http with every candidate\'s reason when no uWebSockets.js build loads', async () => {
+    const selected = await selectHttpAdapter('uws');
+    expect({ name: selected.adapter.name, requested: selected.requested }).toEqual({ name: 'node', requested: 'uws' });
+    expect(selected.fallbackReasons).toEqual([expect.stringMatching(/^@trufflesuite\/uws-js-unofficial: /), expect.stringMatching(/^uWebSockets\.js: /)]);
   });
 });

@@ -8,8 +8,8 @@ import { json } from '../../src/http/reply.js';
 import { nextRequestId } from '../../src/http/request-id.js';
 import { createRouter } from '../../src/http/router.js';
 import type { HttpRequest, ListeningServer } from '../../src/http/types.js';
-import { uwsAdapter } from '../../src/http/uws-adapter.js';
 import { createMetrics } from '../../src/observability/metrics.js';
+import { uwsAdapter } from '../http/uws.fixture.js';
 
 describe('request ids', () => {
   it('are unique and share the process prefix', () => {
@@ -19,7 +19,8 @@ describe('request ids', () => {
   });
 });
 
-describe.each([nodeAdapter, uwsAdapter])('$name adapter: 5xx are logged with the request id', (adapter) => {
+// Without a loadable uWS build (test/http/uws.fixture.ts names why) only node:http is checked.
+describe.each(uwsAdapter === undefined ? [nodeAdapter] : [nodeAdapter, uwsAdapter])('$name adapter: 5xx are logged with the request id', (adapter) => {
   const serverErrors: { requestId: string | undefined; status: number }[] = [];
   const thrown: { requestId: string | undefined }[] = [];
   let server: ListeningServer;
