@@ -50,7 +50,8 @@ export async function handleAuthorize(req: HttpRequest, deps: AuthFlowDeps): Pro
     if (!error.redirectable || target === undefined || params === undefined) return errorPage(req, params, error);
     const state = params.get('state');
     const responseMode = resolveResponseMode(params.get('response_mode'), parseResponseType(params.get('response_type')));
-    return toAuthorizationError({ redirectUri: target.redirectUri, responseMode, ...(state === undefined ? {} : { state }) }, error);
+    const issuer = issuerFor(deps.config, req) ?? '';
+    return toAuthorizationError({ redirectUri: target.redirectUri, responseMode, issuer, ...(state === undefined ? {} : { state }) }, error);
   }
 }
 

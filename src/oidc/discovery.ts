@@ -57,6 +57,7 @@ const STATIC_METADATA = {
     'phone_number_verified',
   ],
   code_challenge_methods_supported: ['S256'],
+  authorization_response_iss_parameter_supported: true,
   request_parameter_supported: false,
   request_uri_parameter_supported: false,
   claims_parameter_supported: false,

@@ -26,7 +26,7 @@ export function loginPageUrl(authRequestId: string): string {
 
 export function responseTargetOf(stored: StoredAuthRequest): ResponseTarget {
   const { redirectUri, responseMode, state } = stored.request;
-  return { redirectUri, responseMode, ...(state === undefined ? {} : { state }) };
+  return { redirectUri, responseMode, issuer: stored.issuer, ...(state === undefined ? {} : { state }) };
 }
 
 function withHeaders(reply: HttpReply, headers: Readonly<Record<string, string>>): HttpReply {

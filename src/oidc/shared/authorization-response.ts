@@ -3,6 +3,8 @@
  * §4.1.2.1; OAuth 2.0 Multiple Response Types §2; Form Post Response Mode §2): `query` adds the
  * parameters to the redirect URI's query, `fragment` to its fragment, `form_post` serves a page
  * that POSTs them. That page runs one inline script allowed by a per-response CSP nonce.
+ * Every response, success or error, carries `iss` (RFC 9207 §2): the issuer the request came in
+ * under, so a client talking to several servers can tell which one answered (mix-up defence).
  */
 import { randomBytes } from 'node:crypto';
 import type { OAuthError } from '../../../actors/index.js';
@@ -14,6 +16,8 @@ export interface ResponseTarget {
   readonly redirectUri: string;
   readonly responseMode: ResponseMode;
   readonly state?: string;
+  /** The issuer of the request (discovery's `issuer`), sent as `iss`. */
+  readonly issuer: string;
 }
 
 /** Escapes text for HTML element content and double-quoted attributes. */
@@ -28,7 +32,7 @@ export function formActionSource(redirectUri: string): string {
 }
 
 export function toAuthorizationResponse(target: ResponseTarget, params: Readonly<Record<string, string>>): HttpReply {
-  const all: Record<string, string> = { ...params, ...(target.state === undefined ? {} : { state: target.state }) };
+  const all: Record<string, string> = { ...params, ...(target.state === undefined ? {} : { state: target.state }), iss: target.issuer };
   if (target.responseMode === 'form_post') return formPost(target.redirectUri, all);
   const url = new URL(target.redirectUri);
   if (target.responseMode === 'fragment') {
