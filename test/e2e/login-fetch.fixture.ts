@@ -57,6 +57,9 @@ export class FetchBrowser {
     if (loginName !== undefined) return this.post(loginName, { loginName: required(answers.loginName, 'loginName') });
     const password = forms.find((f) => f.fields.get('action') === 'password');
     if (password !== undefined) return this.post(password, { password: required(answers.password, 'password') });
+    // The account picker: log in with another account (the login name page).
+    const other = forms.find((f) => f.fields.get('action') === 'other');
+    if (other !== undefined) return this.post(other, {});
     throw new Error(`no login form to answer on the page: ${page.slice(0, 300)}`);
   }
 

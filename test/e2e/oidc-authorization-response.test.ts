@@ -2,7 +2,8 @@
  * Authorization responses of a started node as oauth4webapi reads them: `iss` (RFC 9207) in
  * every response mode, success and error alike, checked by `validateAuthResponse` because
  * discovery announces `authorization_response_iss_parameter_supported`. Logins go through the
- * login UI with fetch (login-fetch.fixture.ts).
+ * login UI with fetch (login-fetch.fixture.ts). `prompt=consent` (satisfied at once, a refresh
+ * token with offline_access; `none consent` refused).
  */
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -142,5 +143,31 @@ describe('iss in authorization responses (RFC 9207)', () => {
     const rejected = await arrive(silent);
     expect({ mode: rejected.mode, iss: rejected.params.get('iss') }).toEqual({ mode, iss: node.baseUrl });
     expect(validatedError(client, rejected, silent.state)).toBe('login_required');
+  });
+});
+
+async function exchange(arrival: Arrival, request: Request): Promise<{ status: number; body: Record<string, unknown> }> {
+  const code = oauth.validateAuthResponse(as, { client_id: codeApp.clientId }, arrival.params, request.state).get('code')!;
+  const body = new URLSearchParams({ grant_type: 'authorization_code', client_id: codeApp.clientId, code, redirect_uri: REDIRECT, code_verifier: request.verifier });
+  const response = await fetch(as.token_endpoint!, { method: 'POST', body });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+describe('prompt=consent (OIDC Core §3.1.2.1)', () => {
+  it.each(['consent', 'login consent', 'consent select_account'])('prompt=%s with offline_access gets a code and a refresh token', async (prompt) => {
+    const request = await authorizationRequest(codeApp.clientId, { prompt, scope: 'openid offline_access' });
+    const arrival = await arrive(request);
+    expect(arrival.params.get('error')).toBeNull();
+    const tokens = await exchange(arrival, request);
+    expect(tokens.status).toBe(200);
+    expect(tokens.body).toMatchObject({ access_token: expect.any(String), id_token: expect.any(String), refresh_token: expect.any(String), scope: 'openid offline_access' });
+  });
+
+  it('refuses prompt=none combined with consent at the redirect URI with invalid_request', async () => {
+    const request = await authorizationRequest(codeApp.clientId, { prompt: 'none consent' });
+    const arrival = await arrive(request);
+    expect(arrival.target).toBe(REDIRECT);
+    expect(Object.fromEntries(arrival.params)).toMatchObject({ error: 'invalid_request', state: request.state, iss: node.baseUrl });
+    expect(arrival.params.get('error_description')).toContain('prompt');
   });
 });

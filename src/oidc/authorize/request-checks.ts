@@ -2,12 +2,14 @@
  * The redirectable checks of an authorization request: scope must contain openid (OIDC Core
  * §3.1.2.1 → invalid_scope); PKCE S256 only, and required for public clients (RFC 7636 §4.3,
  * §4.4.1; `plain` refused); nonce required for implicit responses (OIDC Core §3.2.2.1); prompt
- * values known and `none` alone; max_age a non-negative integer.
+ * values known and `none` alone; max_age a non-negative integer. `prompt=consent` (OIDC Core
+ * §3.1.2.1) is accepted and satisfied at once: every app is first-party and has no consent
+ * screen yet, so it never reaches the auth-request machine.
  */
 import { OAuthError, type AuthPrompt, type OidcConfig } from '../../../actors/index.js';
 import type { ResponseType } from '../shared/auth-requests.js';
 
-const PROMPTS: readonly AuthPrompt[] = ['none', 'login', 'select_account', 'create'];
+const PROMPTS: readonly (AuthPrompt | 'consent')[] = ['none', 'login', 'consent', 'select_account', 'create'];
 const CHALLENGE = /^[A-Za-z0-9._~-]{43,128}$/;
 const MAX_LENGTH = 2048;
 
@@ -47,7 +49,7 @@ export function checkPrompt(value: string | undefined): AuthPrompt[] {
   const prompts = (value ?? '').split(' ').filter((p) => p !== '');
   for (const prompt of prompts) if (!(PROMPTS as readonly string[]).includes(prompt)) throw invalidRequest('prompt has an unknown value');
   if (prompts.includes('none') && prompts.length > 1) throw invalidRequest('prompt none cannot be combined');
-  return [...new Set(prompts)] as AuthPrompt[];
+  return [...new Set(prompts)].filter((p) => p !== 'consent') as AuthPrompt[];
 }
 
 export function checkMaxAge(value: string | undefined): number | undefined {

@@ -48,9 +48,16 @@ describe('authorize request checks', () => {
     ['implicit without nonce', () => checkNonce(undefined, 'id_token'), 'invalid_request'],
     ['unknown prompt', () => checkPrompt('consent_please'), 'invalid_request'],
     ['prompt none with login', () => checkPrompt('none login'), 'invalid_request'],
+    ['prompt none with consent', () => checkPrompt('none consent'), 'invalid_request'],
     ['negative max_age', () => checkMaxAge('-1'), 'invalid_request'],
   ])('%s → %s', (_, check, error) => {
     expect(oauthCodeOf(check)).toBe(error);
+  });
+
+  it('accepts prompt=consent alone and with login / select_account, satisfied at once (not passed on)', () => {
+    expect(checkPrompt('consent')).toEqual([]);
+    expect(checkPrompt('login consent')).toEqual(['login']);
+    expect(checkPrompt('consent select_account')).toEqual(['select_account']);
   });
 
   it('accepts a valid request', () => {
