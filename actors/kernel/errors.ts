@@ -135,6 +135,8 @@ export type OAuthErrorCode =
   | 'interaction_required'
   | 'consent_required'
   | 'account_selection_required'
+  | 'request_not_supported'
+  | 'request_uri_not_supported'
   | 'server_error'
   | 'temporarily_unavailable';
 

@@ -15,7 +15,7 @@ import { loginOrgOf, sessionsAdmitted } from '../login/login-org.js';
 import { renderErrorPage } from '../login/pages.js';
 import { checkIdTokenHint } from './authorize/id-token-hint.js';
 import { resolveRedirectTarget, type RedirectTarget } from './authorize/redirect-target.js';
-import { checkMaxAge, checkNonce, checkPkce, checkPrompt, checkScope, checkState, parseUiLocales } from './authorize/request-checks.js';
+import { checkMaxAge, checkNoRequestObject, checkNonce, checkPkce, checkPrompt, checkScope, checkState, parseUiLocales } from './authorize/request-checks.js';
 import { checkResponseType, parseResponseType, resolveResponseMode } from './authorize/response-type.js';
 import type { AuthFlowDeps } from './shared/auth-flow-deps.js';
 import { settleAuthRequest } from './shared/auth-request-flow.js';
@@ -56,6 +56,7 @@ export async function handleAuthorize(req: HttpRequest, deps: AuthFlowDeps): Pro
 }
 
 async function checkAuthorizeRequest(deps: AuthFlowDeps, instanceId: string, req: HttpRequest, params: FormParams, target: RedirectTarget): Promise<AuthorizeRequest> {
+  checkNoRequestObject(params.get('request'), params.get('request_uri'));
   const responseType = checkResponseType(params.get('response_type'), target.oidc);
   const scopes = checkScope(params.get('scope'));
   const codeChallenge = checkPkce({ challenge: params.get('code_challenge'), method: params.get('code_challenge_method') }, target.oidc, responseType);

@@ -3,7 +3,8 @@
  * every response mode, success and error alike, checked by `validateAuthResponse` because
  * discovery announces `authorization_response_iss_parameter_supported`. Logins go through the
  * login UI with fetch (login-fetch.fixture.ts). `prompt=consent` (satisfied at once, a refresh
- * token with offline_access; `none consent` refused).
+ * token with offline_access; `none consent` refused). Request objects (`request`, `request_uri`)
+ * refused at the redirect URI, or on an error page while the redirect URI is not valid.
  */
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -169,5 +170,40 @@ describe('prompt=consent (OIDC Core §3.1.2.1)', () => {
     expect(arrival.target).toBe(REDIRECT);
     expect(Object.fromEntries(arrival.params)).toMatchObject({ error: 'invalid_request', state: request.state, iss: node.baseUrl });
     expect(arrival.params.get('error_description')).toContain('prompt');
+  });
+});
+
+describe('request objects (OIDC Core §6, §3.1.2.6)', () => {
+  const REQUEST_OBJECT = 'eyJhbGciOiJub25lIn0.eyJzY29wZSI6Im9wZW5pZCJ9.';
+
+  it.each([
+    ['request', REQUEST_OBJECT, 'request_not_supported'],
+    ['request_uri', 'https://rp.example/requests/1', 'request_uri_not_supported'],
+  ])('refuses %s at the redirect URI with state and iss', async (name, value, error) => {
+    const request = await authorizationRequest(codeApp.clientId, { [name]: value });
+    const response = await fetch(request.url, { redirect: 'manual' });
+    expect(response.status).toBe(303);
+    const location = new URL(response.headers.get('location')!);
+    expect(`${location.origin}${location.pathname}`).toBe(REDIRECT);
+    expect(Object.fromEntries(location.searchParams)).toMatchObject({ error, state: request.state, iss: node.baseUrl });
+    // The same request without it starts the login (positive control).
+    request.url.searchParams.delete(name);
+    const plain = await fetch(request.url, { redirect: 'manual' });
+    expect(plain.headers.get('location')).toMatch(/^\/ui\/login\/login\?authRequest=/);
+  });
+
+  it('refuses a request object in the response mode asked for (form_post)', async () => {
+    const request = await authorizationRequest(codeApp.clientId, { request: REQUEST_OBJECT, response_mode: 'form_post' });
+    const arrival = await arrive(request);
+    expect(arrival.mode).toBe('form_post');
+    expect(Object.fromEntries(arrival.params)).toMatchObject({ error: 'request_not_supported', state: request.state, iss: node.baseUrl });
+  });
+
+  it('shows the error page, never a redirect, when the redirect URI is not registered', async () => {
+    const request = await authorizationRequest(codeApp.clientId, { request: REQUEST_OBJECT, redirect_uri: 'http://127.0.0.1:1/evil' });
+    const response = await fetch(request.url, { redirect: 'manual' });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('location')).toBeNull();
+    expect(response.headers.get('content-type')).toMatch(/^text\/html/);
   });
 });

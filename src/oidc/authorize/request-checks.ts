@@ -4,7 +4,9 @@
  * §4.4.1; `plain` refused); nonce required for implicit responses (OIDC Core §3.2.2.1); prompt
  * values known and `none` alone; max_age a non-negative integer. `prompt=consent` (OIDC Core
  * §3.1.2.1) is accepted and satisfied at once: every app is first-party and has no consent
- * screen yet, so it never reaches the auth-request machine.
+ * screen yet, so it never reaches the auth-request machine. Request objects (`request`,
+ * `request_uri`, OIDC Core §6) are not supported and are refused as §3.1.2.6 asks rather than
+ * ignored: their claims could differ from the plain parameters.
  */
 import { OAuthError, type AuthPrompt, type OidcConfig } from '../../../actors/index.js';
 import type { ResponseType } from '../shared/auth-requests.js';
@@ -50,6 +52,12 @@ export function checkPrompt(value: string | undefined): AuthPrompt[] {
   for (const prompt of prompts) if (!(PROMPTS as readonly string[]).includes(prompt)) throw invalidRequest('prompt has an unknown value');
   if (prompts.includes('none') && prompts.length > 1) throw invalidRequest('prompt none cannot be combined');
   return [...new Set(prompts)].filter((p) => p !== 'consent') as AuthPrompt[];
+}
+
+/** Throws request_not_supported / request_uri_not_supported when a request object is sent. */
+export function checkNoRequestObject(request: string | undefined, requestUri: string | undefined): void {
+  if (request !== undefined) throw new OAuthError('request_not_supported', 'the request parameter (request object) is not supported');
+  if (requestUri !== undefined) throw new OAuthError('request_uri_not_supported', 'the request_uri parameter is not supported');
 }
 
 export function checkMaxAge(value: string | undefined): number | undefined {
