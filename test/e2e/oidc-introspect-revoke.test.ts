@@ -215,6 +215,28 @@ describe('refresh tokens', () => {
     expect((await refresh('seeded-refresh-2')).status).toBe(200); // still valid after the refused attempts
   });
 
+  it('answers a correctly authenticated client that does not own the token with invalid_grant or unauthorized_client, never invalid_client', async () => {
+    await seed('seeded-refresh-foreign');
+    const sameProjectWeb = await createApp(node, web.projectId, 'Web foreign', webConfig);
+    const noRefreshGrant = await createApp(node, web.projectId, 'Web without refresh', { oidc: { ...webConfig.oidc, grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'] } });
+    const attempts = {
+      'another app of the project': await refresh('seeded-refresh-foreign', {}, basic(sameProjectWeb.clientId, sameProjectWeb.secret!)),
+      'a service user': await refresh('seeded-refresh-foreign', {}, basic(bot.clientId, bot.secret)),
+      'an API app (no refresh grant)': await refresh('seeded-refresh-foreign', {}, basic(caller.clientId, caller.secret!)),
+      'an OIDC app without the refresh grant': await refresh('seeded-refresh-foreign', {}, basic(noRefreshGrant.clientId, noRefreshGrant.secret!)),
+      'a wrong secret of the owner': await refresh('seeded-refresh-foreign', {}, basic(web.clientId, 'wrong')),
+    };
+    expect(Object.fromEntries(Object.entries(attempts).map(([who, res]) => [who, `${res.status} ${String(res.body.error)}`]))).toEqual({
+      'another app of the project': '400 invalid_grant',
+      'a service user': '400 invalid_grant',
+      'an API app (no refresh grant)': '400 unauthorized_client',
+      'an OIDC app without the refresh grant': '400 unauthorized_client',
+      'a wrong secret of the owner': '401 invalid_client', // authentication failed: the only invalid_client
+    });
+    // Positive control: the owner still refreshes it.
+    expect((await refresh('seeded-refresh-foreign')).status).toBe(200);
+  });
+
   it('revoking a refresh token revokes its grant', async () => {
     await seed('seeded-refresh-3');
     const tokens = (await refresh('seeded-refresh-3')).body;

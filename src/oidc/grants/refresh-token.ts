@@ -1,6 +1,10 @@
 /**
  * refresh_token grant (RFC 6749 §6, reference facts §5.2): the token must belong to the calling
- * client; scope must be a subset of the original (absent → the original; else invalid_scope);
+ * client — a correctly authenticated client that is not the owner (another app, a service user)
+ * gets invalid_grant, an app that may not use this grant at all (API apps, OIDC apps without
+ * refresh_token) unauthorized_client; invalid_client only when authentication itself failed.
+ * Service users may refresh what they own (refresh tokens of their token exchanges).
+ * scope must be a subset of the original (absent → the original; else invalid_scope);
  * rotation: the old refresh token is taken (single use, atomic) and the grant's previous access
  * token stops; the grant keeps its absolute end, the idle period starts again.
  */
@@ -20,7 +24,11 @@ function invalidGrant(message: string): OAuthError {
 
 export async function grantRefreshToken(deps: OAuthDeps, request: OAuthRequest): Promise<TokenResponse> {
   const creds = parseClientCredentials(request.params, request.http.headers.authorization);
-  const client = await authenticateClient(creds, clientAuthContext(deps, request), { methods: ['basic', 'post', 'none', 'private_key_jwt'], allowMachineUsers: false });
+  const client = await authenticateClient(creds, clientAuthContext(deps, request), { methods: ['basic', 'post', 'none', 'private_key_jwt'], allowMachineUsers: true });
+  const config = client.kind === 'app' ? client.app.app.state.config : undefined;
+  if (config !== undefined && (config.type !== 'oidc' || !config.oidc.grantTypes.includes('refresh_token'))) {
+    throw new OAuthError('unauthorized_client', 'the client may not use the refresh_token grant', { redirectable: false });
+  }
   const token = requireParam(request.params, 'refresh_token');
   const instanceId = request.instance.id;
   const found = await deps.tokens.findRefreshToken(instanceId, token);
