@@ -154,6 +154,7 @@ export { changeUserState, type ChangeUserState, type UserStateAction } from './o
 export { setUserPassword, type SetUserPassword } from './organization/commands/set-user-password.js';
 export { recordPasswordCheck, type RecordPasswordCheck, type PasswordCheckRecorded } from './organization/commands/record-password-check.js';
 export { recordImpersonation, type RecordImpersonation } from './organization/commands/record-impersonation.js';
+export { recordRefreshTokenReuse, type RecordRefreshTokenReuse } from './organization/commands/record-refresh-token-reuse.js';
 export { verifyUserContact, type VerifyUserContact } from './organization/commands/verify-user-contact.js';
 export { setUserMetadata, type SetUserMetadata } from './organization/commands/set-user-metadata.js';
 export { removeUserMetadata, type RemoveUserMetadata } from './organization/commands/remove-user-metadata.js';

@@ -68,6 +68,11 @@ export type UserEvent =
   | { type: 'user.idp.link.removed'; payload: { idpId: string; externalUserId: string } }
   /** Another user obtained tokens in this user's name (token exchange with an actor token). */
   | { type: 'user.impersonated'; payload: { actorUserId: string; clientId: string } }
+  /**
+   * A rotated refresh token of this user was presented again (RFC 9700 §4.14.2): the grant it
+   * came from (every refresh and access token of that family) was revoked.
+   */
+  | { type: 'user.refresh.token.reused'; payload: { clientId: string; grantId: string } }
   | { type: 'user.removed'; payload: Record<string, never> };
 
 export type UserEventType = UserEvent['type'];

@@ -160,8 +160,10 @@ describe.skipIf(unavailable !== undefined)(unavailable === undefined ? title : `
     expect(exchanged.status).toBe(200);
     const refreshed = await form(b, TOKEN, { grant_type: 'refresh_token', refresh_token: String(exchanged.body.refresh_token) }, appAuth);
     expect(refreshed.status).toBe(200);
-    expect((await form(a, TOKEN, { grant_type: 'refresh_token', refresh_token: String(exchanged.body.refresh_token) }, appAuth)).body.error).toBe('invalid_grant');
     expect((await introspect(a, String(refreshed.body.access_token))).body).toMatchObject({ active: true, sub: bot.userId });
+    // Replaying the rotated token on A revokes the family, which B sees too (reuse detection).
+    expect((await form(a, TOKEN, { grant_type: 'refresh_token', refresh_token: String(exchanged.body.refresh_token) }, appAuth)).body.error).toBe('invalid_grant');
+    expect((await introspect(b, String(refreshed.body.access_token))).body).toEqual({ active: false });
 
     expect((await form(b, '/oauth/v2/revoke', { token: access }, basic(bot.clientId, bot.secret))).status).toBe(200);
     expect((await introspect(a, access)).body).toEqual({ active: false });

@@ -102,6 +102,7 @@ export async function issueTokens(deps: IssuerDeps, req: IssueRequest): Promise<
   let refreshToken: string | undefined;
   if (req.refresh !== undefined) {
     refreshToken = newTokenValue();
+    const expiresAt = Math.min(req.refresh.absoluteExpiresAt, req.now + deps.lifetimes.refreshIdleMs);
     const refreshRecord: RefreshTokenRecord = {
       grantId,
       sub: req.sub,
@@ -110,13 +111,13 @@ export async function issueTokens(deps: IssuerDeps, req: IssueRequest): Promise<
       scope: req.refresh.scope ?? req.scope,
       accessTokenFormat: record.format,
       absoluteExpiresAt: req.refresh.absoluteExpiresAt,
+      expiresAt,
       accessToken: { format: record.format, ref: record.format === 'jwt' ? record.jti : tokenKey(accessToken), exp: record.exp },
       ...(req.authTime === undefined ? {} : { authTime: req.authTime }),
       ...(req.amr === undefined ? {} : { amr: req.amr }),
       ...(req.sid === undefined ? {} : { sid: req.sid }),
       ...(req.act === undefined ? {} : { act: req.act }),
     };
-    const expiresAt = Math.min(req.refresh.absoluteExpiresAt, req.now + deps.lifetimes.refreshIdleMs);
     writes.push(deps.tokens.putRefreshToken(req.instanceId, refreshToken, refreshRecord, expiresAt));
   }
   await Promise.all(writes);

@@ -2,7 +2,13 @@
  * Protocol token state in the store's TTL tables (design §5: no domain events). Opaque access
  * and refresh tokens are random 256-bit values stored under their SHA-256 digest (a stolen
  * store yields no usable token); revoked grants and revoked JWT ids are rows that live until
- * the tokens they stop would have expired. Every token carries its grant id.
+ * the tokens they stop would have expired. Every token carries its grant id: the grant is the
+ * token family (RFC 9700 §4.14.2) — a code or exchange and every refresh after it.
+ *
+ * Refresh-token reuse: a rotated refresh token leaves a small "rotated" row (its grant, client
+ * and the grant's end) under the same digest for the rest of its own lifetime. Only a refused
+ * refresh looks at it; when it is there, the token was used twice and the whole grant is
+ * revoked (the `g:` row every token check already reads), so the hot paths gain no read.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { TtlStore } from '../../../actors/index.js';
@@ -10,6 +16,7 @@ import type { TtlStore } from '../../../actors/index.js';
 const ACCESS = 'oidc.at';
 const REFRESH = 'oidc.rt';
 const REVOKED = 'oidc.revoked';
+const ROTATED = 'oidc.rt.rotated';
 
 /** The actor of an impersonated token (RFC 8693 §4.1). */
 export interface ActorClaim {
@@ -51,8 +58,18 @@ export interface RefreshTokenRecord {
   readonly act?: ActorClaim;
   /** Epoch ms: the absolute end of the grant (idle expiry is the row's own expiry). */
   readonly absoluteExpiresAt: number;
+  /** Epoch ms: this token's own end (the row's expiry); absent on rows written before it was kept. */
+  readonly expiresAt?: number;
   /** The current access token of the grant (stopped when the refresh token rotates). */
   readonly accessToken: { readonly format: 'opaque' | 'jwt'; readonly ref: string; readonly exp: number };
+}
+
+/** What is left of a rotated refresh token: enough to revoke its family when it comes back. */
+export interface RotatedRefreshToken {
+  readonly grantId: string;
+  readonly clientId: string;
+  readonly sub: string;
+  readonly absoluteExpiresAt: number;
 }
 
 /** A random 256-bit token value (base64url, 43 characters). */
@@ -88,6 +105,14 @@ export function createTokenStore(ttl: TtlStore) {
     /** Single use: at most one caller gets the row (rotation). */
     async takeRefreshToken(instanceId: string, token: string): Promise<RefreshTokenRecord | undefined> {
       return (await ttl.take(instanceId, REFRESH, tokenKey(token))) as RefreshTokenRecord | undefined;
+    },
+    /** Leaves the rotated marker of a taken refresh token until the token would have expired. */
+    markRotated(instanceId: string, token: string, record: RefreshTokenRecord): Promise<void> {
+      const rotated: RotatedRefreshToken = { grantId: record.grantId, clientId: record.clientId, sub: record.sub, absoluteExpiresAt: record.absoluteExpiresAt };
+      return ttl.put(instanceId, ROTATED, tokenKey(token), rotated, record.expiresAt ?? record.absoluteExpiresAt);
+    },
+    async findRotatedRefreshToken(instanceId: string, token: string): Promise<RotatedRefreshToken | undefined> {
+      return (await ttl.get(instanceId, ROTATED, tokenKey(token))) as RotatedRefreshToken | undefined;
     },
     async findRefreshToken(instanceId: string, token: string): Promise<RefreshTokenRecord | undefined> {
       return (await ttl.get(instanceId, REFRESH, tokenKey(token))) as RefreshTokenRecord | undefined;
