@@ -2,12 +2,17 @@
  * The login UI endpoint: GET renders the current step of an auth request, POST submits one
  * (login name, password, account choice, registration). Every POST carries the request's CSRF
  * token; an unknown or expired auth request gets an error page.
+ *
+ * Every step (GET and POST here, the external login's start and callback) first checks that
+ * the browser holds the auth request's binding cookie (set by the authorization endpoint), and
+ * a POST that its `Origin` (when sent, and not "null") is the origin of the issuer the request came in under and that
+ * `Sec-Fetch-Site` (when sent) is not `cross-site`; otherwise the "start again" page (403).
  */
 import type { Route } from '../http/router.js';
 import type { HttpReply, HttpRequest } from '../http/types.js';
 import type { AuthFlowDeps } from '../oidc/shared/auth-flow-deps.js';
 import { LOGIN_PATH } from '../oidc/shared/auth-request-flow.js';
-import { loadAuthRequest } from '../oidc/shared/auth-requests.js';
+import { isBoundToBrowser, loadAuthRequest } from '../oidc/shared/auth-requests.js';
 import { requireInstance, withErrorReplies } from '../oidc/shared/endpoint.js';
 import { parseForm, parseUrlEncoded, type FormParams } from '../oidc/shared/form.js';
 import { AppError, OAuthError } from '../../actors/index.js';
@@ -20,15 +25,17 @@ import { renderStep } from './render-step.js';
 import { requestRegistration, submitRegistration } from './register.js';
 import { selectAccount, submitLoginName, submitPassword, useOtherAccount } from './steps.js';
 import { confirmProposedLink, createExternalAccount, linkOtherAccount } from './external/resolve.js';
-import { externalLoginRoutes, type ContextLoader } from './external/routes.js';
+import { externalLoginRoutes, isRefusal, type ContextLoader } from './external/routes.js';
 
 export function loginRoutes(deps: AuthFlowDeps): Route[] {
   const languages = createUiLocalesResolver(deps.actors);
   const customization = createCustomizationResolver(deps.actors);
   // Texts and branding of the login context (issue 6) apply to every page of the request.
-  const load = async (req: HttpRequest, id: string | undefined) => {
+  const load: ContextLoader = async (req, id) => {
     const ctx = await loadContext(req, deps, languages, id);
-    return ctx === undefined ? undefined : customizeLoginContext(customization, ctx);
+    if (ctx === undefined) return undefined;
+    const customized = await customizeLoginContext(customization, ctx);
+    return isSameBrowser(req, ctx) ? customized : renderErrorPage(customized.form.tr, 'loginNotBound', 403);
   };
   return [
     { method: 'GET', pattern: LOGIN_PATH, handler: withErrorReplies((req) => showLogin(req, load)) },
@@ -42,6 +49,24 @@ function unknownRequest(req: HttpRequest): HttpReply {
   return renderErrorPage(tr, 'authRequestUnknown', 404);
 }
 
+/** The binding cookie of the request, and for a POST no sign of a foreign site. */
+function isSameBrowser(req: HttpRequest, ctx: LoginContext): boolean {
+  if (!isBoundToBrowser(ctx.stored, req.headers.cookie)) return false;
+  if (req.method !== 'POST') return true;
+  if (req.headers['sec-fetch-site'] === 'cross-site') return false;
+  const origin = req.headers.origin;
+  return origin === undefined || origin === 'null' || origin === originOf(ctx.stored.issuer);
+}
+
+/** The origin of the issuer the request came in under (the login pages are served there). */
+function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+}
+
 async function loadContext(req: HttpRequest, deps: AuthFlowDeps, languages: UiLocalesResolver, id: string | undefined): Promise<LoginContext | undefined> {
   const instance = await requireInstance(deps.tenants, req);
   const stored = id === undefined ? undefined : await loadAuthRequest(deps.ttl, instance.id, id);
@@ -50,13 +75,15 @@ async function loadContext(req: HttpRequest, deps: AuthFlowDeps, languages: UiLo
 
 async function showLogin(req: HttpRequest, load: ContextLoader): Promise<HttpReply> {
   const ctx = await load(req, parseUrlEncodedSafe(req.query)?.get('authRequest'));
-  return ctx === undefined ? unknownRequest(req) : renderStep(ctx);
+  if (ctx === undefined) return unknownRequest(req);
+  return isRefusal(ctx) ? ctx : renderStep(ctx);
 }
 
 async function submitLogin(req: HttpRequest, load: ContextLoader): Promise<HttpReply> {
   const form = parseFormSafe(req);
   const ctx = form === undefined ? undefined : await load(req, form.get('authRequest'));
   if (form === undefined || ctx === undefined) return unknownRequest(req);
+  if (isRefusal(ctx)) return ctx;
   if (!isCsrfValid(ctx.stored, form.get('csrf'))) return { ...(await renderStep(ctx, 'csrfInvalid')), status: 403 };
   switch (form.get('action')) {
     case 'loginname':

@@ -19,7 +19,7 @@ import { checkMaxAge, checkNoRequestObject, checkNonce, checkPkce, checkPrompt, 
 import { checkResponseType, parseResponseType, resolveResponseMode } from './authorize/response-type.js';
 import type { AuthFlowDeps } from './shared/auth-flow-deps.js';
 import { settleAuthRequest } from './shared/auth-request-flow.js';
-import { createAuthRequestId, createCsrfToken, toPersistedMachine, type AuthorizeRequest } from './shared/auth-requests.js';
+import { browserBindingCookie, createAuthRequestId, createBrowserBinding, createCsrfToken, toPersistedMachine, type AuthorizeRequest } from './shared/auth-requests.js';
 import { toAuthorizationError } from './shared/authorization-response.js';
 import { parseForm, type FormParams } from './shared/form.js';
 import { requireInstance, withErrorReplies } from './shared/endpoint.js';
@@ -93,8 +93,11 @@ async function startAuthRequest(deps: AuthFlowDeps, instanceId: string, req: Htt
     ...(request.hintUserId === undefined ? {} : { hintUserId: request.hintUserId }),
   });
   const issuer = issuerFor(deps.config, req) ?? '';
-  const stored = { id: createAuthRequestId(), issuer, request, csrf: createCsrfToken(), machine: toPersistedMachine(snapshot), createdAt: now };
-  return settleAuthRequest(deps, instanceId, stored, { snapshot, actions });
+  // The login steps only accept this browser (the binding cookie; see shared/auth-requests.ts).
+  const binding = createBrowserBinding();
+  const stored = { id: createAuthRequestId(), issuer, request, csrf: createCsrfToken(), bindingDigest: binding.digest, machine: toPersistedMachine(snapshot), createdAt: now };
+  const cookie = browserBindingCookie(stored.id, binding.value, req.scheme === 'https');
+  return settleAuthRequest(deps, instanceId, stored, { snapshot, actions }, {}, { saved: false, bindingCookie: cookie });
 }
 
 function errorPage(req: HttpRequest, params: FormParams | undefined, error: OAuthError): HttpReply {

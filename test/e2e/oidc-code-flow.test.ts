@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { browserSkipReason, launchBrowser, type TestBrowser } from './browser.fixture.js';
 import { api, startTestNode, type TestNode } from './harness.js';
+import { openLogin, postLogin } from './login-flow.fixture.js';
 import { createFlowTenant, createHuman, PASSWORD, startCallbackServer, type CallbackServer, type FlowTenant } from './oidc-code-flow.fixture.js';
 
 const skipReason = browserSkipReason();
@@ -91,6 +92,9 @@ describe.skipIf(skipReason !== undefined)('code flow in a real browser', () => {
     expect(arrived.params.get('code')).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const cookies = await context.cookies(node.baseUrl);
     expect(cookies.find((c) => c.name === 'tessera_sessions')).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/', secure: false });
+    // The browser binding of the auth request (login CSRF, #12 item 2): scoped to the login UI.
+    const binding = (await context.cookies()).find((c) => c.name.startsWith('tessera_login_'));
+    expect(binding).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/ui/login', secure: false });
 
     const tokens = await oidc.authorizationCodeGrant(config, new URL(arrived.url), { pkceCodeVerifier: started.verifier, expectedState: started.state, expectedNonce: started.nonce });
     const claims = tokens.claims();
@@ -227,16 +231,11 @@ describe('authorize endpoint without a browser', () => {
   });
 
   it('refuses a login form without the CSRF token of its auth request', async () => {
-    const response = await fetch((await authorizationUrl()).url, { redirect: 'manual' });
-    const location = response.headers.get('location')!;
-    expect(location).toMatch(/^\/ui\/login\/login\?authRequest=/);
-    const authRequest = new URL(location, node.baseUrl).searchParams.get('authRequest')!;
-    const form = { authRequest, action: 'loginname', loginName: 'flow-alice' };
-    const posted = await fetch(`${node.baseUrl}/ui/login/login`, { method: 'POST', body: new URLSearchParams({ ...form, csrf: 'forged' }), redirect: 'manual' });
+    const steps = await openLogin(node, (await authorizationUrl()).url);
+    const form = { authRequest: steps.started.authRequest, action: 'loginname', loginName: 'flow-alice' };
+    const posted = await postLogin(node, { ...form, csrf: 'forged' }, steps.headers);
     expect(posted.status).toBe(403);
-    const page = await (await fetch(`${node.baseUrl}${location}`)).text();
-    const csrf = /name="csrf" value="([^"]+)"/.exec(page)![1]!;
-    const accepted = await fetch(`${node.baseUrl}/ui/login/login`, { method: 'POST', body: new URLSearchParams({ ...form, csrf }), redirect: 'manual' });
+    const accepted = await postLogin(node, { ...form, csrf: steps.csrf }, steps.headers);
     expect(accepted.status).toBe(303);
   });
 

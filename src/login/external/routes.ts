@@ -25,8 +25,15 @@ import { bindingCookie, digestOf, randomToken, savePending, takePending } from '
 import { createExternalProvider, ExternalLoginError, type ExternalProvider } from './provider.js';
 import { acceptsExternalLogin, resolveExternalUser } from './resolve.js';
 
-/** Loads the login context of an auth request id (undefined: unknown or expired). */
-export type ContextLoader = (req: HttpRequest, id: string | undefined) => Promise<LoginContext | undefined>;
+/**
+ * Loads the login context of an auth request id (undefined: unknown or expired; a reply: the
+ * page refusing a browser that does not hold the request's binding, see ../routes.ts).
+ */
+export type ContextLoader = (req: HttpRequest, id: string | undefined) => Promise<LoginContext | HttpReply | undefined>;
+
+export function isRefusal(loaded: LoginContext | HttpReply): loaded is HttpReply {
+  return 'status' in loaded;
+}
 
 export function externalLoginRoutes(deps: AuthFlowDeps, load: ContextLoader, provider: ExternalProvider = createExternalProvider(deps.config.forgeIssuer, () => deps.clock.now(), { allowPrivateNetworks: deps.config.outboundAllowPrivateNetworks })): Route[] {
   return [
@@ -43,6 +50,7 @@ async function start(req: HttpRequest, deps: AuthFlowDeps, load: ContextLoader, 
   const query = queryOf(req);
   const ctx = query === undefined ? undefined : await load(req, query.get('authRequest'));
   if (query === undefined || ctx === undefined) return errorPage(req, 'authRequestUnknown', 404);
+  if (isRefusal(ctx)) return ctx;
   if (!isCsrfValid(ctx.stored, query.get('csrf'))) return { ...(await renderStep(ctx, 'csrfInvalid')), status: 403 };
   if (!acceptsExternalLogin(ctx)) return renderStep(ctx);
   const found = await activeLoginIdp(ctx, query.get('idp'));
@@ -69,6 +77,7 @@ async function callback(req: HttpRequest, deps: AuthFlowDeps, load: ContextLoade
   if (query === undefined || pending === undefined) return errorPage(req, 'externalStateInvalid', 400);
   const ctx = await load(req, pending.authRequestId);
   if (ctx === undefined) return errorPage(req, 'authRequestUnknown', 404);
+  if (isRefusal(ctx)) return ctx;
   if (!acceptsExternalLogin(ctx)) return renderStep(ctx);
   // The IDP may have been deactivated or removed while the user was at the provider.
   const found = await activeLoginIdp(ctx, pending.idpId);

@@ -36,6 +36,7 @@ export const de = {
   noPassword: 'Der Benutzer hat kein Passwort.',
   csrfInvalid: 'Das Formular ist abgelaufen. Bitte versuche es erneut.',
   errorTitle: 'Fehler',
+  loginNotBound: 'Diese Anmeldung wurde in einem anderen Browser oder Fenster gestartet, oder das Formular kam von einer anderen Website. Starte die Anmeldung erneut in der Anwendung.',
   authRequestUnknown: 'Die Anmeldeanfrage ist unbekannt oder abgelaufen. Starte die Anmeldung erneut in der Anwendung.',
   clientInvalid: 'Die Anwendung ist unbekannt oder die Weiterleitungsadresse ist für sie nicht registriert.',
   requestInvalid: 'Die Anmeldeanfrage ist ungültig.',

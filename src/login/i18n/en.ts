@@ -35,6 +35,7 @@ export const en = {
   csrfInvalid: 'The form expired. Please try again.',
   errorTitle: 'Error',
   authRequestUnknown: 'The login request is unknown or has expired. Start the login again from the application.',
+  loginNotBound: 'This login was started in another browser or window, or the form came from another site. Start the login again from the application.',
   clientInvalid: 'The application is unknown or the redirect address is not registered for it.',
   requestInvalid: 'The login request is invalid.',
   loggedOutTitle: 'Signed out',

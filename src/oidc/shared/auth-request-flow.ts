@@ -8,7 +8,9 @@ import { OAuthError, type BrowserSessionSummary } from '../../../actors/index.js
 import type { HttpReply } from '../../http/types.js';
 import { issueImplicitResponse } from './implicit-response.js';
 import type { AuthFlowDeps } from './auth-flow-deps.js';
-import { deleteAuthRequest, saveAuthRequest, toPersistedMachine, type AuthMachineSnapshot, type StoredAuthRequest } from './auth-requests.js';
+import { chooseLanguage, createTranslator } from '../../login/i18n/index.js';
+import { renderErrorPage } from '../../login/pages.js';
+import { takeAuthRequest, saveAuthRequest, toPersistedMachine, type AuthMachineSnapshot, type StoredAuthRequest } from './auth-requests.js';
 import { issueAuthorizationCode } from './authorization-codes.js';
 import { toAuthorizationError, toAuthorizationResponse, type ResponseTarget } from './authorization-response.js';
 
@@ -33,20 +35,26 @@ function withHeaders(reply: HttpReply, headers: Readonly<Record<string, string>>
   return { ...reply, headers: { ...reply.headers, ...headers } };
 }
 
-/** Carries out the step's intents and returns the browser's next reply. */
+/**
+ * Carries out the step's intents and returns the browser's next reply. `saved`: false for a
+ * request the authorization endpoint has just built (not in the table yet); `bindingCookie`: the
+ * browser binding it sets when the browser goes on to the login page.
+ */
 export async function settleAuthRequest(
   deps: AuthFlowDeps,
   instanceId: string,
   stored: StoredAuthRequest,
   step: MachineStep,
   headers: Readonly<Record<string, string>> = {},
+  options: { readonly saved: boolean; readonly bindingCookie?: string } = { saved: true },
 ): Promise<HttpReply> {
   const intents = new Set(step.actions.map((a) => a.type));
   const context = step.snapshot.context;
   const target = responseTargetOf(stored);
   // `issueCode` is the intent to answer the client: a code, or the implicit tokens.
   if (intents.has('issueCode') && context.session !== undefined) {
-    await deleteAuthRequest(deps.ttl, instanceId, stored.id);
+    // The atomic take is the gate: a concurrent step of the same request that took it first wins.
+    if (options.saved && !(await takeAuthRequest(deps.ttl, instanceId, stored.id))) return alreadySettled(stored);
     try {
       const params = stored.request.responseType === 'code' ? { code: await storeCode(deps, instanceId, stored, context.session) } : await issueImplicitResponse(deps, instanceId, stored, context.session);
       return withHeaders(toAuthorizationResponse(target, params), headers);
@@ -56,12 +64,18 @@ export async function settleAuthRequest(
     }
   }
   if (intents.has('rejectRequest')) {
-    await deleteAuthRequest(deps.ttl, instanceId, stored.id);
+    if (options.saved && !(await takeAuthRequest(deps.ttl, instanceId, stored.id))) return alreadySettled(stored);
     const failure = context.failure ?? 'interaction_required';
     return withHeaders(toAuthorizationError(target, new OAuthError(failure, 'the user must log in interactively')), headers);
   }
   await saveAuthRequest(deps.ttl, instanceId, { ...stored, machine: toPersistedMachine(step.snapshot) });
-  return { status: 303, headers: { location: loginPageUrl(stored.id), 'cache-control': 'no-store', ...headers } };
+  const binding: Record<string, string> = options.bindingCookie === undefined ? {} : { 'set-cookie': options.bindingCookie };
+  return { status: 303, headers: { location: loginPageUrl(stored.id), 'cache-control': 'no-store', ...binding, ...headers } };
+}
+
+/** Another step of the same request settled it first (a double submit, a concurrent replay). */
+function alreadySettled(stored: StoredAuthRequest): HttpReply {
+  return renderErrorPage(createTranslator(chooseLanguage(stored.request.uiLocales, undefined)), 'authRequestUnknown', 409);
 }
 
 function storeCode(deps: AuthFlowDeps, instanceId: string, stored: StoredAuthRequest, session: BrowserSessionSummary): Promise<string> {

@@ -1,9 +1,17 @@
 /**
  * Pending authorization requests (OIDC Core §3.1.2): the validated parameters, the CSRF token
- * of the login forms, and the persisted auth-request machine snapshot with its schema version,
- * in a TTL table keyed by an unguessable id. They live 10 minutes.
+ * of the login forms, the digest of the browser binding, and the persisted auth-request machine
+ * snapshot with its schema version, in a TTL table keyed by an unguessable id. They live 10
+ * minutes.
+ *
+ * Browser binding (login CSRF, session fixation): the authorization endpoint gives the browser
+ * a random value in a cookie named after the auth request (HttpOnly, SameSite=Lax, Path=/ui/login,
+ * Secure on https, as long-lived as the request) and stores only its SHA-256 digest here. Every
+ * login step compares the cookie's digest with the stored one; a request id and CSRF token
+ * seen elsewhere are useless without it. One cookie per request, so logins in several tabs do
+ * not overwrite each other's binding.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import {
   AUTH_REQUEST_SNAPSHOT_VERSION,
   authRequestMachine,
@@ -50,6 +58,8 @@ export interface StoredAuthRequest {
   readonly request: AuthorizeRequest;
   /** Synchronizer token of the login forms (compared in constant time). */
   readonly csrf: string;
+  /** SHA-256 (base64url) of the browser-binding cookie's value (see the module comment). */
+  readonly bindingDigest: string;
   readonly machine: PersistedAuthMachine;
   readonly createdAt: number;
 }
@@ -62,6 +72,41 @@ export function createAuthRequestId(): string {
 
 export function createCsrfToken(): string {
   return randomBytes(24).toString('base64url');
+}
+
+/** Path of the binding cookie: the login UI (steps and external IdP callbacks), nothing else. */
+export const BINDING_COOKIE_PATH = '/ui/login';
+const BINDING_COOKIE_PREFIX = 'tessera_login_';
+const BINDING_VALUE = /^[A-Za-z0-9_-]{43}$/;
+
+/** A fresh browser binding: the cookie value and the digest stored with the auth request. */
+export function createBrowserBinding(): { readonly value: string; readonly digest: string } {
+  const value = randomBytes(32).toString('base64url');
+  return { value, digest: bindingDigestOf(value) };
+}
+
+function bindingDigestOf(value: string): string {
+  return createHash('sha256').update(value).digest('base64url');
+}
+
+/** The Set-Cookie value binding auth request `id` to this browser. */
+export function browserBindingCookie(id: string, value: string, secure: boolean): string {
+  const attributes = [`Path=${BINDING_COOKIE_PATH}`, 'HttpOnly', 'SameSite=Lax', ...(secure ? ['Secure'] : [])].join('; ');
+  return `${BINDING_COOKIE_PREFIX}${id}=${value}; Max-Age=${AUTH_REQUEST_LIFETIME_MS / 1000}; ${attributes}`;
+}
+
+/** Whether the Cookie header holds the binding of `stored` (compared in constant time). */
+export function isBoundToBrowser(stored: StoredAuthRequest, cookieHeader: string | undefined): boolean {
+  const name = `${BINDING_COOKIE_PREFIX}${stored.id}`;
+  if (typeof stored.bindingDigest !== 'string') return false;
+  for (const part of (cookieHeader ?? '').split(';')) {
+    const [key, value] = part.trim().split('=', 2);
+    if (key !== name || value === undefined || !BINDING_VALUE.test(value)) continue;
+    const expected = Buffer.from(stored.bindingDigest);
+    const actual = Buffer.from(bindingDigestOf(value));
+    if (expected.length === actual.length && timingSafeEqual(expected, actual)) return true;
+  }
+  return false;
 }
 
 /** The persisted form of a machine snapshot. */
@@ -88,8 +133,13 @@ export async function loadAuthRequest(ttl: TtlStore, instanceId: string, id: str
   return row;
 }
 
-export async function deleteAuthRequest(ttl: TtlStore, instanceId: string, id: string): Promise<void> {
-  await ttl.delete(instanceId, AUTH_REQUEST_TABLE, id);
+/**
+ * Takes the request out of the table atomically (both stores' `take`): of several concurrent
+ * steps that settle the same request, exactly one gets true, so one request yields at most one
+ * code or answer.
+ */
+export async function takeAuthRequest(ttl: TtlStore, instanceId: string, id: string): Promise<boolean> {
+  return (await ttl.take(instanceId, AUTH_REQUEST_TABLE, id)) !== undefined;
 }
 
 function isPersistedMachineSnapshot(value: unknown): value is { value: string; context: unknown } {

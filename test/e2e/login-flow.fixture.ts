@@ -1,0 +1,111 @@
+/**
+ * A login through the login UI with fetch, as a browser without JavaScript would do it: the
+ * authorization request, the binding cookie it sets (kept in a small cookie jar), the login
+ * pages' CSRF token, and the form POSTs with the node's own Origin.
+ */
+import type { TestNode } from './harness.js';
+
+/** The cookies a browser would hold for the node (name → value; Path ignored: one host, one jar). */
+export class CookieJar {
+  readonly #cookies = new Map<string, string>();
+
+  /** Takes the Set-Cookie headers of a response (Max-Age=0 removes). */
+  take(response: Response): void {
+    for (const line of response.headers.getSetCookie()) {
+      const [pair = '', ...attributes] = line.split(';');
+      const eq = pair.indexOf('=');
+      const name = pair.slice(0, eq).trim();
+      if (attributes.some((a) => a.trim().toLowerCase() === 'max-age=0')) this.#cookies.delete(name);
+      else this.#cookies.set(name, pair.slice(eq + 1).trim());
+    }
+  }
+
+  header(): string {
+    return [...this.#cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+  }
+
+  names(): string[] {
+    return [...this.#cookies.keys()];
+  }
+}
+
+export interface StartedLogin {
+  readonly authRequest: string;
+  /** The login page path (`/ui/login/login?authRequest=…`). */
+  readonly location: string;
+  readonly jar: CookieJar;
+  /** The raw Set-Cookie line of the binding cookie. */
+  readonly bindingCookie: string;
+}
+
+/** GETs the authorization URL and follows nothing: the redirect to the login page and its cookie. */
+export async function startLogin(node: TestNode, authorizationUrl: URL | string, jar = new CookieJar()): Promise<StartedLogin> {
+  const response = await fetch(authorizationUrl, { redirect: 'manual', headers: { cookie: jar.header() } });
+  const location = response.headers.get('location');
+  if (response.status !== 303 || location === null || !location.startsWith('/ui/login/login?')) throw new Error(`authorize: ${response.status} ${location}`);
+  jar.take(response);
+  const authRequest = new URL(location, node.baseUrl).searchParams.get('authRequest') ?? '';
+  const bindingCookie = response.headers.getSetCookie().find((c) => c.startsWith(`tessera_login_${authRequest}=`)) ?? '';
+  return { authRequest, location, jar, bindingCookie };
+}
+
+export interface PageResult {
+  readonly status: number;
+  readonly text: string;
+  readonly location: string | null;
+  readonly response: Response;
+}
+
+async function toPage(response: Response): Promise<PageResult> {
+  return { status: response.status, text: await response.text(), location: response.headers.get('location'), response };
+}
+
+/** GETs a login page path with the jar's cookies (or the given Cookie header). */
+export async function getPage(node: TestNode, path: string, cookie: string): Promise<PageResult> {
+  return toPage(await fetch(`${node.baseUrl}${path}`, { redirect: 'manual', headers: { cookie } }));
+}
+
+/** The CSRF token in a login page. */
+export function csrfOf(html: string): string {
+  const match = /name="csrf" value="([^"]+)"/.exec(html);
+  if (match?.[1] === undefined) throw new Error(`no csrf token in ${html.slice(0, 300)}`);
+  return match[1];
+}
+
+/** POSTs a login form; headers default to the jar's cookies and the node's own Origin. */
+export async function postLogin(node: TestNode, form: Record<string, string>, headers: Record<string, string>): Promise<PageResult> {
+  const response = await fetch(`${node.baseUrl}/ui/login/login`, {
+    method: 'POST',
+    body: new URLSearchParams(form),
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+  });
+  return toPage(response);
+}
+
+export interface LoginSteps {
+  readonly started: StartedLogin;
+  readonly csrf: string;
+  /** The headers a same-origin browser sends with the form: the cookies and Origin. */
+  readonly headers: Record<string, string>;
+}
+
+/** Starts the login and opens the login page as the same browser (cookie jar, own Origin). */
+export async function openLogin(node: TestNode, authorizationUrl: URL | string): Promise<LoginSteps> {
+  const started = await startLogin(node, authorizationUrl);
+  const page = await getPage(node, started.location, started.jar.header());
+  if (page.status !== 200) throw new Error(`login page: ${page.status}`);
+  return { started, csrf: csrfOf(page.text), headers: { cookie: started.jar.header(), origin: node.baseUrl } };
+}
+
+/** Enters the login name and returns the password page (same browser). */
+export async function submitLoginName(node: TestNode, steps: LoginSteps, loginName: string): Promise<PageResult> {
+  const posted = await postLogin(node, { authRequest: steps.started.authRequest, csrf: steps.csrf, action: 'loginname', loginName }, steps.headers);
+  if (posted.status !== 303 || posted.location === null) return posted;
+  return getPage(node, posted.location, steps.started.jar.header());
+}
+
+/** POSTs the password step (same browser unless `headers` override). */
+export function submitPassword(node: TestNode, steps: LoginSteps, password: string, headers: Record<string, string> = steps.headers): Promise<PageResult> {
+  return postLogin(node, { authRequest: steps.started.authRequest, csrf: steps.csrf, action: 'password', password }, headers);
+}
