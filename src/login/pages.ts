@@ -135,6 +135,23 @@ export function renderErrorPage(tr: Translator, message: MessageKey, status = 40
   return html(status, layout(tr, tr.t('errorTitle'), body), { 'cache-control': 'no-store' });
 }
 
+/**
+ * The sign-out confirmation (end_session without id_token_hint): a form posting the logout
+ * parameters back with the confirmation's CSRF token. `formActionOrigin`: the origin of the
+ * post_logout_redirect_uri the POST may be redirected to (CSP form-action covers redirects).
+ */
+export function renderLogoutConfirmPage(tr: Translator, options: { action: string; csrf: string; params: Readonly<Record<string, string>>; formActionOrigin?: string }): HttpReply {
+  const hidden = Object.entries({ ...options.params, csrf: options.csrf })
+    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
+    .join('');
+  const body =
+    `<p>${escapeHtml(tr.t('logoutConfirmIntro'))}</p><form method="post" action="${escapeHtml(options.action)}">${hidden}` +
+    `<button type="submit">${escapeHtml(tr.t('logoutConfirm'))}</button></form>`;
+  const formAction = ["'self'", ...(options.formActionOrigin === undefined ? [] : [options.formActionOrigin])].join(' ');
+  const csp = `default-src 'self'; frame-ancestors 'none'; form-action ${formAction}; base-uri 'none'; object-src 'none'; style-src 'self' 'unsafe-inline'`;
+  return html(200, layout(tr, tr.t('logoutConfirmTitle'), body), { 'content-security-policy': csp, 'cache-control': 'no-store' });
+}
+
 /** A page with a title and one message (signed out, ...). */
 export function renderMessagePage(tr: Translator, title: MessageKey, message: MessageKey): HttpReply {
   const body = `<p role="status">${escapeHtml(tr.t(message))}</p>`;

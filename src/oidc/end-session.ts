@@ -5,15 +5,24 @@
  * state is appended. The hinted session (sid), else every session of the cookie, ends.
  * The hint may have expired: only signature and issuer are checked. Tokens issued under an
  * ended session are revoked.
+ *
+ * Without id_token_hint nothing proves the logout comes from a client of the user (a foreign
+ * page could sign the user out: logout CSRF), so the user confirms first: a page with a form
+ * that posts the parameters back with a single-use token. The token is stored (TTL table,
+ * 10 minutes) with the digest of a random value in the `tessera_logout` cookie (HttpOnly,
+ * SameSite=Lax, path of this endpoint): only the browser that got the page can confirm, and
+ * a POST with a foreign Origin or `Sec-Fetch-Site: cross-site` is refused.
  */
-import { OAuthError } from '../../actors/index.js';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { OAuthError, type TtlStore } from '../../actors/index.js';
 import { findAppByClientId } from '../query/app-clients.js';
 import { redirect } from '../http/reply.js';
 import type { Route } from '../http/router.js';
 import type { HttpReply, HttpRequest } from '../http/types.js';
 import { readBrowserSessions, terminateBrowserSessions, toSessionCookie } from '../login/browser-sessions.js';
 import { chooseLanguage, createTranslator } from '../login/i18n/index.js';
-import { renderErrorPage, renderMessagePage } from '../login/pages.js';
+import { renderErrorPage, renderLogoutConfirmPage, renderMessagePage } from '../login/pages.js';
+import { formActionSource } from './shared/authorization-response.js';
 import { parseUiLocales } from './authorize/request-checks.js';
 import type { AuthFlowDeps } from './shared/auth-flow-deps.js';
 import { requireInstance, withErrorReplies } from './shared/endpoint.js';
@@ -24,6 +33,12 @@ import { revokeSessionGrants } from './shared/session-grants.js';
 export const END_SESSION_PATH = '/oidc/v1/end_session';
 
 const TEN_YEARS_S = 10 * 365 * 24 * 3600;
+const CONFIRM_TABLE = 'logout_confirmations';
+const CONFIRM_LIFETIME_MS = 10 * 60_000;
+const CONFIRM_COOKIE = 'tessera_logout';
+/** What the confirmation form posts back (besides its token). */
+const CONFIRMED_PARAMS = ['client_id', 'post_logout_redirect_uri', 'state', 'ui_locales'] as const;
+const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
 interface LogoutHint {
   readonly azp?: string;
@@ -43,10 +58,18 @@ export async function handleEndSession(req: HttpRequest, deps: AuthFlowDeps): Pr
   let params: FormParams | undefined;
   try {
     params = parseForm(req);
-    const hint = await readHint(deps, instance.id, issuerFor(deps.config, req) ?? '', params.get('id_token_hint'));
+    const issuer = issuerFor(deps.config, req) ?? '';
+    const hint = await readHint(deps, instance.id, issuer, params.get('id_token_hint'));
     const target = await checkPostLogoutRedirect(deps, instance.id, params, hint);
-    const cookie = await endSessions(deps, instance.id, req, hint.sid);
-    const headers = { 'set-cookie': cookie, 'cache-control': 'no-store' };
+    const cookies: string[] = [];
+    if (params.get('id_token_hint') === undefined) {
+      const confirmation = await checkConfirmation(deps.ttl, instance.id, req, params, issuer);
+      if (confirmation === 'absent') return await confirmationPage(deps, instance.id, req, params, target);
+      if (confirmation === 'refused') return renderErrorPage(translatorOf(req, params), 'logoutRefused', 403);
+      cookies.push(`${CONFIRM_COOKIE}=; Max-Age=0; ${confirmCookieAttributes(req)}`);
+    }
+    cookies.unshift(await endSessions(deps, instance.id, req, hint.sid));
+    const headers = { 'set-cookie': cookies, 'cache-control': 'no-store' };
     if (target === undefined) {
       const page = loggedOutPage(req, params);
       return { ...page, headers: { ...page.headers, ...headers } };
@@ -54,8 +77,7 @@ export async function handleEndSession(req: HttpRequest, deps: AuthFlowDeps): Pr
     return { ...redirect(target, 303), headers: { location: target, ...headers } };
   } catch (error) {
     if (!(error instanceof OAuthError)) throw error;
-    const tr = createTranslator(chooseLanguage(parseUiLocales(params?.get('ui_locales')), req.headers['accept-language']));
-    return renderErrorPage(tr, 'requestInvalid');
+    return renderErrorPage(translatorOf(req, params), 'requestInvalid');
   }
 }
 
@@ -103,6 +125,72 @@ async function endSessions(deps: AuthFlowDeps, instanceId: string, req: HttpRequ
 }
 
 function loggedOutPage(req: HttpRequest, params: FormParams): HttpReply {
-  const tr = createTranslator(chooseLanguage(parseUiLocales(params.get('ui_locales')), req.headers['accept-language']));
-  return renderMessagePage(tr, 'loggedOutTitle', 'loggedOut');
+  return renderMessagePage(translatorOf(req, params), 'loggedOutTitle', 'loggedOut');
+}
+
+function translatorOf(req: HttpRequest, params: FormParams | undefined) {
+  return createTranslator(chooseLanguage(parseUiLocales(params?.get('ui_locales')), req.headers['accept-language']));
+}
+
+function digestOf(value: string): string {
+  return createHash('sha256').update(value).digest('base64url');
+}
+
+function confirmCookieAttributes(req: HttpRequest): string {
+  return [`Path=${END_SESSION_PATH}`, 'HttpOnly', 'SameSite=Lax', ...(req.scheme === 'https' ? ['Secure'] : [])].join('; ');
+}
+
+function confirmCookieOf(cookieHeader: string | undefined): string | undefined {
+  for (const part of (cookieHeader ?? '').split(';')) {
+    const [name, value] = part.trim().split('=', 2);
+    if (name === CONFIRM_COOKIE && value !== undefined && TOKEN.test(value)) return value;
+  }
+  return undefined;
+}
+
+/** The confirmation page with a fresh single-use token bound to this browser's cookie. */
+async function confirmationPage(deps: AuthFlowDeps, instanceId: string, req: HttpRequest, params: FormParams, target: string | undefined): Promise<HttpReply> {
+  const binding = confirmCookieOf(req.headers.cookie) ?? randomBytes(32).toString('base64url');
+  const csrf = randomBytes(32).toString('base64url');
+  await deps.ttl.put(instanceId, CONFIRM_TABLE, digestOf(csrf), { bindingDigest: digestOf(binding) }, deps.clock.now() + CONFIRM_LIFETIME_MS);
+  const kept: Record<string, string> = {};
+  for (const name of CONFIRMED_PARAMS) {
+    const value = params.get(name);
+    if (value !== undefined) kept[name] = value;
+  }
+  const page = renderLogoutConfirmPage(translatorOf(req, params), {
+    action: END_SESSION_PATH,
+    csrf,
+    params: kept,
+    ...(target === undefined ? {} : { formActionOrigin: formActionSource(target) }),
+  });
+  const cookie = `${CONFIRM_COOKIE}=${binding}; Max-Age=${CONFIRM_LIFETIME_MS / 1000}; ${confirmCookieAttributes(req)}`;
+  return { ...page, headers: { ...page.headers, 'set-cookie': cookie } };
+}
+
+/**
+ * `absent`: no confirmation was posted (show the page); `confirmed`: a POST with a live token
+ * of this browser, not from another site (the token is used up); `refused` otherwise.
+ */
+async function checkConfirmation(ttl: TtlStore, instanceId: string, req: HttpRequest, params: FormParams, issuer: string): Promise<'absent' | 'confirmed' | 'refused'> {
+  const posted = params.get('csrf');
+  if (req.method !== 'POST' || posted === undefined) return 'absent';
+  if (req.headers['sec-fetch-site'] === 'cross-site') return 'refused';
+  const origin = req.headers.origin;
+  if (origin !== undefined && origin !== 'null' && origin !== originOf(issuer)) return 'refused';
+  if (!TOKEN.test(posted)) return 'refused';
+  const row = (await ttl.take(instanceId, CONFIRM_TABLE, digestOf(posted))) as { bindingDigest?: unknown } | undefined;
+  const binding = confirmCookieOf(req.headers.cookie);
+  if (row === undefined || typeof row.bindingDigest !== 'string' || binding === undefined) return 'refused';
+  const expected = Buffer.from(row.bindingDigest);
+  const actual = Buffer.from(digestOf(binding));
+  return expected.length === actual.length && timingSafeEqual(expected, actual) ? 'confirmed' : 'refused';
+}
+
+function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
 }

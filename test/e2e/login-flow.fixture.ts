@@ -3,6 +3,7 @@
  * authorization request, the binding cookie it sets (kept in a small cookie jar), the login
  * pages' CSRF token, and the form POSTs with the node's own Origin.
  */
+import { createHash, randomBytes } from 'node:crypto';
 import type { TestNode } from './harness.js';
 
 /** The cookies a browser would hold for the node (name → value; Path ignored: one host, one jar). */
@@ -108,4 +109,42 @@ export async function submitLoginName(node: TestNode, steps: LoginSteps, loginNa
 /** POSTs the password step (same browser unless `headers` override). */
 export function submitPassword(node: TestNode, steps: LoginSteps, password: string, headers: Record<string, string> = steps.headers): Promise<PageResult> {
   return postLogin(node, { authRequest: steps.started.authRequest, csrf: steps.csrf, action: 'password', password }, headers);
+}
+
+export interface CodeRequest {
+  readonly url: URL;
+  readonly verifier: string;
+  readonly state: string;
+}
+
+/** An authorization code request (PKCE S256) for a public client; `extra` adds parameters. */
+export function codeRequest(node: TestNode, clientId: string, redirectUri: string, extra: Record<string, string> = {}): CodeRequest {
+  const verifier = randomBytes(32).toString('base64url');
+  const state = randomBytes(8).toString('hex');
+  const url = new URL('/oauth/v2/authorize', node.baseUrl);
+  const params = {
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    response_type: 'code',
+    scope: 'openid',
+    state,
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+    ...extra,
+  };
+  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+  return { url, verifier, state };
+}
+
+/** Logs in with login name and password as one browser (the jar); returns the redirect location with the code. */
+export async function logInWithFetch(node: TestNode, request: CodeRequest, loginName: string, password: string, jar = new CookieJar()): Promise<string> {
+  const started = await startLogin(node, request.url, jar);
+  const page = await getPage(node, started.location, jar.header());
+  const steps: LoginSteps = { started, csrf: csrfOf(page.text), headers: { cookie: jar.header(), origin: node.baseUrl } };
+  const named = await submitLoginName(node, steps, loginName);
+  if (named.status !== 200) throw new Error(`login name: ${named.status}`);
+  const done = await submitPassword(node, steps, password);
+  jar.take(done.response);
+  if (done.status !== 303 || done.location === null) throw new Error(`password: ${done.status} ${done.text.slice(0, 200)}`);
+  return done.location;
 }
