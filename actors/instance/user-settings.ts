@@ -1,7 +1,8 @@
 /**
  * The instance's user policies, one aggregate per instance (id = instance id): password
- * complexity, lockout after failed password checks, and whether usernames must be unique
- * across the whole instance (not only per organization). Absent → the defaults below.
+ * complexity, lockout after failed password checks (on by default: 10 failures), whether
+ * usernames must be unique across the whole instance (not only per organization), and whether
+ * the login UI hides that a login name is unknown (on by default). Absent → the defaults below.
  */
 import type { AggregateKind, AggregateRecord } from '../kernel/aggregate.js';
 import type { StoredEvent } from '../kernel/ports.js';
@@ -20,18 +21,29 @@ export interface UserSettings {
   readonly maxPasswordAttempts: number;
   /** When set, new usernames (and renames) are also claimed instance-wide. */
   readonly usernameUniquePerInstance: boolean;
+  /**
+   * When set (the default), the login UI does not reveal whether an account exists: an unknown
+   * login name goes on to the password page and fails there like a wrong password. Off: the
+   * login name step says "user not found" (the instance opted in to show unknown users).
+   */
+  readonly ignoreUnknownUsernames: boolean;
 }
+
+/** The lockout threshold of an instance that never set one. */
+export const DEFAULT_MAX_PASSWORD_ATTEMPTS = 10;
 
 export const DEFAULT_USER_SETTINGS: UserSettings = {
   passwordComplexity: { minLength: 8, hasUppercase: true, hasLowercase: true, hasNumber: true, hasSymbol: false },
-  maxPasswordAttempts: 0,
+  maxPasswordAttempts: DEFAULT_MAX_PASSWORD_ATTEMPTS,
   usernameUniquePerInstance: false,
+  ignoreUnknownUsernames: true,
 };
 
 export type UserSettingsEvent =
   | { type: 'instance.policy.password.complexity.set'; payload: PasswordComplexity }
   | { type: 'instance.policy.lockout.set'; payload: { maxPasswordAttempts: number } }
-  | { type: 'instance.policy.username.set'; payload: { uniquePerInstance: boolean } };
+  | { type: 'instance.policy.username.set'; payload: { uniquePerInstance: boolean } }
+  | { type: 'instance.policy.login.unknown_usernames.set'; payload: { ignore: boolean } };
 
 export const userSettingsKind: AggregateKind<UserSettings> = {
   type: 'usersettings',
@@ -46,6 +58,8 @@ export const userSettingsKind: AggregateKind<UserSettings> = {
         return { ...current, maxPasswordAttempts: e.payload.maxPasswordAttempts };
       case 'instance.policy.username.set':
         return { ...current, usernameUniquePerInstance: e.payload.uniquePerInstance };
+      case 'instance.policy.login.unknown_usernames.set':
+        return { ...current, ignoreUnknownUsernames: e.payload.ignore };
       default:
         return state;
     }
@@ -54,5 +68,6 @@ export const userSettingsKind: AggregateKind<UserSettings> = {
 
 /** The effective settings: the stored row, else the defaults. */
 export function userSettingsOf(record: AggregateRecord<UserSettings> | undefined): UserSettings {
-  return record?.state ?? DEFAULT_USER_SETTINGS;
+  // Rows written before a field existed get its default.
+  return record === undefined ? DEFAULT_USER_SETTINGS : { ...DEFAULT_USER_SETTINGS, ...record.state };
 }

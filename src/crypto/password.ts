@@ -6,6 +6,7 @@
  * argon2 runs on the libuv thread pool; bcryptjs is pure JavaScript and yields to the event loop
  * between rounds (async compare). Never inside an actor.
  */
+import { randomBytes } from 'node:crypto';
 import { hash, parseOptions, verify, type Options } from '@node-rs/argon2';
 import bcrypt from 'bcryptjs';
 import type { FieldViolation, PasswordComplexity } from '../../actors/index.js';
@@ -25,6 +26,18 @@ export interface PasswordVerification {
 
 export async function hashPassword(password: string): Promise<string> {
   return hash(password, PASSWORD_HASH_OPTIONS);
+}
+
+let dummyHash: Promise<string> | undefined;
+
+/**
+ * Spends the time of a real password check without a user (an unknown login name, a locked
+ * user): verifies against the hash of a random password, made once per process with the
+ * current parameters. Never valid.
+ */
+export async function verifyDummyPassword(password: string): Promise<void> {
+  dummyHash ??= hashPassword(randomBytes(24).toString('base64url'));
+  await verifyPassword(await dummyHash, password);
 }
 
 /** Verifies a password against a stored PHC string; '' (no password) never verifies. */

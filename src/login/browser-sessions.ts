@@ -68,7 +68,8 @@ export async function readBrowserSessions(actors: ActorSystem, instanceId: strin
   return held;
 }
 
-export type PasswordLogin = { readonly ok: true; readonly held: HeldSession } | { readonly ok: false; readonly error: MessageKey };
+/** `verified`: the password was checked against the user's hash (it took a hash's time). */
+export type PasswordLogin = { readonly ok: true; readonly held: HeldSession } | { readonly ok: false; readonly error: MessageKey; readonly verified?: boolean };
 
 const REFUSALS: Readonly<Record<string, MessageKey>> = {
   'user.locked': 'userLocked',
@@ -91,7 +92,7 @@ export async function logInWithPassword(actors: ActorSystem, instanceId: string,
     if (error.code !== 'session.password_invalid') throw error;
     // This failure may just have locked the user (the instance's max attempts).
     const after = await actors.readRecord(instanceId, userKind, userId);
-    return { ok: false, error: after?.state.state === 'locked' ? 'userLocked' : 'passwordInvalid' };
+    return { ok: false, error: after?.state.state === 'locked' ? 'userLocked' : 'passwordInvalid', verified: true };
   }
 }
 

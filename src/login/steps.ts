@@ -3,10 +3,17 @@
  * request names); password → verification with lockout accounting (the instance's max
  * attempts) and a new browser session; account choice. Each
  * turns into an auth-request machine event; a refused input re-renders the step with a message.
+ *
+ * Account enumeration: unless the instance shows unknown users (user settings
+ * `ignoreUnknownUsernames: false`), a login name that finds no user goes on to the password page
+ * like a known one, and every refused password — unknown user, wrong password, locked, inactive
+ * or password-less user — gets the same message (`loginFailed`) after the time of a real hash
+ * check (a dummy hash when the user's own was not checked).
  */
 import { transition } from 'xstate';
 import { authRequestMachine, type AuthRequestEvent } from '../../actors/index.js';
-import { findUserByLoginName } from '../query/user-auth.js';
+import { verifyDummyPassword } from '../crypto/password.js';
+import { findUserByLoginName, readUserSettings } from '../query/user-auth.js';
 import type { HttpReply } from '../http/types.js';
 import { settleAuthRequest } from '../oidc/shared/auth-request-flow.js';
 import { toMachineSnapshot } from '../oidc/shared/auth-requests.js';
@@ -17,6 +24,8 @@ import { admitsOrg, loginOrgOf } from './login-org.js';
 import { renderStep } from './render-step.js';
 
 const MAX_INPUT = 1024;
+/** The machine's user id for a login name that found no user (hidden unknown user). */
+const UNKNOWN_USER = '';
 
 /** Applies an event; an event the current state does not take just shows the current page. */
 export async function advance(ctx: LoginContext, event: AuthRequestEvent, headers: Readonly<Record<string, string>> = {}): Promise<HttpReply> {
@@ -27,12 +36,14 @@ export async function advance(ctx: LoginContext, event: AuthRequestEvent, header
 export async function submitLoginName(ctx: LoginContext, form: FormParams): Promise<HttpReply> {
   const loginName = form.get('loginName')?.trim() ?? '';
   if (loginName === '' || loginName.length > MAX_INPUT) return renderStep(ctx, 'userNotFound');
+  const { ignoreUnknownUsernames } = await readUserSettings(ctx.deps.actors, ctx.instanceId);
+  const unknown = () => (ignoreUnknownUsernames ? advance(ctx, { type: 'loginName.submitted', userId: UNKNOWN_USER, loginName }) : renderStep(ctx, 'userNotFound'));
   const loginOrg = await loginOrgOf(ctx.deps.actors, ctx.instanceId, ctx.stored.request.scopes);
-  if (loginOrg.restricted && loginOrg.orgId === undefined) return renderStep(ctx, 'userNotFound');
+  if (loginOrg.restricted && loginOrg.orgId === undefined) return unknown();
   const options = loginOrg.restricted && loginOrg.orgId !== undefined ? { orgId: loginOrg.orgId } : {};
   const user = await findUserByLoginName(ctx.deps.actors, ctx.instanceId, loginName, options);
   // A login name of another org (`name@other-domain`, an instance-wide username) is not found here.
-  if (user === undefined || user.state.type !== 'human' || !admitsOrg(loginOrg, user.state.orgId)) return renderStep(ctx, 'userNotFound');
+  if (user === undefined || user.state.type !== 'human' || !admitsOrg(loginOrg, user.state.orgId)) return unknown();
   return advance(ctx, { type: 'loginName.submitted', userId: user.id, loginName });
 }
 
@@ -41,8 +52,16 @@ export async function submitPassword(ctx: LoginContext, form: FormParams): Promi
   const password = form.get('password') ?? '';
   if (ctx.stored.machine.value !== 'awaitingPassword' || userId === undefined) return renderStep(ctx);
   if (password === '' || password.length > MAX_INPUT) return renderStep(ctx, 'passwordInvalid');
+  if (userId === UNKNOWN_USER) {
+    await verifyDummyPassword(password);
+    return renderStep(ctx, 'loginFailed');
+  }
   const login = await logInWithPassword(ctx.deps.actors, ctx.instanceId, userId, password, ctx.req);
-  if (!login.ok) return renderStep(ctx, login.error);
+  if (!login.ok) {
+    if (!(await readUserSettings(ctx.deps.actors, ctx.instanceId)).ignoreUnknownUsernames) return renderStep(ctx, login.error);
+    if (login.verified !== true) await verifyDummyPassword(password);
+    return renderStep(ctx, 'loginFailed');
+  }
   const held = login.held;
   const tokens = [held.token, ...parseSessionCookie(ctx.req.headers.cookie)];
   const cookie = toSessionCookie(tokens, ctx.req.scheme === 'https');

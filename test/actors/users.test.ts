@@ -245,6 +245,11 @@ describe('user settings', () => {
     expect(decision.events.map((e) => [e.type, e.payload])).toEqual([
       ['instance.policy.password.complexity.set', { minLength: 8, hasUppercase: true, hasLowercase: true, hasNumber: true, hasSymbol: true }],
     ]);
-    expect(setUserSettings.decide(given([]), { maxPasswordAttempts: 0 }, context()).events).toEqual([]);
+    // The defaults: lockout at 10 failed passwords, unknown login names hidden (#12 item 4).
+    expect(setUserSettings.decide(given([]), { maxPasswordAttempts: 10, ignoreUnknownUsernames: true }, context()).events).toEqual([]);
+    expect(setUserSettings.decide(given([]), { maxPasswordAttempts: 0, ignoreUnknownUsernames: false }, context()).events.map((e) => [e.type, e.payload])).toEqual([
+      ['instance.policy.lockout.set', { maxPasswordAttempts: 0 }],
+      ['instance.policy.login.unknown_usernames.set', { ignore: false }],
+    ]);
   });
 });

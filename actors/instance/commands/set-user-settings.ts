@@ -11,6 +11,7 @@ export interface SetUserSettings {
   readonly passwordComplexity?: Partial<PasswordComplexity>;
   readonly maxPasswordAttempts?: number;
   readonly usernameUniquePerInstance?: boolean;
+  readonly ignoreUnknownUsernames?: boolean;
 }
 
 export const setUserSettings: CommandHandler<SetUserSettings, ResourceDetails> = {
@@ -35,6 +36,9 @@ export const setUserSettings: CommandHandler<SetUserSettings, ResourceDetails> =
     }
     if (c.usernameUniquePerInstance !== undefined && c.usernameUniquePerInstance !== current.usernameUniquePerInstance) {
       events.push(event('instance.policy.username.set', { uniquePerInstance: c.usernameUniquePerInstance }));
+    }
+    if (c.ignoreUnknownUsernames !== undefined && c.ignoreUnknownUsernames !== current.ignoreUnknownUsernames) {
+      events.push(event('instance.policy.login.unknown_usernames.set', { ignore: c.ignoreUnknownUsernames }));
     }
     return { events, reply: (outcome: Outcome) => detailsAfter(outcome, { id: ctx.instanceId, record, owner }) };
   },

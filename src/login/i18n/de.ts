@@ -31,6 +31,7 @@ export const de = {
   userNotFound: 'Der Benutzer konnte nicht gefunden werden.',
   passwordInvalid: 'Das Passwort ist ungültig.',
   tooManyRequests: 'Zu viele Versuche. Warte eine Minute und versuche es dann erneut.',
+  loginFailed: 'Der Loginname oder das Passwort ist falsch, oder das Konto ist gesperrt.',
   userLocked: 'Der Benutzer ist gesperrt. Wende dich an deinen Administrator.',
   userInactive: 'Der Benutzer ist nicht aktiv.',
   noPassword: 'Der Benutzer hat kein Passwort.',

@@ -29,6 +29,7 @@ export const en = {
   userNotFound: 'The user could not be found.',
   passwordInvalid: 'The password is invalid.',
   tooManyRequests: 'Too many attempts. Wait a minute, then try again.',
+  loginFailed: 'The login name or password is wrong, or the account is locked.',
   userLocked: 'The user is locked. Contact your administrator.',
   userInactive: 'The user is not active.',
   noPassword: 'The user has no password.',

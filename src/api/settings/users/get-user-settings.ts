@@ -1,6 +1,7 @@
 /**
  * GetUserSettings: GET /settings/v3alpha/users (`policy.read`). The instance's user policies:
- * password complexity, lockout, username uniqueness (the defaults until first set).
+ * password complexity, lockout, username uniqueness, hiding unknown login names (the defaults
+ * until first set).
  */
 import { instanceOwner, userSettingsKind, userSettingsOf } from '../../../../actors/index.js';
 import { PlatformUserSettings } from '../../../gen/platform/settings/user/v3alpha/user_settings_service_pb.js';
@@ -20,6 +21,7 @@ export const getUserSettingsRpc = defineRpc({
         passwordComplexity: { ...settings.passwordComplexity },
         maxPasswordAttempts: settings.maxPasswordAttempts,
         usernameUniquePerInstance: settings.usernameUniquePerInstance,
+        ignoreUnknownUsernames: settings.ignoreUnknownUsernames,
       },
     };
   },

@@ -23,6 +23,7 @@ const input = z.object({
         .optional(),
       maxPasswordAttempts: z.number().int().max(1000, 'must be at most 1000').optional(),
       usernameUniquePerInstance: z.boolean().optional(),
+      ignoreUnknownUsernames: z.boolean().optional(),
     })
     .optional(),
 });
@@ -37,6 +38,7 @@ export const setUserSettingsRpc = defineRpc({
       ...(complexity === undefined ? {} : { passwordComplexity: Object.fromEntries(Object.entries(complexity).filter(([, v]) => v !== undefined)) }),
       ...(settings?.maxPasswordAttempts === undefined ? {} : { maxPasswordAttempts: settings.maxPasswordAttempts }),
       ...(settings?.usernameUniquePerInstance === undefined ? {} : { usernameUniquePerInstance: settings.usernameUniquePerInstance }),
+      ...(settings?.ignoreUnknownUsernames === undefined ? {} : { ignoreUnknownUsernames: settings.ignoreUnknownUsernames }),
     };
     const details = await call.services.actors.ask({ kind: 'instance', instanceId: call.instance.id }, setUserSettings, command, { creator: call.caller.userId });
     return { details: await toSettingsDetailsAfter(call.services.actors, call.instance.id, details) };
