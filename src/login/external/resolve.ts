@@ -29,7 +29,8 @@ import {
   type HumanUser,
   type User,
 } from '../../../actors/index.js';
-import { findUserByLoginName } from '../../query/user-auth.js';
+import { verifyDummyPassword } from '../../crypto/password.js';
+import { findUserByLoginName, readUserSettings } from '../../query/user-auth.js';
 import type { HttpReply } from '../../http/types.js';
 import type { FormParams } from '../../oidc/shared/form.js';
 import { cookieWithSession, logInWithIdp, logInWithPassword, type HeldSession } from '../browser-sessions.js';
@@ -108,9 +109,19 @@ export async function linkOtherAccount(ctx: LoginContext, form: FormParams): Pro
   if (password === '' || password.length > MAX_INPUT) return showPrompt(ctx, idp, login, ext, 'passwordInvalid');
   const options = login.loginOrg.restricted && login.loginOrg.orgId !== undefined ? { orgId: login.loginOrg.orgId } : {};
   const user = await findUserByLoginName(ctx.deps.actors, ctx.instanceId, loginName, options);
-  if (user === undefined || user.state.type !== 'human' || !admitsOrg(login.loginOrg, user.state.orgId)) return showPrompt(ctx, idp, login, ext, 'userNotFound');
+  // Unknown users hidden (user settings): one message for every refusal, after a hash check's time (see ../steps.ts).
+  const { ignoreUnknownUsernames } = await readUserSettings(ctx.deps.actors, ctx.instanceId);
+  if (user === undefined || user.state.type !== 'human' || !admitsOrg(login.loginOrg, user.state.orgId)) {
+    if (!ignoreUnknownUsernames) return showPrompt(ctx, idp, login, ext, 'userNotFound');
+    await verifyDummyPassword(password);
+    return showPrompt(ctx, idp, login, ext, 'loginFailed');
+  }
   const proven = await logInWithPassword(ctx.deps.actors, ctx.instanceId, user.id, password, ctx.req);
-  if (!proven.ok) return showPrompt(ctx, idp, login, ext, proven.error);
+  if (!proven.ok) {
+    if (!ignoreUnknownUsernames) return showPrompt(ctx, idp, login, ext, proven.error);
+    if (proven.verified !== true) await verifyDummyPassword(password);
+    return showPrompt(ctx, idp, login, ext, 'loginFailed');
+  }
   const refusal = await link(ctx, user as Human, idp.id, ext);
   return refusal === undefined ? complete(ctx, proven.held) : showPrompt(ctx, idp, login, ext, refusal);
 }
