@@ -117,13 +117,22 @@ async function submitLimitedPassword(ctx: LoginContext, form: FormParams): Promi
   const limits = ctx.deps.limits;
   try {
     await limits.consume('passwordIp', ctx.req.remoteAddress);
-    await limits.consume('passwordLoginName', `${ctx.instanceId}\u0000${ctx.stored.machine.context.userId ?? ''}`);
+    await limits.consume('passwordLoginName', `${ctx.instanceId}\u0000${accountKey(ctx)}`);
   } catch (error) {
     if (!(error instanceof AppError) || error.kind !== 'resource_exhausted') throw error;
     const page = await renderStep(ctx, 'tooManyRequests');
     return { ...page, status: 429, headers: { ...page.headers, 'retry-after': String(error.retryAfterSeconds ?? 60) } };
   }
   return submitPassword(ctx, form);
+}
+
+/**
+ * The account a password check is for: the user, or for a login name that found none (hidden
+ * unknown users, steps.ts) the name itself, so unknown names do not share one bucket.
+ */
+function accountKey(ctx: LoginContext): string {
+  const { userId, loginName } = ctx.stored.machine.context;
+  return userId !== undefined && userId !== '' ? `user:${userId}` : `name:${(loginName ?? '').toLowerCase()}`;
 }
 
 function parseUrlEncodedSafe(text: string): FormParams | undefined {

@@ -157,6 +157,16 @@ describe('password checks per login name', () => {
     const other = await passwordStep('limit-bob');
     expect((await other(PASSWORD)).status).toBe(303); // positive control: another account logs in (redirect on)
   });
+
+  it('counts unknown login names each on their own, like accounts (hidden unknown users, #12 item 4)', async () => {
+    // Four different unknown names, one check each, under a limit of 3 per login name.
+    for (const name of ['limit-nobody-1', 'limit-nobody-2', 'limit-nobody-3', 'limit-nobody-4']) {
+      expect((await (await passwordStep(name))('wrong-password')).status, name).toBe(400);
+    }
+    const same = await passwordStep('limit-nobody-5');
+    for (let i = 0; i < 3; i += 1) expect((await same('wrong-password')).status).toBe(400);
+    expect((await same('wrong-password')).status, 'one unknown name past the limit').toBe(429);
+  });
 });
 
 describe('login pages per IP address', () => {
