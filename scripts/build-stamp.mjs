@@ -1,5 +1,5 @@
 // The build stamp: one SHA-256 over every input of `npm run build` (the TypeScript sources, the
-// protos, tsconfig.json, package-lock.json and the build scripts). build.mjs writes it to
+// protos, tsconfig.json and tsconfig.build.json, package-lock.json and the build scripts). build.mjs writes it to
 // dist/.build-stamp after a successful build; start.mjs rebuilds only when it differs.
 // Contents are hashed, not mtimes, so a checkout that touches files without changing them
 // does not force a rebuild and an edit within the same second is still seen.
@@ -11,7 +11,7 @@ import { join, relative } from 'node:path';
 const SOURCE_DIRS = ['src', 'actors', 'bench', 'proto', 'scripts'];
 const SOURCE_FILE = /\.(ts|mts|proto|mjs)$/;
 const SKIPPED_DIRS = new Set(['gen', 'node_modules', 'results']);
-const INPUT_FILES = ['tsconfig.json', 'package-lock.json'];
+const INPUT_FILES = ['tsconfig.json', 'tsconfig.build.json', 'package-lock.json'];
 
 export const STAMP_PATH = join('dist', '.build-stamp');
 

@@ -33,7 +33,7 @@ if (isStale()) {
   rmSync(join(root, 'src', 'gen'), { recursive: true, force: true });
   renameSync(out, join(root, 'src', 'gen'));
 }
-run(bin('tsc'), ['-p', '.']);
+run(bin('tsc'), ['-p', 'tsconfig.build.json']);
 // Written last, only after tsc succeeded (execFileSync throws otherwise): start.mjs trusts it.
 writeFileSync(join(root, STAMP_PATH), `${stamp}\n`);
 

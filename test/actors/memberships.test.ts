@@ -8,13 +8,14 @@ import { membershipKind, parseMembershipId, type Membership } from '../../actors
 import { orgKind } from '../../actors/organization/org.js';
 import { projectKind } from '../../actors/organization/project.js';
 import { userKind } from '../../actors/organization/user.js';
+import type { Owner } from '../../actors/index.js';
 import { context, given, record } from './decide.fixture.js';
 
 const instanceOwner = { type: 'instance', id: 'i1' } as const;
 const orgOwner = { type: 'org', id: 'o1' } as const;
 const user = (id: string, orgId = 'o1') => ({ kind: userKind, record: record(id, { orgId }, orgOwner) });
 const org = (id = 'o1') => ({ kind: orgKind, record: record(id, { name: id, primaryDomain: `${id}.localhost`, state: 'active' }, { type: 'org', id }) });
-const member = (contextType: Membership['contextType'], contextId: string, userId: string, roles: string[], owner = instanceOwner) => ({
+const member = (contextType: Membership['contextType'], contextId: string, userId: string, roles: string[], owner: Owner = instanceOwner) => ({
   kind: membershipKind,
   record: record(`${contextType}:${contextId}:${userId}`, { contextType, contextId, userId, roles }, owner),
 });

@@ -29,7 +29,8 @@ describe('resolveSetting', () => {
   it('takes the nearest value; own values have no owner, inherited ones name it', () => {
     expect(resolveSetting(layers, 'a')).toEqual({ value: 'org' });
     expect(resolveSetting(layers, 'b')).toEqual({ value: 2, owner: instanceOwner('i1') });
-    expect(resolveSetting([{ owner: systemOwner, values: undefined }], 'a')).toBeUndefined();
+    const unset: SettingsLayer<Props>[] = [{ owner: systemOwner, values: undefined }];
+    expect(resolveSetting(unset, 'a')).toBeUndefined();
   });
 
   it('applies set and reset; a patch that changes nothing is a no-op', () => {

@@ -38,6 +38,7 @@ function request(path: string, body: unknown): HttpRequest {
     signal: new AbortController().signal,
     params: {},
     startedAt: 0,
+    requestId: 'test-request',
   };
 }
 

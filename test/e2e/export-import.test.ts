@@ -69,7 +69,7 @@ const importBody = (data: unknown = document) => ({ timeout: '5m', data_orgsv1: 
 /** A fetch for openid-client that reaches the node over node:http with the URL's Host header. */
 function viaHost(url: URL, options: oidc.CustomFetchOptions): Promise<Response> {
   return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = { ...Object.fromEntries(new Headers(options.headers as HeadersInit)), host: url.host };
+    const headers: Record<string, string> = { ...Object.fromEntries(new Headers(options.headers)), host: url.host };
     const req = httpRequest({ host: '127.0.0.1', port: node.httpPort, method: options.method, path: url.pathname + url.search, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
@@ -292,7 +292,7 @@ describe('import into a second instance', () => {
       await page.waitForURL('https://app.example.com/**');
       const tokens = await oidc.authorizationCodeGrant(config, new URL(callback!), { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce });
       expect(tokens.claims()).toMatchObject({ iss: issuer.origin, sub: ids.alice, azp: client.clientId, amr: ['pwd'] });
-      const userinfo = await oidc.fetchUserInfo(config, tokens.access_token, ids.alice);
+      const userinfo = await oidc.fetchUserInfo(config, tokens.access_token, ids.alice!);
       expect(userinfo).toMatchObject({ sub: ids.alice, email: 'alice@example.com', email_verified: true, given_name: 'alice', family_name: 'Export' });
     } finally {
       await browser.close();

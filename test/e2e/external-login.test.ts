@@ -34,7 +34,8 @@ let callback: CallbackServer;
 let browser: TestBrowser | undefined;
 let app: ProviderApp;
 let config: oidc.Configuration;
-const idps: Record<string, string> = {};
+type IdpName = 'autoCreate' | 'emailLink' | 'usernameLink' | 'manualLink' | 'manualCreate' | 'inactive' | 'deactivatedLater';
+let idps: Record<IdpName, string>;
 
 // Client callbacks by their state: a flow that never reaches the client must not take another's.
 const arrivals = new Map<string, Callback>();
@@ -63,13 +64,15 @@ beforeAll(async () => {
   const tenant = await createFlowTenant(nodeA, callback.redirectUri);
   config = await configFor(nodeA, tenant.clientId, oidc.None());
   app = await createProviderApp(nodeB, nodeA);
-  idps.autoCreate = await createSelfHostedIdp(nodeA, nodeB, app, 'B auto create', { isAutoCreation: true, isAutoUpdate: true });
-  idps.emailLink = await createSelfHostedIdp(nodeA, nodeB, app, 'B email link', { autoLinking: 'AUTO_LINKING_OPTION_EMAIL' });
-  idps.usernameLink = await createSelfHostedIdp(nodeA, nodeB, app, 'B username link', { autoLinking: 'AUTO_LINKING_OPTION_USERNAME' });
-  idps.manualLink = await createSelfHostedIdp(nodeA, nodeB, app, 'B manual link', { isManualLinkingAllowed: true });
-  idps.manualCreate = await createSelfHostedIdp(nodeA, nodeB, app, 'B manual create', { isManualCreationAllowed: true });
-  idps.inactive = await createSelfHostedIdp(nodeA, nodeB, app, 'B inactive', { isAutoCreation: true }, 'STATE_POLICY_DEACTIVATE');
-  idps.deactivatedLater = await createSelfHostedIdp(nodeA, nodeB, app, 'B deactivated later', { isAutoCreation: true });
+  idps = {
+    autoCreate: await createSelfHostedIdp(nodeA, nodeB, app, 'B auto create', { isAutoCreation: true, isAutoUpdate: true }),
+    emailLink: await createSelfHostedIdp(nodeA, nodeB, app, 'B email link', { autoLinking: 'AUTO_LINKING_OPTION_EMAIL' }),
+    usernameLink: await createSelfHostedIdp(nodeA, nodeB, app, 'B username link', { autoLinking: 'AUTO_LINKING_OPTION_USERNAME' }),
+    manualLink: await createSelfHostedIdp(nodeA, nodeB, app, 'B manual link', { isManualLinkingAllowed: true }),
+    manualCreate: await createSelfHostedIdp(nodeA, nodeB, app, 'B manual create', { isManualCreationAllowed: true }),
+    inactive: await createSelfHostedIdp(nodeA, nodeB, app, 'B inactive', { isAutoCreation: true }, 'STATE_POLICY_DEACTIVATE'),
+    deactivatedLater: await createSelfHostedIdp(nodeA, nodeB, app, 'B deactivated later', { isAutoCreation: true }),
+  };
   if (skipReason === undefined) browser = await launchBrowser();
 }, 60_000);
 

@@ -70,12 +70,21 @@ async function loginUrl(scope: string): Promise<string> {
   return url.toString();
 }
 
+// The callbacks given to evaluate run in the page; the tests are typed against Node, not the DOM
+// (adding the DOM library would retype fetch bodies across the program), so the few browser
+// shapes they use are declared here.
+declare function getComputedStyle(element: unknown): { readonly backgroundColor: string };
+interface ShownImage {
+  readonly src: string;
+  readonly naturalWidth: number;
+}
+
 /** What the login name page shows. */
 async function looks(page: Page) {
   return {
     intro: await page.locator('main p').first().textContent(),
     buttonColor: await page.locator('button[type=submit]').first().evaluate((b) => getComputedStyle(b).backgroundColor),
-    logo: await page.locator('img.logo').evaluateAll((imgs) => imgs.map((i) => ({ src: (i as HTMLImageElement).src, loaded: (i as HTMLImageElement).naturalWidth > 0 }))),
+    logo: await page.locator('img.logo').evaluateAll((imgs) => (imgs as ShownImage[]).map((i) => ({ src: i.src, loaded: i.naturalWidth > 0 }))),
     watermark: await page.locator('footer.watermark').count(),
   };
 }

@@ -21,6 +21,9 @@ export interface TargetReply {
 
 export type TargetBehaviour = (call: RecordedCall) => TargetReply;
 
+/** A path nobody configured answers 200 with an empty JSON object. */
+const answerEmpty: TargetBehaviour = () => ({});
+
 export interface TargetServer {
   readonly calls: RecordedCall[];
   url(path: string): string;
@@ -48,7 +51,7 @@ export async function startTargetServer(port = 0): Promise<TargetServer> {
       }
       const call: RecordedCall = { path: req.url ?? '/', headers: req.headers, body, json, at: Date.now() };
       calls.push(call);
-      const reply = (behaviours.get(call.path) ?? (() => ({})))(call);
+      const reply = (behaviours.get(call.path) ?? answerEmpty)(call);
       const send = () => {
         if (res.destroyed) return;
         const text = reply.body === undefined ? '{}' : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);

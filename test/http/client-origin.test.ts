@@ -57,7 +57,7 @@ describe('createOriginResolver', () => {
 describe('withClientOrigin', () => {
   const echo = (req: HttpRequest): HttpReply => ({ status: 200, body: JSON.stringify({ address: req.remoteAddress, scheme: req.scheme, host: req.headers.host }) });
   const request = (remoteAddress: string, headers: Record<string, string>): HttpRequest => ({
-    method: 'GET', path: '/', query: '', headers, body: Buffer.alloc(0), remoteAddress, scheme: 'http', signal: new AbortController().signal, params: {}, startedAt: 0,
+    method: 'GET', path: '/', query: '', headers, body: Buffer.alloc(0), remoteAddress, scheme: 'http', signal: new AbortController().signal, params: {}, startedAt: 0, requestId: 'test-request',
   });
 
   it('is the handler itself when there is nothing to decide', () => {

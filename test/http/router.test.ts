@@ -15,6 +15,7 @@ function request(method: string, path: string, headers: Record<string, string> =
     signal: new AbortController().signal,
     params: {},
     startedAt: 0,
+    requestId: 'test-request',
   };
 }
 

@@ -267,7 +267,10 @@ export function describeStoreSuite(name: string, open: OpenStore): void {
         expect(positions).toEqual(Array.from({ length: 80 }, (_, i) => i + 1));
         const read = await store.readEvents(A, 0, 1000);
         expect(read.map((e) => [e.aggregateId, e.version, e.position])).toEqual(results.flatMap((r) => (r.ok ? r.events.map((e) => [e.aggregateId, e.version, e.position]) : [])).sort((a, b) => (a[2] as number) - (b[2] as number)));
-        for (let i = 0; i < 40; i += 1) expect(await store.getRecord(A, 'orgs', `c${i}`)).toEqual({ at: results[i]!.ok ? (results[i] as { events: StoredEvent[] }).events[1]!.position : -1 });
+        for (let i = 0; i < 40; i += 1) {
+          const result = results[i]!;
+          expect(await store.getRecord(A, 'orgs', `c${i}`)).toEqual({ at: result.ok ? result.events[1]!.position : -1 });
+        }
         const last = read[read.length - 1]!;
         expect(await store.projectionState(A)).toEqual({ position: 80, createdAt: last.createdAt });
       });

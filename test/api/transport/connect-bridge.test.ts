@@ -77,7 +77,7 @@ describe('createConnectFallback', () => {
   const fallback = createConnectFallback(services, async () => {
     throw new Error('not called');
   });
-  const base = { method: 'POST', query: '', headers: {}, body: Buffer.alloc(0), remoteAddress: '', scheme: 'http' as const, signal: new AbortController().signal, params: {}, startedAt: 0 };
+  const base = { method: 'POST', query: '', headers: {}, body: Buffer.alloc(0), remoteAddress: '', scheme: 'http' as const, signal: new AbortController().signal, params: {}, startedAt: 0, requestId: 'test-request' };
 
   it.each([
     '/platform.resources.org.v3alpha.PlatformOrganizations/Nope',
