@@ -1,17 +1,10 @@
 /**
  * Debian's Chromium driven by playwright-core (never a downloaded browser): installed by
- * scripts/install-system-deps.sh. Suites call `browserSkipReason()` and skip with that reason
- * when the binary is missing, so a missing browser never passes silently.
+ * scripts/install-system-deps.sh. Suites wait on `meet(CHROMIUM)` (test/requirements.ts): a
+ * missing browser skips them with the reason, and fails them under CI=true.
  */
-import { existsSync } from 'node:fs';
 import { chromium, type BrowserContext } from 'playwright-core';
-
-export const CHROMIUM_PATH = '/usr/bin/chromium';
-
-/** Why browser tests cannot run here, or undefined when they can. */
-export function browserSkipReason(): string | undefined {
-  return existsSync(CHROMIUM_PATH) ? undefined : `${CHROMIUM_PATH} is missing (run scripts/install-system-deps.sh as root)`;
-}
+import { CHROMIUM_PATH } from '../requirements.js';
 
 export interface TestBrowser {
   /** A fresh browser context (own cookies), optionally with an Accept-Language. */

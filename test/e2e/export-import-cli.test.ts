@@ -8,9 +8,11 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { itIfMet, meet, SCRIPT_PTY } from '../requirements.js';
 import { api, runCli, startTestNode, type TestNode } from './harness.js';
 import { createSystemUserKey, systemApi, systemUsersEnv } from './system-user.fixture.js';
 
+const scriptPty = await meet(SCRIPT_PTY);
 const R = '/resources/v3alpha';
 let node: TestNode;
 let secondHost: string;
@@ -71,7 +73,7 @@ describe('tessera export / import', () => {
     expect((await runCli(['import', '--nope'], env)).code).toBe(2);
   });
 
-  it.skipIf(!existsSync('/usr/bin/script'))('draws a progress bar on stderr when it is a terminal', async () => {
+  itIfMet(scriptPty, 'draws a progress bar on stderr when it is a terminal', async () => {
     const file = join(node.dataDir, 'cli-tty-export.json');
     const main = join(import.meta.dirname, '..', '..', 'dist', 'src', 'cli', 'main.js');
     const command = [process.execPath, main, 'export', '--out', file, '--org', orgId, '--url', node.baseUrl].map((a) => `'${a}'`).join(' ');

@@ -10,13 +10,14 @@ import { request as httpRequest } from 'node:http';
 import * as oidc from 'openid-client';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserSkipReason, CHROMIUM_PATH } from './browser.fixture.js';
+import { CHROMIUM, CHROMIUM_PATH, itIfMet, meet } from '../requirements.js';
 import { api, startTestNode, type TestNode, violatedFields } from './harness.js';
 import { createSystemUserKey, systemApi, systemUsersEnv } from './system-user.fixture.js';
 import { IDP_SECRET, PASSWORD, populateSource } from './export-import.fixture.js';
 import { seedIdpLink } from './seed.fixture.js';
 
 const R = '/resources/v3alpha';
+const chromiumReady = await meet(CHROMIUM);
 let node: TestNode;
 let first: ReturnType<typeof api>;
 let second: ReturnType<typeof api>;
@@ -253,7 +254,7 @@ describe('import into a second instance', () => {
     expect(listed, `some ${kind} to compare`).toBeGreaterThan(0);
   });
 
-  it.skipIf(browserSkipReason() !== undefined)('logs an imported user in through the OIDC code flow of the imported app, with the original password', async () => {
+  itIfMet(chromiumReady, 'logs an imported user in through the OIDC code flow of the imported app, with the original password', async () => {
     const org = (await second('GET', `${R}/organizations/${ids.orgA}`)).body;
     const domain = org.organization?.primaryDomain ?? org.organization?.organization?.primaryDomain;
     const client = result.success.orgs.find((o: any) => o.orgId === ids.orgA).appClientIds.find((c: any) => c.appId === ids.web);

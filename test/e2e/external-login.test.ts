@@ -10,7 +10,8 @@
 import * as oidc from 'openid-client';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserSkipReason, launchBrowser, type TestBrowser } from './browser.fixture.js';
+import { CHROMIUM, describeIfMet, meet } from '../requirements.js';
+import { launchBrowser, type TestBrowser } from './browser.fixture.js';
 import {
   addHuman,
   createProviderApp,
@@ -25,8 +26,7 @@ import { api, startTestNode, type TestNode } from './harness.js';
 import { createFlowTenant, startCallbackServer, type Callback, type CallbackServer } from './oidc-code-flow.fixture.js';
 import { configFor } from './rp-library.fixture.js';
 
-const skipReason = browserSkipReason();
-if (skipReason !== undefined) console.warn(`external login tests skipped: ${skipReason}`);
+const chromium = await meet(CHROMIUM);
 
 let nodeA: TestNode;
 let nodeB: TestNode;
@@ -73,7 +73,7 @@ beforeAll(async () => {
     inactive: await createSelfHostedIdp(nodeA, nodeB, app, 'B inactive', { isAutoCreation: true }, 'STATE_POLICY_DEACTIVATE'),
     deactivatedLater: await createSelfHostedIdp(nodeA, nodeB, app, 'B deactivated later', { isAutoCreation: true }),
   };
-  if (skipReason === undefined) browser = await launchBrowser();
+  if (chromium.outcome === 'run') browser = await launchBrowser();
 }, 60_000);
 
 afterAll(async () => {
@@ -133,7 +133,7 @@ async function userAtA(userId: string): Promise<Record<string, any>> {
   return got.body.user;
 }
 
-describe.skipIf(skipReason !== undefined)('external login through a second Tessera node', () => {
+describeIfMet(chromium, 'external login through a second Tessera node', () => {
   it('shows the active IDPs on the login page, not the deactivated one', async () => {
     const context = await browser!.newContext();
     const { page } = await startFlow(context);

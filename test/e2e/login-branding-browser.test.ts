@@ -10,12 +10,12 @@ import type { AddressInfo } from 'node:net';
 import * as oidc from 'openid-client';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserSkipReason, launchBrowser, type TestBrowser } from './browser.fixture.js';
+import { CHROMIUM, describeIfMet, meet } from '../requirements.js';
+import { launchBrowser, type TestBrowser } from './browser.fixture.js';
 import { api, startTestNode, type TestNode } from './harness.js';
 import { createFlowTenant, PASSWORD, startCallbackServer, type CallbackServer } from './oidc-code-flow.fixture.js';
 
-const skipReason = browserSkipReason();
-if (skipReason !== undefined) console.warn(`login branding browser tests skipped: ${skipReason}`);
+const chromium = await meet(CHROMIUM);
 
 // A 1×1 PNG, served from another origin than the node's, as the logo.
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
@@ -44,7 +44,7 @@ beforeAll(async () => {
   });
   if (user.status !== 201) throw new Error(`user: ${JSON.stringify(user.body)}`);
   config = await oidc.discovery(new URL(node.baseUrl), tenant.clientId, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
-  if (skipReason === undefined) browser = await launchBrowser();
+  if (chromium.outcome === 'run') browser = await launchBrowser();
 });
 afterAll(async () => {
   await browser?.close();
@@ -89,7 +89,7 @@ async function looks(page: Page) {
   };
 }
 
-describe.skipIf(skipReason !== undefined)('login UI with text and branding settings', () => {
+describeIfMet(chromium, 'login UI with text and branding settings', () => {
   it('shows the built-in texts and look, with the watermark, before anything is set', async () => {
     const context = await browser!.newContext({ locale: 'en' });
     const page = await context.newPage();

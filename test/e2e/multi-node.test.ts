@@ -10,13 +10,14 @@
 import { createPrivateKey, randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dropSchema, freshSchemaName, postgresUnavailable, TEST_DATABASE_URL } from '../store/postgres-test-db.js';
+import { describeIfMet, meet, POSTGRES } from '../requirements.js';
+import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from '../store/postgres-test-db.js';
 import { api, startTestNode, type TestNode } from './harness.js';
 import { addMachineKey, basic, createApp, createMachineClient, createProject } from './oidc.fixture.js';
 import { createSystemUserKey, systemApi, systemUsersEnv } from './system-user.fixture.js';
 import { startTargetServer } from './targets.fixture.js';
 
-const unavailable = await postgresUnavailable();
+const postgresVerdict = await meet(POSTGRES);
 const title = 'several nodes on one PostgreSQL database';
 /** The change feed's worst case is its 5 s re-check; the deadline leaves room on a busy machine. */
 const DEADLINE_MS = 20_000;
@@ -46,7 +47,7 @@ async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolea
   }
 }
 
-describe.skipIf(unavailable !== undefined)(unavailable === undefined ? title : `${title} (skipped: ${unavailable})`, () => {
+describeIfMet(postgresVerdict, title, () => {
   const schema = freshSchemaName();
   let env: Record<string, string>;
   let ops: Awaited<ReturnType<typeof createSystemUserKey>>;

@@ -9,13 +9,13 @@ import * as oidc from 'openid-client';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { browserSkipReason, launchBrowser, type TestBrowser } from './browser.fixture.js';
+import { CHROMIUM, describeIfMet, meet } from '../requirements.js';
+import { launchBrowser, type TestBrowser } from './browser.fixture.js';
 import { api, startTestNode, type TestNode } from './harness.js';
 import { openLogin, postLogin } from './login-flow.fixture.js';
 import { createFlowTenant, createHuman, PASSWORD, startCallbackServer, type CallbackServer, type FlowTenant } from './oidc-code-flow.fixture.js';
 
-const skipReason = browserSkipReason();
-if (skipReason !== undefined) console.warn(`oidc code flow browser tests skipped: ${skipReason}`);
+const chromium = await meet(CHROMIUM);
 
 let node: TestNode;
 let callback: CallbackServer;
@@ -29,7 +29,7 @@ beforeAll(async () => {
   tenant = await createFlowTenant(node, callback.redirectUri);
   await createHuman(node, 'flow-alice');
   config = await oidc.discovery(new URL(node.baseUrl), tenant.clientId, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
-  if (skipReason === undefined) browser = await launchBrowser();
+  if (chromium.outcome === 'run') browser = await launchBrowser();
 });
 afterAll(async () => {
   await browser?.close();
@@ -83,7 +83,7 @@ async function isActive(token: string): Promise<boolean> {
   return ((await response.json()) as { active: boolean }).active;
 }
 
-describe.skipIf(skipReason !== undefined)('code flow in a real browser', () => {
+describeIfMet(chromium, 'code flow in a real browser', () => {
   it('logs in, exchanges the code with openid-client and verifies the ID token; a replayed code revokes the tokens', async () => {
     const context = await browser!.newContext();
     const started = await authorizationUrl();

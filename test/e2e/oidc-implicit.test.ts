@@ -5,12 +5,12 @@
 import { createHash } from 'node:crypto';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserSkipReason, launchBrowser, type TestBrowser } from './browser.fixture.js';
+import { CHROMIUM, describeIfMet, meet } from '../requirements.js';
+import { launchBrowser, type TestBrowser } from './browser.fixture.js';
 import { startTestNode, type TestNode } from './harness.js';
 import { createFlowTenant, createHuman, createImplicitApp, PASSWORD, startCallbackServer, type CallbackServer } from './oidc-code-flow.fixture.js';
 
-const skipReason = browserSkipReason();
-if (skipReason !== undefined) console.warn(`oidc implicit browser tests skipped: ${skipReason}`);
+const chromium = await meet(CHROMIUM);
 
 let node: TestNode;
 let callback: CallbackServer;
@@ -23,7 +23,7 @@ beforeAll(async () => {
   const tenant = await createFlowTenant(node, callback.redirectUri);
   clientId = await createImplicitApp(node, tenant.projectId, callback.redirectUri);
   await createHuman(node, 'imp-alice');
-  if (skipReason === undefined) browser = await launchBrowser();
+  if (chromium.outcome === 'run') browser = await launchBrowser();
 });
 afterAll(async () => {
   await browser?.close();
@@ -37,7 +37,7 @@ function authorizeUrl(params: Record<string, string>): string {
   return `${node.baseUrl}/oauth/v2/authorize?${query}`;
 }
 
-describe.skipIf(skipReason !== undefined)('implicit flow', () => {
+describeIfMet(chromium, 'implicit flow', () => {
   it('returns id_token, then id_token + access token in the fragment', async () => {
     const context = await browser!.newContext();
     const page = await context.newPage();

@@ -7,12 +7,12 @@
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { browserSkipReason, launchBrowser, type TestBrowser } from './browser.fixture.js';
+import { CHROMIUM, describeIfMet, meet } from '../requirements.js';
+import { launchBrowser, type TestBrowser } from './browser.fixture.js';
 import { api, startTestNode, type TestNode } from './harness.js';
 import { createFlowTenant, createHuman, PASSWORD, startCallbackServer, type CallbackServer, type FlowTenant } from './oidc-code-flow.fixture.js';
 
-const skipReason = browserSkipReason();
-if (skipReason !== undefined) console.warn(`org-scoped login browser tests skipped: ${skipReason}`);
+const chromium = await meet(CHROMIUM);
 
 const P = 'urn:platform:iam:org:';
 let node: TestNode;
@@ -46,7 +46,7 @@ beforeAll(async () => {
   scopedUserId = await createHumanIn(orgId, 'scoped-dave');
   scopedTwinId = await createHumanIn(orgId, 'twin');
   config = await oidc.discovery(new URL(node.baseUrl), tenant.clientId, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
-  if (skipReason === undefined) browser = await launchBrowser();
+  if (chromium.outcome === 'run') browser = await launchBrowser();
 });
 afterAll(async () => {
   await browser?.close();
@@ -88,7 +88,7 @@ async function logInAndExchange(page: Page, scope: string, loginName: string) {
   return tokens.claims()!;
 }
 
-describe.skipIf(skipReason !== undefined)('org-scoped login', () => {
+describeIfMet(chromium, 'org-scoped login', () => {
   it('refuses users of another org like an unknown user: the password page, then the login failure', async () => {
     const context = await browser!.newContext();
     const page = await context.newPage();

@@ -8,12 +8,12 @@ import * as oidc from 'openid-client';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { browserSkipReason, launchBrowser, type TestBrowser } from './browser.fixture.js';
+import { CHROMIUM, describeIfMet, meet } from '../requirements.js';
+import { launchBrowser, type TestBrowser } from './browser.fixture.js';
 import { api, startTestNode, type TestNode } from './harness.js';
 import { startCallbackServer, type CallbackServer } from './oidc-code-flow.fixture.js';
 
-const skipReason = browserSkipReason();
-if (skipReason !== undefined) console.warn(`oidc registration browser tests skipped: ${skipReason}`);
+const chromium = await meet(CHROMIUM);
 
 const STRONG = 'Regist3rPassword';
 
@@ -46,7 +46,7 @@ beforeAll(async () => {
   callback = await startCallbackServer();
   const clientId = await createJwtCodeApp();
   config = await oidc.discovery(new URL(node.baseUrl), clientId, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
-  if (skipReason === undefined) browser = await launchBrowser();
+  if (chromium.outcome === 'run') browser = await launchBrowser();
 });
 afterAll(async () => {
   await browser?.close();
@@ -95,7 +95,7 @@ async function usersNamed(username: string): Promise<unknown[]> {
   return (found.body.result ?? []) as unknown[];
 }
 
-describe.skipIf(skipReason !== undefined)('registration in a real browser', () => {
+describeIfMet(chromium, 'registration in a real browser', () => {
   it('shows the registration form for prompt=create', async () => {
     const context = await browser!.newContext({ locale: 'en-US' });
     const page = await context.newPage();

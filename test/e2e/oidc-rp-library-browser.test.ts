@@ -7,14 +7,14 @@
  */
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserSkipReason, launchBrowser, type TestBrowser } from './browser.fixture.js';
+import { CHROMIUM, describeIfMet, meet } from '../requirements.js';
+import { launchBrowser, type TestBrowser } from './browser.fixture.js';
 import { startTestNode, type TestNode } from './harness.js';
 import { createHuman, PASSWORD, startCallbackServer, type CallbackServer } from './oidc-code-flow.fixture.js';
 import { createApp, createProject, type AppClient } from './oidc.fixture.js';
 import { configFor, oauthError } from './rp-library.fixture.js';
 
-const skipReason = browserSkipReason();
-if (skipReason !== undefined) console.warn(`rp library browser tests skipped: ${skipReason}`);
+const chromium = await meet(CHROMIUM);
 
 let node: TestNode;
 let callback: CallbackServer;
@@ -38,7 +38,7 @@ beforeAll(async () => {
     },
   });
   humanId = await createHuman(node, 'rp-paula');
-  if (skipReason === undefined) browser = await launchBrowser();
+  if (chromium.outcome === 'run') browser = await launchBrowser();
 });
 afterAll(async () => {
   await browser?.close();
@@ -47,7 +47,7 @@ afterAll(async () => {
   node.cleanup();
 });
 
-describe.skipIf(skipReason !== undefined)('public client with openid-client', () => {
+describeIfMet(chromium, 'public client with openid-client', () => {
   it('runs code + PKCE with offline_access, refreshes with none, reads userinfo and ends the session', async () => {
     const config = await configFor(node, app.clientId, oidc.None());
     const verifier = oidc.randomPKCECodeVerifier();

@@ -6,12 +6,12 @@
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext } from 'playwright-core';
-import { browserSkipReason, launchBrowser, type TestBrowser } from './browser.fixture.js';
+import { CHROMIUM, describeIfMet, meet } from '../requirements.js';
+import { launchBrowser, type TestBrowser } from './browser.fixture.js';
 import { api, startTestNode, type TestNode } from './harness.js';
 import { createFlowTenant, createHuman, PASSWORD, startCallbackServer, type CallbackServer, type FlowTenant } from './oidc-code-flow.fixture.js';
 
-const skipReason = browserSkipReason();
-if (skipReason !== undefined) console.warn(`oidc session browser tests skipped: ${skipReason}`);
+const chromium = await meet(CHROMIUM);
 
 let node: TestNode;
 let callback: CallbackServer;
@@ -28,7 +28,7 @@ beforeAll(async () => {
   aliceId = await createHuman(node, 'sess-alice');
   bobId = await createHuman(node, 'sess-bob');
   config = await oidc.discovery(new URL(node.baseUrl), tenant.clientId, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
-  if (skipReason === undefined) browser = await launchBrowser();
+  if (chromium.outcome === 'run') browser = await launchBrowser();
 });
 afterAll(async () => {
   await browser?.close();
@@ -78,7 +78,7 @@ async function isActive(token: string): Promise<boolean> {
   return ((await response.json()) as { active: boolean }).active;
 }
 
-describe.skipIf(skipReason !== undefined)('browser sessions', () => {
+describeIfMet(chromium, 'browser sessions', () => {
   it('prompt=none reuses the session; prompt=login adds a second; two sessions → select account', async () => {
     const context = await browser!.newContext();
     await authorize(context, {}, 'sess-alice');

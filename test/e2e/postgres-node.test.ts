@@ -5,16 +5,17 @@
  * Two nodes on one database are issue 7's next step.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dropSchema, freshSchemaName, postgresUnavailable, TEST_DATABASE_URL } from '../store/postgres-test-db.js';
+import { describeIfMet, meet, POSTGRES } from '../requirements.js';
+import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from '../store/postgres-test-db.js';
 import { api, runCli, startTestNode, type TestNode } from './harness.js';
 import { basic, createApp, createMachineClient, createProject, postForm } from './oidc.fixture.js';
 
 const BASE = '/resources/v3alpha/organizations';
 const MASTER_KEY = 'a'.repeat(64);
-const unavailable = await postgresUnavailable();
+const postgresVerdict = await meet(POSTGRES);
 const title = 'a node on PostgreSQL';
 
-describe.skipIf(unavailable !== undefined)(unavailable === undefined ? title : `${title} (skipped: ${unavailable})`, () => {
+describeIfMet(postgresVerdict, title, () => {
   const schema = freshSchemaName();
   const env = { TESSERA_DATABASE_URL: TEST_DATABASE_URL ?? '', TESSERA_DATABASE_SCHEMA: schema, TESSERA_MASTERKEY: MASTER_KEY };
   let node: TestNode;

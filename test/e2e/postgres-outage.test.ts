@@ -7,12 +7,13 @@
  * Skipped, with the reason, without a reachable TESSERA_TEST_DATABASE_URL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dropSchema, freshSchemaName, postgresUnavailable, TEST_DATABASE_URL } from '../store/postgres-test-db.js';
+import { describeIfMet, meet, POSTGRES } from '../requirements.js';
+import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from '../store/postgres-test-db.js';
 import { api, startTestNode, type TestNode } from './harness.js';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.fixture.js';
 
 const ORGS = '/resources/v3alpha/organizations';
-const unavailable = await postgresUnavailable();
+const postgresVerdict = await meet(POSTGRES);
 const title = 'a node on PostgreSQL through a database outage';
 
 interface Answer {
@@ -23,7 +24,7 @@ interface Answer {
   readonly id: string | undefined;
 }
 
-describe.skipIf(unavailable !== undefined)(unavailable === undefined ? title : `${title} (skipped: ${unavailable})`, () => {
+describeIfMet(postgresVerdict, title, () => {
   const schema = freshSchemaName();
   let proxy: TcpProxy;
   let node: TestNode;

@@ -11,18 +11,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
-import { dropSchema, freshSchemaName, postgresUnavailable, TEST_DATABASE_URL } from '../store/postgres-test-db.js';
+import { describeIfMet, meet, POSTGRES } from '../requirements.js';
+import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from '../store/postgres-test-db.js';
 import { api, runCli, startTestNode, type TestNode } from './harness.js';
 import { basic, createApp, createMachineClient, createProject, postForm, type AppClient } from './oidc.fixture.js';
 
-const unavailable = await postgresUnavailable();
+const postgresVerdict = await meet(POSTGRES);
 const title = 'moving a node between LMDB and PostgreSQL with tessera copy-store';
 const TOKEN = '/oauth/v2/token';
 const EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
 const PASSWORD = 'Secr3tPassword';
 
-describe.skipIf(unavailable !== undefined)(unavailable === undefined ? title : `${title} (skipped: ${unavailable})`, () => {
+describeIfMet(postgresVerdict, title, () => {
   const url = TEST_DATABASE_URL ?? '';
   const schema = freshSchemaName();
   const pg = { TESSERA_DATABASE_URL: url, TESSERA_DATABASE_SCHEMA: schema };

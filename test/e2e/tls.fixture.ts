@@ -3,15 +3,11 @@
  * the openssl command line, requests over TLS that trust only it (optionally from another
  * loopback source address, to play a proxy), and the same as a fetch for openid-client.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { request, type RequestOptions } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-
-/** Why the TLS suites cannot run here (no openssl), or undefined. Under CI=true they run and fail instead. */
-export const TLS_SKIP_REASON =
-  spawnSync('openssl', ['version']).error === undefined || process.env.CI === 'true' ? undefined : 'openssl is not installed (scripts/install-system-deps.sh installs it)';
 
 export interface TestCertificate {
   readonly dir: string;

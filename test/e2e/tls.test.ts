@@ -13,12 +13,14 @@ import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GetOrganizationRequestSchema, GetOrganizationResponseSchema, PlatformOrganizations } from '../../src/gen/platform/resources/org/v3alpha/org_service_pb.js';
 import { runCli, startTestNode, type TestNode } from './harness.js';
-import { createCertificate, fetchTrusting, httpsCall, TLS_SKIP_REASON, type TestCertificate } from './tls.fixture.js';
+import { describeIfMet, meet, OPENSSL } from '../requirements.js';
+import { createCertificate, fetchTrusting, httpsCall, type TestCertificate } from './tls.fixture.js';
 
+const openssl = await meet(OPENSSL);
 const PROXY = '127.0.0.2';
 const DISCOVERY = '/.well-known/openid-configuration';
 
-describe.skipIf(TLS_SKIP_REASON !== undefined).each([['uws'], ['node']])(`TLS and trusted proxies (%s adapter)${TLS_SKIP_REASON === undefined ? '' : ` (skipped: ${TLS_SKIP_REASON})`}`, (adapter) => {
+for (const adapter of ['uws', 'node'] as const) describeIfMet(openssl, `TLS and trusted proxies (${adapter} adapter)`, () => {
   let cert: TestCertificate;
   let node: TestNode;
   let call: (options: Parameters<typeof httpsCall>[2]) => ReturnType<typeof httpsCall>;
@@ -111,7 +113,7 @@ describe.skipIf(TLS_SKIP_REASON !== undefined).each([['uws'], ['node']])(`TLS an
   });
 });
 
-describe.skipIf(TLS_SKIP_REASON !== undefined)(`TLS configuration errors${TLS_SKIP_REASON === undefined ? '' : ` (skipped: ${TLS_SKIP_REASON})`}`, () => {
+describeIfMet(openssl, 'TLS configuration errors', () => {
   it('stops the start with a message naming the file when the key does not belong to the certificate', async () => {
     const [a, b] = [createCertificate(), createCertificate()];
     try {

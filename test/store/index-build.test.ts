@@ -19,7 +19,8 @@ import type { StoreAdapter } from '../../actors/index.js';
 import { openLmdbStore } from '../../src/store/lmdb-store.js';
 import { migratePostgres, openPostgresStore } from '../../src/store/postgres-store.js';
 import { TEST_CATALOG, thing, writeThings } from './index-suite.js';
-import { dropSchema, freshSchemaName, postgresUnavailable, TEST_DATABASE_URL } from './postgres-test-db.js';
+import { describeIfMet, meet, POSTGRES } from '../requirements.js';
+import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from './postgres-test-db.js';
 
 const A = 'inst-a';
 const ROWS = 2500;
@@ -105,11 +106,9 @@ describe('index build on upgrade: lmdb', () => {
   });
 });
 
-const unavailable = await postgresUnavailable();
-const skip = unavailable !== undefined;
-if (skip) console.warn(`postgres index build tests skipped: ${unavailable}`);
+const postgresVerdict = await meet(POSTGRES);
 
-describe.skipIf(skip)(skip ? `index build on upgrade: postgres (skipped: ${unavailable})` : 'index build on upgrade: postgres', () => {
+describeIfMet(postgresVerdict, 'index build on upgrade: postgres', () => {
   const url = TEST_DATABASE_URL ?? '';
   const schemas: string[] = [];
   const admin = postgres(url, { max: 1, onnotice: () => undefined });

@@ -12,12 +12,11 @@ import { appendToPostgres } from '../../src/store/postgres-append.js';
 import { changeChannel, createPostgresChangeFeed, type PostgresChangeFeed } from '../../src/store/postgres-change-feed.js';
 import { quoteIdent } from '../../src/store/postgres-migrations.js';
 import { openPostgresStore } from '../../src/store/postgres-store.js';
-import { dropSchema, freshSchemaName, postgresUnavailable, TEST_DATABASE_URL } from './postgres-test-db.js';
+import { describeIfMet, meet, POSTGRES } from '../requirements.js';
+import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from './postgres-test-db.js';
 import { append, event, expect0 } from './store-suite.js';
 
-const unavailable = await postgresUnavailable();
-const skip = unavailable !== undefined;
-const title = (name: string) => (skip ? `${name} (skipped: ${unavailable})` : name);
+const postgresVerdict = await meet(POSTGRES);
 const url = TEST_DATABASE_URL ?? '';
 const DEADLINE_MS = 15_000;
 
@@ -30,7 +29,7 @@ async function eventually(check: () => boolean): Promise<void> {
 const user = (id: string, version = 0, count = 1) =>
   append('inst-1', { expectations: [expect0('user', id, version)], events: Array.from({ length: count }, () => event('user', id, 'user.changed')) });
 
-describe.skipIf(skip)(title('postgres change feed'), () => {
+describeIfMet(postgresVerdict, 'postgres change feed', () => {
   const schema = freshSchemaName();
   const closers: (() => Promise<unknown>)[] = [];
   const admin = postgres(url, { max: 2, onnotice: () => undefined });

@@ -12,17 +12,15 @@ import { MIGRATIONS } from '../../src/store/postgres-migrations.js';
 import { countQuery, IQ, walkQuery } from '../../src/store/postgres-indexes.js';
 import { Q } from '../../src/store/postgres-queries.js';
 import { migratePostgres, openPostgresStore, type PostgresStoreOptions } from '../../src/store/postgres-store.js';
-import { dropSchema, freshSchemaName, postgresUnavailable, TEST_DATABASE_URL } from './postgres-test-db.js';
+import { describeIfMet, meet, POSTGRES } from '../requirements.js';
+import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from './postgres-test-db.js';
 import { describeIndexSuite, TEST_CATALOG } from './index-suite.js';
 import { append, describeStoreSuite, event, expect0 } from './store-suite.js';
 
-const unavailable = await postgresUnavailable();
-const skip = unavailable !== undefined;
-if (skip) console.warn(`postgres store tests skipped: ${unavailable}`);
-const title = (name: string) => (skip ? `${name} (skipped: ${unavailable})` : name);
+const postgresVerdict = await meet(POSTGRES);
 const url = TEST_DATABASE_URL ?? '';
 
-describe.skipIf(skip)(title('postgres store'), () => {
+describeIfMet(postgresVerdict, 'postgres store', () => {
   const openIndexed = async () => {
     const schema = freshSchemaName();
     const store = await openPostgresStore({ url, schema, maxConnections: 4, catalog: TEST_CATALOG });
@@ -44,7 +42,7 @@ function walk(options: Omit<IndexWalk, 'table' | 'index'>): [string, (string | n
   return [text, params];
 }
 
-describe.skipIf(skip)(title('postgres store specifics'), () => {
+describeIfMet(postgresVerdict, 'postgres store specifics', () => {
   const schemas: string[] = [];
   const stores: StoreAdapter[] = [];
   const openAt = async (schema: string, options: Partial<PostgresStoreOptions> = {}) => {

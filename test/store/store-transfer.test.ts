@@ -11,15 +11,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { StoreAdapter } from '../../actors/index.js';
 import { openLmdbStore } from '../../src/store/lmdb-store.js';
 import { openPostgresStore } from '../../src/store/postgres-store.js';
-import { dropSchema, freshSchemaName, postgresUnavailable, TEST_DATABASE_URL } from './postgres-test-db.js';
+import { describeIfMet, meet, POSTGRES } from '../requirements.js';
+import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from './postgres-test-db.js';
 import { canonicalDump, expectAppendsContinue, expectSameAnswers, fillForDump } from './store-suite.js';
 
-const unavailable = await postgresUnavailable();
-const skip = unavailable !== undefined;
-if (skip) console.warn(`store transfer tests skipped: ${unavailable}`);
+const postgresVerdict = await meet(POSTGRES);
 const title = 'copying a whole store between LMDB and PostgreSQL';
 
-describe.skipIf(skip)(skip ? `${title} (skipped: ${unavailable})` : title, () => {
+describeIfMet(postgresVerdict, title, () => {
   const stores: StoreAdapter[] = [];
   const dirs: string[] = [];
   const schemas: string[] = [];

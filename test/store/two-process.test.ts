@@ -14,7 +14,8 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StoreAdapter } from '../../actors/index.js';
 import { openLmdbStore } from '../../src/store/lmdb-store.js';
 import { openPostgresStore } from '../../src/store/postgres-store.js';
-import { dropSchema, freshSchemaName, postgresUnavailable, TEST_DATABASE_URL } from './postgres-test-db.js';
+import { describeIfMet, meet, POSTGRES, UNCONDITIONAL, type Verdict } from '../requirements.js';
+import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from './postgres-test-db.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const worker = join(root, 'test', 'store', 'two-process-worker.mjs');
@@ -83,13 +84,11 @@ const postgresStore = (): SharedStore => {
   };
 };
 
-const unavailable = await postgresUnavailable();
+describeTwoProcesses('two OS processes on one LMDB directory', lmdbStore, UNCONDITIONAL);
+describeTwoProcesses('two OS processes on one PostgreSQL schema', postgresStore, await meet(POSTGRES));
 
-describeTwoProcesses('two OS processes on one LMDB directory', lmdbStore);
-describeTwoProcesses('two OS processes on one PostgreSQL schema', postgresStore, unavailable);
-
-function describeTwoProcesses(name: string, shared: () => SharedStore, skipReason?: string): void {
-  describe.skipIf(skipReason !== undefined)(skipReason === undefined ? name : `${name} (skipped: ${skipReason})`, () => {
+function describeTwoProcesses(name: string, shared: () => SharedStore, verdict: Verdict): void {
+  describeIfMet(verdict, name, () => {
     const stores: SharedStore[] = [];
     beforeAll(ensureBuilt, 60_000);
     afterEach(async () => {
