@@ -42,7 +42,7 @@ describe('targets', () => {
     expect(created.status).toBe(201);
     const id: string = created.body.details.id;
     expect(created.body.signingKey).toMatch(/^[A-Za-z0-9]{36}$/);
-    const setup = await readSetup(node.dataDir);
+    const setup = await readSetup(node);
     expect(created.body.details.resourceOwner).toEqual({ type: 'OWNER_TYPE_INSTANCE', id: setup.instanceId });
 
     const got = await call('GET', `${T}/${id}`);
@@ -348,9 +348,9 @@ describe('executions', () => {
 describe('access', () => {
   it('answers 401 without a token and 403 without the permission', async () => {
     expect((await api(node, '')('GET', `${E}/functions`)).status).toBe(401);
-    const setup = await readSetup(node.dataDir);
+    const setup = await readSetup(node);
     const target = await createTargetId(webhook('access-target'));
-    const viewer = await seedMachineUser(node.dataDir, {
+    const viewer = await seedMachineUser(node, {
       username: 'actions-viewer',
       memberships: [{ contextType: 'instance', contextId: setup.instanceId, roles: ['IAM_OWNER_VIEWER'] }],
     });
@@ -370,7 +370,7 @@ describe('access', () => {
       expect(denied.status, `${method} ${path}`).toBe(403);
       expect(denied.body.code).toBe(7);
     }
-    const orgOwner = await seedMachineUser(node.dataDir, {
+    const orgOwner = await seedMachineUser(node, {
       username: 'actions-org-owner',
       memberships: [{ contextType: 'org', contextId: setup.orgId, roles: ['ORG_OWNER'] }],
     });

@@ -39,7 +39,7 @@ const webConfig = {
 beforeAll(async () => {
   node = await startTestNode();
   call = api(node);
-  setup = await readSetup(node.dataDir);
+  setup = await readSetup(node);
   projectId = (await call('POST', '/resources/v3alpha/projects', { name: 'Apps Project' })).body.details.id;
   otherOrg = (await call('POST', '/resources/v3alpha/organizations', { name: 'Apps Other Org' })).body.details.id;
   foreignProject = (await call('POST', `/resources/v3alpha/projects?ctx.orgId=${otherOrg}`, { name: 'Foreign Project' })).body.details.id;
@@ -70,7 +70,7 @@ describe('apps', () => {
     expect(searched.body.result.map((a: any) => a.details.id)).toEqual([id]);
     for (const body of [got.body, searched.body]) expect(JSON.stringify(body)).not.toContain(clientSecret);
 
-    const client = await lookupClient(node.dataDir, clientId);
+    const client = await lookupClient(node, clientId);
     expect(client?.app.id).toBe(id);
     expect(client?.app.state).toMatchObject({ projectId, orgId: setup.orgId, config: { type: 'oidc', oidc: { authMethod: 'basic', clockSkewMs: 2000 } } });
     expect(client?.project.id).toBe(projectId);
@@ -80,7 +80,7 @@ describe('apps', () => {
     expect(rotated.status).toBe(200);
     expect(rotated.body.clientSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(rotated.body.clientSecret).not.toBe(clientSecret);
-    const after = (await lookupClient(node.dataDir, clientId))!; // still there
+    const after = (await lookupClient(node, clientId))!; // still there
     expect(verifyAppSecret(after.app.state, rotated.body.clientSecret)).toBe(true);
     expect(verifyAppSecret(after.app.state, clientSecret)).toBe(false);
   });
@@ -113,7 +113,7 @@ describe('apps', () => {
     expect(gone.body.details[0].id).toBe('app.not_found');
     expect((await call('PATCH', `${BASE}/${id}`, { name: 'x' })).status).toBe(404);
     expect((await call('DELETE', `${BASE}/${id}`)).status).toBe(404);
-    expect(await lookupClient(node.dataDir, clientId)).toBeUndefined();
+    expect(await lookupClient(node, clientId)).toBeUndefined();
     expect((await call('POST', BASE, { projectId, name: 'Patched', oidc: webConfig })).status).toBe(201); // name free again
   });
 
@@ -135,7 +135,7 @@ describe('apps', () => {
     const basicApi = await call('POST', BASE, { projectId, name: 'Introspector', api: { authMethod: 'API_AUTH_METHOD_TYPE_BASIC' } });
     expect(basicApi.status).toBe(201);
     expect(basicApi.body.clientSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    const found = await lookupClient(node.dataDir, basicApi.body.clientId);
+    const found = await lookupClient(node, basicApi.body.clientId);
     expect(found?.app.state.config).toEqual({ type: 'api', api: { authMethod: 'basic' } });
     expect(verifyAppSecret(found!.app.state, basicApi.body.clientSecret)).toBe(true); // found above
   });
@@ -159,7 +159,7 @@ describe('apps', () => {
       .setIssuedAt()
       .setExpirationTime('1m')
       .sign(createPrivateKey(keyFile.key));
-    const client = (await lookupClient(node.dataDir, keyFile.clientId))!; // created above
+    const client = (await lookupClient(node, keyFile.clientId))!; // created above
     const jwk = appPublicKeys(client.app.state, Date.now()).find((k) => k.kid === keyFile.keyId);
     expect(jwk).toBeDefined();
     const verified = await jwtVerify(assertion, await importJWK(jwk!, 'RS256'), { issuer: keyFile.clientId, audience: node.baseUrl });
@@ -176,7 +176,7 @@ describe('apps', () => {
     const again = await call('DELETE', `${BASE}/${appId}/keys/${keyFile.keyId}`);
     expect(again.status).toBe(404);
     expect(again.body.details[0].id).toBe('app.key_not_found');
-    expect(appPublicKeys((await lookupClient(node.dataDir, keyFile.clientId))!.app.state, Date.now())).toEqual([]);
+    expect(appPublicKeys((await lookupClient(node, keyFile.clientId))!.app.state, Date.now())).toEqual([]);
 
     const past = await call('POST', `${BASE}/${appId}/keys`, { expirationDate: '2000-01-01T00:00:00Z' });
     expect(past.status).toBe(400);
@@ -281,11 +281,11 @@ describe('apps', () => {
 
   it('answers 403 without project.app.write (or .delete) in the app organization', async () => {
     const appId = (await call('POST', BASE, { projectId, name: 'Guarded App', oidc: webConfig })).body.details.id;
-    const viewer = await seedMachineUser(node.dataDir, {
+    const viewer = await seedMachineUser(node, {
       username: 'app-viewer',
       memberships: [{ contextType: 'org', contextId: setup.orgId, roles: ['ORG_OWNER_VIEWER'] }],
     });
-    const owner = await seedMachineUser(node.dataDir, {
+    const owner = await seedMachineUser(node, {
       username: 'app-org-owner',
       memberships: [{ contextType: 'org', contextId: setup.orgId, roles: ['ORG_OWNER'] }],
     });
@@ -311,13 +311,13 @@ describe('apps', () => {
   it('deleting or deactivating the project takes its apps out of service', async () => {
     const doomed = (await call('POST', '/resources/v3alpha/projects', { name: 'Doomed' })).body.details.id;
     const created = (await call('POST', BASE, { projectId: doomed, name: 'Doomed App', api: { authMethod: 'API_AUTH_METHOD_TYPE_BASIC' } })).body;
-    expect(await lookupClient(node.dataDir, created.clientId)).toBeDefined();
+    expect(await lookupClient(node, created.clientId)).toBeDefined();
     await call('POST', `/resources/v3alpha/projects/${doomed}/_deactivate`);
-    expect(await lookupClient(node.dataDir, created.clientId)).toBeUndefined();
+    expect(await lookupClient(node, created.clientId)).toBeUndefined();
     await call('POST', `/resources/v3alpha/projects/${doomed}/_activate`);
     expect((await call('DELETE', `/resources/v3alpha/projects/${doomed}`)).status).toBe(200);
     expect((await call('GET', `${BASE}/${created.details.id}`)).status).toBe(404);
-    expect(await lookupClient(node.dataDir, created.clientId)).toBeUndefined();
+    expect(await lookupClient(node, created.clientId)).toBeUndefined();
     expect((await call('POST', `${BASE}/_search`, [{ clientId: { id: created.clientId } }])).body.result).toBeUndefined();
   });
 

@@ -89,7 +89,7 @@ describe('domains', () => {
     expect((await call('DELETE', `${BASE}/crud.example.com`)).status).toBe(404);
     expect((await call('POST', `${BASE}/crud.example.com/_set_primary`)).status).toBe(404);
     // the domain is free again, also for another organization (no ctx: the default org)
-    expect((await call('POST', BASE, { domain: 'crud.example.com' })).body.details.resourceOwner.id).toBe((await readSetup(node.dataDir)).orgId);
+    expect((await call('POST', BASE, { domain: 'crud.example.com' })).body.details.resourceOwner.id).toBe((await readSetup(node)).orgId);
   });
 
   it('refuses a domain used in the instance with 409, in the same or another organization', async () => {
@@ -218,7 +218,7 @@ describe('domains', () => {
 
   it('answers over gRPC like over JSON', async () => {
     const client = createClient(PlatformDomains, createGrpcTransport({ baseUrl: node.grpcUrl }));
-    const setup = await readSetup(node.dataDir);
+    const setup = await readSetup(node);
     const viaJson = (await call('POST', `${BASE}/_search`, [{ orgId: { id: setup.orgId } }, { primary: { isPrimary: true } }])).body.result[0];
     const viaGrpc = await client.getDomain({ id: viaJson.domain }, { headers: { authorization: `Bearer ${node.adminToken}` } });
     expect(viaGrpc.domain?.domain).toBe(viaJson.domain);
@@ -227,15 +227,15 @@ describe('domains', () => {
   });
 
   it('checks org.read / org.write in the domain organization (403)', async () => {
-    const setup = await readSetup(node.dataDir);
+    const setup = await readSetup(node);
     const other = await newOrg('Foreign Org');
     expect((await call('POST', `${BASE}?ctx.orgId=${other}`, { domain: 'foreign.example.com' })).status).toBe(201);
-    const nobody = api(node, (await seedMachineUser(node.dataDir, { username: 'domain-nobody' })).token);
+    const nobody = api(node, (await seedMachineUser(node, { username: 'domain-nobody' })).token);
     expect((await nobody('GET', `${BASE}/foreign.example.com`)).status).toBe(403);
     expect((await nobody('POST', BASE, { domain: 'nobody.example.com' })).status).toBe(403);
     expect((await nobody('POST', `${BASE}/_search`, [])).body.result ?? []).toEqual([]);
 
-    const viewer = api(node, (await seedMachineUser(node.dataDir, { username: 'domain-viewer', memberships: [{ contextType: 'org', contextId: other, roles: ['ORG_OWNER_VIEWER'] }] })).token);
+    const viewer = api(node, (await seedMachineUser(node, { username: 'domain-viewer', memberships: [{ contextType: 'org', contextId: other, roles: ['ORG_OWNER_VIEWER'] }] })).token);
     expect((await viewer('GET', `${BASE}/foreign.example.com`)).status).toBe(200);
     const denied = await viewer('DELETE', `${BASE}/foreign.example.com`);
     expect(denied.status).toBe(403);
@@ -243,7 +243,7 @@ describe('domains', () => {
     expect((await viewer('POST', `${BASE}/foreign.example.com/_generate_validation`)).status).toBe(403);
     expect((await viewer('GET', `${BASE}/crud.example.com`)).status).toBe(403); // a domain of the default org
 
-    const owner = api(node, (await seedMachineUser(node.dataDir, { username: 'domain-owner', memberships: [{ contextType: 'org', contextId: other, roles: ['ORG_OWNER'] }] })).token);
+    const owner = api(node, (await seedMachineUser(node, { username: 'domain-owner', memberships: [{ contextType: 'org', contextId: other, roles: ['ORG_OWNER'] }] })).token);
     expect((await owner('POST', `${BASE}?ctx.orgId=${other}`, { domain: 'owned.example.com' })).status).toBe(201);
     expect((await owner('POST', BASE, { domain: 'default-org.example.com' })).status).toBe(403); // lands in the default org
     const visible = await owner('POST', `${BASE}/_search`, []);

@@ -32,7 +32,7 @@ beforeAll(async () => {
   server = await startTargetServer();
   node = await startTestNode({ env: FEATURES });
   call = api(node);
-  instanceId = (await readSetup(node.dataDir)).instanceId;
+  instanceId = (await readSetup(node)).instanceId;
 });
 afterAll(async () => {
   await node.stop();
@@ -166,7 +166,7 @@ describe('request and response conditions', () => {
   it('runs for calls over gRPC too', async () => {
     await execution({ request: { method: GET_ORG } }, [await target('/grpc-hook')]);
     const client = createClient(PlatformOrganizations, createGrpcTransport({ baseUrl: node.grpcUrl }));
-    const setup = await readSetup(node.dataDir);
+    const setup = await readSetup(node);
     await client.getOrganization({ id: setup.orgId }, { headers: { authorization: `Bearer ${node.adminToken}` } });
     const [recorded] = await server.waitForCalls('/grpc-hook', 1);
     expect(recorded?.json).toMatchObject({ fullMethod: GET_ORG, request: { id: setup.orgId } });

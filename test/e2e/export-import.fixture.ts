@@ -2,8 +2,13 @@
  * The source tenant of the export/import suite: two organizations populated through the APIs
  * with every kind of object the export holds (and some that are not active).
  */
+import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
-import type { api } from './harness.js';
+import { ActorSystem, addUserIdpLink, createIdGenerator, systemClock, UNIQUE_SCOPES, type IdpLink } from '../../actors/index.js';
+import { createSecretSealer } from '../../src/crypto/secret-sealer.js';
+import type { api, TestNode } from './harness.js';
+import { openNodeStore } from './node-store.fixture.js';
+import { readSetup } from './seed.fixture.js';
 
 const R = '/resources/v3alpha';
 export const PASSWORD = 'Secr3tPassword';
@@ -71,4 +76,27 @@ export async function populateSource(first: Call): Promise<Record<string, string
   expectStatus(await first('PATCH', `/settings/v3alpha/texts/en${inA}`, { texts: { loginNameIntro: { set: 'Welcome to Export Source.' } } }), 200);
   expectStatus(await first('PATCH', `/settings/v3alpha/branding${inA}`, { primaryColor: { set: '#112233' }, disableWatermark: { set: true } }), 200);
   return ids;
+}
+
+/**
+ * Links a human user to an external identity, as an external login would. No API adds links,
+ * so this one seed runs the domain command on the node's store (LMDB or PostgreSQL) beside it.
+ */
+export async function seedIdpLink(node: TestNode, orgId: string, userId: string, link: IdpLink): Promise<void> {
+  const { instanceId } = await readSetup(node);
+  const store = await openNodeStore(node);
+  const actors = new ActorSystem({
+    store,
+    clock: systemClock,
+    ids: createIdGenerator(() => Date.now()),
+    sealer: createSecretSealer(randomBytes(32)),
+    logger: { debug() {}, info() {}, warn() {}, error() {} },
+    uniqueScopes: UNIQUE_SCOPES,
+  });
+  try {
+    await actors.ask({ kind: 'org', instanceId, orgId }, addUserIdpLink, { orgId, userId, link }, { creator: '' });
+  } finally {
+    await actors.stop();
+    await store.close();
+  }
 }

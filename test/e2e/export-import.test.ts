@@ -13,8 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, CHROMIUM_PATH, itIfMet, meet } from '../requirements.js';
 import { api, startTestNode, type TestNode, violatedFields } from './harness.js';
 import { createSystemUserKey, systemApi, systemUsersEnv } from './system-user.fixture.js';
-import { IDP_SECRET, PASSWORD, populateSource } from './export-import.fixture.js';
-import { seedIdpLink } from './seed.fixture.js';
+import { IDP_SECRET, PASSWORD, populateSource, seedIdpLink } from './export-import.fixture.js';
 
 const R = '/resources/v3alpha';
 const chromiumReady = await meet(CHROMIUM);
@@ -53,7 +52,7 @@ beforeAll(async () => {
   Object.assign(ids, await populateSource(first));
   patSecret = ids.patSecret!;
   // No API adds IDP links (external logins do): seed one on alice through the domain.
-  await seedIdpLink(node.dataDir, ids.orgA!, ids.alice!, { idpId: ids.idp!, externalUserId: 'forge-4711', externalUsername: 'alice@forge.example' });
+  await seedIdpLink(node, ids.orgA!, ids.alice!, { idpId: ids.idp!, externalUserId: 'forge-4711', externalUsername: 'alice@forge.example' });
 
   const exported = await first('POST', '/admin/v1/export', { org_ids: [ids.orgA, ids.orgB], with_passwords: true, response_output: true, timeout: '1m' });
   expectStatus(exported, 200);

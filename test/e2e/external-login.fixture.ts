@@ -4,9 +4,8 @@
  * localhost), its OIDC app whose redirect URI is node A's IDP callback, its users, and
  * FORGE_SELF_HOSTED IDPs on node A pointing at it.
  */
-import { join } from 'node:path';
-import { openLmdbStore } from '../../src/store/lmdb-store.js';
 import { api, type TestNode } from './harness.js';
+import { openNodeStore } from './node-store.fixture.js';
 import { readSetup } from './seed.fixture.js';
 
 export const IDP_PASSWORD = 'Secr3tPassword';
@@ -90,8 +89,8 @@ export async function createSelfHostedIdp(relyingParty: TestNode, provider: Test
 
 /** The `user.idp.link.added` payloads of a user and its read model's links, read from the node's LMDB store. */
 export async function linksOf(node: TestNode, userId: string): Promise<{ events: unknown[]; row: unknown }> {
-  const { instanceId } = await readSetup(node.dataDir);
-  const store = await openLmdbStore({ path: join(node.dataDir, 'lmdb') });
+  const { instanceId } = await readSetup(node);
+  const store = await openNodeStore(node);
   try {
     const events = (await store.readStream(instanceId, 'user', userId)).filter((e) => e.type === 'user.idp.link.added').map((e) => e.payload);
     const record = (await store.getRecord(instanceId, 'users', userId)) as { state?: { idpLinks?: unknown } } | undefined;

@@ -27,7 +27,7 @@ afterAll(async () => {
 
 describe('feature flags', () => {
   it('resolves every known flag; defaults come from TESSERA_DEFAULT_FEATURES; other stored flags are listed', async () => {
-    const setup = await readSetup(node.dataDir);
+    const setup = await readSetup(node);
     const resolved = await call('GET', PATH);
     expect(resolved.status).toBe(200);
     expect(resolved.body.features).toEqual({
@@ -79,8 +79,8 @@ describe('feature flags', () => {
   });
 
   it('lets IAM_OWNER_VIEWER read but not set (403), and anonymous callers neither (401)', async () => {
-    const setup = await readSetup(node.dataDir);
-    const viewer = await seedMachineUser(node.dataDir, {
+    const setup = await readSetup(node);
+    const viewer = await seedMachineUser(node, {
       username: 'feature-viewer',
       memberships: [{ contextType: 'instance', contextId: setup.instanceId, roles: ['IAM_OWNER_VIEWER'] }],
     });
@@ -93,7 +93,7 @@ describe('feature flags', () => {
   });
 
   it('in an organization context: values are inherited from the instance; setting is refused', async () => {
-    const setup = await readSetup(node.dataDir);
+    const setup = await readSetup(node);
     const inOrg = await call('GET', `${PATH}?ctx.orgId=${setup.orgId}`);
     expect(inOrg.status).toBe(200);
     expect(inOrg.body.features.multitenancy_settings).toEqual({ value: true, owner: { type: 'OWNER_TYPE_INSTANCE', id: setup.instanceId } });

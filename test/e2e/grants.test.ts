@@ -23,7 +23,7 @@ let thirdOrg: string;
 beforeAll(async () => {
   node = await startTestNode();
   call = api(node);
-  setup = await readSetup(node.dataDir);
+  setup = await readSetup(node);
   otherOrg = (await call('POST', '/resources/v3alpha/organizations', { name: 'Grants Other Org' })).body.details.id;
   thirdOrg = (await call('POST', '/resources/v3alpha/organizations', { name: 'Grants Third Org' })).body.details.id;
 });
@@ -181,7 +181,7 @@ describe('grant permissions and transports', () => {
     const projectId = await project('Perm Project', ['admin']);
     const pg = await created('POST', PG, { projectId, grantedOrgId: otherOrg, roleKeys: ['admin'] });
     const ug = await created('POST', UG, { userId: await machine('perm-target'), projectId, roleKeys: ['admin'] });
-    const outsider = await seedMachineUser(node.dataDir, {
+    const outsider = await seedMachineUser(node, {
       username: 'grant-outsider',
       memberships: [{ contextType: 'org', contextId: otherOrg, roles: ['ORG_OWNER_VIEWER'] }],
     });
@@ -208,7 +208,7 @@ describe('grant permissions and transports', () => {
   it('lets a project membership (PROJECT_OWNER) manage grants of that project only', async () => {
     const owned = await project('Member Grant Project', ['admin']);
     const other = await project('Not Member Grant Project', ['admin']);
-    const member = await seedMachineUser(node.dataDir, { username: 'grant-project-owner' });
+    const member = await seedMachineUser(node, { username: 'grant-project-owner' });
     expect((await call('POST', '/resources/v3alpha/memberships', { projectId: owned, userId: member.userId, roles: ['PROJECT_OWNER'] })).status).toBe(201);
     const asMember = api(node, member.token);
     const made = await asMember('POST', PG, { projectId: owned, grantedOrgId: otherOrg, roleKeys: ['admin'] });

@@ -1,15 +1,30 @@
 /**
  * Starts a real Tessera node as a child process (the compiled dist/, as `npm start` runs it)
  * on free ports with a temporary data directory, and hands tests its URLs and admin token.
+ *
+ * The node's store is LMDB in the data directory, or, with TESSERA_TEST_STORE=postgres (what
+ * `npm run test:postgres` sets), a fresh schema of TESSERA_TEST_DATABASE_URL per data directory,
+ * dropped by cleanup(). A suite that configures its own database (TESSERA_DATABASE_URL in
+ * `env`) keeps it.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 
 const MAIN = join(import.meta.dirname, '..', '..', 'dist', 'src', 'cli', 'main.js');
+
+/** Which store the e2e nodes run on (TESSERA_TEST_STORE=postgres, else LMDB). */
+export const TEST_STORE: 'lmdb' | 'postgres' = process.env.TESSERA_TEST_STORE === 'postgres' ? 'postgres' : 'lmdb';
+
+/** Where a node keeps its data: its LMDB directory, or a PostgreSQL schema. */
+export type NodeStore = { readonly kind: 'lmdb'; readonly path: string } | { readonly kind: 'postgres'; readonly url: string; readonly schema: string };
+
+/** The file in a data directory naming its PostgreSQL schema, so a restart on that directory finds its data. */
+const SCHEMA_FILE = 'test-postgres-schema';
 
 export interface NodeOptions {
   /** Reuse a data directory (restart tests); a fresh temp dir otherwise. */
@@ -27,20 +42,24 @@ export interface TestNode {
   readonly adminToken: string;
   readonly logs: readonly Record<string, unknown>[];
   readonly process: ChildProcess;
+  /** The store this node runs on. */
+  readonly store: NodeStore;
   /** SIGTERM and wait for exit; returns the exit code. */
   stop(): Promise<number | null>;
   /** SIGKILL and wait. */
   kill(): Promise<void>;
-  /** Removes the data directory (after stop). */
+  /** Removes the data directory and drops the test schema of a PostgreSQL node (after stop). */
   cleanup(): void;
 }
 
 export async function startTestNode(options: NodeOptions = {}): Promise<TestNode> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'tessera-e2e-'));
+  const store = storeFor(dataDir, options.env ?? {});
   const child = spawn(process.execPath, [MAIN, ...(options.args ?? ['start'])], {
     env: {
       PATH: process.env.PATH ?? '',
       TESSERA_DATA_DIR: dataDir,
+      ...(store.kind === 'postgres' ? { TESSERA_DATABASE_URL: store.url, TESSERA_DATABASE_SCHEMA: store.schema } : {}),
       TESSERA_PORT: '0',
       TESSERA_GRPC_PORT: '0',
       TESSERA_HOST: '127.0.0.1',
@@ -76,6 +95,7 @@ export async function startTestNode(options: NodeOptions = {}): Promise<TestNode
     adminToken: readFileSync(join(dataDir, 'admin.pat'), 'utf8').trim(),
     logs,
     process: child,
+    store,
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
       return exited;
@@ -86,8 +106,36 @@ export async function startTestNode(options: NodeOptions = {}): Promise<TestNode
     },
     cleanup() {
       rmSync(dataDir, { recursive: true, force: true });
+      if (store.kind === 'postgres' && options.env?.TESSERA_DATABASE_URL === undefined) dropTestSchema(store);
     },
   };
+}
+
+/** The environment that points a CLI command (`tessera keys`, `migrate`) at the node's store. */
+export function storeEnv(node: TestNode): Record<string, string> {
+  return node.store.kind === 'postgres' ? { TESSERA_DATABASE_URL: node.store.url, TESSERA_DATABASE_SCHEMA: node.store.schema } : {};
+}
+
+/** The store a node on `dataDir` gets: the suite's own database, the test schema of the directory (TESSERA_TEST_STORE=postgres), or LMDB. */
+function storeFor(dataDir: string, env: Readonly<Record<string, string>>): NodeStore {
+  if (env.TESSERA_DATABASE_URL !== undefined) return { kind: 'postgres', url: env.TESSERA_DATABASE_URL, schema: env.TESSERA_DATABASE_SCHEMA ?? 'public' };
+  if (TEST_STORE === 'lmdb') return { kind: 'lmdb', path: join(dataDir, 'lmdb') };
+  const url = process.env.TESSERA_TEST_DATABASE_URL;
+  if (url === undefined || url === '') throw new Error('TESSERA_TEST_STORE=postgres needs TESSERA_TEST_DATABASE_URL');
+  const file = join(dataDir, SCHEMA_FILE);
+  if (existsSync(file)) return { kind: 'postgres', url, schema: readFileSync(file, 'utf8').trim() };
+  const schema = `tessera_e2e_${randomBytes(6).toString('hex')}`;
+  writeFileSync(file, schema);
+  return { kind: 'postgres', url, schema };
+}
+
+/** Drops a node's test schema; synchronous (a short child process) so cleanup() stays a plain call in afterAll. */
+function dropTestSchema(store: { readonly url: string; readonly schema: string }): void {
+  const script = `import postgres from 'postgres';
+const sql = postgres(process.env.URL, { max: 1, onnotice: () => undefined });
+await sql.unsafe('DROP SCHEMA IF EXISTS "' + process.env.SCHEMA + '" CASCADE');
+await sql.end({ timeout: 5 });`;
+  execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: join(import.meta.dirname, '..', '..'), env: { PATH: process.env.PATH ?? '', URL: store.url, SCHEMA: store.schema }, stdio: 'inherit', timeout: 30_000 });
 }
 
 function parseLine(line: string): Record<string, unknown> {

@@ -24,7 +24,7 @@ let orgB: string;
 beforeAll(async () => {
   node = await startTestNode({ env: FEATURES });
   call = api(node);
-  instanceId = (await readSetup(node.dataDir)).instanceId;
+  instanceId = (await readSetup(node)).instanceId;
   orgA = (await call('POST', '/resources/v3alpha/organizations', { name: 'IDP Org A' })).body.details.id;
   orgB = (await call('POST', '/resources/v3alpha/organizations', { name: 'IDP Org B' })).body.details.id;
 });
@@ -280,7 +280,7 @@ describe('search', () => {
 describe('access', () => {
   it('answers 403 without the permission; an org owner manages its own org only', async () => {
     const id = await createIdp(forge('Access'));
-    const viewer = await seedMachineUser(node.dataDir, { username: 'idp-viewer', memberships: [{ contextType: 'instance', contextId: instanceId, roles: ['IAM_OWNER_VIEWER'] }] });
+    const viewer = await seedMachineUser(node, { username: 'idp-viewer', memberships: [{ contextType: 'instance', contextId: instanceId, roles: ['IAM_OWNER_VIEWER'] }] });
     const asViewer = api(node, viewer.token);
     expect((await asViewer('GET', `${I}/forge/${id}`)).status).toBe(200);
     expect((await asViewer('POST', `${I}/_search`, [])).status).toBe(200);
@@ -293,7 +293,7 @@ describe('access', () => {
       expect(denied.status, `${method} ${path}`).toBe(403);
       expect(denied.body.code).toBe(7);
     }
-    const owner = await seedMachineUser(node.dataDir, { username: 'idp-org-owner', memberships: [{ contextType: 'org', contextId: orgA, roles: ['ORG_OWNER'] }] });
+    const owner = await seedMachineUser(node, { username: 'idp-org-owner', memberships: [{ contextType: 'org', contextId: orgA, roles: ['ORG_OWNER'] }] });
     const asOrgOwner = api(node, owner.token);
     expect((await asOrgOwner('GET', `${I}/forge/${id}`)).status).toBe(403);
     expect((await asOrgOwner('GET', `${I}/forge/${id}?ctx.orgId=${orgA}`)).status).toBe(200);

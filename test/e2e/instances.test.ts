@@ -182,7 +182,7 @@ describe('instance search', () => {
 
 describe('instance limits', () => {
   it('blocks an instance (429 on every call, even unauthenticated) and unblocks it; partial updates', async () => {
-    const setup = await readSetup(node.dataDir);
+    const setup = await readSetup(node);
     const blocked = await sys('POST', `${BASE}/${setup.instanceId}/_limit`, { block: true });
     expect(blocked.status).toBe(200);
     for (const token of [node.adminToken, '']) {

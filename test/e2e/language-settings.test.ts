@@ -21,7 +21,7 @@ let orgId: string;
 beforeAll(async () => {
   node = await startTestNode({ env: FEATURES });
   call = api(node);
-  instanceId = (await readSetup(node.dataDir)).instanceId;
+  instanceId = (await readSetup(node)).instanceId;
   orgId = (await call('POST', '/resources/v3alpha/organizations', { name: 'Language Org' })).body.details.id;
 });
 afterAll(async () => {
@@ -131,11 +131,11 @@ describe('language settings', () => {
   });
 
   it('checks permissions in the request context', async () => {
-    const viewer = await seedMachineUser(node.dataDir, { username: 'lang-viewer', memberships: [{ contextType: 'instance', contextId: instanceId, roles: ['IAM_OWNER_VIEWER'] }] });
+    const viewer = await seedMachineUser(node, { username: 'lang-viewer', memberships: [{ contextType: 'instance', contextId: instanceId, roles: ['IAM_OWNER_VIEWER'] }] });
     const asViewer = api(node, viewer.token);
     expect((await asViewer('GET', L)).status).toBe(200);
     expect((await asViewer('PATCH', L, { defaultLanguage: { key: 'de' } })).status).toBe(403);
-    const owner = await seedMachineUser(node.dataDir, { username: 'lang-org-owner', memberships: [{ contextType: 'org', contextId: orgId, roles: ['ORG_OWNER'] }] });
+    const owner = await seedMachineUser(node, { username: 'lang-org-owner', memberships: [{ contextType: 'org', contextId: orgId, roles: ['ORG_OWNER'] }] });
     const asOrgOwner = api(node, owner.token);
     expect((await asOrgOwner('PATCH', `${L}?ctx.orgId=${orgId}`, { defaultLanguage: { key: 'es' } })).status).toBe(200);
     expect((await asOrgOwner('GET', `${L}?ctx.orgId=${orgId}`)).status).toBe(200);
@@ -144,7 +144,7 @@ describe('language settings', () => {
   });
 
   it('resolves for any authenticated caller of the instance; setting keeps its permission check (issue #12 item 13)', async () => {
-    const nobody = await seedMachineUser(node.dataDir, { username: 'lang-no-roles', memberships: [] });
+    const nobody = await seedMachineUser(node, { username: 'lang-no-roles', memberships: [] });
     const asNobody = api(node, nobody.token);
     const resolved = await asNobody('GET', L);
     expect(resolved.status).toBe(200);

@@ -21,7 +21,7 @@ let adminId: string;
 beforeAll(async () => {
   node = await startTestNode();
   call = api(node);
-  setup = await readSetup(node.dataDir);
+  setup = await readSetup(node);
   const owners = await call('POST', `${BASE}/_search`, [{ role: { role: 'IAM_OWNER' } }]);
   adminId = owners.body.result[0].userId;
 });
@@ -30,7 +30,7 @@ afterAll(async () => {
   node.cleanup();
 });
 
-const user = async (username: string) => (await seedMachineUser(node.dataDir, { username })).userId;
+const user = async (username: string) => (await seedMachineUser(node, { username })).userId;
 const newOrg = async (name: string): Promise<string> => (await call('POST', ORGS, { name })).body.details.id;
 
 describe('memberships', () => {
@@ -190,7 +190,7 @@ describe('memberships', () => {
 
   it('grants through the API: an ORG_OWNER reads its organization, not another; removing it revokes', async () => {
     const other = await newOrg('Not Granted Org');
-    const grantee = await seedMachineUser(node.dataDir, { username: 'grantee' });
+    const grantee = await seedMachineUser(node, { username: 'grantee' });
     const asGrantee = api(node, grantee.token);
     expect((await asGrantee('GET', `${ORGS}/${setup.orgId}`)).status).toBe(403);
     expect((await asGrantee('POST', BASE, { orgId: setup.orgId, userId: grantee.userId, roles: ['ORG_OWNER'] })).status).toBe(403);
@@ -218,7 +218,7 @@ describe('memberships', () => {
     const project = await call('POST', `/resources/v3alpha/projects?ctx.orgId=${orgId}`, { name: 'Member Project' });
     expect(project.status).toBe(201);
     const projectId: string = project.body.details.id;
-    const lead = await seedMachineUser(node.dataDir, { username: 'project-lead' });
+    const lead = await seedMachineUser(node, { username: 'project-lead' });
     const created = await call('POST', BASE, { projectId, userId: lead.userId, roles: ['PROJECT_OWNER'] });
     expect(created.status).toBe(201);
     expect(created.body.details).toMatchObject({ id: `project:${projectId}:${lead.userId}`, resourceOwner: { type: 'OWNER_TYPE_ORG', id: orgId } });
@@ -230,7 +230,7 @@ describe('memberships', () => {
     expect((await asLead('GET', `${BASE}/project:${projectId}:${member}`)).status).toBe(200);
     expect((await asLead('POST', BASE, { orgId, userId: member, roles: ['ORG_OWNER_VIEWER'] })).status).toBe(403);
 
-    const orgMember = await seedMachineUser(node.dataDir, { username: 'removed-org-member' });
+    const orgMember = await seedMachineUser(node, { username: 'removed-org-member' });
     expect((await call('POST', BASE, { orgId, userId: orgMember.userId, roles: ['ORG_OWNER'] })).status).toBe(201);
     expect((await api(node, orgMember.token)('GET', `${ORGS}/${orgId}`)).status).toBe(200);
     expect((await call('DELETE', `${ORGS}/${orgId}`)).status).toBe(200);

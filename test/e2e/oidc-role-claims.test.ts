@@ -21,7 +21,7 @@ let orgId: string;
 beforeAll(async () => {
   node = await startTestNode();
   const call = api(node);
-  orgId = (await readSetup(node.dataDir)).orgId;
+  orgId = (await readSetup(node)).orgId;
   bot = await createMachineClient(node, 'role-bot', 'JWT');
   projectId = (await call('POST', '/resources/v3alpha/projects', { name: 'Roles Project' })).body.details.id;
   for (const key of ['reader', 'writer']) expect((await call('POST', `/resources/v3alpha/projects/${projectId}/roles`, { key, displayName: key })).status).toBe(201);

@@ -6,9 +6,8 @@
  */
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { join } from 'node:path';
-import { openLmdbStore } from '../../src/store/lmdb-store.js';
 import { api, startTestNode, type TestNode } from './harness.js';
+import { openNodeStore } from './node-store.fixture.js';
 import { type AppClient, basic, createApp, createMachineClient, createProject, getWithBearer, type MachineClient, postForm } from './oidc.fixture.js';
 import { readSetup } from './seed.fixture.js';
 
@@ -160,8 +159,8 @@ describe('impersonation', () => {
 
 /** The subject's `user.impersonated` events, read from the node's LMDB store (a second reader). */
 async function impersonationsOf(userId: string): Promise<unknown[]> {
-  const { instanceId } = await readSetup(node.dataDir);
-  const store = await openLmdbStore({ path: join(node.dataDir, 'lmdb') });
+  const { instanceId } = await readSetup(node);
+  const store = await openNodeStore(node);
   try {
     return (await store.readStream(instanceId, 'user', userId)).filter((e) => e.type === 'user.impersonated').map(({ type, creator, payload }) => ({ type, creator, payload }));
   } finally {

@@ -4,10 +4,9 @@
  * tokens written straight into the running node's TTL table (LMDB is multi-process) until a
  * grant that issues them (authorization_code, token exchange) exists.
  */
-import { join } from 'node:path';
-import { openLmdbStore } from '../../src/store/lmdb-store.js';
 import { createTokenStore, type RefreshTokenRecord } from '../../src/oidc/shared/token-store.js';
 import { api, type TestNode } from './harness.js';
+import { openNodeStore } from './node-store.fixture.js';
 import { readSetup } from './seed.fixture.js';
 
 export interface FormResult {
@@ -90,10 +89,14 @@ export async function addAppKey(node: TestNode, appId: string): Promise<KeyFile>
   return (await api(node)('POST', `/resources/v3alpha/apps/${appId}/keys`, { expirationDate: '2100-01-01T00:00:00Z' })).body.keyFile as KeyFile;
 }
 
-/** Writes a refresh token row as a code or token-exchange grant would. */
+/**
+ * Writes a refresh token row as a code or token-exchange grant would. The one seed that still goes
+ * into the store (LMDB or PostgreSQL, through openNodeStore): a refresh token through the API needs
+ * a code flow with a login, which these suites leave to the browser suites.
+ */
 export async function seedRefreshToken(node: TestNode, token: string, record: RefreshTokenRecord): Promise<void> {
-  const setup = await readSetup(node.dataDir);
-  const store = await openLmdbStore({ path: join(node.dataDir, 'lmdb') });
+  const setup = await readSetup(node);
+  const store = await openNodeStore(node);
   try {
     await createTokenStore(store.ttl).putRefreshToken(setup.instanceId, token, record, Date.now() + 3_600_000);
   } finally {

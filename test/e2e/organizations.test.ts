@@ -154,8 +154,8 @@ describe.each([['uws'], ['node']])('organizations over JSON/HTTP (%s adapter)', 
     expect(anonymous.body.code).toBe(16);
     expect((await api(node, 'not-a-token')('GET', `${BASE}/_instance_default`)).status).toBe(401);
 
-    const setup = await readSetup(node.dataDir);
-    const viewer = await seedMachineUser(node.dataDir, {
+    const setup = await readSetup(node);
+    const viewer = await seedMachineUser(node, {
       username: `viewer-${adapter}`,
       memberships: [{ contextType: 'instance', contextId: setup.instanceId, roles: ['IAM_OWNER_VIEWER'] }],
     });
@@ -165,7 +165,7 @@ describe.each([['uws'], ['node']])('organizations over JSON/HTTP (%s adapter)', 
     expect(denied.status).toBe(403);
     expect(denied.body.code).toBe(7);
 
-    const orgOnly = await seedMachineUser(node.dataDir, {
+    const orgOnly = await seedMachineUser(node, {
       username: `org-owner-${adapter}`,
       memberships: [{ contextType: 'org', contextId: setup.orgId, roles: ['ORG_OWNER'] }],
     });
@@ -181,7 +181,7 @@ describe.each([['uws'], ['node']])('organizations over JSON/HTTP (%s adapter)', 
     const unknown = await call('GET', `${BASE}/_instance_default`, undefined, { host: 'unknown.example' });
     expect(unknown.status).toBe(404);
     expect(unknown.body.details[0].id).toBe('instance.not_found');
-    const setup = await readSetup(node.dataDir);
+    const setup = await readSetup(node);
     expect((await call('GET', `${BASE}/_instance_default?ctx.instanceId=${setup.instanceId}`)).status).toBe(200);
     expect((await call('GET', `${BASE}/_instance_default?ctx.instance_id=123`)).status).toBe(403);
     expect((await call('GET', `${BASE}/_instance_default?ctx.instanceId=1&ctx.orgId=2`)).status).toBe(400);

@@ -14,7 +14,7 @@ let otherOrgId: string;
 
 beforeAll(async () => {
   node = await startTestNode({ env: { TESSERA_DEFAULT_FEATURES: 'multitenancy_resources_api' } });
-  setup = await readSetup(node.dataDir);
+  setup = await readSetup(node);
   const admin = api(node);
   projectId = (await admin('POST', `${R}/projects`, { name: 'Matrix Project' })).body.details.id;
   otherOrgId = (await admin('POST', `${R}/organizations`, { name: 'Matrix Other' })).body.details.id;
@@ -45,7 +45,7 @@ describe('permission matrix', () => {
     const contextId = context === 'instance' ? setup.instanceId : context === 'org' ? setup.orgId : projectId;
     const username = `matrix-${role.toLowerCase()}`;
     // Project memberships go through the memberships API (it resolves the project's org).
-    const member = await seedMachineUser(node.dataDir, {
+    const member = await seedMachineUser(node, {
       username,
       memberships: context === 'project' ? [] : [{ contextType: context, contextId, roles: [role] }],
     });

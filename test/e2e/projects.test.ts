@@ -20,7 +20,7 @@ let otherOrg: string;
 beforeAll(async () => {
   node = await startTestNode();
   call = api(node);
-  setup = await readSetup(node.dataDir);
+  setup = await readSetup(node);
   otherOrg = (await call('POST', '/resources/v3alpha/organizations', { name: 'Projects Other Org' })).body.details.id;
 });
 afterAll(async () => {
@@ -192,7 +192,7 @@ describe('projects', () => {
   it('checks permissions in the project organization and hides other organizations behind ctx', async () => {
     const mine = (await call('POST', BASE, { name: 'Guarded' })).body.details.id;
     const foreign = (await call('POST', `${BASE}?ctx.orgId=${otherOrg}`, { name: 'Foreign' })).body.details.id;
-    const viewer = await seedMachineUser(node.dataDir, {
+    const viewer = await seedMachineUser(node, {
       username: 'project-viewer',
       memberships: [{ contextType: 'org', contextId: setup.orgId, roles: ['ORG_OWNER_VIEWER'] }],
     });
@@ -223,7 +223,7 @@ describe('projects', () => {
   it('lets a project membership (PROJECT_OWNER) manage that project only', async () => {
     const owned = (await call('POST', BASE, { name: 'Owned Project' })).body.details.id;
     const other = (await call('POST', BASE, { name: 'Not Owned Project' })).body.details.id;
-    const member = await seedMachineUser(node.dataDir, { username: 'project-owner' });
+    const member = await seedMachineUser(node, { username: 'project-owner' });
     const membership = await call('POST', '/resources/v3alpha/memberships', { projectId: owned, userId: member.userId, roles: ['PROJECT_OWNER'] });
     expect(membership.status).toBe(201);
     const asMember = api(node, member.token);

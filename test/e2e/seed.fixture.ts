@@ -1,82 +1,56 @@
 /**
- * Seeds principals straight through the domain (the same commands the API runs) into a
- * running node's store — LMDB is multi-process — for tests that need a caller with
- * particular roles before the user and membership APIs exist.
+ * Seeds principals through the public API with the node's admin token, as an operator would:
+ * the first-run plan (instance and default organization), and machine users with a personal
+ * access token and chosen memberships, for tests that need a caller with particular roles.
+ * Nothing here opens the node's store, so the same suites run on LMDB and PostgreSQL.
  */
-import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
-import {
-  ActorSystem,
-  addMachineUser,
-  addMembership,
-  addPersonalAccessToken,
-  addUserIdpLink,
-  createIdGenerator,
-  systemClock,
-  UNIQUE_SCOPES,
-  type IdpLink,
-  type MembershipContext,
-} from '../../actors/index.js';
-import { tokenDigest } from '../../src/crypto/token-digest.js';
-import { createSecretSealer } from '../../src/crypto/secret-sealer.js';
-import { openLmdbStore } from '../../src/store/lmdb-store.js';
+import { api, type TestNode } from './harness.js';
 
 export interface SeedSetup {
   readonly instanceId: string;
   readonly orgId: string;
 }
 
-/** Reads the first-run plan of a data directory. */
-export async function readSetup(dataDir: string): Promise<SeedSetup> {
-  const store = await openLmdbStore({ path: join(dataDir, 'lmdb') });
-  try {
-    return (await store.getMeta('setup')) as SeedSetup;
-  } finally {
-    await store.close();
-  }
+type ContextType = 'instance' | 'org' | 'project';
+
+const CONTEXT_TYPES: Readonly<Record<ContextType, string>> = {
+  instance: 'MEMBERSHIP_CONTEXT_TYPE_INSTANCE',
+  org: 'MEMBERSHIP_CONTEXT_TYPE_ORG',
+  project: 'MEMBERSHIP_CONTEXT_TYPE_PROJECT',
+};
+
+/** The context fields of a Membership: `instance: true` (the node's own instance), `orgId` or `projectId`. */
+function contextOf(m: { readonly contextType: ContextType; readonly contextId: string }): Record<string, unknown> {
+  if (m.contextType === 'instance') return { instance: true };
+  return m.contextType === 'org' ? { orgId: m.contextId } : { projectId: m.contextId };
 }
 
-/** Runs `work` with an actor system on a running node's store (LMDB is multi-process). */
-async function withActors<T>(dataDir: string, work: (actors: ActorSystem, setup: SeedSetup, ids: ReturnType<typeof createIdGenerator>) => Promise<T>): Promise<T> {
-  const store = await openLmdbStore({ path: join(dataDir, 'lmdb') });
-  const ids = createIdGenerator(() => Date.now());
-  const actors = new ActorSystem({
-    store,
-    clock: systemClock,
-    ids,
-    sealer: createSecretSealer(randomBytes(32)),
-    logger: { debug() {}, info() {}, warn() {}, error() {} },
-    uniqueScopes: UNIQUE_SCOPES,
-  });
-  try {
-    return await work(actors, (await store.getMeta('setup')) as SeedSetup, ids);
-  } finally {
-    await actors.stop();
-    await store.close();
-  }
+/** The first-run plan of a node: its instance (from the admin's IAM_OWNER membership) and the default organization. */
+export async function readSetup(node: TestNode): Promise<SeedSetup> {
+  const call = api(node);
+  const org = await call('GET', '/resources/v3alpha/organizations/_instance_default');
+  if (org.status !== 200) throw new Error(`default organization: ${org.status} ${JSON.stringify(org.body)}`);
+  const memberships = await call('POST', '/resources/v3alpha/memberships/_search', []);
+  if (memberships.status !== 200) throw new Error(`memberships: ${memberships.status} ${JSON.stringify(memberships.body)}`);
+  const instance = (memberships.body.result as { contextType: string; contextId: string }[]).find((m) => m.contextType === CONTEXT_TYPES.instance);
+  if (instance === undefined) throw new Error('the admin holds no instance membership');
+  return { instanceId: instance.contextId, orgId: String(org.body.organization.details.id) };
 }
 
-/** Links a human user to an external identity, as an external login would (no API adds links). */
-export async function seedIdpLink(dataDir: string, orgId: string, userId: string, link: IdpLink): Promise<void> {
-  await withActors(dataDir, (actors, setup) => actors.ask({ kind: 'org', instanceId: setup.instanceId, orgId }, addUserIdpLink, { orgId, userId, link }, { creator: '' }));
-}
-
-/** Adds a machine user with a PAT and optional memberships; returns its token. */
+/** Adds a machine user in the default organization with a PAT and optional memberships; returns its token. */
 export async function seedMachineUser(
-  dataDir: string,
-  options: { username: string; memberships?: readonly { contextType: MembershipContext; contextId: string; roles: readonly string[] }[] },
+  node: TestNode,
+  options: { username: string; memberships?: readonly { contextType: ContextType; contextId: string; roles: readonly string[] }[] },
 ): Promise<{ userId: string; token: string }> {
-  return withActors(dataDir, async (actors, setup, ids) => {
-    const userId = ids.next();
-    const org = { kind: 'org', instanceId: setup.instanceId, orgId: setup.orgId } as const;
-    const instance = { kind: 'instance', instanceId: setup.instanceId } as const;
-    const creator = { creator: '' };
-    await actors.ask(org, addMachineUser, { userId, orgId: setup.orgId, username: options.username, name: options.username, description: '', accessTokenType: 'bearer' }, creator);
-    for (const m of options.memberships ?? []) {
-      await actors.ask(instance, addMembership, { ...m, userId }, creator);
-    }
-    const token = randomBytes(32).toString('base64url');
-    await actors.ask(org, addPersonalAccessToken, { userId, tokenId: ids.next(), digest: tokenDigest(token), expiresAt: Date.now() + 3_600_000 }, creator);
-    return { userId, token };
-  });
+  const call = api(node);
+  const created = await call('POST', '/resources/v3alpha/users', { machine: { username: options.username, name: options.username } });
+  if (created.status !== 201) throw new Error(`machine user ${options.username}: ${created.status} ${JSON.stringify(created.body)}`);
+  const userId = String(created.body.details.id);
+  for (const m of options.memberships ?? []) {
+    const added = await call('POST', '/resources/v3alpha/memberships', { ...contextOf(m), userId, roles: m.roles });
+    if (added.status !== 201) throw new Error(`membership of ${options.username} in ${m.contextType} ${m.contextId}: ${added.status} ${JSON.stringify(added.body)}`);
+  }
+  const pat = await call('POST', `/resources/v3alpha/users/${userId}/tokens`, {});
+  if (pat.status !== 201) throw new Error(`token of ${options.username}: ${pat.status} ${JSON.stringify(pat.body)}`);
+  return { userId, token: String(pat.body.token) };
 }

@@ -35,7 +35,7 @@ const withPassword = (loginName: string, password = PASSWORD, extra: Record<stri
 beforeAll(async () => {
   node = await startTestNode();
   call = api(node);
-  setup = await readSetup(node.dataDir);
+  setup = await readSetup(node);
   aliceId = await createHuman('sess-alice');
   const bot = await call('POST', USERS, { machine: { username: 'sess-bot', name: 'Session bot' } });
   botId = bot.body.details.id;
@@ -74,7 +74,7 @@ describe('sessions', () => {
     expect(lifetimeMs).toBeGreaterThan(23 * 3_600_000);
 
     // a caller without any role may patch with the session token, not without it
-    const nobody = api(node, (await seedMachineUser(node.dataDir, { username: 'sess-nobody' })).token);
+    const nobody = api(node, (await seedMachineUser(node, { username: 'sess-nobody' })).token);
     expect((await nobody('PATCH', `${BASE}/${id}`, { metadata: { app: 'x' } })).status).toBe(403);
     expect((await nobody('PATCH', `${BASE}/${id}`, { sessionToken: 'wrong', metadata: { app: 'x' } })).status).toBe(403);
     const patched = await nobody('PATCH', `${BASE}/${id}`, { sessionToken: token, checks: { password: { password: PASSWORD } }, lifetime: '7200s', metadata: { app: '', more: '1' } });
@@ -231,7 +231,7 @@ describe('sessions', () => {
   it('refuses callers without the permissions', async () => {
     const created = await call('POST', BASE, withPassword('sess-alice'));
     const id = created.body.details.id;
-    const { token } = await seedMachineUser(node.dataDir, { username: 'sess-norole' });
+    const { token } = await seedMachineUser(node, { username: 'sess-norole' });
     const norole = api(node, token);
     for (const [method, path, body] of [
       ['POST', BASE, withPassword('sess-alice')],
@@ -246,7 +246,7 @@ describe('sessions', () => {
     const searched = await norole('POST', `${BASE}/_search`, []);
     expect(searched.status).toBe(200);
     expect(searched.body.result ?? []).toEqual([]);
-    const { token: readerToken } = await seedMachineUser(node.dataDir, {
+    const { token: readerToken } = await seedMachineUser(node, {
       username: 'sess-reader',
       memberships: [{ contextType: 'instance', contextId: setup.instanceId, roles: ['IAM_OWNER_VIEWER'] }],
     });

@@ -24,7 +24,7 @@ let orgId: string;
 beforeAll(async () => {
   node = await startTestNode({ env: FEATURES });
   call = api(node);
-  instanceId = (await readSetup(node.dataDir)).instanceId;
+  instanceId = (await readSetup(node)).instanceId;
   orgId = (await call('POST', '/resources/v3alpha/organizations', { name: 'Branding Org' })).body.details.id;
 });
 afterAll(async () => {
@@ -193,9 +193,9 @@ describe('both services', () => {
   });
 
   it('check permissions in the request context', async () => {
-    const viewer = await seedMachineUser(node.dataDir, { username: 'brand-viewer', memberships: [{ contextType: 'instance', contextId: instanceId, roles: ['IAM_OWNER_VIEWER'] }] });
+    const viewer = await seedMachineUser(node, { username: 'brand-viewer', memberships: [{ contextType: 'instance', contextId: instanceId, roles: ['IAM_OWNER_VIEWER'] }] });
     const asViewer = api(node, viewer.token);
-    const owner = await seedMachineUser(node.dataDir, { username: 'brand-org-owner', memberships: [{ contextType: 'org', contextId: orgId, roles: ['ORG_OWNER'] }] });
+    const owner = await seedMachineUser(node, { username: 'brand-org-owner', memberships: [{ contextType: 'org', contextId: orgId, roles: ['ORG_OWNER'] }] });
     const asOrgOwner = api(node, owner.token);
     for (const [path, body] of [[`${T}/en`, { texts: { next: { set: 'Go' } } }], [B, { primaryColor: { set: '#123' } }]] as const) {
       expect((await asViewer('GET', path)).status).toBe(200);

@@ -19,7 +19,7 @@ let thirdOrg: string;
 beforeAll(async () => {
   node = await startTestNode();
   call = api(node);
-  setup = await readSetup(node.dataDir);
+  setup = await readSetup(node);
   otherOrg = (await call('POST', '/resources/v3alpha/organizations', { name: 'User Grants Other Org' })).body.details.id;
   thirdOrg = (await call('POST', '/resources/v3alpha/organizations', { name: 'User Grants Third Org' })).body.details.id;
 });

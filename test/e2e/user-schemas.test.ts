@@ -38,7 +38,7 @@ async function create(type: string, schema: unknown = employee): Promise<string>
 describe('user schemas', () => {
   it('creates, reads, patches (also as a no-op), changes state and deletes', async () => {
     const id = await create('employee');
-    const setup = await readSetup(node.dataDir);
+    const setup = await readSetup(node);
     const got = await call('GET', `${BASE}/${id}`);
     expect(got.status).toBe(200);
     expect(got.body.userSchema).toMatchObject({
@@ -138,8 +138,8 @@ describe('user schemas', () => {
   });
 
   it('answers 403 without userschema.write and serves gRPC', async () => {
-    const setup = await readSetup(node.dataDir);
-    const viewer = await seedMachineUser(node.dataDir, {
+    const setup = await readSetup(node);
+    const viewer = await seedMachineUser(node, {
       username: 'schema-viewer',
       memberships: [{ contextType: 'instance', contextId: setup.instanceId, roles: ['IAM_OWNER_VIEWER'] }],
     });

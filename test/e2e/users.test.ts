@@ -47,7 +47,7 @@ describe('human users', () => {
     const created = await call('POST', BASE, human('alice', { phone: { number: '+41791234567' } }));
     expect(created.status).toBe(201);
     const id: string = created.body.details.id;
-    const setup = await readSetup(node.dataDir);
+    const setup = await readSetup(node);
     expect(created.body.details.resourceOwner).toEqual({ type: 'OWNER_TYPE_ORG', id: setup.orgId });
 
     const got = await call('GET', `${BASE}/${id}`);
@@ -207,7 +207,7 @@ describe('search', () => {
     expect(await search([{ state: { state: 'USER_STATE_INACTIVE' } }])).toEqual([b]);
     expect(await search([{ inIds: { ids: [b, '1'] } }])).toEqual([b]);
     expect(await search([{ loginName: { loginName: 'flt-bot@default.localhost', method: 'TEXT_FILTER_METHOD_EQUALS' } }])).toEqual([b]);
-    const setup = await readSetup(node.dataDir);
+    const setup = await readSetup(node);
     expect(await search([{ orgId: { orgId: setup.orgId } }])).toEqual([a, b]);
     expect(await search([{ orgId: { orgId: '123' } }])).toEqual([]);
     expect(await search([], `&ctx.orgId=${setup.orgId}`)).toEqual([a, b]);
@@ -287,8 +287,8 @@ describe('bad input and access', () => {
   });
 
   it('answers 403 without user.write and serves gRPC', async () => {
-    const setup = await readSetup(node.dataDir);
-    const viewer = await seedMachineUser(node.dataDir, {
+    const setup = await readSetup(node);
+    const viewer = await seedMachineUser(node, {
       username: 'users-viewer',
       memberships: [{ contextType: 'instance', contextId: setup.instanceId, roles: ['IAM_OWNER_VIEWER'] }],
     });

@@ -8,7 +8,7 @@ import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PlatformWebKeys, WebKeyState } from '../../src/gen/platform/resources/webkey/v3alpha/webkey_service_pb.js';
-import { api, runCli, startTestNode, type TestNode } from './harness.js';
+import { api, runCli, startTestNode, storeEnv, type TestNode } from './harness.js';
 import { readSetup, seedMachineUser } from './seed.fixture.js';
 import { fetchJwks, listWebKeys } from './web-keys.fixture.js';
 
@@ -76,9 +76,9 @@ describe('PlatformWebKeys on a running node', () => {
   });
 
   it('needs iam.web_key.read to list and iam.web_key.write to rotate', async () => {
-    const { instanceId } = await readSetup(dataDir);
-    const viewer = await seedMachineUser(dataDir, { username: 'key-viewer', memberships: [{ contextType: 'instance', contextId: instanceId, roles: ['IAM_OWNER_VIEWER'] }] });
-    const nobody = await seedMachineUser(dataDir, { username: 'key-nobody' });
+    const { instanceId } = await readSetup(node);
+    const viewer = await seedMachineUser(node, { username: 'key-viewer', memberships: [{ contextType: 'instance', contextId: instanceId, roles: ['IAM_OWNER_VIEWER'] }] });
+    const nobody = await seedMachineUser(node, { username: 'key-nobody' });
     expect((await listWebKeys(node, viewer.token)).status).toBe(200);
     const denied = await rotate({}, viewer.token);
     expect(denied.status).toBe(403);
@@ -101,12 +101,12 @@ describe('tessera keys (CLI) on the data directory', () => {
     const before = await listWebKeys(node);
     await node.stop();
 
-    const rotated = await runCli(['keys', 'rotate'], { TESSERA_DATA_DIR: dataDir });
+    const rotated = await runCli(['keys', 'rotate'], { TESSERA_DATA_DIR: dataDir, ...storeEnv(node) });
     expect(rotated.code).toBe(0);
     const line = JSON.parse(rotated.stdout.trim().split('\n').at(-1)!) as Record<string, string>;
     expect(line).toMatchObject({ retiredKid: before.active[0], activeKid: before.next[0], nextKid: expect.any(String) });
 
-    const listed = await runCli(['keys', 'list'], { TESSERA_DATA_DIR: dataDir });
+    const listed = await runCli(['keys', 'list'], { TESSERA_DATA_DIR: dataDir, ...storeEnv(node) });
     expect(listed.code).toBe(0);
     const keys = (JSON.parse(listed.stdout.trim().split('\n').at(-1)!) as { keys: { kid: string; state: string }[] }).keys;
     expect(keys.find((k) => k.state === 'active')?.kid).toBe(before.next[0]);
@@ -128,7 +128,7 @@ describe('tessera keys (CLI) on the data directory', () => {
     [['keys', 'rotate', '--algorithm', 'HS256'], 2],
     [['keys', 'rotate', '--instance', '4242'], 1],
   ])('%j exits %d', async (args, code) => {
-    expect((await runCli(args, { TESSERA_DATA_DIR: dataDir })).code).toBe(code);
+    expect((await runCli(args, { TESSERA_DATA_DIR: dataDir, ...storeEnv(node) })).code).toBe(code);
   });
 
   it('refuses a directory without a store or master key (exit 2), never creating one', async () => {
