@@ -16,6 +16,7 @@ import { BACKUP_USAGE, runBackupCommand } from './backup-command.js';
 import { RESTORE_USAGE, runRestoreCommand } from './restore-command.js';
 import { COPY_STORE_USAGE, runCopyStoreCommand } from './store-transfer-command.js';
 import { runTransferCommand, TRANSFER_USAGE } from './transfer-command.js';
+import { clockFromEnv } from './test-clock.js';
 
 const USAGE = `usage: tessera [start|init|migrate|keys rotate|keys list|export|import|copy-store|backup|restore]   (configuration: TESSERA_* variables, see docs/configuration.md)\n${TRANSFER_USAGE}\n${COPY_STORE_USAGE}\n${BACKUP_USAGE}\n${RESTORE_USAGE}`;
 /** Signals that stop a node gracefully (SIGHUP: its terminal or session went away). */
@@ -57,7 +58,9 @@ async function main(argv: readonly string[]): Promise<number> {
     logger.info({ instanceId: prepared.setup.plan.instanceId, created: prepared.setup.created }, 'initialized');
     return 0;
   }
-  const node = await startNode(config, logger);
+  const { clock, testClockFile } = clockFromEnv(process.env);
+  if (testClockFile !== undefined) logger.warn({ file: testClockFile }, 'test clock: TESSERA_TEST_MODE=1, time is shifted by the offset in TESSERA_TEST_CLOCK_FILE');
+  const node = await startNode(config, logger, clock);
   await new Promise<void>((resolve) => {
     let stopping = false;
     // Handlers stay installed: Ctrl-C reaches the node both from the terminal and through

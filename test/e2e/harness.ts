@@ -8,7 +8,7 @@
  * `env`) keeps it.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,11 +26,16 @@ export type NodeStore = { readonly kind: 'lmdb'; readonly path: string } | { rea
 /** The file in a data directory naming its PostgreSQL schema, so a restart on that directory finds its data. */
 const SCHEMA_FILE = 'test-postgres-schema';
 
+/** The file in a data directory holding the test clock's offset in milliseconds (src/cli/test-clock.ts). */
+const CLOCK_FILE = 'test-clock-offset';
+
 export interface NodeOptions {
   /** Reuse a data directory (restart tests); a fresh temp dir otherwise. */
   readonly dataDir?: string;
   readonly env?: Readonly<Record<string, string>>;
   readonly args?: readonly string[];
+  /** Run the node on a test clock (TESSERA_TEST_MODE=1, TESSERA_TEST_CLOCK_FILE in the data directory) that advanceClock moves. */
+  readonly testClock?: boolean;
 }
 
 export interface TestNode {
@@ -44,6 +49,10 @@ export interface TestNode {
   readonly process: ChildProcess;
   /** The store this node runs on. */
   readonly store: NodeStore;
+  /** Moves the node's clock forward by `ms` (nodes started with `testClock: true`); expiries without sleeping. */
+  advanceClock(ms: number): void;
+  /** Puts the test clock back on the system time (offset 0). */
+  resetClock(): void;
   /** SIGTERM and wait for exit; returns the exit code. */
   stop(): Promise<number | null>;
   /** SIGKILL and wait. */
@@ -55,11 +64,13 @@ export interface TestNode {
 export async function startTestNode(options: NodeOptions = {}): Promise<TestNode> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'tessera-e2e-'));
   const store = storeFor(dataDir, options.env ?? {});
+  const clockFile = join(dataDir, CLOCK_FILE);
   const child = spawn(process.execPath, [MAIN, ...(options.args ?? ['start'])], {
     env: {
       PATH: process.env.PATH ?? '',
       TESSERA_DATA_DIR: dataDir,
       ...(store.kind === 'postgres' ? { TESSERA_DATABASE_URL: store.url, TESSERA_DATABASE_SCHEMA: store.schema } : {}),
+      ...(options.testClock === true ? { TESSERA_TEST_MODE: '1', TESSERA_TEST_CLOCK_FILE: clockFile } : {}),
       TESSERA_PORT: '0',
       TESSERA_GRPC_PORT: '0',
       TESSERA_HOST: '127.0.0.1',
@@ -96,6 +107,13 @@ export async function startTestNode(options: NodeOptions = {}): Promise<TestNode
     logs,
     process: child,
     store,
+    advanceClock(ms) {
+      if (options.testClock !== true) throw new Error('advanceClock needs a node started with testClock: true');
+      writeClockOffset(clockFile, (existsSync(clockFile) ? Number(readFileSync(clockFile, 'utf8')) : 0) + ms);
+    },
+    resetClock() {
+      if (options.testClock === true) writeClockOffset(clockFile, 0);
+    },
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
       return exited;
@@ -114,6 +132,12 @@ export async function startTestNode(options: NodeOptions = {}): Promise<TestNode
 /** The environment that points a CLI command (`tessera keys`, `migrate`) at the node's store. */
 export function storeEnv(node: TestNode): Record<string, string> {
   return node.store.kind === 'postgres' ? { TESSERA_DATABASE_URL: node.store.url, TESSERA_DATABASE_SCHEMA: node.store.schema } : {};
+}
+
+/** Replaces the offset at once (write aside, rename), so the node never reads a half-written file. */
+function writeClockOffset(file: string, offset: number): void {
+  writeFileSync(`${file}.next`, String(offset));
+  renameSync(`${file}.next`, file);
 }
 
 /** The store a node on `dataDir` gets: the suite's own database, the test schema of the directory (TESSERA_TEST_STORE=postgres), or LMDB. */

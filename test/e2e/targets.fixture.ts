@@ -58,7 +58,7 @@ export async function startTargetServer(port = 0): Promise<TargetServer> {
         res.writeHead(reply.status ?? 200, { 'content-type': 'application/json' }).end(text);
       };
       if (reply.delayMs === undefined) send();
-      else setTimeout(send, reply.delayMs);
+      else setTimeout(send, reply.delayMs).unref(); // a reply still held when the suite ends keeps nothing alive
     });
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));

@@ -5,7 +5,7 @@
  */
 import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { api, startTestNode, type TestNode } from './harness.js';
 
 const BASE = '/resources/v3alpha/users';
@@ -16,7 +16,7 @@ let machineId: string;
 let humanId: string;
 
 beforeAll(async () => {
-  node = await startTestNode();
+  node = await startTestNode({ testClock: true });
   call = api(node);
   machineId = (await call('POST', BASE, { machine: { username: 'cred-bot', name: 'Cred Bot', accessTokenType: 'ACCESS_TOKEN_TYPE_JWT' } })).body.details.id;
   humanId = (
@@ -25,6 +25,8 @@ beforeAll(async () => {
     })
   ).body.details.id;
 });
+// A test that moved the node's clock puts it back for the next one.
+afterEach(() => node.resetClock());
 afterAll(async () => {
   await node.stop();
   node.cleanup();
@@ -50,11 +52,11 @@ describe('personal access tokens', () => {
     expect(revoked.status).toBe(401);
     expect((await call('DELETE', `${BASE}/${machineId}/tokens/${tokenId}`)).status).toBe(404);
 
-    const soon = new Date(Date.now() + 1500).toISOString();
-    const shortLived = await call('POST', `${BASE}/${machineId}/tokens`, { expirationDate: soon });
+    const inAMinute = new Date(Date.now() + 60_000).toISOString();
+    const shortLived = await call('POST', `${BASE}/${machineId}/tokens`, { expirationDate: inAMinute });
     expect(shortLived.status).toBe(201);
     expect((await api(node, shortLived.body.token)('POST', `${BASE}/_search`, [])).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 1700));
+    node.advanceClock(61_000); // the node's clock, past the token's expiry
     const expired = await api(node, shortLived.body.token)('POST', `${BASE}/_search`, []);
     expect(expired.status).toBe(401);
     expect(expired.body.details[0].id).toBe('auth.invalid_token');
