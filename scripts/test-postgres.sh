@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The end-to-end suites again, each node on PostgreSQL (TESSERA_TEST_STORE=postgres: test/e2e/harness.ts
+# The end-to-end suites (test/e2e, and the isolation suite in test/chaos) again, each node on PostgreSQL (TESSERA_TEST_STORE=postgres: test/e2e/harness.ts
 # gives every node a fresh schema of TESSERA_TEST_DATABASE_URL and drops it afterwards).
 # Extra vitest arguments (file filters) pass through: npm run test:postgres -- test/e2e/users.test.ts
 set -euo pipefail
@@ -23,4 +23,4 @@ for file in "${excluded[@]}"; do args+=(--exclude "$file"); done
 if [ "$#" -gt 0 ]; then
   exec npx vitest run "$@"
 fi
-exec npx vitest run test/e2e "${args[@]}"
+exec npx vitest run test/e2e test/chaos "${args[@]}"

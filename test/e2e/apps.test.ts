@@ -274,6 +274,7 @@ describe('apps', () => {
     const intoForeign = await call('POST', `${BASE}?ctx.orgId=${setup.orgId}`, { projectId: foreignProject, name: 'Sneaky', oidc: webConfig });
     expect(intoForeign.status).toBe(404);
     expect(intoForeign.body.details[0].id).toBe('project.not_found');
+    expect((await call('GET', `${BASE}/${foreign.body.details.id}?ctx.orgId=${otherOrg}`)).status).toBe(200); // in its own org it is there
     const hidden = await call('GET', `${BASE}/${foreign.body.details.id}?ctx.orgId=${setup.orgId}`);
     expect(hidden.status).toBe(404);
     expect(hidden.body.details[0].id).toBe('app.not_found');

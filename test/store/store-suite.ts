@@ -421,10 +421,16 @@ export function describeStoreSuite(name: string, open: OpenStore): void {
           }),
         );
         await store.ttl.put(A, 'codes', 'c1', { code: 1 }, Date.now() + HOUR);
+        // each read beside its positive control: the owning instance A finds what B must not
+        expect((await snapshot(A)).events).toHaveLength(1);
         expect(await snapshot(B)).toEqual({ events: [], state: { position: 0, createdAt: 0 }, rows: [], names: [] });
+        expect(await store.getRecord(A, 'orgs', 'o1')).toEqual({ name: 'acme' });
         expect(await store.getRecord(B, 'orgs', 'o1')).toBeUndefined();
+        expect(await store.findUnique(A, 'org.name', 'acme')).toBe('o1');
         expect(await store.findUnique(B, 'org.name', 'acme')).toBeUndefined();
+        expect(await store.streamVersion(A, 'org', 'o1')).toBe(1);
         expect(await store.streamVersion(B, 'org', 'o1')).toBe(0);
+        expect(await store.readStream(A, 'org', 'o1')).toHaveLength(1);
         expect(await store.readStream(B, 'org', 'o1')).toEqual([]);
         expect(await store.ttl.get(B, 'codes', 'c1')).toBeUndefined();
         expect(await store.ttl.take(B, 'codes', 'c1')).toBeUndefined();
