@@ -47,8 +47,21 @@ export const POSTGRES: Requirement = {
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
-/** Debian's Chromium (scripts/install-system-deps.sh installs it). */
-export const CHROMIUM: Requirement = executable('Chromium', CHROMIUM_PATH, ['--headless', '--no-sandbox', '--version'], 'run scripts/install-system-deps.sh as root');
+/** Debian's Chromium (scripts/install-system-deps.sh installs it): the binary is there and playwright-core launches it headless. */
+export const CHROMIUM: Requirement = {
+  name: 'Chromium',
+  async probe() {
+    if (!existsSync(CHROMIUM_PATH)) return `${CHROMIUM_PATH} is missing (run scripts/install-system-deps.sh as root)`;
+    const { chromium } = await import('playwright-core');
+    try {
+      const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, timeout: 30_000, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'] });
+      await browser.close();
+      return undefined;
+    } catch (err) {
+      return `${CHROMIUM_PATH} does not launch: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`;
+    }
+  },
+};
 
 /** The openssl command line, for throwaway certificates (scripts/install-system-deps.sh). */
 export const OPENSSL: Requirement = executable('openssl', 'openssl', ['version'], 'scripts/install-system-deps.sh installs it');
