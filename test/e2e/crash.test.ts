@@ -5,6 +5,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { api, startTestNode, type TestNode } from './harness.js';
 
+/** Two node starts, 200 acknowledged writes and a full search: about 25 s on a loaded machine with the node on PostgreSQL. */
+const SLOW_TEST_MS = 90_000;
+
 describe('kill -9 under write load', () => {
   let node: TestNode | undefined;
   afterAll(async () => {
@@ -47,5 +50,5 @@ describe('kill -9 under write load', () => {
     const missing = acknowledged.filter((id) => !found.has(id));
     expect(missing).toEqual([]);
     expect((await again('POST', '/resources/v3alpha/organizations', { name: 'after-crash' })).status).toBe(201);
-  });
+  }, SLOW_TEST_MS);
 });

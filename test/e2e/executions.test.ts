@@ -227,5 +227,5 @@ describe('event delivery across a restart', () => {
       second.cleanup();
       await restartServer.close();
     }
-  });
+  }, 90_000); // two node starts and the redelivery: about 25 s on a loaded machine with the node on PostgreSQL
 });
