@@ -8,12 +8,12 @@
  * is written once. Without a replay the family keeps working (positive control).
  */
 import { createHash } from 'node:crypto';
-import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openLmdbStore } from '../../src/store/lmdb-store.js';
-import { dropSchema, freshSchemaName, postgresUnavailable, TEST_DATABASE_URL } from '../store/postgres-test-db.js';
+import { itIfMet, meet, POSTGRES, UNCONDITIONAL } from '../requirements.js';
+import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from '../store/postgres-test-db.js';
 import { startTestNode, type TestNode } from './harness.js';
+import { openNodeStore } from './node-store.fixture.js';
 import { FetchBrowser } from './login-fetch.fixture.js';
 import { createHuman, PASSWORD } from './oidc-code-flow.fixture.js';
 import { type AppClient, basic, createApp, createProject, getWithBearer, postForm } from './oidc.fixture.js';
@@ -25,14 +25,12 @@ const CHALLENGE = createHash('sha256').update(VERIFIER).digest('base64url');
 const TOKEN = '/oauth/v2/token';
 const REUSED = 'user.refresh.token.reused';
 
-const pgUnavailable = await postgresUnavailable();
-
 const stores = [
-  { name: 'LMDB', skip: undefined },
-  { name: 'PostgreSQL', skip: pgUnavailable },
+  { name: 'LMDB', verdict: UNCONDITIONAL },
+  { name: 'PostgreSQL', verdict: await meet(POSTGRES) },
 ] as const;
 
-describe.each(stores)('refresh-token reuse on $name', ({ name, skip }) => {
+describe.each(stores)('refresh-token reuse on $name', ({ name, verdict }) => {
   const schema = freshSchemaName();
   let node: TestNode;
   let userId: string;
@@ -48,7 +46,7 @@ describe.each(stores)('refresh-token reuse on $name', ({ name, skip }) => {
   type Client = ReturnType<typeof clients>[number];
 
   beforeAll(async () => {
-    if (skip !== undefined) return;
+    if (verdict.outcome !== 'run') return;
     const env: Record<string, string> = name === 'PostgreSQL' ? { TESSERA_DATABASE_URL: TEST_DATABASE_URL ?? '', TESSERA_DATABASE_SCHEMA: schema, TESSERA_MASTERKEY: 'b'.repeat(64) } : {};
     node = await startTestNode({ env });
     const projectId = await createProject(node, 'Reuse');
@@ -60,7 +58,7 @@ describe.each(stores)('refresh-token reuse on $name', ({ name, skip }) => {
     userId = await createHuman(node, username);
   });
   afterAll(async () => {
-    if (skip !== undefined) return;
+    if (verdict.outcome !== 'run') return;
     await node.stop();
     node.cleanup();
     if (name === 'PostgreSQL') await dropSchema(schema);
@@ -94,8 +92,8 @@ describe.each(stores)('refresh-token reuse on $name', ({ name, skip }) => {
         await sql.end({ timeout: 5 });
       }
     }
-    const { instanceId } = await readSetup(node.dataDir);
-    const store = await openLmdbStore({ path: join(node.dataDir, 'lmdb') });
+    const { instanceId } = await readSetup(node);
+    const store = await openNodeStore(node);
     try {
       return (await store.readStream(instanceId, 'user', userId)).filter((e) => e.type === REUSED).map(({ type, payload }) => ({ type, payload }));
     } finally {
@@ -103,7 +101,7 @@ describe.each(stores)('refresh-token reuse on $name', ({ name, skip }) => {
     }
   }
 
-  it.skipIf(skip !== undefined)('keeps a family that is only rotated forward working (positive control)', async () => {
+  itIfMet(verdict, 'keeps a family that is only rotated forward working (positive control)', async () => {
     for (const client of clients()) {
       const first = await grant(client);
       const second = await refresh(client, first.refresh);
@@ -116,7 +114,7 @@ describe.each(stores)('refresh-token reuse on $name', ({ name, skip }) => {
     expect(await reuseEvents()).toEqual([]);
   });
 
-  it.skipIf(skip !== undefined)('revokes the whole family when a rotated refresh token is replayed', async () => {
+  itIfMet(verdict, 'revokes the whole family when a rotated refresh token is replayed', async () => {
     const expectedEvents: unknown[] = [];
     for (const client of clients()) {
       const first = await grant(client);
@@ -139,7 +137,7 @@ describe.each(stores)('refresh-token reuse on $name', ({ name, skip }) => {
     expect(await reuseEvents()).toEqual(expectedEvents);
   });
 
-  it.skipIf(skip !== undefined)('leaves other grants of the same user and client alone', async () => {
+  itIfMet(verdict, 'leaves other grants of the same user and client alone', async () => {
     const client = clients()[0]!;
     const victim = await grant(client);
     const bystander = await grant(client);
