@@ -7,14 +7,14 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dropSchema, freshSchemaName, postgresUnavailable, TEST_DATABASE_URL } from '../store/postgres-test-db.js';
+import { itIfMet, meet, POSTGRES, UNCONDITIONAL, type Verdict } from '../requirements.js';
+import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from '../store/postgres-test-db.js';
 import { startTestNode, type TestNode } from './harness.js';
 import { createFlowTenant, createHuman, PASSWORD, type FlowTenant } from './oidc-code-flow.fixture.js';
 import { getPage, openLogin, postLogin, startLogin, submitLoginName, submitPassword } from './login-flow.fixture.js';
 
 const REDIRECT_URI = 'http://127.0.0.1:9/cb';
 const START_AGAIN = 'Start the login again from the application.';
-const unavailable = await postgresUnavailable();
 
 function authorizationUrl(node: TestNode, clientId: string): URL {
   const verifier = randomBytes(32).toString('base64url');
@@ -35,33 +35,33 @@ function authorizationUrl(node: TestNode, clientId: string): URL {
 const codeOf = (location: string | null): string | null => (location === null || !location.startsWith(REDIRECT_URI) ? null : new URL(location).searchParams.get('code'));
 
 const stores = [
-  { name: 'LMDB', env: undefined as Record<string, string> | undefined, skip: undefined as string | undefined },
-  { name: 'PostgreSQL', env: { TESSERA_DATABASE_URL: TEST_DATABASE_URL ?? '', TESSERA_DATABASE_SCHEMA: freshSchemaName(), TESSERA_MASTERKEY: 'b'.repeat(64) }, skip: unavailable },
+  { name: 'LMDB', env: undefined as Record<string, string> | undefined, verdict: UNCONDITIONAL as Verdict },
+  { name: 'PostgreSQL', env: { TESSERA_DATABASE_URL: TEST_DATABASE_URL ?? '', TESSERA_DATABASE_SCHEMA: freshSchemaName(), TESSERA_MASTERKEY: 'b'.repeat(64) }, verdict: await meet(POSTGRES) },
 ];
 
-describe.each(stores)('login bound to the browser ($name)', ({ name, env, skip }) => {
+describe.each(stores)('login bound to the browser ($name)', ({ name, env, verdict }) => {
   let node: TestNode;
   let tenant: FlowTenant;
 
   beforeAll(async () => {
-    if (skip !== undefined) return;
+    if (verdict.outcome !== 'run') return;
     node = await startTestNode(env === undefined ? {} : { env });
     tenant = await createFlowTenant(node, REDIRECT_URI);
     await createHuman(node, 'bound-alice');
   });
   afterAll(async () => {
-    if (skip !== undefined) return;
+    if (verdict.outcome !== 'run') return;
     await node.stop();
     node.cleanup();
     if (env !== undefined) await dropSchema(env.TESSERA_DATABASE_SCHEMA ?? '');
   });
 
-  it.skipIf(skip !== undefined)(`sets a short-lived, HttpOnly, SameSite=Lax cookie scoped to the login UI${skip === undefined ? '' : ` (skipped: ${skip})`}`, async () => {
+  itIfMet(verdict, `sets a short-lived, HttpOnly, SameSite=Lax cookie scoped to the login UI`, async () => {
     const started = await startLogin(node, authorizationUrl(node, tenant.clientId));
     expect(started.bindingCookie).toMatch(new RegExp(`^tessera_login_${started.authRequest}=[A-Za-z0-9_-]{43}; Max-Age=600; Path=/ui/login; HttpOnly; SameSite=Lax$`));
   });
 
-  it.skipIf(skip !== undefined)('refuses the login page and its form without the binding cookie; the same browser continues', async () => {
+  itIfMet(verdict, 'refuses the login page and its form without the binding cookie; the same browser continues', async () => {
     const steps = await openLogin(node, authorizationUrl(node, tenant.clientId));
     const other = await startLogin(node, authorizationUrl(node, tenant.clientId)); // another browser's binding
 
@@ -82,7 +82,7 @@ describe.each(stores)('login bound to the browser ($name)', ({ name, env, skip }
     expect({ status: done.status, code: codeOf(done.location) }).toEqual({ status: 303, code: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
   });
 
-  it.skipIf(skip !== undefined)('refuses a POST with a foreign Origin or Sec-Fetch-Site: cross-site, even with the cookie', async () => {
+  itIfMet(verdict, 'refuses a POST with a foreign Origin or Sec-Fetch-Site: cross-site, even with the cookie', async () => {
     const steps = await openLogin(node, authorizationUrl(node, tenant.clientId));
     expect((await submitLoginName(node, steps, 'bound-alice')).status).toBe(200);
     const cookie = steps.started.jar.header();
@@ -96,7 +96,7 @@ describe.each(stores)('login bound to the browser ($name)', ({ name, env, skip }
     expect({ status: same.status, code: codeOf(same.location) }).toEqual({ status: 303, code: expect.any(String) });
   });
 
-  it.skipIf(skip !== undefined)('answers concurrent POSTs of the final step with exactly one code', async () => {
+  itIfMet(verdict, 'answers concurrent POSTs of the final step with exactly one code', async () => {
     const steps = await openLogin(node, authorizationUrl(node, tenant.clientId));
     expect((await submitLoginName(node, steps, 'bound-alice')).status).toBe(200);
     const replies = await Promise.all(Array.from({ length: 8 }, () => submitPassword(node, steps, PASSWORD)));

@@ -7,18 +7,18 @@
  * says "not found" at the login name step instead (positive control of the hiding).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dropSchema, freshSchemaName, postgresUnavailable, TEST_DATABASE_URL } from '../store/postgres-test-db.js';
+import { itIfMet, meet, POSTGRES, UNCONDITIONAL, type Verdict } from '../requirements.js';
+import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from '../store/postgres-test-db.js';
 import { api, startTestNode, type TestNode } from './harness.js';
 import { createFlowTenant, createHuman, PASSWORD, type FlowTenant } from './oidc-code-flow.fixture.js';
 import { codeRequest, openLogin, submitLoginName, submitPassword, type LoginSteps, type PageResult } from './login-flow.fixture.js';
 
 const REDIRECT_URI = 'http://127.0.0.1:9/cb';
 const WRONG = 'Wr0ngPassword';
-const unavailable = await postgresUnavailable();
 
 const stores = [
-  { name: 'LMDB', env: undefined as Record<string, string> | undefined, skip: undefined as string | undefined },
-  { name: 'PostgreSQL', env: { TESSERA_DATABASE_URL: TEST_DATABASE_URL ?? '', TESSERA_DATABASE_SCHEMA: freshSchemaName(), TESSERA_MASTERKEY: 'd'.repeat(64) }, skip: unavailable },
+  { name: 'LMDB', env: undefined as Record<string, string> | undefined, verdict: UNCONDITIONAL as Verdict },
+  { name: 'PostgreSQL', env: { TESSERA_DATABASE_URL: TEST_DATABASE_URL ?? '', TESSERA_DATABASE_SCHEMA: freshSchemaName(), TESSERA_MASTERKEY: 'd'.repeat(64) }, verdict: await meet(POSTGRES) },
 ];
 
 /** The alert of a page, or undefined. */
@@ -31,20 +31,20 @@ function shapeOf(page: PageResult, steps: LoginSteps, loginName: string): string
   return page.text.replaceAll(steps.started.authRequest, 'ID').replaceAll(steps.csrf, 'CSRF').replaceAll(loginName, 'NAME');
 }
 
-describe.each(stores)('brute force and enumeration ($name)', ({ env, skip }) => {
+describe.each(stores)('brute force and enumeration ($name)', ({ env, verdict }) => {
   let node: TestNode;
   let tenant: FlowTenant;
   let lockyId: string;
 
   beforeAll(async () => {
-    if (skip !== undefined) return;
+    if (verdict.outcome !== 'run') return;
     node = await startTestNode(env === undefined ? {} : { env });
     tenant = await createFlowTenant(node, REDIRECT_URI);
     await createHuman(node, 'bf-known');
     lockyId = await createHuman(node, 'bf-locky');
   });
   afterAll(async () => {
-    if (skip !== undefined) return;
+    if (verdict.outcome !== 'run') return;
     await node.stop();
     node.cleanup();
     if (env !== undefined) await dropSchema(env.TESSERA_DATABASE_SCHEMA ?? '');
@@ -52,12 +52,12 @@ describe.each(stores)('brute force and enumeration ($name)', ({ env, skip }) => 
 
   const open = () => openLogin(node, codeRequest(node, tenant.clientId, REDIRECT_URI).url);
 
-  it.skipIf(skip !== undefined)(`has lockout on and unknown users hidden by default${skip === undefined ? '' : ` (skipped: ${skip})`}`, async () => {
+  itIfMet(verdict, `has lockout on and unknown users hidden by default`, async () => {
     const settings = await api(node)('GET', '/settings/v3alpha/users');
     expect(settings.body.settings).toMatchObject({ maxPasswordAttempts: 10, ignoreUnknownUsernames: true });
   });
 
-  it.skipIf(skip !== undefined)('shows an unknown login name the same password page and the same failure as a known user', async () => {
+  itIfMet(verdict, 'shows an unknown login name the same password page and the same failure as a known user', async () => {
     const known = await open();
     const knownPage = await submitLoginName(node, known, 'bf-known');
     const unknown = await open();
@@ -77,7 +77,7 @@ describe.each(stores)('brute force and enumeration ($name)', ({ env, skip }) => 
     expect({ status: done.status, code: new URL(done.location ?? 'x:/').searchParams.get('code') }).toEqual({ status: 303, code: expect.any(String) });
   });
 
-  it.skipIf(skip !== undefined)('locks the user after 10 failed passwords; the right password is then refused with the same message', async () => {
+  itIfMet(verdict, 'locks the user after 10 failed passwords; the right password is then refused with the same message', async () => {
     const steps = await open();
     expect((await submitLoginName(node, steps, 'bf-locky')).status).toBe(200);
     const alerts = new Set<string | undefined>();
@@ -101,7 +101,7 @@ describe.each(stores)('brute force and enumeration ($name)', ({ env, skip }) => 
     expect((await submitPassword(node, again, PASSWORD)).status).toBe(303);
   });
 
-  it.skipIf(skip !== undefined)('says "not found" at the login name step once the instance opts in to show unknown users', async () => {
+  itIfMet(verdict, 'says "not found" at the login name step once the instance opts in to show unknown users', async () => {
     expect((await api(node)('PATCH', '/settings/v3alpha/users', { ignoreUnknownUsernames: false })).status).toBe(200);
     try {
       // proto3 JSON leaves a false bool out.

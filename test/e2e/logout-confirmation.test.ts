@@ -7,7 +7,8 @@
  * the protocol's way: prompt=none answers with a code or login_required.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dropSchema, freshSchemaName, postgresUnavailable, TEST_DATABASE_URL } from '../store/postgres-test-db.js';
+import { itIfMet, meet, POSTGRES, UNCONDITIONAL, type Verdict } from '../requirements.js';
+import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from '../store/postgres-test-db.js';
 import { startTestNode, type TestNode } from './harness.js';
 import { createFlowTenant, createHuman, PASSWORD, type FlowTenant } from './oidc-code-flow.fixture.js';
 import { codeRequest, CookieJar, csrfOf, logInWithFetch } from './login-flow.fixture.js';
@@ -15,25 +16,24 @@ import { codeRequest, CookieJar, csrfOf, logInWithFetch } from './login-flow.fix
 const REDIRECT_URI = 'http://127.0.0.1:9/cb';
 const LOGGED_OUT_URI = `${REDIRECT_URI}/logged-out`;
 const END_SESSION = '/oidc/v1/end_session';
-const unavailable = await postgresUnavailable();
 
 const stores = [
-  { name: 'LMDB', env: undefined as Record<string, string> | undefined, skip: undefined as string | undefined },
-  { name: 'PostgreSQL', env: { TESSERA_DATABASE_URL: TEST_DATABASE_URL ?? '', TESSERA_DATABASE_SCHEMA: freshSchemaName(), TESSERA_MASTERKEY: 'c'.repeat(64) }, skip: unavailable },
+  { name: 'LMDB', env: undefined as Record<string, string> | undefined, verdict: UNCONDITIONAL as Verdict },
+  { name: 'PostgreSQL', env: { TESSERA_DATABASE_URL: TEST_DATABASE_URL ?? '', TESSERA_DATABASE_SCHEMA: freshSchemaName(), TESSERA_MASTERKEY: 'c'.repeat(64) }, verdict: await meet(POSTGRES) },
 ];
 
-describe.each(stores)('end_session confirmation ($name)', ({ env, skip }) => {
+describe.each(stores)('end_session confirmation ($name)', ({ env, verdict }) => {
   let node: TestNode;
   let tenant: FlowTenant;
 
   beforeAll(async () => {
-    if (skip !== undefined) return;
+    if (verdict.outcome !== 'run') return;
     node = await startTestNode(env === undefined ? {} : { env });
     tenant = await createFlowTenant(node, REDIRECT_URI);
     await createHuman(node, 'logout-alice');
   });
   afterAll(async () => {
-    if (skip !== undefined) return;
+    if (verdict.outcome !== 'run') return;
     await node.stop();
     node.cleanup();
     if (env !== undefined) await dropSchema(env.TESSERA_DATABASE_SCHEMA ?? '');
@@ -67,7 +67,7 @@ describe.each(stores)('end_session confirmation ($name)', ({ env, skip }) => {
 
   const logoutParams = () => ({ client_id: tenant.clientId, post_logout_redirect_uri: LOGGED_OUT_URI, state: 'bye<&>' });
 
-  it.skipIf(skip !== undefined)(`asks before ending the sessions; the confirmation of the same browser ends them and redirects as before${skip === undefined ? '' : ` (skipped: ${skip})`}`, async () => {
+  itIfMet(verdict, `asks before ending the sessions; the confirmation of the same browser ends them and redirects as before`, async () => {
     const { jar } = await signedIn();
     const page = await endSession('GET', logoutParams(), { cookie: jar.header() });
     expect(page.status).toBe(200);
@@ -99,7 +99,7 @@ describe.each(stores)('end_session confirmation ($name)', ({ env, skip }) => {
     expect(await hasSession(second.jar)).toBe(false);
   });
 
-  it.skipIf(skip !== undefined)('refuses a POST without, with a wrong, a reused or another browser\'s token, and from another site; the sessions stay', async () => {
+  itIfMet(verdict, 'refuses a POST without, with a wrong, a reused or another browser\'s token, and from another site; the sessions stay', async () => {
     const { jar } = await signedIn();
     const page = await endSession('GET', logoutParams(), { cookie: jar.header() });
     jar.take(page.response);
@@ -132,7 +132,7 @@ describe.each(stores)('end_session confirmation ($name)', ({ env, skip }) => {
     expect((await endSession('POST', { ...logoutParams(), csrf: lastCsrf }, same)).status, 'a used token').toBe(403);
   });
 
-  it.skipIf(skip !== undefined)('logs out at once with a valid id_token_hint', async () => {
+  itIfMet(verdict, 'logs out at once with a valid id_token_hint', async () => {
     const { jar, location, verifier } = await signedIn();
     const code = new URL(location).searchParams.get('code') ?? '';
     const tokenResponse = await fetch(`${node.baseUrl}/oauth/v2/token`, {
