@@ -88,8 +88,11 @@ async function invokeOne(
 ): Promise<RpcResult> {
   if (definition === undefined) throw unimplemented('rpc.unimplemented', 'this method is not implemented');
   const instance = await resolveInstance(services, meta.host);
+  const notes = meta.notes;
+  if (notes !== undefined) notes.instanceId = instance.id;
   assertInstanceUsable(instance);
   const caller = await authenticate(services.actors, instance.id, meta.headers.authorization, services.clock.now(), services.accessTokens);
+  if (notes !== undefined) notes.userId = caller.userId;
   if (services.limits !== undefined) await services.limits.consume('apiCaller', `${instance.id}\u0000${caller.userId}`);
   const scope = await resolveScope((request as { ctx?: RequestContext }).ctx, instance, services);
   let status = definition.created === true ? 201 : 200;
@@ -111,6 +114,7 @@ async function invokeSystem(
   systemUsers: SystemUserDirectory,
 ): Promise<RpcResult> {
   const caller = await authenticateSystemUser(systemUsers, services, meta);
+  if (meta.notes !== undefined) meta.notes.userId = `system:${caller.name}`;
   let status = definition.created === true ? 201 : 200;
   const can = (permission: string) => systemCallerCan(caller, permission);
   const call: SystemCallContext = {

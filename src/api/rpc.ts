@@ -5,6 +5,7 @@
  * the handler. Transports know protobuf and HTTP; handlers know neither.
  */
 import type { DescMethod, DescService, Message } from '@bufbuild/protobuf';
+import type { RequestNotes } from '../http/types.js';
 
 /** What a transport knows about the call besides the request message. */
 export interface CallMeta {
@@ -20,6 +21,8 @@ export interface CallMeta {
   readonly requestId: string;
   /** The scheme the client used (TLS listener or trusted proxy). */
   readonly scheme: 'http' | 'https';
+  /** Where the invoker notes the instance and caller for the access log and metrics. */
+  readonly notes?: RequestNotes | undefined;
 }
 
 export interface RpcResult {

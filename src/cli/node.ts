@@ -153,7 +153,7 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   const invoke = tracedInvoker(createInvoker(rpcs, { config, actors, tenants, clock, logger, executions, accessTokens: createApiAccessTokens(oauth), limits }), tracer);
 
   let ready = false;
-  const metrics = createMetrics(createRequestLog(logger));
+  const metrics = createMetrics(createRequestLog(logger, { mode: config.accessLog, sample: config.accessLogSample }));
   metrics.gauge('tessera_actors_loaded', 'Tenant actors currently in memory.', () => actors.loadedCount);
   metrics.gauge('tessera_execution_event_lag', 'Events not yet delivered to event executions (all instances).', () => executions.eventLag());
   const http = await selectHttpAdapter(config.http);
@@ -167,7 +167,7 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
     { host: config.host, port: config.port, maxBodyBytes: config.maxBodyBytes, bodyLimits: { [IMPORT_PATH]: config.importMaxBodyBytes }, bodyTimeoutMs: config.bodyTimeoutMs, maxHeaderCount: config.maxHeaderCount, maxHeaderBytes: config.maxHeaderBytes, tls },
     metrics.httpObserver,
   );
-  const grpc = await startGrpcServer({ host: config.host, port: config.grpcPort, services: SERVICES, invoke, tls, origin: createOriginResolver(origin), onCallFailed: (err, call) => logger.error({ err, ...call }, 'grpc call failed') });
+  const grpc = await startGrpcServer({ host: config.host, port: config.grpcPort, services: SERVICES, invoke, tls, origin: createOriginResolver(origin), observer: metrics.httpObserver, onCallFailed: (err, call) => logger.error({ err, ...call }, 'grpc call failed') });
   const sweeper = startSweeper(store, clock, config.sweepIntervalMs, logger);
   const keyMaintenance = startKeyMaintenance({ actors, webKeys, clock, logger });
   await executions.start();

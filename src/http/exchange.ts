@@ -4,9 +4,10 @@
  * the request to the handler with one error path. Each adapter only adds how its engine
  * delivers chunks and writes replies.
  */
-import type { HttpHandler, HttpObserver, HttpReply, HttpRequest, HttpServerOptions } from './types.js';
+import type { HttpHandler, HttpObserver, HttpReply, HttpRequest, HttpServerOptions, RequestNotes, TraceContext, Transport } from './types.js';
 import { internalErrorReply, payloadTooLargeReply, requestTimeoutReply } from './reply.js';
-import { nextRequestId } from './request-id.js';
+import { acceptRequestId } from './request-id.js';
+import { continueTrace } from './trace-context.js';
 
 /** The parts of a listening server every exchange reaches through `server`. */
 export interface ServerCore {
@@ -24,7 +25,7 @@ const EMPTY_BODY = Buffer.alloc(0);
 const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
 
 /** One request/response pair: the HttpRequest handlers see, plus the adapter's own state. */
-export abstract class Exchange<S extends ServerCore = ServerCore> implements HttpRequest {
+export abstract class Exchange<S extends ServerCore = ServerCore> implements HttpRequest, RequestNotes {
   abstract readonly method: string;
   abstract readonly path: string;
   abstract readonly query: string;
@@ -49,13 +50,38 @@ export abstract class Exchange<S extends ServerCore = ServerCore> implements Htt
   /** Wakes a stream waiting for the socket to drain (also on abort). */
   writable: (() => void) | undefined = undefined;
 
+  // RequestNotes: the exchange is its own notes record, so noting costs no allocation.
+  transport: Transport = 'http';
+  rpc: string | undefined = undefined;
+  instanceId: string | undefined = undefined;
+  userId: string | undefined = undefined;
+  clientId: string | undefined = undefined;
+  rpcCode: number | undefined = undefined;
+  grant: string | undefined = undefined;
+  login: string | undefined = undefined;
+
   private id: string | undefined = undefined;
+  private traceRead = false;
+  private traceValue: TraceContext | undefined = undefined;
 
   constructor(readonly server: S) {}
 
-  /** Created on first use: only logged requests need one. */
+  /** The client's X-Request-Id when acceptable, else a new one; read when the reply is written. */
   get requestId(): string {
-    return (this.id ??= nextRequestId());
+    return (this.id ??= acceptRequestId(this.headers['x-request-id']));
+  }
+
+  /** The incoming traceparent continued (trace-context.ts); parsed on first read. */
+  get trace(): TraceContext | undefined {
+    if (!this.traceRead) {
+      this.traceRead = true;
+      this.traceValue = continueTrace(this.headers['traceparent']);
+    }
+    return this.traceValue;
+  }
+
+  get notes(): RequestNotes {
+    return this;
   }
 
   /** Created on first use: most handlers never look at it. */

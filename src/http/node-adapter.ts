@@ -10,6 +10,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { createLifecycle, Exchange, type ServerCore } from './exchange.js';
 import type { HttpAdapter, HttpHandler, HttpObserver, HttpReply, HttpServerOptions, ListeningServer } from './types.js';
+import { toTraceparent } from './trace-context.js';
 import { bodyLimitLookup, headersTooLargeReply, internalErrorReply, isStreamBody, knownBodyLength, malformedRequestReply, rawReply, releaseStream, requestTimeoutReply } from './reply.js';
 
 class NodeExchange extends Exchange {
@@ -93,9 +94,12 @@ function respond(ex: NodeExchange, reply: HttpReply): void {
 function writeHead(ex: NodeExchange, reply: HttpReply, length: number | undefined, close: boolean): void {
   const res = ex.res;
   const headers = reply.headers;
+  res.setHeader('x-request-id', ex.requestId);
+  const trace = ex.trace;
+  if (trace !== undefined) res.setHeader('traceparent', toTraceparent(trace));
   if (headers !== undefined) {
     for (const name in headers) {
-      if (name !== 'content-length' && name !== 'transfer-encoding') res.setHeader(name, headers[name] as string | string[]);
+      if (name !== 'content-length' && name !== 'transfer-encoding' && name !== 'x-request-id' && name !== 'traceparent') res.setHeader(name, headers[name] as string | string[]);
     }
   }
   if (length !== undefined) res.setHeader('content-length', length);

@@ -1,8 +1,8 @@
 /**
- * Request ids for logs: a random prefix per process and a counter, so an id costs an increment
- * and a short string, and ids of different nodes do not collide. An exchange creates its id
- * when first asked (a 5xx log line, an RPC failure); taking the id from an incoming
- * X-Request-Id and echoing it in the reply (issue #16) only has to set it earlier.
+ * Request ids for logs and the X-Request-Id reply header: the client's own X-Request-Id when it
+ * is short and plain (1–128 of letters, digits and `-_.:/+=@`, so it cannot forge log lines or
+ * headers), else a random prefix per process and a counter, so an id costs an increment and a
+ * short string, and ids of different nodes do not collide.
  */
 import { randomBytes } from 'node:crypto';
 
@@ -12,4 +12,11 @@ let counter = 0;
 export function nextRequestId(): string {
   counter += 1;
   return `${prefix}-${counter.toString(36)}`;
+}
+
+const ACCEPTED = /^[A-Za-z0-9\-_.:/+=@]{1,128}$/;
+
+/** The incoming X-Request-Id when acceptable, else a new id. */
+export function acceptRequestId(incoming: string | undefined): string {
+  return incoming !== undefined && ACCEPTED.test(incoming) ? incoming : nextRequestId();
 }

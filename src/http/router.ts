@@ -150,8 +150,8 @@ const HTML_SECURITY = Object.freeze({
 });
 const CORS_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
 const CORS_ALLOW_HEADERS =
-  'authorization, content-type, connect-protocol-version, connect-timeout-ms, x-grpc-web, x-user-agent, grpc-timeout';
-const CORS_EXPOSE_HEADERS = 'grpc-status, grpc-message, grpc-status-details-bin, www-authenticate, location';
+  'authorization, content-type, connect-protocol-version, connect-timeout-ms, x-grpc-web, x-user-agent, grpc-timeout, x-request-id, traceparent';
+const CORS_EXPOSE_HEADERS = 'grpc-status, grpc-message, grpc-status-details-bin, www-authenticate, location, x-request-id, traceparent';
 
 function isCorsPath(path: string, prefixes: readonly string[]): boolean {
   for (const prefix of prefixes) if (path.startsWith(prefix)) return true;

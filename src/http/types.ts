@@ -27,9 +27,50 @@ export interface HttpRequest {
   readonly startedAt: number;
   /** The route pattern that matched (for metrics labels); set by the router. */
   readonly route?: string;
-  /** Identifies the request in logs; created on first read (request-id.ts). */
+  /** Identifies the request in logs and in the X-Request-Id reply header (request-id.ts). */
   readonly requestId: string;
+  /** The W3C trace this request continues (a valid incoming `traceparent`), with its own span id. */
+  readonly trace?: TraceContext | undefined;
+  /** What the layers above learn for the access log and metrics; absent on hand-made requests. */
+  readonly notes?: RequestNotes;
 }
+
+/** How a request reached the node: JSON/HTTP (and every non-RPC route), Connect, gRPC-web, gRPC. */
+export type Transport = 'http' | 'connect' | 'grpc-web' | 'grpc';
+
+/**
+ * Facts about a request learnt while it is handled, for its access-log line and metrics
+ * (docs/operations/observability.md). Written by whoever learns them; never read by handlers.
+ */
+export interface RequestNotes {
+  transport: Transport;
+  /** The RPC's full method name (`/package.Service/Method`, its path) on Connect, gRPC-web and gRPC. */
+  rpc: string | undefined;
+  instanceId: string | undefined;
+  /** The authenticated user (API callers, system users as `system:<name>`). */
+  userId: string | undefined;
+  /** The authenticated OAuth client (protocol endpoints). */
+  clientId: string | undefined;
+  /** The gRPC status code an RPC ended with (0 for OK). */
+  rpcCode: number | undefined;
+  /** The grant type of a token the token endpoint issued. */
+  grant: string | undefined;
+  /** The outcome of a login check: `success` or the failure reason. */
+  login: string | undefined;
+}
+
+/** A W3C Trace Context position (trace-context.ts): the caller's trace and this request's span. */
+export interface TraceContext {
+  readonly traceId: string;
+  /** The caller's span (`parent-id` of the incoming traceparent). */
+  readonly parentId: string;
+  /** This request's span, sent back in the reply's traceparent. */
+  readonly spanId: string;
+  readonly flags: string;
+}
+
+/** What the observer needs of a request: an HTTP exchange or a call on the gRPC port. */
+export type ObservedRequest = Pick<HttpRequest, 'method' | 'path' | 'route' | 'requestId' | 'trace' | 'notes'>;
 
 export type HttpBody = string | Uint8Array | AsyncIterable<Uint8Array>;
 
@@ -81,7 +122,7 @@ export interface ListeningServer {
 /** Hooks the adapter calls for observability; all optional. */
 export interface HttpObserver {
   /** Called once per completed request. */
-  onResponse?(request: HttpRequest | undefined, status: number, seconds: number): void;
+  onResponse?(request: ObservedRequest | undefined, status: number, seconds: number): void;
   /** Called when a handler throws (the adapter answers 500 without details). */
   onError?(error: unknown, request: HttpRequest | undefined): void;
 }

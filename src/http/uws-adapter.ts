@@ -16,6 +16,7 @@ import { STATUS_CODES } from 'node:http';
 import { createLifecycle, Exchange, type ServerCore } from './exchange.js';
 import type { HttpAdapter, HttpHandler, HttpObserver, HttpReply, HttpServerOptions, ListeningServer } from './types.js';
 import type { UwsNative } from './uws-loader.js';
+import { toTraceparent } from './trace-context.js';
 import { assertSafeHeaders, bodyLimitLookup, headersTooLargeReply, internalErrorReply, isStreamBody, knownBodyLength, releaseStream } from './reply.js';
 
 interface UwsServer extends ServerCore {
@@ -117,12 +118,16 @@ let corkChunk: Uint8Array | undefined;
 let corkFirst = false;
 let corkOk = true;
 
-function writeHead(res: UwsResponse, reply: HttpReply): void {
+function writeHead(ex: UwsExchange, reply: HttpReply): void {
+  const res = ex.res;
   res.writeStatus(statusLine(reply.status));
+  res.writeHeader('x-request-id', ex.requestId);
+  const trace = ex.trace;
+  if (trace !== undefined) res.writeHeader('traceparent', toTraceparent(trace));
   const headers = reply.headers;
   if (headers === undefined) return;
   for (const name in headers) {
-    if (name === 'content-length' || name === 'transfer-encoding') continue; // uWS frames the body
+    if (name === 'content-length' || name === 'transfer-encoding' || name === 'x-request-id' || name === 'traceparent') continue; // uWS frames the body; ids are ours
     const value = headers[name] as string | readonly string[]; // own key from the for-in
     if (typeof value === 'string') res.writeHeader(name, value);
     else for (const item of value) res.writeHeader(name, item);
@@ -133,7 +138,7 @@ function writeWholeCorked(): void {
   const ex = corkEx as UwsExchange; // set right before cork()
   const reply = corkReply;
   const res = ex.res;
-  writeHead(res, reply);
+  writeHead(ex, reply);
   const status = reply.status;
   if (ex.method === 'HEAD') {
     const length = knownBodyLength(reply);
@@ -165,8 +170,9 @@ function complete(ex: UwsExchange, status: number): void {
 }
 
 function writeChunkCorked(): void {
-  const res = (corkEx as UwsExchange).res; // set right before cork()
-  if (corkFirst) writeHead(res, corkReply);
+  const ex = corkEx as UwsExchange; // set right before cork()
+  const res = ex.res;
+  if (corkFirst) writeHead(ex, corkReply);
   if (corkChunk === undefined) res.end('', corkClose);
   else corkOk = res.write(corkChunk);
 }

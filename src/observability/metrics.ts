@@ -39,6 +39,7 @@ export function createMetrics(log: RequestLog): NodeMetrics {
         requests.inc({ route, status: String(status) });
         latency.observe({ route }, seconds);
         if (status >= 500) log.onServerError(request, status);
+        log.onResponse?.(request, status, seconds);
       },
       onError: log.onError,
     },

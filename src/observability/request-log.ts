@@ -1,25 +1,74 @@
 /**
- * What the node logs about failed requests: every reply with a 5xx status and every error a
- * handler threw, each with the request's id (style guide §6: internal errors are logged in full
- * with the request id; the client sees a fixed message).
+ * What the node logs about requests: the access log (one line per request on every transport,
+ * written only when its mode and sampling say so, the line built only then) and, always, every
+ * reply with a 5xx status and every error a handler threw, each with the request's id (style
+ * guide §6: internal errors are logged in full with the request id; the client sees a fixed
+ * message). docs/operations/observability.md lists the fields.
  */
-import type { HttpRequest } from '../http/types.js';
+import type { HttpRequest, ObservedRequest } from '../http/types.js';
 import type { NodeLogger } from './logger.js';
 
 export interface RequestLog {
   /** A handler threw (the adapter answered 500). */
   onError(error: unknown, request: HttpRequest | undefined): void;
   /** A reply with status 500 or above went out. */
-  onServerError(request: HttpRequest | undefined, status: number): void;
+  onServerError(request: ObservedRequest | undefined, status: number): void;
+  /** Any reply went out (the access log); absent when the access log is off. */
+  onResponse?(request: ObservedRequest | undefined, status: number, seconds: number): void;
 }
 
-export function createRequestLog(logger: NodeLogger): RequestLog {
-  return {
+export interface AccessLogOptions {
+  /** `all`: every request (successes sampled), `errors`: status ≥ 400 or a failed RPC, `off`. */
+  readonly mode: 'off' | 'all' | 'errors';
+  /** Share of successful requests written in `all` mode (0..1). */
+  readonly sample: number;
+  /** Random source for sampling (tests pass a fixed one). */
+  readonly random?: () => number;
+}
+
+const ACCESS_OFF: AccessLogOptions = { mode: 'off', sample: 1 };
+
+export function createRequestLog(logger: NodeLogger, access: AccessLogOptions = ACCESS_OFF): RequestLog {
+  const log: RequestLog = {
     onError(err, request) {
       logger.error({ err, requestId: request?.requestId, method: request?.method, path: request?.path }, 'request failed');
     },
     onServerError(request, status) {
       logger.error({ requestId: request?.requestId, method: request?.method, path: request?.path, route: request?.route, status }, 'answered with a server error');
     },
+  };
+  if (access.mode === 'off' || !logger.isLevelEnabled('info')) return log;
+  const errorsOnly = access.mode === 'errors';
+  const sample = access.sample;
+  const random = access.random ?? Math.random;
+  return {
+    ...log,
+    onResponse(request, status, seconds) {
+      const rpcCode = request?.notes?.rpcCode;
+      const failed = status >= 400 || (rpcCode !== undefined && rpcCode !== 0);
+      if (!failed && (errorsOnly || (sample < 1 && random() >= sample))) return;
+      logger.info(accessLine(request, status, seconds), 'request');
+    },
+  };
+}
+
+/** The access-log fields; undefined ones are left out of the JSON line. */
+function accessLine(request: ObservedRequest | undefined, status: number, seconds: number) {
+  const notes = request?.notes;
+  const trace = request?.trace;
+  return {
+    requestId: request?.requestId,
+    transport: notes?.transport ?? 'http',
+    method: request?.method,
+    route: request?.route ?? notes?.rpc ?? 'unmatched',
+    status,
+    rpcCode: notes?.rpcCode,
+    durationMs: Math.round(seconds * 1e5) / 100,
+    instanceId: notes?.instanceId,
+    clientId: notes?.clientId,
+    userId: notes?.userId,
+    traceId: trace?.traceId,
+    spanId: trace?.spanId,
+    parentSpanId: trace?.parentId,
   };
 }

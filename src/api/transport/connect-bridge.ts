@@ -7,7 +7,7 @@
  * only through toConnectError.
  */
 import type { DescService } from '@bufbuild/protobuf';
-import { createConnectRouter, type ConnectRouter } from '@connectrpc/connect';
+import { Code, createConnectRouter, type ConnectRouter } from '@connectrpc/connect';
 import { errorToJsonBytes } from '@connectrpc/connect/protocol-connect';
 import type { UniversalHandler, UniversalServerRequest, UniversalServerResponse } from '@connectrpc/connect/protocol';
 import { compressionBrotli, compressionGzip } from '@connectrpc/connect-node';
@@ -37,13 +37,21 @@ export function createConnectFallback(services: readonly DescService[], invoke: 
     const isGrpcWeb = contentType.startsWith('application/grpc-web');
     const handler = (isGrpcWeb ? grpcWeb : connect).get(req.path);
     if (handler === undefined) return undefined;
-    const record: CallRecord = { remoteAddress: req.remoteAddress, scheme: req.scheme, host: req.headers.host, requestId: req.requestId, invoked: false };
+    const notes = req.notes;
+    if (notes !== undefined) {
+      notes.transport = isGrpcWeb ? 'grpc-web' : 'connect';
+      notes.rpc = handler.requestPath;
+    }
+    const record: CallRecord = { remoteAddress: req.remoteAddress, scheme: req.scheme, host: req.headers.host, requestId: req.requestId, invoked: false, notes };
     if (isGrpcWebText(contentType)) {
       const request = toBinaryRequest(toUniversalRequest(req, record), decodeTextBody(req.body));
       return toHttpReply(await toTextResponse(await handler(request)));
     }
     const response = await handler(toUniversalRequest(req, record));
-    if (!isGrpcWeb && !record.invoked && isDecodingFailure(response.status)) return malformedReply;
+    if (!isGrpcWeb && !record.invoked && isDecodingFailure(response.status)) {
+      if (notes !== undefined) notes.rpcCode = Code.InvalidArgument;
+      return malformedReply;
+    }
     return toHttpReply(response);
   };
 }

@@ -7,17 +7,20 @@
  * whose handling fails ends with `internal`, logged with its request id, never an open stream.
  * The port also serves gRPC health (NOT_SERVING once closing starts) and server reflection over
  * the same descriptors. Close is graceful: health watchers told, GOAWAY, then destroy after
- * `graceMs`.
+ * `graceMs`. Each call's id is the metadata's `x-request-id` when acceptable (request-id.ts),
+ * echoed in the response headers with the continued `traceparent`, and reported to the observer
+ * (access log, metrics) once its response is written.
  */
 import { constants, createSecureServer, createServer, type Http2Server, type Http2ServerRequest, type Http2ServerResponse, type IncomingHttpHeaders, type ServerHttp2Session } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import type { DescService } from '@bufbuild/protobuf';
 import { Code, ConnectError, createConnectRouter } from '@connectrpc/connect';
-import type { UniversalHandler } from '@connectrpc/connect/protocol';
+import type { UniversalHandler, UniversalServerResponse } from '@connectrpc/connect/protocol';
 import { universalRequestFromNodeRequest, universalResponseToNodeResponse } from '@connectrpc/connect-node';
 import { createOriginResolver, type OriginResolver } from '../../http/client-origin.js';
-import { nextRequestId } from '../../http/request-id.js';
-import type { TlsFiles } from '../../http/types.js';
+import { acceptRequestId } from '../../http/request-id.js';
+import { continueTrace, toTraceparent } from '../../http/trace-context.js';
+import type { HttpObserver, ObservedRequest, RequestNotes, TlsFiles } from '../../http/types.js';
 import type { RpcInvoker } from '../rpc.js';
 import { ACCEPT_COMPRESSION } from './connect-bridge.js';
 import { createHealthState } from './grpc-health.js';
@@ -41,6 +44,8 @@ export interface GrpcServerOptions {
   readonly tls?: TlsFiles;
   /** Client address, scheme and authority of a call (trusted proxies); default: the peer's. */
   readonly origin?: OriginResolver;
+  /** Told about every answered call (HTTP status 200; the gRPC code in `notes.rpcCode`). */
+  readonly observer?: HttpObserver;
 }
 
 export interface GrpcServer {
@@ -89,18 +94,55 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
 function serveCall(handlers: ReadonlyMap<string, UniversalHandler>, req: Http2ServerRequest, res: Http2ServerResponse, options: GrpcServerOptions, origin: OriginResolver): void {
   const path = req.url.split('?', 1)[0] ?? '';
   const handler = handlers.get(path);
-  if (handler === undefined) return answerStatus(res, Code.Unimplemented, 'unknown method');
-  const requestId = nextRequestId();
+  const call = observedCall(req, handler?.requestPath);
+  res.setHeader('x-request-id', call.requestId);
+  if (call.trace !== undefined) res.setHeader('traceparent', toTraceparent(call.trace));
+  // The stream's close is the one end every outcome shares (the library's own promise waits
+  // for an 'end' event HTTP/2 responses do not emit).
+  if (options.observer !== undefined) res.once('close', () => observe(options, call));
+  if (handler === undefined) {
+    call.notes.rpcCode = Code.Unimplemented;
+    return answerStatus(res, Code.Unimplemented, 'unknown method');
+  }
   const client = origin(req.socket.remoteAddress ?? '', forwardingHeaders(req.headers));
-  const contextValues = callContextValues({ remoteAddress: client.address, scheme: client.scheme, host: client.host, requestId, invoked: false });
+  const contextValues = callContextValues({ remoteAddress: client.address, scheme: client.scheme, host: client.host, requestId: call.requestId, invoked: false, notes: call.notes });
   handler(universalRequestFromNodeRequest(req, res, undefined, contextValues))
-    .then((response) => universalResponseToNodeResponse(response, res))
+    .then((response) => {
+      call.response = response;
+      return universalResponseToNodeResponse(response, res);
+    })
     .catch((error: unknown) => {
-      if (ConnectError.from(error).code === Code.Aborted) return; // the client went away
-      options.onCallFailed?.(error, { requestId, path });
+      const code = ConnectError.from(error).code;
+      if (code === Code.Aborted) return void (call.notes.rpcCode ??= Code.Canceled); // the client went away
+      call.notes.rpcCode = Code.Internal;
+      options.onCallFailed?.(error, { requestId: call.requestId, path });
       if (!res.headersSent) return answerStatus(res, Code.Internal, 'internal error');
       res.stream.close(constants.NGHTTP2_INTERNAL_ERROR); // headers are out: reset the stream
     });
+}
+
+interface ObservedCall extends ObservedRequest {
+  readonly startedAt: number;
+  readonly notes: RequestNotes;
+  response?: UniversalServerResponse;
+}
+
+/** What the access log and metrics see of a call; the route is the method's path when it is served here. */
+function observedCall(req: Http2ServerRequest, rpc: string | undefined): ObservedCall {
+  const single = (value: string | string[] | undefined) => (typeof value === 'string' ? value : undefined);
+  const notes: RequestNotes = { transport: 'grpc', rpc, instanceId: undefined, userId: undefined, clientId: undefined, rpcCode: undefined, grant: undefined, login: undefined };
+  return { method: 'POST', path: rpc ?? 'unknown', route: undefined, requestId: acceptRequestId(single(req.headers['x-request-id'])), trace: continueTrace(single(req.headers['traceparent'])), notes, startedAt: performance.now() };
+}
+
+/** The call's code: what the implementation noted, else what went on the wire. */
+function observe(options: GrpcServerOptions, call: ObservedCall): void {
+  call.notes.rpcCode ??= statusCodeOf(call.response?.trailer) ?? statusCodeOf(call.response?.header) ?? Code.Canceled;
+  options.observer?.onResponse?.(call, 200, (performance.now() - call.startedAt) / 1000);
+}
+
+function statusCodeOf(headers: Headers | undefined): number | undefined {
+  const value = headers?.get('grpc-status');
+  return value === null || value === undefined ? undefined : Number(value);
 }
 
 /** A trailers-only gRPC answer (status in the headers, no message). */

@@ -81,6 +81,7 @@ function metaOf(req: HttpRequest): CallMeta {
     protocol: 'json',
     remoteAddress,
     scheme,
+    notes: req.notes,
     get signal() {
       return req.signal;
     },

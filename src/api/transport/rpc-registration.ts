@@ -11,6 +11,7 @@ import type { DescMessage, DescMethod, DescMethodClientStreaming, DescMethodUnar
 import { Code, ConnectError, createContextKey, createContextValues, type ConnectRouter, type ContextValues, type HandlerContext } from '@connectrpc/connect';
 import { AppError, invalidArgument, ProgrammerError, resourceExhausted } from '../../../actors/index.js';
 import { toConnectError } from '../../http/error-mapping.js';
+import type { RequestNotes } from '../../http/types.js';
 import type { CallMeta, RpcInvoker } from '../rpc.js';
 
 /** What the transport knows about one call, shared with the implementation through the context. */
@@ -24,6 +25,8 @@ export interface CallRecord {
   readonly requestId: string;
   /** Set when the request message was read and the invoker called. */
   invoked: boolean;
+  /** The request's notes (access log, metrics): the RPC's status code lands here. */
+  readonly notes?: RequestNotes | undefined;
 }
 
 const callKey = createContextKey<CallRecord | undefined>(undefined, { description: 'tessera call record' });
@@ -40,7 +43,7 @@ export function registerServices(router: ConnectRouter, services: readonly DescS
     for (const method of service.methods) {
       if (!isUnary(method)) throw new ProgrammerError(`${service.typeName}.${method.name}: RpcInvoker serves unary methods only`);
       if (reading === 'unary') router.rpc(method, (request: Message, ctx) => call(method, request, ctx, invoke));
-      else router.rpc(asClientStreaming(method), async (requests: AsyncIterable<Message>, ctx) => call(method, await readSingle(requests), ctx, invoke));
+      else router.rpc(asClientStreaming(method), (requests: AsyncIterable<Message>, ctx) => callStreamed(method, requests, ctx, invoke));
     }
   }
 }
@@ -58,10 +61,27 @@ async function call(method: DescMethodUnary, request: Message, ctx: HandlerConte
   const record = ctx.values.get(callKey);
   if (record !== undefined) record.invoked = true;
   try {
-    return (await invoke(method, request, metaOf(ctx, record))).message;
+    const result = await invoke(method, request, metaOf(ctx, record));
+    if (record?.notes !== undefined) record.notes.rpcCode = 0; // OK
+    return result.message;
   } catch (error) {
-    throw toConnectError(error);
+    const connectError = toConnectError(error);
+    if (record?.notes !== undefined) record.notes.rpcCode = connectError.code;
+    throw connectError;
   }
+}
+
+/** gRPC and gRPC-web: the request message read here, a read failure noted with its code. */
+async function callStreamed(method: DescMethodUnary, requests: AsyncIterable<Message>, ctx: HandlerContext, invoke: RpcInvoker): Promise<Message> {
+  let request: Message;
+  try {
+    request = await readSingle(requests);
+  } catch (error) {
+    const notes = ctx.values.get(callKey)?.notes;
+    if (notes !== undefined) notes.rpcCode = error instanceof ConnectError ? error.code : Code.Internal;
+    throw error;
+  }
+  return call(method, request, ctx, invoke);
 }
 
 /** Exactly one request message; a read failure becomes an error the client can act on. */
@@ -106,6 +126,7 @@ function metaOf(ctx: HandlerContext, record: CallRecord | undefined): CallMeta {
     remoteAddress: record?.remoteAddress ?? '',
     scheme: record?.scheme ?? 'http',
     requestId: record?.requestId ?? '',
+    notes: record?.notes,
   };
 }
 

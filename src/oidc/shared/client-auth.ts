@@ -8,6 +8,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { type AggregateRecord, type MachineUser, OAuthError, type OidcAuthMethod, type TtlStore } from '../../../actors/index.js';
 import type { ClientApp } from '../../query/app-clients.js';
+import type { RequestNotes } from '../../http/types.js';
 import type { ClientCache } from './client-cache.js';
 import { invalidClient, invalidRequest, type FormParams } from './form.js';
 import { verifyClientAssertion } from './client-assertion.js';
@@ -38,6 +39,8 @@ export interface ClientAuthContext {
   readonly endpointUrl: string;
   /** Epoch milliseconds. */
   readonly now: number;
+  /** The request's notes: the authenticated client id lands here (access log). */
+  readonly notes?: RequestNotes | undefined;
 }
 
 export interface ClientAuthPolicy {
@@ -110,6 +113,7 @@ async function verifyClient(creds: Exclude<ClientCredentials, { method: 'absent'
     const user = resolved.user;
     const ok = policy.allowMachineUsers && (creds.method === 'basic' || creds.method === 'post') && user.state.state === 'active' && isSecretValid(user.state.secretDigest, creds.secret);
     if (!ok) throw invalidClient();
+    if (ctx.notes !== undefined) ctx.notes.clientId = clientId;
     return { kind: 'machine', clientId, method: creds.method, user };
   }
   if (resolved.kind === 'unknown') throw invalidClient();
@@ -121,6 +125,7 @@ async function verifyClient(creds: Exclude<ClientCredentials, { method: 'absent'
   } else if (creds.method === 'private_key_jwt') {
     await verifyClientAssertion(creds.assertion, app, ctx);
   }
+  if (ctx.notes !== undefined) ctx.notes.clientId = clientId;
   return { kind: 'app', clientId, method: creds.method, app };
 }
 

@@ -14,6 +14,8 @@ import type { HttpReply, HttpRequest } from '../../http/types.js';
 export async function requireInstance(tenants: TenantDirectory, req: HttpRequest): Promise<InstanceInfo> {
   const instance = await tenants.resolveHost(req.headers.host ?? '');
   if (instance === undefined) throw notFound('instance.not_found', 'no instance is configured for this host');
+  const notes = req.notes;
+  if (notes !== undefined) notes.instanceId = instance.id;
   assertInstanceUsable(instance);
   return instance;
 }

@@ -69,7 +69,7 @@ export async function openOAuthRequest(deps: OAuthDeps, req: HttpRequest): Promi
 }
 
 export function clientAuthContext(deps: OAuthDeps, request: OAuthRequest): ClientAuthContext {
-  return { clients: deps.clients, limits: deps.limits, ttl: deps.actors.options.store.ttl, instanceId: request.instance.id, issuer: request.issuer, endpointUrl: `${request.issuer}${request.http.path}`, now: request.now };
+  return { clients: deps.clients, limits: deps.limits, ttl: deps.actors.options.store.ttl, instanceId: request.instance.id, issuer: request.issuer, endpointUrl: `${request.issuer}${request.http.path}`, now: request.now, notes: request.http.notes };
 }
 
 export function accessTokenContext(deps: OAuthDeps, request: Pick<OAuthRequest, 'instance' | 'issuer' | 'now'>): AccessTokenContext {
