@@ -50,6 +50,7 @@ import { loadTlsFiles } from '../http/tls-files.js';
 import type { NodeLogger } from '../observability/logger.js';
 import { createMetrics, type NodeMetrics } from '../observability/metrics.js';
 import { createRequestLog } from '../observability/request-log.js';
+import { timeStoreAppends } from '../observability/store-timing.js';
 import { ensureFirstRun, type FirstRunResult } from './first-run.js';
 import { loadMasterKey } from './master-key.js';
 import { createWebKeyRpcs } from '../api/resources/web-keys/index.js';
@@ -100,7 +101,12 @@ export interface PreparedNode {
   close(): Promise<void>;
 }
 
-export async function prepareNode(config: Config, logger: NodeLogger, clock: Clock = systemClock, tracer: Tracer = NO_TRACER): Promise<PreparedNode> {
+/** What a started node observes of the store (metrics). */
+export interface StoreObserver {
+  observeAppend(seconds: number, failed: boolean): void;
+}
+
+export async function prepareNode(config: Config, logger: NodeLogger, clock: Clock = systemClock, tracer: Tracer = NO_TRACER, observer?: StoreObserver): Promise<PreparedNode> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const masterKey = loadMasterKey(config);
   if (masterKey.origin === 'generated') {
@@ -109,7 +115,8 @@ export async function prepareNode(config: Config, logger: NodeLogger, clock: Clo
   if (config.databaseUrl !== undefined && masterKey.origin !== 'environment') {
     logger.warn({ path: masterKey.path }, 'PostgreSQL store with a master key file: every node sharing the database needs the same key; set TESSERA_MASTERKEY');
   }
-  const store = tracedStore(await openConfiguredStore(config, { logger, clock }), tracer);
+  const opened = await openConfiguredStore(config, { logger, clock });
+  const store = tracedStore(observer === undefined ? opened : timeStoreAppends(opened, observer.observeAppend), tracer);
   const actors = new ActorSystem({
     store,
     ...(tracer.enabled ? { traceAsk: askTracer(tracer) } : {}),
@@ -139,7 +146,8 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   const tls = config.tlsCertPath === undefined || config.tlsKeyPath === undefined ? undefined : loadTlsFiles(config.tlsCertPath, config.tlsKeyPath);
   const tracing = await startTracing(config);
   const tracer = tracing.tracer;
-  const { store, actors, setup, close } = await prepareNode(config, logger, clock, tracer);
+  const metrics = createMetrics(createRequestLog(logger, { mode: config.accessLog, sample: config.accessLogSample }), { instanceLabel: config.metricsInstanceLabel });
+  const { store, actors, setup, close } = await prepareNode(config, logger, clock, tracer, metrics);
 
   const tenants = new TenantDirectory(actors, () => clock.now());
   await tenants.load();
@@ -153,7 +161,7 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   const invoke = tracedInvoker(createInvoker(rpcs, { config, actors, tenants, clock, logger, executions, accessTokens: createApiAccessTokens(oauth), limits }), tracer);
 
   let ready = false;
-  const metrics = createMetrics(createRequestLog(logger, { mode: config.accessLog, sample: config.accessLogSample }));
+  metrics.gauge('tessera_ready', 'Whether the node accepts traffic (1): started and not draining. Dependency checks are on /readyz.', () => (ready ? 1 : 0));
   metrics.gauge('tessera_actors_loaded', 'Tenant actors currently in memory.', () => actors.loadedCount);
   metrics.gauge('tessera_execution_event_lag', 'Events not yet delivered to event executions (all instances).', () => executions.eventLag());
   const http = await selectHttpAdapter(config.http);

@@ -81,6 +81,16 @@ const REFUSALS: Readonly<Record<string, MessageKey>> = {
 
 /** Verifies the password (lockout accounting included) and creates a session for it. */
 export async function logInWithPassword(actors: ActorSystem, instanceId: string, userId: string, password: string, req: HttpRequest): Promise<PasswordLogin> {
+  return noteLogin(req, 'password', await checkPassword(actors, instanceId, userId, password, req));
+}
+
+/** Notes the outcome for the login metrics (`password:success`, `password:passwordInvalid`, ...). */
+function noteLogin(req: HttpRequest, method: 'password' | 'idp', login: PasswordLogin): PasswordLogin {
+  if (req.notes !== undefined) req.notes.login = `${method}:${login.ok ? 'success' : login.error}`;
+  return login;
+}
+
+async function checkPassword(actors: ActorSystem, instanceId: string, userId: string, password: string, req: HttpRequest): Promise<PasswordLogin> {
   const user = await actors.readRecord(instanceId, userKind, userId);
   if (user === undefined) return { ok: false, error: 'userNotFound' };
   try {
@@ -116,11 +126,11 @@ async function createHeldSession(actors: ActorSystem, instanceId: string, user: 
  */
 export async function logInWithIdp(actors: ActorSystem, instanceId: string, user: AggregateRecord<User>, idpId: string, req: HttpRequest): Promise<PasswordLogin> {
   try {
-    return { ok: true, held: await createHeldSession(actors, instanceId, user, { idpId }, req) };
+    return noteLogin(req, 'idp', { ok: true, held: await createHeldSession(actors, instanceId, user, { idpId }, req) });
   } catch (error) {
     const refusal = error instanceof AppError ? REFUSALS[error.code] : undefined;
     if (refusal === undefined) throw error;
-    return { ok: false, error: refusal };
+    return noteLogin(req, 'idp', { ok: false, error: refusal });
   }
 }
 

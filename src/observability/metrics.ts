@@ -1,9 +1,12 @@
 /**
- * Prometheus metrics (GET /metrics): requests by route and status, a latency histogram by
- * route, and gauges read at scrape time (actors loaded). One registry per node, no globals.
+ * Prometheus metrics (GET /metrics, docs/operations/observability.md): requests and latency by
+ * route template or RPC method, HTTP method, transport and status class on every transport;
+ * tokens issued by grant (and instance), logins by result and reason, store append latency,
+ * and gauges read at scrape time. One registry per node, no globals. Label children are bound
+ * once per series and cached, so a request costs lookups and increments, no label objects.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { HttpObserver } from '../http/types.js';
+import type { HttpObserver, Transport } from '../http/types.js';
 import type { RequestLog } from './request-log.js';
 
 export interface NodeMetrics {
@@ -13,31 +16,100 @@ export interface NodeMetrics {
   gauge(name: string, help: string, read: () => number): void;
   /** Registers a constant gauge of 1 whose labels describe the node (e.g. the HTTP adapter). */
   info(name: string, help: string, labels: Readonly<Record<string, string>>): void;
+  /** One store append took `seconds` (`failed`: it threw). */
+  observeAppend(seconds: number, failed: boolean): void;
 }
 
-export function createMetrics(log: RequestLog): NodeMetrics {
+export interface MetricsOptions {
+  /** Label tokens issued with their instance id (one series per instance and grant); default true. */
+  readonly instanceLabel?: boolean;
+}
+
+interface Series {
+  readonly count: Counter.Internal;
+  readonly latency: Histogram.Internal<string>;
+}
+
+const TRANSPORTS: readonly Transport[] = ['http', 'connect', 'grpc-web', 'grpc'];
+const CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'] as const;
+/** Methods counted by name; anything else (clients choose it) is `other`, keeping the label bounded. */
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+/**
+ * gRPC code → the HTTP status class of the same error (style guide §6 table), so a failed gRPC or
+ * gRPC-web call (HTTP 200 on the wire) counts as the 4xx/5xx it is.
+ */
+const RPC_CODE_CLASS: readonly number[] = [2, 4, 5, 4, 5, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 4];
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+
+export function createMetrics(log: RequestLog, options: MetricsOptions = {}): NodeMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'tessera_' });
   const requests = new Counter({
     name: 'tessera_http_requests_total',
-    help: 'HTTP requests by route pattern and status code.',
-    labelNames: ['route', 'status'] as const,
+    help: 'Requests on every transport by route template (or RPC method), HTTP method, transport and status class (failed RPCs by their code).',
+    labelNames: ['route', 'method', 'transport', 'status'] as const,
     registers: [registry],
   });
   const latency = new Histogram({
     name: 'tessera_http_request_duration_seconds',
-    help: 'HTTP request latency by route pattern.',
-    labelNames: ['route'] as const,
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    help: 'Request latency by route template (or RPC method), HTTP method and transport.',
+    labelNames: ['route', 'method', 'transport'] as const,
+    buckets: LATENCY_BUCKETS,
     registers: [registry],
   });
+  const tokens = createTokenCounter(registry, options.instanceLabel !== false);
+  const logins = new Counter({
+    name: 'tessera_logins_total',
+    help: 'Login checks of the login UI by method (password, idp), result (success, failure) and failure reason.',
+    labelNames: ['method', 'result', 'reason'] as const,
+    registers: [registry],
+  });
+  const appends = new Histogram({
+    name: 'tessera_store_append_duration_seconds',
+    help: 'Store appends (events and rows of one command, one transaction) by outcome.',
+    labelNames: ['outcome'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const appendOk = appends.labels('ok');
+  const appendFailed = appends.labels('error');
+
+  // route → method → [transport × class]: bound children, created on first use.
+  const cache = new Map<string, Map<string, (Series | undefined)[]>>();
+  function seriesOf(route: string, method: string, transport: Transport, statusClass: number): Series {
+    let methods = cache.get(route);
+    if (methods === undefined) cache.set(route, (methods = new Map()));
+    let slots = methods.get(method);
+    if (slots === undefined) methods.set(method, (slots = []));
+    const slot = TRANSPORTS.indexOf(transport) * CLASSES.length + statusClass - 1;
+    return (slots[slot] ??= {
+      count: requests.labels(route, method, transport, CLASSES[statusClass - 1] as string),
+      latency: latency.labels(route, method, transport),
+    });
+  }
+
+  const loginCache = new Map<string, Counter.Internal>();
+  function countLogin(outcome: string): void {
+    let child = loginCache.get(outcome);
+    if (child === undefined) {
+      const [method = '', reason = ''] = outcome.split(':');
+      loginCache.set(outcome, (child = logins.labels(method, reason === 'success' ? 'success' : 'failure', reason === 'success' ? '' : reason)));
+    }
+    child.inc();
+  }
+
   return {
     registry,
     httpObserver: {
       onResponse(request, status, seconds) {
-        const route = request?.route ?? 'unmatched';
-        requests.inc({ route, status: String(status) });
-        latency.observe({ route }, seconds);
+        const notes = request?.notes;
+        const route = request?.route ?? notes?.rpc ?? 'unmatched';
+        const method = request !== undefined && METHODS.has(request.method) ? request.method : 'other';
+        const series = seriesOf(route, method, notes?.transport ?? 'http', statusClassOf(status, notes?.rpcCode));
+        series.count.inc();
+        series.latency.observe(seconds);
+        if (notes?.grant !== undefined) tokens.count(notes.grant, notes.instanceId ?? '');
+        if (notes?.login !== undefined) countLogin(notes.login);
         if (status >= 500) log.onServerError(request, status);
         log.onResponse?.(request, status, seconds);
       },
@@ -49,5 +121,37 @@ export function createMetrics(log: RequestLog): NodeMetrics {
     info(name, help, labels) {
       new Gauge({ name, help, labelNames: Object.keys(labels), registers: [registry] }).set(labels, 1);
     },
+    observeAppend(seconds, failed) {
+      (failed ? appendFailed : appendOk).observe(seconds);
+    },
   };
 }
+
+/** 1..5: the RPC code's class when the call is an RPC with a code, else the HTTP status's. */
+function statusClassOf(status: number, rpcCode: number | undefined): number {
+  if (rpcCode !== undefined) return RPC_CODE_CLASS[rpcCode] ?? 5;
+  const cls = Math.floor(status / 100);
+  return cls >= 1 && cls <= 5 ? cls : 5;
+}
+
+/** Tokens issued by grant type, and by instance unless that label is turned off. */
+function createTokenCounter(registry: Registry, byInstance: boolean): { count(grant: string, instanceId: string): void } {
+  const counter = new Counter({
+    name: 'tessera_tokens_issued_total',
+    help: byInstance ? 'Token responses of the token endpoint by grant type and instance.' : 'Token responses of the token endpoint by grant type.',
+    labelNames: byInstance ? ['grant', 'instance'] : ['grant'],
+    registers: [registry],
+  });
+  const children = new Map<string, Map<string, Counter.Internal>>();
+  return {
+    count(grant, instanceId) {
+      const instance = byInstance ? instanceId : '';
+      let byGrant = children.get(grant);
+      if (byGrant === undefined) children.set(grant, (byGrant = new Map()));
+      let child = byGrant.get(instance);
+      if (child === undefined) byGrant.set(instance, (child = byInstance ? counter.labels(grant, instance) : counter.labels(grant)));
+      child.inc();
+    },
+  };
+}
+

@@ -46,7 +46,7 @@ describe('first run', () => {
     expect((await fetch(`${node.baseUrl}/readyz`)).status).toBe(200);
     await fetch(`${node.baseUrl}/resources/v3alpha/organizations/_instance_default`, { headers: { authorization: `Bearer ${node.adminToken}` } });
     const metrics = await (await fetch(`${node.baseUrl}/metrics`)).text();
-    expect(metrics).toMatch(/tessera_http_requests_total\{route="\/resources\/v3alpha\/organizations\/_instance_default",status="200"\} \d+/);
+    expect(metrics).toMatch(/tessera_http_requests_total\{route="\/resources\/v3alpha\/organizations\/_instance_default",method="GET",transport="http",status="2xx"\} \d+/);
     expect(metrics).toMatch(/tessera_http_request_duration_seconds_bucket/);
     expect(metrics).toMatch(/tessera_actors_loaded \d+/);
   });

@@ -1,0 +1,123 @@
+/**
+ * /metrics per route and method on every transport (issue #16 "Seeing what happens"): JSON/HTTP
+ * by route template, Connect, gRPC-web and the gRPC port by RPC method (not `unmatched`), failed
+ * RPCs by the status class of their code; tokens issued by grant and instance; login checks by
+ * result and reason; store append latency; readiness.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { createClient, type Transport } from '@connectrpc/connect';
+import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PlatformOrganizations } from '../../src/gen/platform/resources/org/v3alpha/org_service_pb.js';
+import { firstInstanceId } from './access-log.fixture.js';
+import { api, startTestNode, type TestNode } from './harness.js';
+import { createFlowTenant, createHuman, PASSWORD } from './oidc-code-flow.fixture.js';
+import { basic, createMachineClient, postForm } from './oidc.fixture.js';
+
+let node: TestNode;
+let orgId: string;
+
+beforeAll(async () => {
+  node = await startTestNode();
+  orgId = (await api(node)('POST', '/resources/v3alpha/organizations', { name: 'Measured Org' })).body.details.id;
+});
+afterAll(async () => {
+  await node.stop();
+  node.cleanup();
+});
+
+const scrape = async () => (await fetch(`${node.baseUrl}/metrics`)).text();
+/** The value of one series, 0 when it is absent. */
+function valueOf(metrics: string, name: string, labels: string): number {
+  const line = metrics.split('\n').find((l) => l.startsWith(`${name}{${labels}} `));
+  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+const GET_ORG = `/${PlatformOrganizations.typeName}/GetOrganization`;
+
+describe('requests per route and method', () => {
+  it('counts JSON/HTTP by route template', async () => {
+    expect((await api(node)('GET', `/resources/v3alpha/organizations/${orgId}`)).status).toBe(200);
+    const metrics = await scrape();
+    expect(valueOf(metrics, 'tessera_http_requests_total', 'route="/resources/v3alpha/organizations/{id}",method="GET",transport="http",status="2xx"')).toBeGreaterThanOrEqual(1);
+    expect(metrics).not.toContain(orgId);
+  });
+
+  it.each([
+    ['connect', () => createConnectTransport({ baseUrl: node.baseUrl, httpVersion: '1.1' })],
+    ['grpc-web', () => createGrpcWebTransport({ baseUrl: node.baseUrl, httpVersion: '1.1' })],
+    ['grpc', () => createGrpcTransport({ baseUrl: node.grpcUrl })],
+  ] as [string, () => Transport][])('counts %s calls by RPC method, failures by the class of their code', async (transport, make) => {
+    const client = createClient(PlatformOrganizations, make());
+    const auth = { headers: { authorization: `Bearer ${node.adminToken}` } };
+    await client.getOrganization({ id: orgId }, auth);
+    await client.getOrganization({ id: '4242' }, auth).catch(() => undefined);
+    const metrics = await scrape();
+    expect(valueOf(metrics, 'tessera_http_requests_total', `route="${GET_ORG}",method="POST",transport="${transport}",status="2xx"`)).toBe(1);
+    expect(valueOf(metrics, 'tessera_http_requests_total', `route="${GET_ORG}",method="POST",transport="${transport}",status="4xx"`)).toBe(1);
+    expect(metrics).toContain(`tessera_http_request_duration_seconds_count{route="${GET_ORG}",method="POST",transport="${transport}"} 2`);
+  });
+
+  it('keeps client-chosen methods out of the labels', async () => {
+    await fetch(`${node.baseUrl}/no/such/route`, { method: 'BREW' }).catch(() => undefined);
+    expect(await scrape()).not.toContain('method="BREW"');
+  });
+});
+
+describe('tokens, logins, store, readiness', () => {
+  it('counts a token issued by grant and instance', async () => {
+    const labels = `grant="client_credentials",instance="${firstInstanceId(node)}"`;
+    const before = valueOf(await scrape(), 'tessera_tokens_issued_total', labels);
+    const bot = await createMachineClient(node, 'counted-bot', 'BEARER');
+    const issued = await postForm(node, '/oauth/v2/token', { grant_type: 'client_credentials', scope: 'profile' }, basic(bot.clientId, bot.secret));
+    expect(issued.status).toBe(200);
+    const refused = await postForm(node, '/oauth/v2/token', { grant_type: 'client_credentials', scope: 'profile' }, basic(bot.clientId, 'wrong'));
+    expect(refused.status).toBe(401);
+    expect(valueOf(await scrape(), 'tessera_tokens_issued_total', labels)).toBe(before + 1);
+  });
+
+  it('counts a failed password login by its reason and a good one as success', async () => {
+    const redirectUri = 'http://127.0.0.1:1/callback';
+    const tenant = await createFlowTenant(node, redirectUri);
+    await createHuman(node, 'metered');
+    const wrong = await passwordLogin(tenant.clientId, redirectUri, 'metered', 'not-the-password');
+    expect(wrong).toBe(400); // the password step again, with its message
+    const metrics = await scrape();
+    expect(valueOf(metrics, 'tessera_logins_total', 'method="password",result="failure",reason="passwordInvalid"')).toBe(1);
+    expect(valueOf(metrics, 'tessera_logins_total', 'method="password",result="success",reason=""')).toBe(0);
+    const right = await passwordLogin(tenant.clientId, redirectUri, 'metered', PASSWORD);
+    expect(right).toBeGreaterThanOrEqual(300); // on to the app
+    expect(valueOf(await scrape(), 'tessera_logins_total', 'method="password",result="success",reason=""')).toBe(1);
+  });
+
+  it('measures store appends and reports readiness', async () => {
+    const metrics = await scrape();
+    expect(valueOf(metrics, 'tessera_store_append_duration_seconds_count', 'outcome="ok"')).toBeGreaterThan(0);
+    expect(metrics).toMatch(/^tessera_ready 1$/m);
+  });
+});
+
+/** The login UI driven with fetch: authorize, login name, password; returns the password step's status. */
+async function passwordLogin(clientId: string, redirectUri: string, loginName: string, password: string): Promise<number> {
+  const verifier = randomBytes(32).toString('base64url');
+  const query = new URLSearchParams({ client_id: clientId, redirect_uri: redirectUri, response_type: 'code', scope: 'openid', code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256', prompt: 'login' });
+  const authorize = await fetch(`${node.baseUrl}/oauth/v2/authorize?${query}`, { redirect: 'manual' });
+  const loginUrl = new URL(authorize.headers.get('location') ?? '', node.baseUrl);
+  let page = await (await fetch(loginUrl)).text();
+  const post = async (fields: Record<string, string>) => {
+    const form = { authRequest: hidden(page, 'authRequest'), csrf: hidden(page, 'csrf'), ...fields };
+    const res = await fetch(`${node.baseUrl}${loginUrl.pathname}`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
+    page = await res.text();
+    const location = res.headers.get('location');
+    if (res.status === 303 && location !== null && new URL(location, node.baseUrl).pathname === loginUrl.pathname) page = await (await fetch(new URL(location, node.baseUrl))).text();
+    return res.status;
+  };
+  expect(await post({ action: 'loginname', loginName })).toBeLessThan(400);
+  expect(page).toContain('name="password"');
+  return post({ action: 'password', password });
+}
+
+function hidden(page: string, name: string): string {
+  const match = new RegExp(`name="${name}" value="([^"]*)"`).exec(page);
+  if (match === null) throw new Error(`no ${name} on the login page`);
+  return match[1]!.replace(/&amp;/g, '&');
+}
