@@ -44,6 +44,7 @@ import { createRouter } from '../http/router.js';
 import { notFoundReply } from '../http/reply.js';
 import { selectHttpAdapter, type SelectedAdapter } from '../http/select-adapter.js';
 import { systemRoutes } from '../http/system-routes.js';
+import { metricsRoute } from '../http/metrics-route.js';
 import { createOriginResolver, withClientOrigin } from '../http/client-origin.js';
 import { createReadiness, type ReadinessCheck } from '../http/readiness.js';
 import { loadTlsFiles } from '../http/tls-files.js';
@@ -167,7 +168,10 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   const http = await selectHttpAdapter(config.http);
   reportHttpAdapter(http, logger, metrics);
   const readiness = createReadiness({ checks: storeChecks(store), onChange: (name, state, err) => (state === 'up' ? logger.info({ check: name }, 'readiness check up again') : logger.warn({ check: name, state, err }, 'readiness check down')) });
-  const routes = [...systemRoutes({ metrics: metrics.registry, isReady: () => ready, readiness, http: { adapter: http.adapter.name, requested: http.requested } }), ...createJsonRoutes(SERVICES, invoke), ...openApiRoutes(SERVICES, rpcs), ...oidcRoutes({ config, tenants, signer, oauth, uiLocales: createUiLocalesResolver(actors) }), ...adminRoutes({ dataDir: config.dataDir, actors, tenants, clock, logger, accessTokens: createApiAccessTokens(oauth), gcsEndpoint: config.gcsEndpoint, importMaxBytes: config.importMaxBodyBytes })];
+  const metricsOwnPort = config.metricsPort !== undefined;
+  const metricsRouteOfNode = metricsRoute(metrics.registry, config.metricsToken);
+  if (!metricsOwnPort && config.metricsToken === undefined) logger.warn({}, 'GET /metrics answers anyone who reaches the main port; set TESSERA_METRICS_TOKEN or TESSERA_METRICS_PORT (docs/operations/observability.md)');
+  const routes = [...systemRoutes({ metrics: metricsOwnPort ? undefined : metricsRouteOfNode, isReady: () => ready, readiness, http: { adapter: http.adapter.name, requested: http.requested } }), ...createJsonRoutes(SERVICES, invoke), ...openApiRoutes(SERVICES, rpcs), ...oidcRoutes({ config, tenants, signer, oauth, uiLocales: createUiLocalesResolver(actors) }), ...adminRoutes({ dataDir: config.dataDir, actors, tenants, clock, logger, accessTokens: createApiAccessTokens(oauth), gcsEndpoint: config.gcsEndpoint, importMaxBytes: config.importMaxBodyBytes })];
   const router = createRouter(routes, { fallback: createConnectFallback(SERVICES, invoke), corsPathPrefixes: CORS_PREFIXES, notFound: (req) => unencodedExecutionIdReply(req) ?? notFoundReply });
   const origin = { trustedProxies: config.trustedProxies, defaultScheme: tls !== undefined || config.externalSecure ? 'https' : 'http' } as const;
   const listener = await http.adapter.listen(
@@ -175,6 +179,7 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
     { host: config.host, port: config.port, maxBodyBytes: config.maxBodyBytes, bodyLimits: { [IMPORT_PATH]: config.importMaxBodyBytes }, bodyTimeoutMs: config.bodyTimeoutMs, maxHeaderCount: config.maxHeaderCount, maxHeaderBytes: config.maxHeaderBytes, tls },
     metrics.httpObserver,
   );
+  const metricsListener = config.metricsPort === undefined ? undefined : await http.adapter.listen(createRouter([metricsRouteOfNode], { corsPathPrefixes: [] }), { host: config.host, port: config.metricsPort, maxBodyBytes: 1024, bodyTimeoutMs: config.bodyTimeoutMs, maxHeaderCount: config.maxHeaderCount, maxHeaderBytes: config.maxHeaderBytes });
   const grpc = await startGrpcServer({ host: config.host, port: config.grpcPort, services: SERVICES, invoke, tls, origin: createOriginResolver(origin), observer: metrics.httpObserver, onCallFailed: (err, call) => logger.error({ err, ...call }, 'grpc call failed') });
   const sweeper = startSweeper(store, clock, config.sweepIntervalMs, logger);
   const keyMaintenance = startKeyMaintenance({ actors, webKeys, clock, logger });
@@ -182,7 +187,7 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   // Other nodes' writes drop this node's caches (PostgreSQL change feed; nothing on LMDB).
   const cluster = await startClusterSync({ store, actors, tenants, signer, executions, logger });
   ready = true;
-  logger.info({ httpPort: listener.port, grpcPort: grpc.port, http: http.adapter.name, uwsPackage: http.uwsPackage, tls: tls !== undefined, dataDir: config.dataDir }, 'listening');
+  logger.info({ httpPort: listener.port, grpcPort: grpc.port, metricsPort: metricsListener?.port, http: http.adapter.name, uwsPackage: http.uwsPackage, tls: tls !== undefined, dataDir: config.dataDir }, 'listening');
 
   return {
     httpPort: listener.port,
@@ -190,7 +195,7 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
     setup,
     async stop() {
       ready = false;
-      await Promise.all([listener.close(config.shutdownGraceMs), grpc.close(config.shutdownGraceMs)]);
+      await Promise.all([listener.close(config.shutdownGraceMs), grpc.close(config.shutdownGraceMs), metricsListener?.close(0)]);
       sweeper.stop();
       await keyMaintenance.stop();
       await executions.stop();

@@ -1,15 +1,16 @@
 /**
  * Node endpoints on every host: liveness, readiness (started, and every dependency check up:
  * 503 with the failing checks named otherwise; the body names the HTTP adapter serving, so a
- * fallback from uWebSockets.js to node:http is visible), Prometheus metrics.
+ * fallback from uWebSockets.js to node:http is visible), Prometheus metrics unless they have
+ * their own port (metrics-route.ts).
  */
-import type { Registry } from 'prom-client';
 import type { ReadinessReport } from './readiness.js';
 import type { Route } from './router.js';
 import type { HttpReply } from './types.js';
 
 export interface SystemRouteDeps {
-  readonly metrics: Registry;
+  /** The /metrics route; absent when the metrics are served on their own port. */
+  readonly metrics?: Route | undefined;
   /** False while starting and once draining. */
   readonly isReady: () => boolean;
   /** The dependency checks (readiness.ts); none when absent. */
@@ -27,15 +28,7 @@ export function systemRoutes(deps: SystemRouteDeps): Route[] {
   return [
     { method: 'GET', pattern: '/healthz', handler: () => ({ status: 200, headers: jsonHeaders, body: '{"status":"ok"}' }) },
     { method: 'GET', pattern: '/readyz', handler: () => readyReply(deps, ready, notReady) },
-    {
-      method: 'GET',
-      pattern: '/metrics',
-      handler: async () => ({
-        status: 200,
-        headers: { 'content-type': deps.metrics.contentType, 'cache-control': 'no-store' },
-        body: await deps.metrics.metrics(),
-      }),
-    },
+    ...(deps.metrics === undefined ? [] : [deps.metrics]),
   ];
 }
 
