@@ -4,6 +4,7 @@
  * mailboxes → flush and close the store).
  */
 import { mkdirSync } from 'node:fs';
+import { setTimeout as delay } from 'node:timers/promises';
 import { ActorSystem, createIdGenerator, systemClock, UNIQUE_SCOPES, type Clock, type StoreAdapter } from '../../actors/index.js';
 import type { DescService } from '@bufbuild/protobuf';
 import type { Config } from '../config/schema.js';
@@ -194,7 +195,11 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
     grpcPort: grpc.port,
     setup,
     async stop() {
-      ready = false;
+      ready = false; // /readyz answers 503 from here on, while the listeners still serve
+      if (config.shutdownDrainMs > 0) {
+        logger.info({ drainMs: config.shutdownDrainMs }, 'draining: /readyz answers 503 until the listeners close');
+        await delay(config.shutdownDrainMs);
+      }
       await Promise.all([listener.close(config.shutdownGraceMs), grpc.close(config.shutdownGraceMs), metricsListener?.close(0)]);
       sweeper.stop();
       await keyMaintenance.stop();
