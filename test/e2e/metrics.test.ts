@@ -4,13 +4,13 @@
  * RPCs by the status class of their code; tokens issued by grant and instance; login checks by
  * result and reason; store append latency; readiness.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import { createClient, type Transport } from '@connectrpc/connect';
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PlatformOrganizations } from '../../src/gen/platform/resources/org/v3alpha/org_service_pb.js';
 import { firstInstanceId } from './access-log.fixture.js';
 import { api, startTestNode, type TestNode } from './harness.js';
+import { codeRequest, openLogin, submitLoginName, submitPassword } from './login-flow.fixture.js';
 import { createFlowTenant, createHuman, PASSWORD } from './oidc-code-flow.fixture.js';
 import { basic, createMachineClient, postForm } from './oidc.fixture.js';
 
@@ -96,28 +96,10 @@ describe('tokens, logins, store, readiness', () => {
   });
 });
 
-/** The login UI driven with fetch: authorize, login name, password; returns the password step's status. */
+/** The login UI driven with fetch as one browser: authorize, login name, password; returns the password step's status. */
 async function passwordLogin(clientId: string, redirectUri: string, loginName: string, password: string): Promise<number> {
-  const verifier = randomBytes(32).toString('base64url');
-  const query = new URLSearchParams({ client_id: clientId, redirect_uri: redirectUri, response_type: 'code', scope: 'openid', code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256', prompt: 'login' });
-  const authorize = await fetch(`${node.baseUrl}/oauth/v2/authorize?${query}`, { redirect: 'manual' });
-  const loginUrl = new URL(authorize.headers.get('location') ?? '', node.baseUrl);
-  let page = await (await fetch(loginUrl)).text();
-  const post = async (fields: Record<string, string>) => {
-    const form = { authRequest: hidden(page, 'authRequest'), csrf: hidden(page, 'csrf'), ...fields };
-    const res = await fetch(`${node.baseUrl}${loginUrl.pathname}`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
-    page = await res.text();
-    const location = res.headers.get('location');
-    if (res.status === 303 && location !== null && new URL(location, node.baseUrl).pathname === loginUrl.pathname) page = await (await fetch(new URL(location, node.baseUrl))).text();
-    return res.status;
-  };
-  expect(await post({ action: 'loginname', loginName })).toBeLessThan(400);
-  expect(page).toContain('name="password"');
-  return post({ action: 'password', password });
-}
-
-function hidden(page: string, name: string): string {
-  const match = new RegExp(`name="${name}" value="([^"]*)"`).exec(page);
-  if (match === null) throw new Error(`no ${name} on the login page`);
-  return match[1]!.replace(/&amp;/g, '&');
+  const steps = await openLogin(node, codeRequest(node, clientId, redirectUri, { prompt: 'login' }).url);
+  const passwordPage = await submitLoginName(node, steps, loginName);
+  expect(passwordPage.text).toContain('name="password"');
+  return (await submitPassword(node, steps, password)).status;
 }
