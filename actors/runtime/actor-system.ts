@@ -7,7 +7,7 @@
 import { AppError, aborted, alreadyExists, internalError, ProgrammerError } from '../kernel/errors.js';
 import type { AggregateKind, AggregateRecord, Loaded } from '../kernel/aggregate.js';
 import type { CommandContext, CommandHandler } from '../kernel/command.js';
-import { SYSTEM_TENANT, type ChangedStream, type Clock, type IdGenerator, type IndexReads, type Logger, type ProjectionState, type SecretSealer, type StoreAdapter } from '../kernel/ports.js';
+import { SYSTEM_TENANT, type ChangedStream, type Clock, type IdGenerator, type IndexReads, type Logger, type ProjectionState, type SecretSealer, type StoreAdapter, type StoredEvent } from '../kernel/ports.js';
 import { Mailbox } from './mailbox.js';
 import { cacheKey, runCommand } from './run-command.js';
 
@@ -110,6 +110,16 @@ export class ActorSystem {
   /** Every (value, holder) pair of a unique scope in one instance. */
   scanUnique(instanceId: string, scope: string): AsyncIterable<{ value: string; holder: string }> {
     return this.options.store.scanUnique(instanceId, scope);
+  }
+
+  /** Events of one instance after a position, in position order (the audit read, SearchEvents). */
+  readEvents(instanceId: string, after: number, limit: number): Promise<readonly StoredEvent[]> {
+    return this.options.store.readEvents(instanceId, after, limit);
+  }
+
+  /** Events of one aggregate's stream, in version order. */
+  readStream(instanceId: string, aggregateType: string, aggregateId: string): Promise<readonly StoredEvent[]> {
+    return this.options.store.readStream(instanceId, aggregateType, aggregateId);
   }
 
   /** Newest event position and time of an instance (ListDetails.processedSequence/timestamp). */

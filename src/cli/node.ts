@@ -22,6 +22,7 @@ import { PlatformGrants } from '../gen/platform/resources/grant/v3alpha/grant_se
 import { appRpcs } from '../api/resources/apps/index.js';
 import { PlatformApps } from '../gen/platform/resources/app/v3alpha/app_service_pb.js';
 import { domainRpcs } from '../api/resources/domains/index.js';
+import { eventRpcs } from '../api/resources/events/index.js';
 import { PlatformDomains } from '../gen/platform/resources/domain/v3alpha/domain_service_pb.js';
 import { membershipRpcs } from '../api/resources/memberships/index.js';
 import { PlatformMemberships } from '../gen/platform/resources/membership/v3alpha/membership_service_pb.js';
@@ -57,6 +58,7 @@ import { ensureFirstRun, type FirstRunResult } from './first-run.js';
 import { loadMasterKey } from './master-key.js';
 import { createWebKeyRpcs } from '../api/resources/web-keys/index.js';
 import { PlatformWebKeys } from '../gen/platform/resources/webkey/v3alpha/webkey_service_pb.js';
+import { PlatformEvents } from '../gen/platform/resources/event/v3alpha/event_service_pb.js';
 import { createSigner } from '../crypto/signer.js';
 import { oidcRoutes } from '../oidc/routes.js';
 import { createOAuthDeps } from '../oidc/shared/oauth-deps.js';
@@ -83,7 +85,7 @@ import { ExecutionRuntime } from '../executions/runtime.js';
 import { startClusterSync } from '../cluster/cluster-sync.js';
 
 /** Every service this node serves on all transports. */
-export const SERVICES: readonly DescService[] = [PlatformOrganizations, PlatformProjects, PlatformGrants, PlatformApps, PlatformActions, PlatformWebKeys, PlatformDomains, PlatformMemberships, PlatformInstances, PlatformFeatures, PlatformUsers, PlatformUserSchemas, PlatformUserSettings, PlatformSessions, PlatformIdentityProviders, PlatformLanguageSettings, PlatformTextSettings, PlatformBrandingSettings];
+export const SERVICES: readonly DescService[] = [PlatformOrganizations, PlatformProjects, PlatformGrants, PlatformApps, PlatformActions, PlatformWebKeys, PlatformDomains, PlatformMemberships, PlatformInstances, PlatformFeatures, PlatformUsers, PlatformUserSchemas, PlatformUserSettings, PlatformSessions, PlatformIdentityProviders, PlatformLanguageSettings, PlatformTextSettings, PlatformBrandingSettings, PlatformEvents];
 
 /** Path prefixes that get CORS headers (APIs and protocol endpoints, not the login UI). */
 const CORS_PREFIXES = ['/resources/', '/settings/', '/admin/', '/oauth/', '/oidc/', '/.well-known/', '/platform.', '/openapi.json'];
@@ -159,7 +161,7 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   const executions = new ExecutionRuntime({ actors, store, clock, logger, catalog: createExecutionCatalog(SERVICES), network: { allowPrivateNetworks: config.outboundAllowPrivateNetworks } });
   const limits = createRateLimits(config);
   const oauth = createOAuthDeps({ config, tenants, signer, actors, clock, logger, functions: executions, limits });
-  const rpcs = [...organizationRpcs, ...projectRpcs, ...grantRpcs, ...appRpcs, ...actionRpcs, ...createWebKeyRpcs(webKeys), ...domainRpcs, ...membershipRpcs, ...instanceRpcs, ...featureRpcs, ...userRpcs, ...userSchemaRpcs, ...userSettingsRpcs, ...sessionRpcs, ...idpRpcs, ...languageSettingsRpcs, ...textSettingsRpcs, ...brandingSettingsRpcs];
+  const rpcs = [...organizationRpcs, ...projectRpcs, ...grantRpcs, ...appRpcs, ...actionRpcs, ...createWebKeyRpcs(webKeys), ...domainRpcs, ...membershipRpcs, ...instanceRpcs, ...featureRpcs, ...userRpcs, ...userSchemaRpcs, ...userSettingsRpcs, ...sessionRpcs, ...idpRpcs, ...languageSettingsRpcs, ...textSettingsRpcs, ...brandingSettingsRpcs, ...eventRpcs];
   const invoke = tracedInvoker(createInvoker(rpcs, { config, actors, tenants, clock, logger, executions, accessTokens: createApiAccessTokens(oauth), limits }), tracer);
 
   let ready = false;
