@@ -2,12 +2,12 @@
  * PlatformEvents.SearchEvents (docs/api/events.md) against a started node, with data created
  * through the API: events by aggregate, type (and group), creator and time range; cursor paging
  * in both directions without overlap; `events.read` required (403 with a positive control);
- * Connect and the gRPC port; secret digests redacted; another instance's admin sees none of
+ * Connect, gRPC-web and the gRPC port; secret digests redacted; another instance's admin sees none of
  * this instance's events (positive control in the owning instance); bad input → 400 naming the
  * field.
  */
 import { createClient } from '@connectrpc/connect';
-import { createConnectTransport, createGrpcTransport } from '@connectrpc/connect-node';
+import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenDigest } from '../../src/crypto/token-digest.js';
 import { PlatformEvents } from '../../src/gen/platform/resources/event/v3alpha/event_service_pb.js';
@@ -259,6 +259,7 @@ describe('SearchEvents bad input', () => {
 describe('SearchEvents over RPC transports', () => {
   it.each([
     ['connect', () => createConnectTransport({ baseUrl: node.baseUrl, httpVersion: '1.1' })],
+    ['grpc-web', () => createGrpcWebTransport({ baseUrl: node.baseUrl, httpVersion: '1.1' })],
     ['grpc', () => createGrpcTransport({ baseUrl: node.grpcUrl })],
   ] as const)('%s: the same events as JSON/HTTP', async (_name, transport) => {
     const client = createClient(PlatformEvents, transport());

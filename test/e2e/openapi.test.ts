@@ -101,6 +101,9 @@ describe('OpenAPI document', () => {
     await check('POST', '/resources/v3alpha/users/_search', []);
     const project = await check('POST', '/resources/v3alpha/projects', { name: 'Schema Project' });
     await check('GET', `/resources/v3alpha/projects/${project.details.id as string}`);
+    // Events carry a google.protobuf.Struct payload (any JSON object) and int64 positions.
+    const events = await check('POST', '/resources/v3alpha/events/_search', [{ aggregate: { aggregateType: 'org', aggregateId: orgId } }]);
+    expect(events.result[0].payload).toMatchObject({ name: 'Schema Check' });
 
     // Control: the same schema refuses an int64 sent as a JSON number and an enum as a number.
     const schema = doc.paths['/resources/v3alpha/organizations/{id}']!.get!.responses['200'].content['application/json'].schema;
