@@ -1,7 +1,8 @@
 /**
  * One node on PostgreSQL (TESSERA_DATABASE_URL, a fresh schema): `tessera migrate` alone,
  * first run, organization CRUD and search through the real API, opaque tokens issued,
- * introspected and revoked (TTL tables), and state kept across a restart. Skipped, with the reason, without a reachable TESSERA_TEST_DATABASE_URL.
+ * introspected and revoked (TTL tables), state kept across a restart, and the audit read
+ * (SearchEvents) over the PostgreSQL event stream. Skipped, with the reason, without a reachable TESSERA_TEST_DATABASE_URL.
  * Two nodes on one database are issue 7's next step.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,6 +57,24 @@ describeIfMet(postgresVerdict, title, () => {
     expect(got.body.organization).toMatchObject({ organization: { name: 'Pg Corp' }, details: { id, sequence: created.body.details.sequence } });
     const renamed = await api(node)('PATCH', `${BASE}/${id}`, { name: 'Pg Inc' });
     expect(renamed.status).toBe(200);
+  });
+
+  it('lists an organization\'s events (SearchEvents), paged by cursor, with the machine secret digest redacted', async () => {
+    const call = api(node);
+    const created = await call('POST', BASE, { name: 'Pg Audit' });
+    const id = String(created.body.details.id);
+    expect((await call('PATCH', `${BASE}/${id}`, { name: 'Pg Audit 2' })).status).toBe(200);
+    const filter = [{ aggregate: { aggregateType: 'org', aggregateId: id } }];
+    const first = await call('POST', '/resources/v3alpha/events/_search?query.asc=true&query.limit=1', filter);
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body.result.map((e: { eventType: string }) => e.eventType)).toEqual(['org.added']);
+    const second = await call('POST', `/resources/v3alpha/events/_search?query.asc=true&query.limit=1&cursor=${String(first.body.cursor)}`, filter);
+    expect(second.body.result.map((e: { eventType: string }) => e.eventType)).toEqual(['org.changed']);
+    expect(second.body.details.endOfList).toBe(true);
+    const bot = await createMachineClient(node, 'pg-audit-bot', 'BEARER');
+    const secrets = await call('POST', '/resources/v3alpha/events/_search', [{ aggregate: { aggregateType: 'user', aggregateId: bot.userId } }, { eventType: { eventType: 'user.machine.secret.set' } }]);
+    expect(secrets.body.result).toHaveLength(1);
+    expect(secrets.body.result[0].payload).toEqual({ digest: '[redacted]' });
   });
 
   it('issues, introspects and revokes opaque tokens, and keeps both states across a restart', async () => {
