@@ -243,7 +243,7 @@ describe('SearchEvents redaction', () => {
 });
 
 describe('SearchEvents bad input', () => {
-  it('400 naming the field: limit above 1000, empty aggregate type, missing creation date', async () => {
+  it('400 naming the field: limit above 1000, empty aggregate type, missing creation date, cursor out of range', async () => {
     const call = api(node, auditorToken);
     const tooMany = await search(call, [], 'query.limit=1001');
     expect(tooMany.status).toBe(400);
@@ -253,6 +253,19 @@ describe('SearchEvents bad input', () => {
     expect(violatedFields(empty.body)).toEqual(['filters[0].aggregate.aggregateType', 'filters[1].creationDate.creationDate']);
     const cursor = await search(call, [], 'cursor=abc');
     expect(cursor.status).toBe(400);
+    for (const order of ['query.asc=true', 'query.asc=false']) {
+      const huge = await search(call, [], `${order}&cursor=18446744073709551615`);
+      expect(huge.status, JSON.stringify(huge.body)).toBe(400);
+      expect(violatedFields(huge.body)).toEqual(['cursor']);
+    }
+    // control: the largest safe cursor is accepted (nothing beyond it ascending)
+    const safe = await search(call, [], `query.asc=true&cursor=${Number.MAX_SAFE_INTEGER}`);
+    expect(safe.status).toBe(200);
+    expect(safe.events).toEqual([]);
+    // descending from beyond the head starts at the head (no walk through empty positions)
+    const newest = await search(call, [], `query.limit=1&cursor=${Number.MAX_SAFE_INTEGER}`);
+    expect(newest.status).toBe(200);
+    expect(newest.events[0]!.position).toBe(newest.body.details.processedSequence);
   });
 });
 

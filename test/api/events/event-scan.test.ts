@@ -85,6 +85,12 @@ function describeScan(name: string, open: () => Promise<{ store: StoreAdapter; c
       expect(seen).toEqual(asc ? stream : [...stream].reverse());
     });
 
+    it('descending from a cursor far beyond the head starts at the head', async () => {
+      const head = positions.at(-1)!;
+      const page = await scanEvents(store, { instanceId: A, head, cursor: Number.MAX_SAFE_INTEGER, wanted: 2, asc: false, matches: all }, { batch: 4, budget: 8 });
+      expect(page.matches.map((e) => e.position)).toEqual([head, positions.at(-2)]);
+    });
+
     it('reads only the instance it is given', async () => {
       const headB = (await store.projectionState(B)).position;
       const inB = await scanEvents(store, { instanceId: B, head: headB, cursor: 0, wanted: 100, asc: true, matches: all });

@@ -4,7 +4,7 @@
  *
  * Cost: with a stream (aggregate type and id) the walk reads only that stream (indexed).
  * Otherwise it reads the instance's events by position, `batch` at a time, and stops after
- * `wanted` matches or after `budget` events, whichever comes first; the cursor it answers
+ * `wanted` matches or after covering `budget` positions, whichever comes first; the cursor it answers
  * continues the walk. Descending reads windows of `batch` positions below the cursor: a window
  * (lo, upper) holds at most `batch` events, so one forward read of `batch` events after `lo`
  * covers it even when positions have gaps.
@@ -34,7 +34,7 @@ export interface EventScan {
 export interface ScanLimits {
   /** Events read per store call. */
   readonly batch: number;
-  /** Most events one call examines before it answers with a cursor. */
+  /** Most positions one call covers (events read, or empty windows descending) before it answers with a cursor. */
   readonly budget: number;
 }
 
@@ -97,7 +97,8 @@ async function* walkPositions(reads: EventReads, scan: EventScan, limits: ScanLi
       if (events.length === 0 || after >= scan.head) return;
     }
   }
-  let upper = scan.cursor > 0 ? scan.cursor : scan.head + 1;
+  // Nothing lies above the head: a larger cursor starts there (else empty windows up to it).
+  let upper = scan.cursor > 0 ? Math.min(scan.cursor, scan.head + 1) : scan.head + 1;
   while (upper > 1) {
     if (examined >= limits.budget) {
       yield { position: upper, budgetSpent: true };
@@ -105,10 +106,9 @@ async function* walkPositions(reads: EventReads, scan: EventScan, limits: ScanLi
     }
     const lo = Math.max(0, upper - 1 - Math.min(batch, limits.budget - examined));
     const events = await reads.readEvents(scan.instanceId, lo, upper - 1 - lo);
-    for (const event of events.filter((e) => e.position < upper).reverse()) {
-      examined++;
-      yield { position: event.position, event };
-    }
+    for (const event of events.filter((e) => e.position < upper).reverse()) yield { position: event.position, event };
+    // The budget counts positions covered, so windows of gaps cost too.
+    examined += upper - 1 - lo;
     upper = lo + 1;
     yield { position: upper };
   }

@@ -6,7 +6,7 @@
  */
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { timestampFromMs, timestampMs } from '@bufbuild/protobuf/wkt';
-import type { StoredEvent } from '../../../../actors/index.js';
+import { invalidArgument, type StoredEvent } from '../../../../actors/index.js';
 import { PlatformEvents, type EventSchema, type EventSearchFilter } from '../../../gen/platform/resources/event/v3alpha/event_service_pb.js';
 import { TextFilterMethod, TimestampFilterMethod } from '../../../gen/platform/resources/object/v3alpha/object_pb.js';
 import { toWireOwner } from '../../shared/convert.js';
@@ -39,6 +39,9 @@ export const searchEventsRpc = defineRpc({
   async handle(request, call) {
     const query = parseListQuery(request.query);
     validateSearchFilters(request.filters, FILTER_RULES);
+    if (request.cursor > BigInt(Number.MAX_SAFE_INTEGER)) {
+      throw invalidArgument('events.cursor_invalid', 'cursor too large', { violations: [{ field: 'cursor', description: 'must be a position returned by a previous search' }] });
+    }
     const projection = await call.services.actors.projectionState(call.instance.id);
     const stream = streamOf(request.filters);
     const scan = await scanEvents(call.services.actors, {
