@@ -12,7 +12,8 @@ import type { StoreAdapter, StoredEvent } from '../../../actors/index.js';
 import { scanEvents, type EventScan, type ScanLimits } from '../../../src/api/resources/events/event-scan.js';
 import { openLmdbStore } from '../../../src/store/lmdb-store.js';
 import { openPostgresStore } from '../../../src/store/postgres-store.js';
-import { dropSchema, freshSchemaName, postgresUnavailable, TEST_DATABASE_URL } from '../../store/postgres-test-db.js';
+import { describeIfMet, meet, POSTGRES } from '../../requirements.js';
+import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from '../../store/postgres-test-db.js';
 import { append, event, expect0 } from '../../store/store-suite.js';
 
 const A = 'inst-a';
@@ -114,8 +115,7 @@ describeScan('lmdb', async () => {
   };
 });
 
-const unavailable = await postgresUnavailable();
-if (unavailable === undefined) {
+describeIfMet(await meet(POSTGRES), 'event scan on PostgreSQL', () => {
   describeScan('postgres', async () => {
     const schema = freshSchemaName();
     const store = await openPostgresStore({ url: TEST_DATABASE_URL ?? '', schema, maxConnections: 2 });
@@ -127,8 +127,4 @@ if (unavailable === undefined) {
       },
     };
   });
-} else {
-  describe.skip(`event scan (postgres) (skipped: ${unavailable})`, () => {
-    it('needs PostgreSQL', () => undefined);
-  });
-}
+});
