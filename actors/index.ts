@@ -318,6 +318,8 @@ export {
   type DefiningPolicy,
 } from './instance/idp.js';
 export { idpPolicyKind, idpPolicyId, type IdpPolicy } from './organization/idp-policy.js';
+export { orgLockoutKind, effectiveMaxPasswordAttempts, type OrgLockout } from './organization/org-lockout.js';
+export { setOrgLockout, type SetOrgLockout } from './organization/commands/set-org-lockout.js';
 export { activeIdpsForOrg, type ActiveIdp } from './instance/idp-lookup.js';
 export { createIdp, type CreateIdp } from './instance/commands/create-idp.js';
 export { patchIdp, type PatchIdp } from './instance/commands/patch-idp.js';

@@ -101,6 +101,35 @@ describe.each(stores)('brute force and enumeration ($name)', ({ env, verdict }) 
     expect((await submitPassword(node, again, PASSWORD)).status).toBe(303);
   });
 
+  itIfMet(verdict, 'locks users of an organization at its own threshold; other organizations keep the instance\'s', async () => {
+    const call = api(node);
+    const orgId: string = (await call('POST', '/resources/v3alpha/organizations', { name: 'Strict Org' })).body.details.id;
+    const strictUser = await call('POST', `/resources/v3alpha/users?ctx.orgId=${orgId}`, {
+      human: { username: 'bf-strict', profile: { givenName: 'Strict', familyName: 'User' }, email: { address: 'bf-strict@example.com' }, password: PASSWORD },
+    });
+    expect(strictUser.status).toBe(201);
+    const relaxedId = await createHuman(node, 'bf-relaxed');
+
+    expect((await call('PATCH', `/settings/v3alpha/users?ctx.orgId=${orgId}`, { passwordComplexity: { minLength: 4 } })).status, 'instance-only field with an org ctx').toBe(400);
+    const set = await call('PATCH', `/settings/v3alpha/users?ctx.orgId=${orgId}`, { maxPasswordAttempts: 3 });
+    expect(set.status).toBe(200);
+    const orgView = await call('GET', `/settings/v3alpha/users?ctx.orgId=${orgId}`);
+    expect(orgView.body.settings.maxPasswordAttempts).toBe(3);
+    expect(orgView.body.details.owner).toMatchObject({ id: orgId });
+    expect((await call('GET', '/settings/v3alpha/users')).body.settings.maxPasswordAttempts, 'the instance keeps its own').toBe(10);
+
+    const failThrice = async (loginName: string) => {
+      const steps = await open();
+      expect((await submitLoginName(node, steps, loginName)).status).toBe(200);
+      for (let i = 0; i < 3; i++) await submitPassword(node, steps, WRONG);
+    };
+    const strictDomain: string = (await call('GET', `/resources/v3alpha/organizations/${orgId}`)).body.organization.primaryDomain;
+    await failThrice(`bf-strict@${strictDomain}`);
+    expect((await call('GET', `/resources/v3alpha/users/${strictUser.body.details.id}`)).body.user.state).toBe('USER_STATE_LOCKED');
+    await failThrice('bf-relaxed');
+    expect((await call('GET', `/resources/v3alpha/users/${relaxedId}`)).body.user.state, 'the default organization follows the instance (10)').toBe('USER_STATE_ACTIVE');
+  });
+
   itIfMet(verdict, 'says "not found" at the login name step once the instance opts in to show unknown users', async () => {
     expect((await api(node)('PATCH', '/settings/v3alpha/users', { ignoreUnknownUsernames: false })).status).toBe(200);
     try {

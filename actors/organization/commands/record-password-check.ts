@@ -1,13 +1,15 @@
 /**
  * Records the outcome of a password check done at the edge (argon2 is slow and async, so it
  * never runs inside an actor): success resets the failed-attempts counter; a failure counts,
- * and locks the user once the counter reaches the instance's `maxPasswordAttempts` (0: never).
+ * and locks the user once the counter reaches `maxPasswordAttempts` (0: never) — the
+ * organization's own when it set one, else the instance's.
  * A success may carry a stronger hash of the same password (computed at the edge), which
  * replaces the checked one (`user.human.password.rehashed`).
  */
 import { ref, type CommandHandler } from '../../kernel/command.js';
 import { userSettingsKind, userSettingsOf } from '../../instance/user-settings.js';
 import type { NewEvent } from '../../kernel/ports.js';
+import { effectiveMaxPasswordAttempts, orgLockoutKind } from '../org-lockout.js';
 import { createUserEvents, loadUser, requireHuman, requireUser, type UserCommand } from '../user-rules.js';
 
 export interface RecordPasswordCheck extends UserCommand {
@@ -25,7 +27,7 @@ export interface PasswordCheckRecorded {
 }
 
 export const recordPasswordCheck: CommandHandler<RecordPasswordCheck, PasswordCheckRecorded> = {
-  load: (c, ctx) => [...loadUser(c), ref(userSettingsKind, ctx.instanceId)],
+  load: (c, ctx) => [...loadUser(c), ref(userSettingsKind, ctx.instanceId), ref(orgLockoutKind, c.orgId)],
   decide(loaded, c, ctx) {
     const record = requireHuman(requireUser(loaded, c));
     const user = record.state;
@@ -36,7 +38,7 @@ export const recordPasswordCheck: CommandHandler<RecordPasswordCheck, PasswordCh
       if (c.rehash !== undefined && c.rehash !== '') events.push(emit('user.human.password.rehashed', { passwordHash: c.rehash }));
       return { events, reply: () => ({ locked: false, failedAttempts: 0 }) };
     }
-    const max = userSettingsOf(loaded.get(userSettingsKind, ctx.instanceId).record).maxPasswordAttempts;
+    const max = effectiveMaxPasswordAttempts(userSettingsOf(loaded.get(userSettingsKind, ctx.instanceId).record), loaded.get(orgLockoutKind, c.orgId).record);
     const failedAttempts = user.failedPasswordAttempts + 1;
     const locks = max > 0 && failedAttempts >= max && user.state === 'active';
     const events: NewEvent[] = [emit('user.human.password.check.failed')];

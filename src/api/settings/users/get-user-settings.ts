@@ -1,9 +1,10 @@
 /**
  * GetUserSettings: GET /settings/v3alpha/users (`policy.read`). The instance's user policies:
  * password complexity, lockout, username uniqueness, hiding unknown login names (the defaults
- * until first set).
+ * until first set). With an organization context: the settings its users get — the
+ * organization's own lockout threshold when it set one (details name the organization as owner).
  */
-import { instanceOwner, userSettingsKind, userSettingsOf } from '../../../../actors/index.js';
+import { effectiveMaxPasswordAttempts, instanceOwner, orgLockoutKind, orgOwner, userSettingsKind, userSettingsOf } from '../../../../actors/index.js';
 import { PlatformUserSettings } from '../../../gen/platform/settings/user/v3alpha/user_settings_service_pb.js';
 import { defineRpc } from '../../invoker.js';
 import { toSettingsDetails } from '../../shared/settings.js';
@@ -15,11 +16,13 @@ export const getUserSettingsRpc = defineRpc({
     const instanceId = call.instance.id;
     const record = await call.services.actors.readRecord(instanceId, userSettingsKind, instanceId);
     const settings = userSettingsOf(record);
+    const orgLockout = call.scope.type === 'org' ? await call.services.actors.readRecord(instanceId, orgLockoutKind, call.scope.orgId) : undefined;
+    const source = orgLockout === undefined ? { meta: record?.meta, owner: instanceOwner(instanceId) } : { meta: orgLockout.meta, owner: orgOwner(orgLockout.id) };
     return {
-      details: await toSettingsDetails(call.services.actors, instanceId, { sequence: record?.meta.sequence ?? 0, changeDate: record?.meta.changedAt ?? 0, owner: instanceOwner(instanceId) }),
+      details: await toSettingsDetails(call.services.actors, instanceId, { sequence: source.meta?.sequence ?? 0, changeDate: source.meta?.changedAt ?? 0, owner: source.owner }),
       settings: {
         passwordComplexity: { ...settings.passwordComplexity },
-        maxPasswordAttempts: settings.maxPasswordAttempts,
+        maxPasswordAttempts: effectiveMaxPasswordAttempts(settings, orgLockout),
         usernameUniquePerInstance: settings.usernameUniquePerInstance,
         ignoreUnknownUsernames: settings.ignoreUnknownUsernames,
       },

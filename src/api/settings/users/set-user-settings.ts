@@ -1,9 +1,11 @@
 /**
  * SetUserSettings: PATCH /settings/v3alpha/users (`iam.policy.write`). Partial: absent fields
- * stay unchanged. Username uniqueness applies to usernames claimed from then on.
+ * stay unchanged. Username uniqueness applies to usernames claimed from then on. With an
+ * organization context (`ctx.orgId`) only the lockout threshold is the organization's own
+ * (`policy.write` in that organization); the other policies are the instance's alone.
  */
 import { z } from 'zod';
-import { setUserSettings, type SetUserSettings } from '../../../../actors/index.js';
+import { setOrgLockout, setUserSettings, validationFailed, type SetUserSettings } from '../../../../actors/index.js';
 import { PlatformUserSettings } from '../../../gen/platform/settings/user/v3alpha/user_settings_service_pb.js';
 import { defineRpc } from '../../invoker.js';
 import { toSettingsDetailsAfter } from '../../shared/settings.js';
@@ -21,7 +23,7 @@ const input = z.object({
           hasSymbol: z.boolean().optional(),
         })
         .optional(),
-      maxPasswordAttempts: z.number().int().max(1000, 'must be at most 1000').optional(),
+      maxPasswordAttempts: z.number().int().min(0, 'must be 0 (never lock) or more').max(1000, 'must be at most 1000').optional(),
       usernameUniquePerInstance: z.boolean().optional(),
       ignoreUnknownUsernames: z.boolean().optional(),
     })
@@ -30,9 +32,20 @@ const input = z.object({
 
 export const setUserSettingsRpc = defineRpc({
   method: PlatformUserSettings.method.setUserSettings,
-  permission: 'iam.policy.write',
+  // Checked in the handler: `iam.policy.write` for the instance, `policy.write` in an organization context.
+  permission: 'authenticated',
   async handle(request, call) {
+    if (call.scope.type === 'org') await call.require('policy.write', call.scope.orgId);
+    else await call.require('iam.policy.write');
     const { settings } = parseWith(input, request);
+    if (call.scope.type === 'org') {
+      const orgId = call.scope.orgId;
+      const instanceOnly = (['passwordComplexity', 'usernameUniquePerInstance', 'ignoreUnknownUsernames'] as const).find((field) => settings?.[field] !== undefined);
+      if (instanceOnly !== undefined) throw validationFailed([{ field: `settings.${instanceOnly}`, description: 'is an instance setting: only maxPasswordAttempts can be set for an organization' }]);
+      if (settings?.maxPasswordAttempts === undefined) throw validationFailed([{ field: 'settings.maxPasswordAttempts', description: 'is required with an organization context' }]);
+      const details = await call.services.actors.ask({ kind: 'org', instanceId: call.instance.id, orgId }, setOrgLockout, { orgId, maxPasswordAttempts: settings.maxPasswordAttempts }, { creator: call.caller.userId });
+      return { details: await toSettingsDetailsAfter(call.services.actors, call.instance.id, details) };
+    }
     const complexity = settings?.passwordComplexity;
     const command: SetUserSettings = {
       ...(complexity === undefined ? {} : { passwordComplexity: Object.fromEntries(Object.entries(complexity).filter(([, v]) => v !== undefined)) }),
