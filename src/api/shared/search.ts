@@ -9,6 +9,7 @@ import { cleanTerm, type FieldViolation, invalidArgument, type ProjectionState, 
 import {
   ListDetailsSchema,
   TextFilterMethod,
+  TimestampFilterMethod,
   type ListDetails,
   type SearchQuery,
 } from '../../gen/platform/resources/object/v3alpha/object_pb.js';
@@ -199,4 +200,25 @@ export function knownEnum<K extends string>(field: K, values: Readonly<Record<nu
 /** A message field that must be present. */
 export function present<K extends string>(field: K): FilterRule<{ readonly [P in K]?: unknown }> {
   return { field, problem: (m) => (m[field] === undefined ? 'required' : undefined) };
+}
+
+/**
+ * A timestamp filter against a value: epoch milliseconds, or index terms of epoch milliseconds
+ * (fixed width, so they compare as the numbers do).
+ */
+export function matchesTimestamp<T extends number | string>(value: T, wanted: T, method: TimestampFilterMethod): boolean {
+  switch (method) {
+    case TimestampFilterMethod.EQUALS:
+      return value === wanted;
+    case TimestampFilterMethod.GREATER:
+      return value > wanted;
+    case TimestampFilterMethod.GREATER_OR_EQUALS:
+      return value >= wanted;
+    case TimestampFilterMethod.LESS:
+      return value < wanted;
+    case TimestampFilterMethod.LESS_OR_EQUALS:
+      return value <= wanted;
+    default:
+      return false;
+  }
 }

@@ -15,6 +15,7 @@ import {
   type FilterRules,
   knownEnum,
   matchesText,
+  matchesTimestamp,
   maxChars,
   parseListQuery,
   present,
@@ -80,26 +81,9 @@ function matchesFilter(event: StoredEvent, filter: EventSearchFilter): boolean {
     case 'orgId':
       return event.owner.type === 'org' && event.owner.id === f.value.id;
     case 'creationDate':
-      return f.value.creationDate !== undefined && matchesTime(event.createdAt, timestampMs(f.value.creationDate), f.value.method);
+      return f.value.creationDate !== undefined && matchesTimestamp(event.createdAt, timestampMs(f.value.creationDate), f.value.method);
     default:
       return true;
-  }
-}
-
-function matchesTime(value: number, wanted: number, method: TimestampFilterMethod): boolean {
-  switch (method) {
-    case TimestampFilterMethod.EQUALS:
-      return value === wanted;
-    case TimestampFilterMethod.GREATER:
-      return value > wanted;
-    case TimestampFilterMethod.GREATER_OR_EQUALS:
-      return value >= wanted;
-    case TimestampFilterMethod.LESS:
-      return value < wanted;
-    case TimestampFilterMethod.LESS_OR_EQUALS:
-      return value <= wanted;
-    default:
-      return false;
   }
 }
 

@@ -6,7 +6,6 @@
  */
 import { timestampMs } from '@bufbuild/protobuf/wkt';
 import { type AggregateRecord, idTerm, numberTerm, type Session, sessionIndexes } from '../../../../actors/index.js';
-import { TimestampFilterMethod } from '../../../gen/platform/resources/object/v3alpha/object_pb.js';
 import {
   PlatformSessions,
   SessionFieldName,
@@ -18,7 +17,7 @@ import { defineRpc } from '../../invoker.js';
 import { runSearch, type SearchDeclaration } from '../../shared/indexed-search.js';
 import { createOrgReadFilter } from '../../shared/owned.js';
 import type { Condition } from '../../shared/search-executor.js';
-import { maxIds, present, requiredChars, specified } from '../../shared/search.js';
+import { matchesTimestamp, maxIds, present, requiredChars, specified } from '../../shared/search.js';
 import { isSessionUsable } from '../../../query/sessions.js';
 import { toGetSession } from './shared.js';
 
@@ -51,7 +50,7 @@ const SEARCH: SearchDeclaration<SessionSearchFilter> = {
         return stateCondition(call, f.value.state);
       case 'creationDate': {
         const wanted = numberTerm(f.value.creationDate === undefined ? 0 : timestampMs(f.value.creationDate));
-        return { index: 'created', test: (term) => matchesTime(term, wanted, f.value.method) };
+        return { index: 'created', test: (term) => matchesTimestamp(term, wanted, f.value.method) };
       }
       default:
         return 'none';
@@ -65,24 +64,6 @@ function stateCondition(call: CallContext, state: SessionState): Condition {
   if (state === SessionState.ACTIVE) return { index: 'expires', test: (term) => term > now };
   if (state === SessionState.EXPIRED) return { index: 'expires', test: (term) => term <= now };
   return 'none';
-}
-
-/** Terms of epoch milliseconds compare as the numbers do (fixed width). */
-function matchesTime(value: string, wanted: string, method: TimestampFilterMethod): boolean {
-  switch (method) {
-    case TimestampFilterMethod.EQUALS:
-      return value === wanted;
-    case TimestampFilterMethod.GREATER:
-      return value > wanted;
-    case TimestampFilterMethod.GREATER_OR_EQUALS:
-      return value >= wanted;
-    case TimestampFilterMethod.LESS:
-      return value < wanted;
-    case TimestampFilterMethod.LESS_OR_EQUALS:
-      return value <= wanted;
-    default:
-      return false;
-  }
 }
 
 export const searchSessionsRpc = defineRpc({
