@@ -66,7 +66,7 @@ export async function populateSource(first: Call): Promise<Record<string, string
   for (const path of [`users/${ids.erin}/_lock`, `users/${ids.frank}/_deactivate`, `user_grants/${ids.oldGrant}/_deactivate`, `projects/${ids.oldProject}/_deactivate`]) {
     expectStatus(await first('POST', `${R}/${path}`), 200);
   }
-  // organization-level: an identity provider it defines, its own language, text and branding settings
+  // organization-level: an identity provider it defines, its own language, text and branding settings, its lockout threshold
   ids.idp = await created(`${R}/idps/forge${inA}`, {
     idp: { name: 'Org Forge', options: { isManualLinkingAllowed: true, autoLinking: 'AUTO_LINKING_OPTION_EMAIL' } },
     config: { clientId: 'forge-client', clientSecret: IDP_SECRET, scopes: ['openid', 'email'] },
@@ -75,6 +75,7 @@ export async function populateSource(first: Call): Promise<Record<string, string
   expectStatus(languages, 200);
   expectStatus(await first('PATCH', `/settings/v3alpha/texts/en${inA}`, { texts: { loginNameIntro: { set: 'Welcome to Export Source.' } } }), 200);
   expectStatus(await first('PATCH', `/settings/v3alpha/branding${inA}`, { primaryColor: { set: '#112233' }, disableWatermark: { set: true } }), 200);
+  expectStatus(await first('PATCH', `/settings/v3alpha/users${inA}`, { maxPasswordAttempts: 3 }), 200);
   return ids;
 }
 

@@ -111,6 +111,8 @@ describe('export', () => {
     expect(a.languageSettings).toEqual({ defaultLanguage: 'de', restrictedLanguages: ['de', 'en'] });
     expect(a.textSettings).toEqual([{ language: 'en', texts: { loginNameIntro: 'Welcome to Export Source.' } }]);
     expect(a.brandingSettings).toEqual({ primaryColor: '#112233', disableWatermark: true });
+    expect(a.lockoutPolicy).toEqual({ maxPasswordAttempts: '3' });
+    expect(doc.orgs[1].lockoutPolicy).toBeUndefined();
     expect(a.userLinks).toEqual([{ userId: ids.alice, idpId: ids.idp, idpName: 'Org Forge', providedUserId: 'forge-4711', providedUserName: 'alice@forge.example', idpType: 'IDP_TYPE_FORGE' }]);
     expect(a.forgeIdps).toEqual([
       {
@@ -170,6 +172,7 @@ describe('import into a second instance', () => {
       language_settings: { created: 1 },
       text_settings: { created: 1 },
       branding_settings: { created: 1 },
+      lockout_policy: { created: 1 },
       user_link: { created: 1 },
       user_state: { created: 2 },
       user_grant_state: { created: 1 },
@@ -224,6 +227,7 @@ describe('import into a second instance', () => {
     ['the org language settings', () => `/settings/v3alpha/languages?ctx.orgId=${ids.orgA}`],
     ['the org login texts', () => `/settings/v3alpha/texts/en?ctx.orgId=${ids.orgA}`],
     ['the org branding', () => `/settings/v3alpha/branding?ctx.orgId=${ids.orgA}`],
+    ['the org lockout threshold', () => `/settings/v3alpha/users?ctx.orgId=${ids.orgA}`],
   ])('keeps %s field by field', async (_, path) => {
     const source = await first('GET', path());
     const target = await second('GET', path());
@@ -419,6 +423,32 @@ describe('import into a second instance', () => {
     expect(byType.text_settings.message).toContain('noSuchText');
     expect(byType.branding_settings).toMatchObject({ code: 'branding.invalid', message: expect.stringContaining('sparkles') });
     expect(response.body.counts).toMatchObject({ human_user: { created: 1 }, user_link: { failed: 1 }, text_settings: { failed: 1 }, branding_settings: { failed: 1 } });
+  });
+});
+
+describe('lockout policy on import', () => {
+  it('applies a number or a proto3-JSON string and fails a bad value naming the field', async () => {
+    const doc = {
+      orgs: [
+        { orgId: 'lockout-number', org: { name: 'Lockout Number' }, lockoutPolicy: { maxPasswordAttempts: 4, maxOtpAttempts: 9 } },
+        { orgId: 'lockout-bad', org: { name: 'Lockout Bad' }, lockoutPolicy: { maxPasswordAttempts: '-1' } },
+        { orgId: 'lockout-huge', org: { name: 'Lockout Huge' }, lockoutPolicy: { maxPasswordAttempts: '5000' } },
+      ],
+    };
+    const response = await second('POST', '/admin/v1/import', importBody(doc));
+    expectStatus(response, 200);
+    expect(response.body.errors).toEqual([
+      { type: 'lockout_policy', id: 'lockout-bad', code: 'import.value_invalid', message: expect.stringContaining('lockoutPolicy.maxPasswordAttempts') },
+      { type: 'lockout_policy', id: 'lockout-huge', code: 'import.value_invalid', message: expect.stringContaining('lockoutPolicy.maxPasswordAttempts') },
+    ]);
+    const applied = await second('GET', '/settings/v3alpha/users?ctx.orgId=lockout-number');
+    expectStatus(applied, 200);
+    expect(applied.body.settings.maxPasswordAttempts).toBe(4);
+    // control: a failed policy leaves the organization on the instance's threshold
+    const instance = await second('GET', '/settings/v3alpha/users');
+    const untouched = await second('GET', '/settings/v3alpha/users?ctx.orgId=lockout-bad');
+    expect(untouched.body.settings.maxPasswordAttempts).toBe(instance.body.settings.maxPasswordAttempts);
+    expect(untouched.body.settings.maxPasswordAttempts).not.toBe(4);
   });
 });
 

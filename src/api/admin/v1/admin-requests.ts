@@ -146,6 +146,7 @@ const documentSchema = z.object(
         languageSettings: z.object({ defaultLanguage: z.string().optional(), restrictedLanguages: z.array(z.string()).optional() }).optional(),
         textSettings: list(z.object({ language: z.string().min(1, 'required'), texts: z.record(z.string(), z.string()) })),
         brandingSettings: z.record(z.string(), z.union([z.string(), z.boolean()])).optional(),
+        lockoutPolicy: z.object({ maxPasswordAttempts: z.union([z.string(), z.number()]).optional(), maxOtpAttempts: z.union([z.string(), z.number()]).optional() }).optional(),
         forgeIdps: list(
           z.object({
             idpId: id,

@@ -52,7 +52,7 @@ import {
   type DataProject,
   type DataUserLink,
 } from './export-format.js';
-import { brandingSettingsOf, forgeIdpOf, languageSettingsOf, textSettingsOf } from './export-org-settings.js';
+import { brandingSettingsOf, forgeIdpOf, languageSettingsOf, lockoutPolicyOf, textSettingsOf } from './export-org-settings.js';
 
 export interface ExportOptions {
   readonly instanceId: string;
@@ -83,6 +83,7 @@ export async function* exportDocument(actors: ActorSystem, options: ExportOption
       languageSettings: await languageSettingsOf(actors, options.instanceId, orgId),
       textSettings: await textSettingsOf(actors, options.instanceId, orgId),
       brandingSettings: await brandingSettingsOf(actors, options.instanceId, orgId),
+      lockoutPolicy: await lockoutPolicyOf(actors, options.instanceId, orgId),
     };
     for (const [key, value] of Object.entries(settings)) if (value !== undefined) yield `,${JSON.stringify(key)}:${JSON.stringify(value)}`;
     for (const [key, rows] of orgLists(actors, options, org, exported, index)) {

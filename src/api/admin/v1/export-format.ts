@@ -26,6 +26,12 @@ export interface DataOrg {
   textSettings?: { language: string; texts: Record<string, string> }[];
   /** Tessera extension: the branding properties the organization itself sets. */
   brandingSettings?: Record<string, string | boolean>;
+  /**
+   * The organization's own lockout policy (reference facts §6.1), only when it sets one; uint64
+   * values as proto3-JSON strings. `maxOtpAttempts` is read on import for compatibility and
+   * not applied (Tessera has no OTP lockout of its own per organization).
+   */
+  lockoutPolicy?: { maxPasswordAttempts?: string | number; maxOtpAttempts?: string | number };
   domains?: DataDomain[];
   /** Tessera extension: identity providers the organization defines (forge types; instance IDPs are excluded). */
   forgeIdps?: DataForgeIdp[];

@@ -1,11 +1,12 @@
 /**
  * The organization-level settings and resources of the export document besides the lists of
- * export-document.ts: the org's own language, text and branding settings, and the identity
- * providers it defines.
+ * export-document.ts: the org's own language, text and branding settings, its lockout policy,
+ * and the identity providers it defines.
  */
 import {
   brandingSettingsKind,
   languageSettingsKind,
+  orgLockoutKind,
   SUPPORTED_LANGUAGES,
   textSettingsId,
   textSettingsKind,
@@ -41,6 +42,12 @@ export async function brandingSettingsOf(actors: ActorSystem, instanceId: string
   if (row === undefined || row.meta.owner.type !== 'org') return undefined;
   const set = Object.fromEntries(Object.entries(row.state).filter((e): e is [string, string | boolean] => typeof e[1] === 'string' || typeof e[1] === 'boolean'));
   return Object.keys(set).length === 0 ? undefined : set;
+}
+
+/** The organization's own lockout threshold; undefined when it uses the instance's. */
+export async function lockoutPolicyOf(actors: ActorSystem, instanceId: string, orgId: string): Promise<DataOrg['lockoutPolicy']> {
+  const row = await actors.readRecord(instanceId, orgLockoutKind, orgId);
+  return row === undefined ? undefined : { maxPasswordAttempts: String(row.state.maxPasswordAttempts) };
 }
 
 /** An org-defined IDP with its client secret opened (the target seals it with its own key). */

@@ -1,6 +1,6 @@
 /**
  * Phase 1 of an import, after the domains: the organization's own language, text and branding
- * settings and the identity providers it defines (original ids; the client secret is sealed
+ * settings, its lockout policy (`lockoutPolicy`, reference facts §6.1) and the identity providers it defines (original ids; the client secret is sealed
  * with the target's master key). Tessera extensions of the document (`languageSettings`,
  * `textSettings`, `brandingSettings`, `forgeIdps`).
  */
@@ -10,7 +10,9 @@ import {
   createIdp,
   idpKind,
   languageSettingsKind,
+  orgLockoutKind,
   setBrandingSettings,
+  setOrgLockout,
   setLanguageSettings,
   setTextSettings,
   textSettingsId,
@@ -20,6 +22,7 @@ import {
 } from '../../../../actors/index.js';
 import { isMessageKey } from '../../../login/i18n/index.js';
 import { noteSettingsChanged } from '../../settings/shared/settings-changes.js';
+import { maxPasswordAttempts } from '../../settings/users/set-user-settings.js';
 import { autoLinkingNames, idpPolicyNames, idpTypeNames, type DataOrg } from './export-format.js';
 import type { ImportRun } from './import-run.js';
 import { checkItem, enumOf, namedItem } from './import-validation.js';
@@ -68,6 +71,14 @@ export async function importOrgSettings(run: ImportRun, data: DataOrg): Promise<
   }
   if (appearanceChanged) noteSettingsChanged(instanceId);
 
+  const lockout = data.lockoutPolicy?.maxPasswordAttempts;
+  if (lockout !== undefined) {
+    await run.item('lockout_policy', orgId, async () => (await actors.readRecord(instanceId, orgLockoutKind, orgId))?.state.maxPasswordAttempts === Number(lockout), async () => {
+      checkItem(lockoutItem, { maxPasswordAttempts: lockout }, 'lockoutPolicy');
+      await ask(setOrgLockout, { orgId, maxPasswordAttempts: Number(lockout) });
+    });
+  }
+
   for (const i of data.forgeIdps ?? []) {
     const exists = async () => (await actors.readRecord(instanceId, idpKind, i.idpId))?.meta.owner.id === orgId;
     await run.item('idp', i.idpId, exists, async () => {
@@ -85,6 +96,9 @@ export async function importOrgSettings(run: ImportRun, data: DataOrg): Promise<
     });
   }
 }
+
+/** proto3 JSON writes uint64 as a decimal string; a number is accepted too. */
+const lockoutItem = z.object({ maxPasswordAttempts: z.union([z.number(), z.string().regex(/^\d{1,10}$/, 'must be a whole number').transform(Number)]).pipe(maxPasswordAttempts) });
 
 /** Keys of the login catalog, texts at most SetStringLong (2048 characters). */
 const textsItem = z.record(

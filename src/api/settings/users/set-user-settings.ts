@@ -11,6 +11,9 @@ import { defineRpc } from '../../invoker.js';
 import { toSettingsDetailsAfter } from '../../shared/settings.js';
 import { parseWith } from '../../shared/validate.js';
 
+/** Failed password checks before a user is locked (also the export document's `lockoutPolicy`). */
+export const maxPasswordAttempts = z.number().int().min(0, 'must be 0 (never lock) or more').max(1000, 'must be at most 1000');
+
 const input = z.object({
   settings: z
     .object({
@@ -23,7 +26,7 @@ const input = z.object({
           hasSymbol: z.boolean().optional(),
         })
         .optional(),
-      maxPasswordAttempts: z.number().int().min(0, 'must be 0 (never lock) or more').max(1000, 'must be at most 1000').optional(),
+      maxPasswordAttempts: maxPasswordAttempts.optional(),
       usernameUniquePerInstance: z.boolean().optional(),
       ignoreUnknownUsernames: z.boolean().optional(),
     })
