@@ -4,12 +4,13 @@
  * values of reference facts §5.7. Advertises only what Tessera supports: no request objects, no
  * device flow, no back-channel logout. There is deliberately no OAuth 2.0 AS metadata (RFC 8414).
  */
+import { createHash } from 'node:crypto';
 import type { TenantDirectory } from '../api/tenant.js';
 import type { Config } from '../config/schema.js';
 import { invalidArgument, SIGNING_ALGORITHMS } from '../../actors/index.js';
 import type { Route } from '../http/router.js';
 import type { HttpReply, HttpRequest } from '../http/types.js';
-import { KEYS_PATH } from './keys.js';
+import { isNotModified, KEYS_PATH } from './keys.js';
 import { requireInstance, withErrorReplies } from './shared/endpoint.js';
 import { issuerFor } from './shared/issuer.js';
 import type { UiLocalesResolver } from './shared/ui-locales.js';
@@ -78,10 +79,9 @@ export function discoveryRoute(deps: DiscoveryDeps): Route {
 
 async function handleDiscovery(req: HttpRequest, deps: DiscoveryDeps, cache: DocumentCache): Promise<HttpReply> {
   const instance = await requireInstance(deps.tenants, req);
-  const issuer = issuerFor(deps.config, req);
-  if (issuer === undefined) throw invalidArgument('request.invalid_host', 'the Host header is malformed');
   const languages = await deps.uiLocales(instance.id);
-  return cache.reply(`${instance.id} ${issuer}`, languages, () => toDiscoveryDocument(issuer, languages));
+  const replies = cache.replies(instance.id, languages, req, deps.config);
+  return isNotModified(req.headers['if-none-match'], replies.etag) ? replies.notModified : replies.ok;
 }
 
 /** The discovery document of an issuer. */
@@ -90,24 +90,67 @@ export function toDiscoveryDocument(issuer: string, uiLocales: readonly string[]
   return { issuer, ...endpoints, ...STATIC_METADATA, ui_locales_supported: uiLocales };
 }
 
-const HEADERS = Object.freeze({ 'content-type': 'application/json', 'cache-control': 'max-age=300' });
-const MAX_DOCUMENTS = 1_000;
+const CONTENT_TYPE = 'application/json';
+const CACHE_CONTROL = 'max-age=300';
+/** Cap on instances held; the Host port is the client's, so hosts per instance are capped too. */
+const MAX_INSTANCES = 10_000;
+const MAX_HOSTS_PER_INSTANCE = 32;
 
-interface DocumentCache {
-  reply(key: string, languages: readonly string[], build: () => Record<string, unknown>): HttpReply;
+/** The serialized document of one issuer with its strong ETag, and the two replies built once. */
+interface DocumentReplies {
+  readonly etag: string;
+  readonly ok: HttpReply;
+  readonly notModified: HttpReply;
 }
 
-/** Serialized replies by instance and issuer, rebuilt when the language list (by identity) changes; size-capped because the Host port is the client's. */
+/** One instance's documents: by scheme, then by the raw Host header (with the config, it fixes the issuer). */
+interface InstanceDocuments {
+  /** The language list the documents were built with (by identity: the resolver keeps it while the settings row is unchanged). */
+  readonly languages: readonly string[];
+  readonly http: Map<string, DocumentReplies>;
+  readonly https: Map<string, DocumentReplies>;
+}
+
+interface DocumentCache {
+  replies(instanceId: string, languages: readonly string[], req: HttpRequest, config: Config): DocumentReplies;
+}
+
+/**
+ * Serialized replies per instance and issuer: a hit is two Map lookups and no allocation. An
+ * instance's documents are dropped when its language list changes (by identity). The issuer is
+ * computed only on a miss.
+ */
 function createDocumentCache(): DocumentCache {
-  const entries = new Map<string, { languages: readonly string[]; reply: HttpReply }>();
+  const instances = new Map<string, InstanceDocuments>();
   return {
-    reply(key, languages, build) {
-      const hit = entries.get(key);
-      if (hit !== undefined && hit.languages === languages) return hit.reply;
-      if (entries.size >= MAX_DOCUMENTS) entries.clear();
-      const reply: HttpReply = { status: 200, headers: HEADERS, body: JSON.stringify(build()) };
-      entries.set(key, { languages, reply });
-      return reply;
+    replies(instanceId, languages, req, config) {
+      let documents = instances.get(instanceId);
+      if (documents === undefined || documents.languages !== languages) {
+        if (documents === undefined && instances.size >= MAX_INSTANCES) instances.clear();
+        documents = { languages, http: new Map(), https: new Map() };
+        instances.set(instanceId, documents);
+      }
+      const byHost = req.scheme === 'https' ? documents.https : documents.http;
+      const host = req.headers.host ?? '';
+      const hit = byHost.get(host);
+      if (hit !== undefined) return hit;
+      const issuer = issuerFor(config, req);
+      if (issuer === undefined) throw invalidArgument('request.invalid_host', 'the Host header is malformed');
+      const built = documentReplies(JSON.stringify(toDiscoveryDocument(issuer, languages)));
+      if (byHost.size >= MAX_HOSTS_PER_INSTANCE) byHost.clear();
+      byHost.set(host, built);
+      return built;
     },
+  };
+}
+
+function documentReplies(body: string): DocumentReplies {
+  const bytes = Buffer.from(body, 'utf8');
+  const etag = `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`;
+  const headers = Object.freeze({ 'cache-control': CACHE_CONTROL, etag });
+  return {
+    etag,
+    ok: { status: 200, headers: Object.freeze({ 'content-type': CONTENT_TYPE, ...headers }), body: bytes },
+    notModified: { status: 304, headers },
   };
 }

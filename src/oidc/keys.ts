@@ -28,7 +28,7 @@ async function handleKeys(req: HttpRequest, deps: KeysDeps): Promise<HttpReply> 
   return isNotModified(req.headers['if-none-match'], keySet.etag) ? notModified(keySet) : keySetReply(keySet);
 }
 
-/** Headers per key set, built once: the hot path is a lookup and a write. */
+/** Replies per key set (bytes, headers, ETag), built once when the ring changes: the hot path is a lookup and a write. */
 const replies = new WeakMap<PublishedKeySet, { ok: HttpReply; notModified: HttpReply }>();
 
 function repliesOf(keySet: PublishedKeySet): { ok: HttpReply; notModified: HttpReply } {
@@ -36,7 +36,7 @@ function repliesOf(keySet: PublishedKeySet): { ok: HttpReply; notModified: HttpR
   if (built === undefined) {
     const headers = { 'cache-control': CACHE_CONTROL, etag: keySet.etag };
     built = {
-      ok: { status: 200, headers: { 'content-type': 'application/json', ...headers }, body: keySet.body },
+      ok: { status: 200, headers: { 'content-type': 'application/json', ...headers }, body: Buffer.from(keySet.body, 'utf8') },
       notModified: { status: 304, headers },
     };
     replies.set(keySet, built);

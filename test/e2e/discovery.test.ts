@@ -74,6 +74,39 @@ describe('GET /.well-known/openid-configuration', () => {
     expect(badPort.status).toBe(400);
   });
 
+  it('sends a strong ETag, the same on every request, and answers a matching If-None-Match with 304 and no body', async () => {
+    const first = await discover();
+    const etag = first.response.headers.get('etag');
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    const second = await discover();
+    expect(second.response.headers.get('etag')).toBe(etag);
+    expect(second.metadata).toEqual(first.metadata);
+    for (const match of [etag!, `W/${etag!}`, `"other", ${etag!}`, '*']) {
+      const again = await fetch(`${node.baseUrl}/.well-known/openid-configuration`, { headers: { 'if-none-match': match } });
+      expect(again.status).toBe(304);
+      expect(await again.text()).toBe('');
+      expect(again.headers.get('etag')).toBe(etag);
+      expect(again.headers.get('cache-control')).toBe('max-age=300');
+    }
+    // Positive control: another tag gets the whole document.
+    const other = await fetch(`${node.baseUrl}/.well-known/openid-configuration`, { headers: { 'if-none-match': '"other"' } });
+    expect(other.status).toBe(200);
+    expect(((await other.json()) as Record<string, unknown>).issuer).toBe(node.baseUrl);
+  });
+
+  it('has one document and ETag per issuer: another Host gets its own', async () => {
+    const call = api(node, '');
+    const bare = await call('GET', '/.well-known/openid-configuration', undefined, { host: 'localhost' });
+    const withPort = await call('GET', '/.well-known/openid-configuration', undefined, { host: 'localhost:8443' });
+    expect(bare.body.issuer).toBe('http://localhost');
+    expect(withPort.body.issuer).toBe('http://localhost:8443');
+    expect(bare.headers.etag).not.toBe(withPort.headers.etag);
+    const revalidated = await call('GET', '/.well-known/openid-configuration', undefined, { host: 'localhost:8443', 'if-none-match': String(bare.headers.etag) });
+    expect(revalidated.status).toBe(200);
+    expect(revalidated.body.issuer).toBe('http://localhost:8443');
+    expect((await call('GET', '/.well-known/openid-configuration', undefined, { host: 'localhost', 'if-none-match': String(bare.headers.etag) })).status).toBe(304);
+  });
+
   it('answers CORS requests from browsers', async () => {
     const response = await fetch(`${node.baseUrl}/.well-known/openid-configuration`, { headers: { origin: 'https://app.example.com' } });
     expect(response.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
@@ -99,9 +132,13 @@ describe('GET /oauth/v2/keys', () => {
     const first = await fetchJwks(node);
     const etag = String(first.headers.etag);
     expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    const second = await fetchJwks(node);
+    expect(second.headers.etag).toBe(etag);
+    expect(second.keys).toEqual(first.keys);
     for (const match of [etag, `W/${etag}`, `"other", ${etag}`, '*']) {
       const again = await fetchJwks(node, { 'if-none-match': match });
       expect(again.status).toBe(304);
+      expect(again.keys).toEqual([]);
       expect(again.headers.etag).toBe(etag);
       expect(again.headers['cache-control']).toBe('max-age=300, must-revalidate');
     }

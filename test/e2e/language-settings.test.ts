@@ -93,15 +93,21 @@ describe('language settings', () => {
     expect((await resolve(`?ctx.orgId=${orgId}`)).settings.restrictedLanguages).toEqual({ value: langs('de', 'en', 'fr'), owner: instanceOwner() });
   });
 
-  it('changes only the fields present, and discovery follows a reset at once', async () => {
+  it('changes only the fields present, and discovery follows a reset at once (with a new ETag)', async () => {
     await set({ restrictedLanguages: { languages: langs('de', 'en') } });
     expect(await discoveryLocales()).toEqual(['de', 'en']);
+    const etag = (await fetch(`${node.baseUrl}/.well-known/openid-configuration`)).headers.get('etag')!;
+    const unchanged = await fetch(`${node.baseUrl}/.well-known/openid-configuration`, { headers: { 'if-none-match': etag } });
+    expect(unchanged.status).toBe(304);
     expect((await resolve()).settings.defaultLanguage).toEqual({ value: 'de' });
     await set({ defaultLanguage: { key: '' }, restrictedLanguages: { languages: [] } });
     const reset = (await resolve()).settings;
     expect(reset.defaultLanguage).toEqual({ value: 'en', owner: system });
     expect(reset.restrictedLanguages).toEqual({ owner: system });
     expect(await discoveryLocales()).toEqual(SUPPORTED);
+    const changed = await fetch(`${node.baseUrl}/.well-known/openid-configuration`, { headers: { 'if-none-match': etag } });
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get('etag')).not.toBe(etag);
   });
 
   it('rejects invalid and unsupported keys naming the field', async () => {

@@ -60,6 +60,11 @@ describe('PlatformWebKeys on a running node', () => {
     expect(await kidsOf()).toEqual([...before.active, ...before.next, response.body.nextKeyId].sort());
     const revalidated = await fetchJwks(node, { 'if-none-match': String(etag) });
     expect(revalidated.status).toBe(200);
+    expect(revalidated.headers.etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    expect(revalidated.headers.etag).not.toBe(etag);
+    expect(revalidated.keys.map((k) => k.kid)).toContain(response.body.nextKeyId);
+    // The new ETag revalidates (positive control of the 200 above).
+    expect((await fetchJwks(node, { 'if-none-match': String(revalidated.headers.etag) })).status).toBe(304);
   });
 
   it('makes the new next key with the requested algorithm', async () => {
