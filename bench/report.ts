@@ -55,6 +55,8 @@ export interface ScenarioResult {
   readonly path: string;
   readonly expectedStatus: number;
   readonly limit?: ScenarioLimit;
+  /** The ceiling scenario of the same request and the target share of it per server CPU-s (issue 13). */
+  readonly ceiling?: { readonly scenario: string; readonly target: number };
   readonly results: readonly ToolResult[];
   /** Why wrk did not run for this scenario, when it was wanted. */
   readonly wrkSkipped?: string;
@@ -153,6 +155,7 @@ export function renderMarkdown(report: BenchReport): string {
     );
   }
   lines.push(...renderLimits(report, limits));
+  lines.push(...renderCeiling(report));
   lines.push(...renderPostgres(report));
   for (const scenario of report.scenarios) {
     if (scenario.error !== undefined) lines.push('', `- ${scenario.name} failed: ${scenario.error}`);
@@ -214,6 +217,35 @@ function renderLimits(report: BenchReport, helloByTool: ReadonlyMap<string, RunM
     }
   }
   return lines;
+}
+
+/**
+ * Tessera's token scenarios beside the ceiling server of the same run (autocannon medians): the
+ * ratio of requests per server CPU-second, and the target of issue 13.
+ */
+function renderCeiling(report: BenchReport): string[] {
+  const rows = report.scenarios.filter((s) => s.ceiling !== undefined);
+  const lines: string[] = [];
+  for (const scenario of rows) {
+    const ceiling = scenario.ceiling;
+    if (ceiling === undefined) continue;
+    const own = scenario.results.find((r) => r.tool === 'autocannon')?.median;
+    const limit = report.scenarios.find((s) => s.name === ceiling.scenario)?.results.find((r) => r.tool === 'autocannon')?.median;
+    if (own === undefined || limit === undefined) continue;
+    const share = limit.reqPerServerCpuS > 0 ? own.reqPerServerCpuS / limit.reqPerServerCpuS : 0;
+    lines.push(
+      `| ${scenario.name} | ${ceiling.scenario} | ${formatInt(limit.reqPerServerCpuS)} | ${formatInt(own.reqPerServerCpuS)} | ${share.toFixed(2)}× | ≥ ${ceiling.target.toFixed(1)}× ${share >= ceiling.target ? 'met' : 'not met'} | ${formatInt(limit.reqPerSec)}${limit.contended ? CONTENDED_MARK : ''} | ${formatInt(own.reqPerSec)}${own.contended ? CONTENDED_MARK : ''} |`,
+    );
+  }
+  if (lines.length === 0) return [];
+  return [
+    '',
+    'Tessera beside the ceiling (bench/ceiling-server.ts, same run, autocannon median runs; ratio of req / server CPU-s):',
+    '',
+    '| scenario | ceiling | ceiling req / CPU-s | Tessera req / CPU-s | × ceiling per CPU-s | target | ceiling req/s | Tessera req/s |',
+    '|---|---|---:|---:|---:|---|---:|---:|',
+    ...lines,
+  ];
 }
 
 /**

@@ -15,6 +15,7 @@
  * BENCH_WRK (auto | 0), BENCH_SCENARIOS (comma-separated names, all by default).
  */
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -30,7 +31,7 @@ import {
   spawnServer,
   type ServerProcess,
 } from './processes.js';
-import { DISCOVERY_PATH, EMPTY_OIDC_SEED, ensureSigningAlgorithm, INTROSPECT_PATH, JWKS_PATH, jwsAlgorithm, seedOidc, TOKEN_PATH, USERINFO_PATH, type OidcSeed, type TokenAlgorithm } from './oidc.js';
+import { basicAuthorization, DISCOVERY_PATH, EMPTY_OIDC_SEED, ensureSigningAlgorithm, INTROSPECT_PATH, JWKS_PATH, jwsAlgorithm, seedOidc, TOKEN_PATH, USERINFO_PATH, type OidcSeed, type TokenAlgorithm } from './oidc.js';
 import {
   machineFacts,
   renderMarkdown,
@@ -47,6 +48,7 @@ import { backendCpuDelta, openBenchDatabase, type BenchDatabase } from './postgr
 import { closeHttpClient, httpRequest, ORGANIZATIONS_PATH, seedOrganizations, startTessera, TESSERA_HOST_HEADER, type TesseraNode } from './tessera.js';
 
 const HELLO_SERVERS = fileURLToPath(new URL('./hello-servers.js', import.meta.url));
+const CEILING_SERVER = fileURLToPath(new URL('./ceiling-server.js', import.meta.url));
 const TESSERA_MAIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const RESULTS_DIR = fileURLToPath(new URL('../../bench/results/', import.meta.url));
 
@@ -62,7 +64,7 @@ interface Settings {
   readonly only: ReadonlySet<string> | undefined;
 }
 
-type ServerName = 'hello-uws' | 'hello-node' | 'tessera' | 'tessera-pg';
+type ServerName = 'hello-uws' | 'hello-node' | 'ceiling' | 'tessera' | 'tessera-pg';
 
 interface Scenario {
   readonly name: string;
@@ -77,6 +79,8 @@ interface Scenario {
   readonly wrk: boolean;
   /** The limit this scenario is reported against besides hello-uws (token scenarios). */
   readonly limit?: ScenarioLimit;
+  /** The ceiling scenario of the same request (ceiling-server.ts), reported as a ratio per server CPU-s. */
+  readonly ceiling?: { readonly scenario: string; readonly target: number };
   /** Runs before the preflight (e.g. switching the signing key); returns a note for the log. */
   readonly prepare?: () => Promise<string | undefined>;
   /** Checks the preflight's body; returns what is wrong, or undefined. */
@@ -193,6 +197,8 @@ function scenarios(seed: Seed, runId: string, pgSeed: Seed = seed): Scenario[] {
       expectedStatus: 200,
       wrk: true,
     },
+    ceilingScenario('ES256'),
+    ceilingScenario(undefined),
     clientCredentialsJwt(seed, 'ES256'),
     clientCredentialsJwt(seed, 'RS256'),
     clientCredentialsOpaque(seed),
@@ -226,8 +232,32 @@ function scenarios(seed: Seed, runId: string, pgSeed: Seed = seed): Scenario[] {
   ];
 }
 
+/** The ceiling server's two clients (ceiling-server.ts) and their secret, made up per run. */
+const CEILING_SECRET = randomBytes(24).toString('base64url');
+const CEILING_CLIENTS = { ES256: 'ceiling-es256', opaque: 'ceiling-opaque' } as const;
+/** Issue 13's targets: Tessera per server CPU-s as a share of the ceiling's. */
+const CEILING_TARGETS = { ES256: 0.8, opaque: 0.6 } as const;
+
+/** The same token request against the ceiling server: ES256 JWT, or opaque when `algorithm` is undefined. */
+function ceilingScenario(algorithm: 'ES256' | undefined): Scenario {
+  const client = algorithm === undefined ? CEILING_CLIENTS.opaque : CEILING_CLIENTS.ES256;
+  return {
+    name: algorithm === undefined ? 'ceiling-opaque' : 'ceiling-es256',
+    description: `the ceiling (bench/ceiling-server.ts: uWS + node:crypto, Basic auth by SHA-256 + timingSafeEqual): client_credentials → ${algorithm === undefined ? 'opaque token kept in a Map' : 'ES256 JWT'}`,
+    server: 'ceiling',
+    method: 'POST',
+    path: TOKEN_PATH,
+    headers: { host: TESSERA_HOST_HEADER, authorization: basicAuthorization(client, CEILING_SECRET), 'content-type': FORM },
+    body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'openid profile' }).toString(),
+    expectedStatus: 200,
+    wrk: false,
+    checkPreflight: tokenOfAlgorithm(algorithm),
+  };
+}
+
 function clientCredentialsJwt(seed: Seed, algorithm: TokenAlgorithm): Scenario {
   return {
+    ...(algorithm === 'ES256' ? { ceiling: { scenario: 'ceiling-es256', target: CEILING_TARGETS.ES256 } } : {}),
     name: `client-credentials-jwt-${algorithm.toLowerCase()}`,
     description: `client_credentials (client_secret_basic, service user with JWT access tokens), ${algorithm} signing key active`,
     server: 'tessera',
@@ -245,6 +275,7 @@ function clientCredentialsJwt(seed: Seed, algorithm: TokenAlgorithm): Scenario {
 
 function clientCredentialsOpaque(seed: Seed): Scenario {
   return {
+    ceiling: { scenario: 'ceiling-opaque', target: CEILING_TARGETS.opaque },
     name: 'client-credentials-opaque',
     description: 'client_credentials (client_secret_basic, service user with opaque access tokens): one stored token per request',
     server: 'tessera',
@@ -370,6 +401,7 @@ async function runScenario(
     path: scenario.path,
     expectedStatus: scenario.expectedStatus,
     ...(scenario.limit === undefined ? {} : { limit: scenario.limit }),
+    ...(scenario.ceiling === undefined ? {} : { ceiling: scenario.ceiling }),
   };
   const spec: LoadSpec = {
     origin,
@@ -523,9 +555,17 @@ async function main(): Promise<number> {
       ...new Set(select(unseeded).flatMap((s) => (s.limit?.kind === 'signing' ? [s.limit.algorithm] : []))),
     ];
 
+    const startCeiling = async (): Promise<Target> => {
+      const server = await spawnServer({ name: 'ceiling', cleanup, args: [CEILING_SERVER], env: { ...helloEnv, BENCH_CEILING_SECRET: CEILING_SECRET }, cpu: pinning.serverCpu });
+      const port = Number(server.listening.port);
+      if (!Number.isInteger(port) || port <= 0) throw new Error(`ceiling reported no port: ${JSON.stringify(server.listening)}`);
+      return { server, origin: `http://127.0.0.1:${port}` };
+    };
+    const needsCeiling = select(unseeded).some((s) => s.server === 'ceiling');
     const starting = [
       start('uws'),
       start('node'),
+      needsCeiling ? startCeiling() : undefined,
       // ES256 keys from the first start (the benchmark default); RS256 scenarios rotate twice.
       needsTessera ? startTessera({ main: TESSERA_MAIN, cpu: pinning.serverCpu, cleanup, defaults: { TESSERA_SIGNING_ALGORITHM: 'ES256' } }) : undefined,
       // The same node on PostgreSQL, pinned to the same core; PGAPPNAME tags its connections.
@@ -540,14 +580,14 @@ async function main(): Promise<number> {
     ] as const;
     // allSettled first: never leave the cleanup while a server is still starting.
     await Promise.allSettled(starting);
-    const [helloUws, helloNode, tessera, tesseraPg] = await Promise.all(starting);
-    for (const server of [helloUws.server, helloNode.server, tessera?.server, tesseraPg?.server]) {
+    const [helloUws, helloNode, ceiling, tessera, tesseraPg] = await Promise.all(starting);
+    for (const server of [helloUws.server, helloNode.server, ceiling?.server, tessera?.server, tesseraPg?.server]) {
       if (server === undefined) continue;
       void server.exited.then((code) => {
         if (!server.stopRequested()) log(`\nbench: ${server.name} (pid ${server.pid}) exited unexpectedly with ${code}; its last output:\n${server.recentOutput()}\n`);
       });
     }
-    log(`bench: servers up (hello-uws pid ${helloUws.server.pid}, hello-node pid ${helloNode.server.pid}${tessera === undefined ? ', tessera not needed' : `, tessera pid ${tessera.server.pid}, adapter ${tessera.httpAdapter}`}${tesseraPg === undefined ? '' : `, tessera-pg pid ${tesseraPg.server.pid}`})`);
+    log(`bench: servers up (hello-uws pid ${helloUws.server.pid}, hello-node pid ${helloNode.server.pid}${ceiling === undefined ? '' : `, ceiling pid ${ceiling.server.pid}`}${tessera === undefined ? ', tessera not needed' : `, tessera pid ${tessera.server.pid}, adapter ${tessera.httpAdapter}`}${tesseraPg === undefined ? '' : `, tessera-pg pid ${tesseraPg.server.pid}`})`);
 
     let seed: Seed = unseeded;
     let seedSeconds = 0;
@@ -581,6 +621,7 @@ async function main(): Promise<number> {
     const targets: Record<ServerName, Target | undefined> = {
       'hello-uws': helloUws,
       'hello-node': helloNode,
+      ceiling,
       tessera: tessera === undefined ? undefined : { server: tessera.server, origin: tessera.origin },
       'tessera-pg': tesseraPg === undefined ? undefined : { server: tesseraPg.server, origin: tesseraPg.origin },
     };
