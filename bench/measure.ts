@@ -166,6 +166,61 @@ export async function measureAutocannon(spec: LoadSpec, target: CpuTarget): Prom
   };
 }
 
+/** Latencies of every response of a paced run, exact (autocannon's own histogram has 1 ms steps). */
+export interface PacedRun {
+  readonly rate: number;
+  readonly durationS: number;
+  readonly responses: number;
+  readonly bad: number;
+  readonly p50Ms: number;
+  readonly p90Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+}
+
+/**
+ * A fixed request rate (autocannon's overallRate, spread over `spec.connections`): every
+ * response's time as autocannon measured it (hrtime, fractional ms), so p50/p99 of a light load
+ * are not rounded to whole milliseconds.
+ */
+export async function measurePaced(spec: LoadSpec, overallRate: number): Promise<PacedRun> {
+  const latencies: number[] = [];
+  let bad = 0;
+  const request: AutocannonRequest = { method: spec.method, path: spec.path };
+  if (typeof spec.body === 'string') request.body = spec.body;
+  const options = {
+    url: spec.origin,
+    connections: spec.connections,
+    pipelining: 1,
+    duration: spec.durationS,
+    timeout: 10,
+    headers: { ...spec.headers },
+    requests: [request],
+    overallRate,
+  };
+  const result = await new Promise<AutocannonResult>((resolve, reject) => {
+    const instance = autocannon(options, (error, value) => (error === null ? resolve(value) : reject(error))) as {
+      on(event: 'response', listener: (client: unknown, statusCode: number, bytes: number, responseTime: number) => void): void;
+    };
+    instance.on('response', (_client, statusCode, _bytes, responseTime) => {
+      latencies.push(responseTime);
+      if (statusCode < 200 || statusCode > 299) bad++;
+    });
+  });
+  latencies.sort((a, b) => a - b);
+  const at = (q: number): number => round(latencies[Math.min(latencies.length - 1, Math.max(0, Math.ceil(q * latencies.length) - 1))] ?? 0, 3);
+  return {
+    rate: overallRate,
+    durationS: result.duration > 0 ? result.duration : spec.durationS,
+    responses: latencies.length,
+    bad: bad + result.errors + result.timeouts,
+    p50Ms: at(0.5),
+    p90Ms: at(0.9),
+    p99Ms: at(0.99),
+    maxMs: round(latencies[latencies.length - 1] ?? 0, 3),
+  };
+}
+
 export interface WrkSpec {
   /** Absolute path of the wrk binary. */
   readonly wrk: string;

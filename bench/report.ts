@@ -6,6 +6,7 @@
 import { availableParallelism, cpus, release } from 'node:os';
 import { medianRun, type RunMeasurement } from './measure.js';
 import type { SigningAlgorithm, SigningRate } from './signing-rate.js';
+import { renderStudies, type Studies } from './studies.js';
 
 export const LIMIT_SCENARIO = 'hello-uws';
 const CONTENDED_MARK = '†';
@@ -94,6 +95,8 @@ export interface BenchReport {
   /** Raw signing rates of this machine measured in the same run (empty when no token scenario ran). */
   readonly signingRates: readonly SigningRateResult[];
   readonly scenarios: readonly ScenarioResult[];
+  /** Memory, tenant fairness and cold instances (bench/studies.ts); absent members did not run. */
+  readonly studies?: Studies;
 }
 
 export function machineFacts(clockTicksPerSecond: number, loadAverage1m: number): MachineFacts {
@@ -124,10 +127,14 @@ export function renderMarkdown(report: BenchReport): string {
     `- Pinning: ${pinning.pinned ? 'pinned' : 'unpinned'} (${pinning.detail})`,
     `- Load: ${settings.connections} connections, pipelining ${settings.pipelining}, warm-up ${settings.warmupS} s, ${settings.runs} run(s) of ${settings.durationS} s, median run shown; ${settings.organizationsSeeded} organizations seeded`,
     `- Tessera HTTP adapter: ${report.tessera.httpAdapter} · wrk: ${report.wrk}`,
-    '',
-    '| scenario | tool | req/s (median) | req/s per run | p50 ms | p99 ms | non-2xx | server CPU-s (core) | req / server CPU-s | client CPU | × hello-uws req/s | × hello-uws per CPU-s |',
-    '|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
+  if (report.scenarios.length > 0) {
+    lines.push(
+      '',
+      '| scenario | tool | req/s (median) | req/s per run | p50 ms | p99 ms | non-2xx | server CPU-s (core) | req / server CPU-s | client CPU | × hello-uws req/s | × hello-uws per CPU-s |',
+      '|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    );
+  }
   let contended = 0;
   let runs = 0;
   for (const scenario of report.scenarios) {
@@ -156,6 +163,7 @@ export function renderMarkdown(report: BenchReport): string {
   }
   lines.push(...renderLimits(report, limits));
   lines.push(...renderCeiling(report));
+  if (report.studies !== undefined) lines.push(...renderStudies(report.studies));
   lines.push(...renderPostgres(report));
   for (const scenario of report.scenarios) {
     if (scenario.error !== undefined) lines.push('', `- ${scenario.name} failed: ${scenario.error}`);

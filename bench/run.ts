@@ -45,7 +45,9 @@ import {
 } from './report.js';
 import { measureSigningRate, type SigningRate } from './signing-rate.js';
 import { backendCpuDelta, openBenchDatabase, type BenchDatabase } from './postgres.js';
-import { closeHttpClient, httpRequest, ORGANIZATIONS_PATH, seedOrganizations, startTessera, TESSERA_HOST_HEADER, type TesseraNode } from './tessera.js';
+import { coldStudy, fairnessStudy, rssStudy, STUDY_NAMES, type StudyName, type Studies } from './studies.js';
+import { createSystemUser } from './tenants.js';
+import { closeHttpClient, httpRequest, memoryOf, ORGANIZATIONS_PATH, seedOrganizations, startTessera, TESSERA_HOST_HEADER, type TesseraNode } from './tessera.js';
 
 const HELLO_SERVERS = fileURLToPath(new URL('./hello-servers.js', import.meta.url));
 const CEILING_SERVER = fileURLToPath(new URL('./ceiling-server.js', import.meta.url));
@@ -62,6 +64,14 @@ interface Settings {
   readonly pin: boolean;
   readonly wrk: boolean;
   readonly only: ReadonlySet<string> | undefined;
+  /** rss-opaque: seconds of opaque tokens, then seconds of pause. */
+  readonly rssSeconds: number;
+  readonly rssSettleSeconds: number;
+  /** tenant-fairness: instance B's fixed rate. */
+  readonly fairnessRate: number;
+  /** cold-instance: instances created, and how many of them get a first token. */
+  readonly instances: number;
+  readonly coldSample: number;
 }
 
 type ServerName = 'hello-uws' | 'hello-node' | 'ceiling' | 'tessera' | 'tessera-pg';
@@ -106,6 +116,11 @@ function readSettings(env: NodeJS.ProcessEnv): Settings {
     pin: env.BENCH_PIN !== '0',
     wrk: env.BENCH_WRK !== '0',
     only: only === undefined || only === '' ? undefined : new Set(only.split(',').map((name) => name.trim())),
+    rssSeconds: int('BENCH_RSS_SECONDS', 30, 1),
+    rssSettleSeconds: int('BENCH_RSS_SETTLE', 30, 0),
+    fairnessRate: int('BENCH_FAIRNESS_RATE', 200, 1),
+    instances: int('BENCH_INSTANCES', 1000, 1),
+    coldSample: int('BENCH_COLD_SAMPLE', 100, 1),
   };
 }
 
@@ -314,6 +329,8 @@ function onPostgres(scenario: Scenario): Scenario {
     server: 'tessera-pg',
   };
 }
+
+const kib = (value: number): string => `${(value / 1024).toFixed(1)} MiB`;
 
 function log(message: string): void {
   process.stderr.write(`${message}\n`);
@@ -529,8 +546,9 @@ async function main(): Promise<number> {
     let postgresSkipped: string | undefined;
     const select = (seed: Seed, pgSeed: Seed = seed): Scenario[] => {
       const all = scenarios(seed, runId, pgSeed);
-      const unknown = [...(settings.only ?? [])].filter((name) => !all.some((s) => s.name === name));
-      if (unknown.length > 0) throw new Error(`BENCH_SCENARIOS names unknown scenarios: ${unknown.join(', ')} (known: ${all.map((s) => s.name).join(', ')})`);
+      const known = [...all.map((s) => s.name), ...STUDY_NAMES];
+      const unknown = [...(settings.only ?? [])].filter((name) => !known.includes(name));
+      if (unknown.length > 0) throw new Error(`BENCH_SCENARIOS names unknown scenarios: ${unknown.join(', ')} (known: ${known.join(', ')})`);
       // Without a database the -pg scenarios are dropped (the reason was printed), never failed.
       return all.filter((s) => (settings.only === undefined || settings.only.has(s.name)) && (postgresSkipped === undefined || s.server !== 'tessera-pg'));
     };
@@ -547,8 +565,15 @@ async function main(): Promise<number> {
       }
     }
     const isOidc = (s: Scenario) => s.path.startsWith('/oauth/') || s.path.startsWith('/oidc/');
-    const needsTessera = select(unseeded).some((s) => s.server === 'tessera');
-    const needsOidc = select(unseeded).some((s) => s.server === 'tessera' && isOidc(s));
+    select(unseeded); // names checked before anything starts
+    const studies = new Set<StudyName>(STUDY_NAMES.filter((name) => settings.only === undefined || settings.only.has(name)));
+    // rss-opaque and tenant-fairness load the main node with the seeded service users.
+    const studiesOnMain = studies.has('rss-opaque') || studies.has('tenant-fairness');
+    const needsTessera = studiesOnMain || select(unseeded).some((s) => s.server === 'tessera');
+    const needsOidc = studiesOnMain || select(unseeded).some((s) => s.server === 'tessera' && isOidc(s));
+    // Instances are created through the system API as this system user.
+    const system = createSystemUser();
+    const tesseraDefaults: Record<string, string> = { TESSERA_SIGNING_ALGORITHM: 'ES256', TESSERA_SYSTEM_USERS: system.env };
     const needsPg = database !== undefined && select(unseeded).some((s) => s.server === 'tessera-pg');
     const needsPgOidc = select(unseeded).some((s) => s.server === 'tessera-pg' && isOidc(s));
     const signingAlgorithms = [
@@ -567,7 +592,7 @@ async function main(): Promise<number> {
       start('node'),
       needsCeiling ? startCeiling() : undefined,
       // ES256 keys from the first start (the benchmark default); RS256 scenarios rotate twice.
-      needsTessera ? startTessera({ main: TESSERA_MAIN, cpu: pinning.serverCpu, cleanup, defaults: { TESSERA_SIGNING_ALGORITHM: 'ES256' } }) : undefined,
+      needsTessera ? startTessera({ main: TESSERA_MAIN, cpu: pinning.serverCpu, cleanup, defaults: tesseraDefaults }) : undefined,
       // The same node on PostgreSQL, pinned to the same core; PGAPPNAME tags its connections.
       needsPg && database !== undefined
         ? startTessera({
@@ -592,9 +617,13 @@ async function main(): Promise<number> {
     let seed: Seed = unseeded;
     let seedSeconds = 0;
     let seeded = 0;
+    const studyResults: Studies = {};
     if (tessera !== undefined) {
+      const afterStart = memoryOf(tessera.server.pid);
       const seededNode = await seedNode(tessera, 'tessera', settings.organizations, runId, needsOidc);
       ({ seed, seconds: seedSeconds, organizations: seeded } = seededNode);
+      studyResults.idleMemory = { afterStart, afterSeed: memoryOf(tessera.server.pid) };
+      log(`bench: tessera RSS ${kib(afterStart.rssKiB)} / RssAnon ${kib(afterStart.rssAnonKiB)} after start, ${kib(studyResults.idleMemory.afterSeed.rssKiB)} / ${kib(studyResults.idleMemory.afterSeed.rssAnonKiB)} after seeding`);
     }
     let pgSeed: Seed = unseeded;
     let pgSeedSeconds = 0;
@@ -632,6 +661,46 @@ async function main(): Promise<number> {
       results.push(await runScenario(scenario, target, settings, ticksPerSecond, pinning, wrkPath, scenario.server === 'tessera-pg' ? database : undefined));
     }
 
+    const studyLoad = { connections: settings.connections, durationS: settings.durationS, log };
+    const failedStudy = (error: unknown) => {
+      log(`  FAILED: ${describeError(error)}`);
+      return { error: describeError(error) };
+    };
+    if (studies.has('rss-opaque') && tessera !== undefined) {
+      log(`\n[rss-opaque] RssAnon around ${settings.rssSeconds} s of opaque tokens and a ${settings.rssSettleSeconds} s pause`);
+      const idle = studyResults.idleMemory?.afterSeed ?? memoryOf(tessera.server.pid);
+      const target: CpuTarget = { pid: tessera.server.pid, ticksPerSecond, serverCpu: pinning.serverCpu, clientCpu: pinning.clientCpu };
+      studyResults.rss = await rssStudy({
+        node: tessera,
+        opaqueAuthorization: seed.oidc.opaqueClientAuthorization,
+        idle,
+        runS: settings.rssSeconds,
+        settleS: settings.rssSettleSeconds,
+        target,
+        load: studyLoad,
+      }).catch(failedStudy);
+    }
+    if (studies.has('tenant-fairness') && tessera !== undefined) {
+      log(`\n[tenant-fairness] instance B at ${settings.fairnessRate} req/s alone, then with instance A at full speed`);
+      const prepared = await seed.useAlgorithm('ES256');
+      if (prepared !== undefined) log(`  ${prepared}`);
+      studyResults.fairness = await fairnessStudy({ node: tessera, system, aAuthorization: seed.oidc.jwtClientAuthorization, runId, rate: settings.fairnessRate, load: studyLoad }).catch(failedStudy);
+    }
+    if (studies.has('cold-instance')) {
+      log(`\n[cold-instance] ${settings.instances} instances on a node of their own, restarted; first tokens of ${Math.min(settings.coldSample, settings.instances)}`);
+      studyResults.cold = await coldStudy({
+        main: TESSERA_MAIN,
+        cpu: pinning.serverCpu,
+        cleanup,
+        defaults: tesseraDefaults,
+        system,
+        runId,
+        instances: settings.instances,
+        sample: settings.coldSample,
+        log,
+      }).catch(failedStudy);
+    }
+
     const report: BenchReport = {
       startedAt: startedAt.toISOString(),
       finishedAt: new Date().toISOString(),
@@ -656,12 +725,14 @@ async function main(): Promise<number> {
             : undefined,
       signingRates,
       scenarios: results,
+      studies: studyResults,
     };
     mkdirSync(RESULTS_DIR, { recursive: true });
     const file = join(RESULTS_DIR, `${report.startedAt.replace(/:/g, '-')}.json`);
     writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
     process.stdout.write(`\n${renderMarkdown(report)}\nFull results: ${file}\n`);
-    return results.some((r) => r.error !== undefined) ? 1 : 0;
+    const studyFailed = [studyResults.rss, studyResults.fairness, studyResults.cold].some((r) => r !== undefined && 'error' in r);
+    return studyFailed || results.some((r) => r.error !== undefined) ? 1 : 0;
   } finally {
     closeHttpClient();
     await cleanup.run();

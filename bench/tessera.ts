@@ -14,6 +14,7 @@ export const ORGANIZATIONS_PATH = '/resources/v3alpha/organizations';
 
 export interface TesseraNode {
   readonly server: ServerProcess;
+  readonly dataDir: string;
   readonly origin: string;
   readonly adminToken: string;
   /** "uws" or "node": the HTTP adapter the node picked (uws falls back to node with a warning). */
@@ -26,9 +27,14 @@ export async function startTessera(options: {
   readonly cleanup: Cleanup;
   /** Defaults for the node's environment; TESSERA_* settings of the runner's environment win. */
   readonly defaults?: Readonly<Record<string, string>>;
+  /** Start on this data directory (a restart); a fresh temporary one, removed at the end, by default. */
+  readonly dataDir?: string;
 }): Promise<TesseraNode> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'tessera-bench-'));
-  options.cleanup.addDirectory(dataDir);
+  let dataDir = options.dataDir;
+  if (dataDir === undefined) {
+    dataDir = mkdtempSync(join(tmpdir(), 'tessera-bench-'));
+    options.cleanup.addDirectory(dataDir);
+  }
   // Other TESSERA_* settings (e.g. TESSERA_HTTP=node) pass through; these are fixed.
   const inherited = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[0].startsWith('TESSERA_') && entry[1] !== undefined));
   const server = await spawnServer({
@@ -59,6 +65,7 @@ export async function startTessera(options: {
   if (!Number.isInteger(httpPort) || httpPort <= 0) throw new Error(`tessera's listening line has no httpPort: ${JSON.stringify(server.listening)}`);
   return {
     server,
+    dataDir,
     origin: `http://127.0.0.1:${httpPort}`,
     adminToken: readFileSync(join(dataDir, 'admin.pat'), 'utf8').trim(),
     httpAdapter: typeof server.listening.http === 'string' ? server.listening.http : 'unknown',
@@ -103,6 +110,13 @@ export function httpRequest(origin: string, method: string, path: string, header
 
 export function closeHttpClient(): void {
   agent.destroy();
+}
+
+/** VmRSS and RssAnon of a process in KiB, from /proc/<pid>/status. */
+export function memoryOf(pid: number): { rssKiB: number; rssAnonKiB: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const field = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1] ?? Number.NaN);
+  return { rssKiB: field('VmRSS'), rssAnonKiB: field('RssAnon') };
 }
 
 /** Creates `count` organizations (`concurrency` at a time); returns their ids in creation order. */

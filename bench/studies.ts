@@ -1,0 +1,306 @@
+/**
+ * The scenarios of issue 13 that are not one load against one request: memory after an
+ * opaque-token run (`rss-opaque`), fairness between two instances of one node
+ * (`tenant-fairness`) and the first token of instances untouched since start (`cold-instance`).
+ * Each returns a result for the JSON report and is rendered by renderStudies. See
+ * bench/README.md for what they do and how to run them.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { measureAutocannon, measurePaced, type CpuTarget, type LoadSpec, type PacedRun } from './measure.js';
+import { jwsAlgorithm, TOKEN_PATH } from './oidc.js';
+import type { Cleanup } from './processes.js';
+import { createInstance, createServiceClient, inParallel, type SystemUser } from './tenants.js';
+import { httpRequest, memoryOf, startTessera, TESSERA_HOST_HEADER, type TesseraNode } from './tessera.js';
+
+export const STUDY_NAMES = ['rss-opaque', 'tenant-fairness', 'cold-instance'] as const;
+export type StudyName = (typeof STUDY_NAMES)[number];
+
+const LOAD_PROCESS = fileURLToPath(new URL('./load-process.js', import.meta.url));
+const FORM = 'application/x-www-form-urlencoded';
+const TOKEN_BODY = new URLSearchParams({ grant_type: 'client_credentials', scope: 'openid profile' }).toString();
+/** Issue 13's targets. */
+export const FAIRNESS_TARGET = 2;
+export const COLD_P99_TARGET_MS = 5;
+export const RSS_RETURN_TARGET = 0.2;
+
+export interface Memory {
+  readonly rssKiB: number;
+  readonly rssAnonKiB: number;
+}
+
+export interface RssStudy {
+  readonly runS: number;
+  readonly settleS: number;
+  readonly idle: Memory;
+  readonly before: Memory;
+  readonly afterRun: Memory;
+  readonly afterSettle: Memory;
+  readonly tokens: number;
+  readonly reqPerSec: number;
+}
+
+export interface FairnessStudy {
+  readonly rate: number;
+  readonly connections: number;
+  readonly durationS: number;
+  readonly alone: PacedRun;
+  readonly withA: PacedRun;
+  /** A's full-speed load (own process) while B was measured. */
+  readonly a: { readonly responses: number; readonly reqPerSec: number; readonly bad: number };
+}
+
+export interface ColdStudy {
+  readonly instances: number;
+  readonly sampled: number;
+  readonly createS: number;
+  readonly restartS: number;
+  readonly first: Percentiles;
+  /** The second token of the same instances: the warm control. */
+  readonly second: Percentiles;
+  readonly idleAfterRestart: Memory;
+}
+
+export interface Percentiles {
+  readonly p50Ms: number;
+  readonly p90Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+}
+
+export interface Studies {
+  /** The node's memory after start and after start+seed (always measured when Tessera ran). */
+  idleMemory?: { readonly afterStart: Memory; readonly afterSeed: Memory };
+  rss?: RssStudy | { readonly error: string };
+  fairness?: FairnessStudy | { readonly error: string };
+  cold?: ColdStudy | { readonly error: string };
+}
+
+interface StudyLoad {
+  readonly connections: number;
+  readonly durationS: number;
+  readonly log: (message: string) => void;
+}
+
+/**
+ * RSS: RssAnon before, right after a run of opaque tokens (BENCH_RSS_SECONDS, 30) and after a
+ * pause (BENCH_RSS_SETTLE, 30 s), beside the idle figures measured after start+seed.
+ */
+export async function rssStudy(options: {
+  readonly node: TesseraNode;
+  readonly opaqueAuthorization: string;
+  readonly idle: Memory;
+  readonly runS: number;
+  readonly settleS: number;
+  readonly target: CpuTarget;
+  readonly load: StudyLoad;
+}): Promise<RssStudy> {
+  const { node, load } = options;
+  const pid = node.server.pid;
+  const before = memoryOf(pid);
+  load.log(`  RssAnon before ${mib(before.rssAnonKiB)}; opaque tokens for ${options.runS} s`);
+  const run = await measureAutocannon(tokenSpec(node.origin, TESSERA_HOST_HEADER, options.opaqueAuthorization, load.connections, options.runS), options.target);
+  if (run.non2xx + run.errors + run.timeouts > run.responses / 100) throw new Error(`opaque run: ${run.non2xx + run.errors + run.timeouts} of ${run.responses} failed ${JSON.stringify(run.statusCodes)}`);
+  const afterRun = memoryOf(pid);
+  load.log(`  ${run.responses} tokens (${Math.round(run.reqPerSec)} /s); RssAnon after ${mib(afterRun.rssAnonKiB)}; settling ${options.settleS} s`);
+  await sleep(options.settleS * 1000);
+  const afterSettle = memoryOf(pid);
+  load.log(`  RssAnon after the pause ${mib(afterSettle.rssAnonKiB)}`);
+  return { runS: options.runS, settleS: options.settleS, idle: options.idle, before, afterRun, afterSettle, tokens: run.responses, reqPerSec: run.reqPerSec };
+}
+
+/**
+ * Two instances on one node: B (created through the system API, its own service user) at a
+ * fixed rate alone, then the same while A (the node's first instance) is loaded at full speed
+ * by a load generator in its own process. ES256 client_credentials on both.
+ */
+export async function fairnessStudy(options: {
+  readonly node: TesseraNode;
+  readonly system: SystemUser;
+  readonly aAuthorization: string;
+  readonly runId: string;
+  readonly rate: number;
+  readonly load: StudyLoad;
+}): Promise<FairnessStudy> {
+  const { node, load } = options;
+  const b = await createInstance(node, options.system, `tenant-b-${options.runId}.bench`);
+  const bAuthorization = await createServiceClient(node, b, `bench-b-${options.runId}`);
+  const preflight = await httpRequest(node.origin, 'POST', TOKEN_PATH, { host: b.domain, authorization: bAuthorization, 'content-type': FORM }, TOKEN_BODY);
+  if (preflight.status !== 200) throw new Error(`instance B's token: HTTP ${preflight.status} ${preflight.body.slice(0, 300)}`);
+  const token = (JSON.parse(preflight.body) as { access_token?: string }).access_token ?? '';
+  if (jwsAlgorithm(token) !== 'ES256') throw new Error(`instance B's token is not an ES256 JWT: ${preflight.body.slice(0, 200)}`);
+  const bConnections = 10;
+  const bSpec = tokenSpec(node.origin, b.domain, bAuthorization, bConnections, load.durationS);
+  load.log(`  instance B ${b.domain}: ${options.rate} req/s over ${bConnections} connections, alone (after 1 s warm-up)`);
+  await measurePaced({ ...bSpec, durationS: 1 }, options.rate);
+  const alone = await measurePaced(bSpec, options.rate);
+  load.log(`  B alone: p50 ${alone.p50Ms} ms, p99 ${alone.p99Ms} ms (${alone.responses} responses, ${alone.bad} bad)`);
+  const aSpec = tokenSpec(node.origin, TESSERA_HOST_HEADER, options.aAuthorization, load.connections, load.durationS + 3);
+  load.log(`  instance A at full speed (${load.connections} connections, own process), B again after 1.5 s`);
+  const aRun = runLoadProcess(aSpec);
+  await sleep(1500);
+  const withA = await measurePaced(bSpec, options.rate);
+  const a = await aRun;
+  load.log(`  B with A: p50 ${withA.p50Ms} ms, p99 ${withA.p99Ms} ms (${withA.responses} responses, ${withA.bad} bad); A ${Math.round(a.reqPerSec)} req/s`);
+  return { rate: options.rate, connections: bConnections, durationS: load.durationS, alone, withA, a };
+}
+
+/**
+ * Cold instances: a node of its own with `instances` instances (system API; each sampled one
+ * also gets a service user), restarted, then the first token of each sampled instance, one at a
+ * time, and its second token as the warm control.
+ */
+export async function coldStudy(options: {
+  readonly main: string;
+  readonly cpu: number | undefined;
+  readonly cleanup: Cleanup;
+  readonly defaults: Readonly<Record<string, string>>;
+  readonly system: SystemUser;
+  readonly runId: string;
+  readonly instances: number;
+  readonly sample: number;
+  readonly log: (message: string) => void;
+}): Promise<ColdStudy> {
+  const { log } = options;
+  const sample = Math.min(options.sample, options.instances);
+  const first = await startTessera({ main: options.main, cpu: options.cpu, cleanup: options.cleanup, defaults: options.defaults });
+  const sampledIndexes = new Set(Array.from({ length: sample }, (_, i) => Math.floor((i * options.instances) / sample)));
+  const createStart = performance.now();
+  const clients = new Map<string, string>();
+  await inParallel(options.instances, 8, async (index) => {
+    const instance = await createInstance(first, options.system, `cold-${String(index).padStart(5, '0')}-${options.runId}.bench`);
+    if (sampledIndexes.has(index)) clients.set(instance.domain, await createServiceClient(first, instance, `bench-cold-${index}`));
+    if ((index + 1) % 100 === 0) log(`  ${index + 1} instances created`);
+  });
+  const createS = (performance.now() - createStart) / 1000;
+  log(`  ${options.instances} instances (${sample} with a service user) in ${createS.toFixed(1)} s; restarting the node`);
+  await first.server.stop();
+  const restartStart = performance.now();
+  const node = await startTessera({ main: options.main, cpu: options.cpu, cleanup: options.cleanup, defaults: options.defaults, dataDir: first.dataDir });
+  const restartS = (performance.now() - restartStart) / 1000;
+  try {
+    // Open the client's connection on the default instance, which no sampled instance is.
+    await httpRequest(node.origin, 'GET', '/.well-known/openid-configuration', {});
+    const idleAfterRestart = memoryOf(node.server.pid);
+    const firsts: number[] = [];
+    const seconds: number[] = [];
+    for (const [domain, authorization] of clients) {
+      for (const times of [firsts, seconds]) {
+        const started = performance.now();
+        const response = await httpRequest(node.origin, 'POST', TOKEN_PATH, { host: domain, authorization, 'content-type': FORM }, TOKEN_BODY);
+        times.push(performance.now() - started);
+        if (response.status !== 200) throw new Error(`first token of ${domain}: HTTP ${response.status} ${response.body.slice(0, 300)}`);
+      }
+    }
+    const result = { instances: options.instances, sampled: clients.size, createS, restartS, first: percentiles(firsts), second: percentiles(seconds), idleAfterRestart };
+    log(`  first token p50 ${result.first.p50Ms} ms, p90 ${result.first.p90Ms} ms, p99 ${result.first.p99Ms} ms; second token p50 ${result.second.p50Ms} ms, p99 ${result.second.p99Ms} ms`);
+    return result;
+  } finally {
+    await node.server.stop();
+  }
+}
+
+function tokenSpec(origin: string, host: string, authorization: string, connections: number, durationS: number): LoadSpec {
+  return {
+    origin,
+    method: 'POST',
+    path: TOKEN_PATH,
+    headers: { host, authorization, 'content-type': FORM },
+    body: TOKEN_BODY,
+    connections,
+    pipelining: 1,
+    durationS,
+  };
+}
+
+function runLoadProcess(spec: LoadSpec): Promise<{ responses: number; reqPerSec: number; bad: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [LOAD_PROCESS, JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      if (code !== 0) return reject(new Error(`load process exited with ${code}: ${err}`));
+      try {
+        resolve(JSON.parse(out) as { responses: number; reqPerSec: number; bad: number });
+      } catch {
+        reject(new Error(`load process printed ${out}`));
+      }
+    });
+  });
+}
+
+function percentiles(values: number[]): Percentiles {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number): number => round3(sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? 0);
+  return { p50Ms: at(0.5), p90Ms: at(0.9), p99Ms: at(0.99), maxMs: round3(sorted[sorted.length - 1] ?? 0) };
+}
+
+const round3 = (value: number): number => Math.round(value * 1000) / 1000;
+const mib = (kib: number): string => `${(kib / 1024).toFixed(1)} MiB`;
+const ms = (value: number): string => (value >= 10 ? value.toFixed(1) : value.toFixed(2));
+
+/** Markdown sections for the studies that ran. */
+export function renderStudies(studies: Studies): string[] {
+  const lines: string[] = [];
+  if (studies.idleMemory !== undefined) {
+    const { afterStart, afterSeed } = studies.idleMemory;
+    lines.push('', `Tessera's memory (/proc/<pid>/status): idle after start RSS ${mib(afterStart.rssKiB)}, RssAnon ${mib(afterStart.rssAnonKiB)}; after start+seed RSS ${mib(afterSeed.rssKiB)}, RssAnon ${mib(afterSeed.rssAnonKiB)} (target: idle ≤ 80 MB).`);
+  }
+  const rss = studies.rss;
+  if (rss !== undefined) {
+    if ('error' in rss) lines.push('', `- rss-opaque failed: ${rss.error}`);
+    else {
+      const back = rss.afterSettle.rssAnonKiB / rss.idle.rssAnonKiB - 1;
+      lines.push(
+        '',
+        `rss-opaque (RssAnon of the Tessera node; ${rss.tokens.toLocaleString('en-US')} opaque tokens in ${rss.runS} s, then a ${rss.settleS} s pause):`,
+        '',
+        '| idle after start+seed | before the run | after the run | after the pause | after the pause vs idle | target |',
+        '|---:|---:|---:|---:|---:|---|',
+        `| ${mib(rss.idle.rssAnonKiB)} | ${mib(rss.before.rssAnonKiB)} | ${mib(rss.afterRun.rssAnonKiB)} | ${mib(rss.afterSettle.rssAnonKiB)} | ${back >= 0 ? '+' : ''}${Math.round(back * 100)} % | ≤ +${RSS_RETURN_TARGET * 100} % ${back <= RSS_RETURN_TARGET ? 'met' : 'not met'} |`,
+      );
+    }
+  }
+  const fairness = studies.fairness;
+  if (fairness !== undefined) {
+    if ('error' in fairness) lines.push('', `- tenant-fairness failed: ${fairness.error}`);
+    else {
+      const ratio = fairness.alone.p99Ms > 0 ? fairness.withA.p99Ms / fairness.alone.p99Ms : Number.POSITIVE_INFINITY;
+      const p50Ratio = fairness.alone.p50Ms > 0 ? fairness.withA.p50Ms / fairness.alone.p50Ms : Number.POSITIVE_INFINITY;
+      lines.push(
+        '',
+        `tenant-fairness (instance B at ${fairness.rate} req/s over ${fairness.connections} connections for ${fairness.durationS} s, ES256 client_credentials; A = the first instance at full speed from its own load process, ${Math.round(fairness.a.reqPerSec).toLocaleString('en-US')} req/s):`,
+        '',
+        '| B | p50 ms | p90 ms | p99 ms | max ms | responses | bad |',
+        '|---|---:|---:|---:|---:|---:|---:|',
+        `| alone | ${ms(fairness.alone.p50Ms)} | ${ms(fairness.alone.p90Ms)} | ${ms(fairness.alone.p99Ms)} | ${ms(fairness.alone.maxMs)} | ${fairness.alone.responses} | ${fairness.alone.bad} |`,
+        `| with A at full speed | ${ms(fairness.withA.p50Ms)} | ${ms(fairness.withA.p90Ms)} | ${ms(fairness.withA.p99Ms)} | ${ms(fairness.withA.maxMs)} | ${fairness.withA.responses} | ${fairness.withA.bad} |`,
+        `| with A ÷ alone | ${p50Ratio.toFixed(1)}× | | ${ratio.toFixed(1)}× | | | |`,
+        '',
+        `B's p99 with A ÷ alone: ${ratio.toFixed(1)}× (target ≤ ${FAIRNESS_TARGET}×: ${ratio <= FAIRNESS_TARGET ? 'met' : 'not met'}).`,
+      );
+    }
+  }
+  const cold = studies.cold;
+  if (cold !== undefined) {
+    if ('error' in cold) lines.push('', `- cold-instance failed: ${cold.error}`);
+    else {
+      lines.push(
+        '',
+        `cold-instance (${cold.instances} instances created in ${cold.createS.toFixed(1)} s on a node of its own, restarted in ${cold.restartS.toFixed(1)} s — RSS then ${mib(cold.idleAfterRestart.rssKiB)}, RssAnon ${mib(cold.idleAfterRestart.rssAnonKiB)}; one token request at a time to ${cold.sampled} instances untouched since the restart):`,
+        '',
+        '| token | p50 ms | p90 ms | p99 ms | max ms |',
+        '|---|---:|---:|---:|---:|',
+        `| first of each instance (cold) | ${ms(cold.first.p50Ms)} | ${ms(cold.first.p90Ms)} | ${ms(cold.first.p99Ms)} | ${ms(cold.first.maxMs)} |`,
+        `| second (warm control) | ${ms(cold.second.p50Ms)} | ${ms(cold.second.p90Ms)} | ${ms(cold.second.p99Ms)} | ${ms(cold.second.maxMs)} |`,
+        '',
+        `First-token p99 ${ms(cold.first.p99Ms)} ms (target ≤ ${COLD_P99_TARGET_MS} ms: ${cold.first.p99Ms <= COLD_P99_TARGET_MS ? 'met' : 'not met'}).`,
+      );
+    }
+  }
+  return lines;
+}
