@@ -109,9 +109,11 @@ function issue(
   const decoded = Buffer.from(authorization.slice(6), 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 0) return UNAUTHORIZED;
-  const client = clients.get(decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' ')));
-  if (client === undefined) return UNAUTHORIZED;
-  const given = createHash('sha256').update(decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' '))).digest();
+  const id = formDecode(decoded.slice(0, colon));
+  const client = id === undefined ? undefined : clients.get(id);
+  const secret = formDecode(decoded.slice(colon + 1));
+  if (client === undefined || secret === undefined) return UNAUTHORIZED;
+  const given = createHash('sha256').update(secret).digest();
   if (!timingSafeEqual(given, client.secretDigest)) return UNAUTHORIZED;
   const params = new URLSearchParams(form);
   if (params.get('grant_type') !== 'client_credentials') return BAD_GRANT;
@@ -126,6 +128,15 @@ function issue(
   const input = `${encodedHeader}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
   const signature = sign('sha256', Buffer.from(input, 'latin1'), { key: privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url');
   return { status: '200 OK', body: JSON.stringify({ access_token: `${input}.${signature}`, token_type: 'Bearer', expires_in: LIFETIME_S, scope }) };
+}
+
+/** application/x-www-form-urlencoded decoding of a Basic credential part (RFC 6749 §2.3.1); undefined when malformed. */
+function formDecode(value: string): string | undefined {
+  try {
+    return decodeURIComponent(value.replace(/\+/g, ' '));
+  } catch {
+    return undefined;
+  }
 }
 
 main();
