@@ -5,12 +5,12 @@
  * `tessera migrate` and at open).
  */
 import type { IndexCatalog } from './kernel/indexes.js';
-import { idpIndexes, membershipIndexes, targetIndexes, userSchemaIndexes } from './instance/indexes.js';
+import { idpIndexes, membershipIndexes, smsProviderIndexes, smtpProviderIndexes, targetIndexes, userSchemaIndexes } from './instance/indexes.js';
 import { applicationIndexes, orgIndexes, projectGrantIndexes, projectIndexes, sessionIndexes, userIndexes } from './organization/indexes.js';
 import { instanceIndexes } from './system/indexes.js';
 
 export const INDEX_CATALOG: IndexCatalog = {
-  version: 1,
+  version: 2,
   tables: [
     instanceIndexes,
     orgIndexes,
@@ -23,5 +23,7 @@ export const INDEX_CATALOG: IndexCatalog = {
     membershipIndexes,
     targetIndexes,
     userSchemaIndexes,
+    smtpProviderIndexes,
+    smsProviderIndexes,
   ],
 };

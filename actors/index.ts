@@ -364,5 +364,12 @@ export { setBrandingSettings, type SetBrandingSettings } from './instance/comman
 
 export { INDEX_CATALOG } from './index-catalog.js';
 export { orgIndexes, userIndexes, projectIndexes, applicationIndexes, projectGrantIndexes, sessionIndexes } from './organization/indexes.js';
-export { idpIndexes, membershipIndexes, targetIndexes, userSchemaIndexes } from './instance/indexes.js';
+export { idpIndexes, membershipIndexes, smsProviderIndexes, smtpProviderIndexes, targetIndexes, userSchemaIndexes } from './instance/indexes.js';
 export { instanceIndexes } from './system/indexes.js';
+export { eventType as providerEventType, type ProviderActivation, type ProviderFamily } from './instance/provider-family.js';
+export { SMTP_PROVIDERS, smtpProviderKind, type SmtpProvider, type SmtpTlsMode } from './instance/smtp-provider.js';
+export { SMS_PROVIDERS, smsProviderKind, type SmsProvider, type SmsProviderType } from './instance/sms-provider.js';
+export { createSmtpProvider, createSmsProvider, type CreateProvider } from './instance/commands/create-provider.js';
+export { patchSmtpProvider, patchSmsProvider, type PatchProvider } from './instance/commands/patch-provider.js';
+export { removeSmtpProvider, removeSmsProvider, type RemoveProvider } from './instance/commands/remove-provider.js';
+export { setSmtpProviderActivation, setSmsProviderActivation, type SetProviderActivation } from './instance/commands/set-provider-activation.js';

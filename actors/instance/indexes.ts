@@ -6,6 +6,8 @@ import { defineIndexes, idTerm, numberTerm, type TableIndexes } from '../kernel/
 import { commonTerms } from '../organization/indexes.js';
 import { idpKind } from './idp.js';
 import { membershipKind } from './membership.js';
+import { smsProviderKind } from './sms-provider.js';
+import { smtpProviderKind } from './smtp-provider.js';
 import { targetKind } from './target.js';
 import { userSchemaKind } from './user-schema.js';
 
@@ -45,4 +47,21 @@ export const membershipIndexes: TableIndexes = defineIndexes(membershipKind, (r)
   context_type: (r) => r.state.contextType,
   context: (r) => idTerm(r.state.contextId),
   role: (r) => r.state.roles,
+});
+
+export const smtpProviderIndexes: TableIndexes = defineIndexes(smtpProviderKind, () => '', {
+  ...commonTerms(),
+  description: (r) => r.state.description,
+  description_ci: (r) => lower(r.state.description),
+  host: (r) => r.state.host,
+  host_ci: (r) => lower(r.state.host),
+  sender_address: (r) => r.state.senderAddress,
+  sender_address_ci: (r) => lower(r.state.senderAddress),
+});
+
+export const smsProviderIndexes: TableIndexes = defineIndexes(smsProviderKind, () => '', {
+  ...commonTerms(),
+  description: (r) => r.state.description,
+  description_ci: (r) => lower(r.state.description),
+  type: (r) => r.state.providerType,
 });

@@ -1,0 +1,82 @@
+/**
+ * Mail delivery through an SMTP provider with nodemailer (no hand-written SMTP). The server's
+ * host is resolved and checked against the outbound policy first and the connection goes to
+ * the checked address (the name is kept for TLS server name verification).
+ */
+import { isIP } from 'node:net';
+import nodemailer from 'nodemailer';
+import type { SmtpTlsMode } from '../../actors/index.js';
+import { OutboundAddressRefused, type OutboundPolicy } from '../http/outbound-policy.js';
+import { resolveAllowed } from './outbound-host.js';
+
+export interface SmtpSettings {
+  readonly host: string;
+  readonly port: number;
+  readonly tlsMode: SmtpTlsMode;
+  readonly user: string;
+  /** Plaintext ('' when none). */
+  readonly password: string;
+  readonly senderAddress: string;
+  readonly senderName: string;
+  readonly replyTo: string;
+}
+
+export interface MailMessage {
+  readonly to: string;
+  readonly subject: string;
+  readonly text: string;
+}
+
+/** What a provider answered: success with its last reply, or the error it gave. */
+export interface DeliveryResult {
+  readonly success: boolean;
+  /** The server's reply or the error, at most 500 characters. */
+  readonly answer: string;
+  readonly messageId?: string;
+}
+
+const TIMEOUT_MS = 15_000;
+
+export async function sendMail(settings: SmtpSettings, message: MailMessage, policy: OutboundPolicy): Promise<DeliveryResult> {
+  let address: string;
+  try {
+    address = await resolveAllowed(settings.host, policy);
+  } catch (error) {
+    return { success: false, answer: clip(error instanceof OutboundAddressRefused ? error.message : `cannot resolve ${settings.host}: ${errorText(error)}`) };
+  }
+  const transport = nodemailer.createTransport({
+    host: address,
+    port: settings.port,
+    secure: settings.tlsMode === 'tls',
+    requireTLS: settings.tlsMode === 'starttls',
+    ignoreTLS: settings.tlsMode === 'none',
+    ...(settings.user === '' ? {} : { auth: { user: settings.user, pass: settings.password } }),
+    ...(isIP(settings.host) === 0 ? { tls: { servername: settings.host } } : {}),
+    connectionTimeout: TIMEOUT_MS,
+    greetingTimeout: TIMEOUT_MS,
+    socketTimeout: TIMEOUT_MS,
+  });
+  try {
+    const info = await transport.sendMail({
+      from: settings.senderName === '' ? settings.senderAddress : { name: settings.senderName, address: settings.senderAddress },
+      to: message.to,
+      ...(settings.replyTo === '' ? {} : { replyTo: settings.replyTo }),
+      subject: message.subject,
+      text: message.text,
+    });
+    return { success: true, answer: clip(String(info.response ?? '')), messageId: String(info.messageId ?? '') };
+  } catch (error) {
+    const response = (error as { response?: unknown }).response;
+    return { success: false, answer: clip(typeof response === 'string' && response !== '' ? response : errorText(error)) };
+  } finally {
+    transport.close();
+  }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export function clip(text: string, max = 500): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
