@@ -31,7 +31,7 @@ const iamOwner = [
   'events.read', 'milestones.read', 'session.read', 'session.write', 'session.delete',
   'action.target.read', 'action.target.write', 'action.target.delete',
   'action.execution.read', 'action.execution.write', 'action.execution.delete', 'execution.read',
-  ...rwd('idp'), ...rwd('userschema'), ...rwd('iam.smtp'),
+  ...rwd('idp'), ...rwd('userschema'), ...rwd('iam.smtp'), ...rwd('iam.sms'),
 ];
 
 const iamOwnerViewer = [
@@ -42,7 +42,7 @@ const iamOwnerViewer = [
   'policy.read', 'project.read', 'project.member.read', 'project.role.read', 'project.app.read',
   'project.grant.read', 'project.grant.member.read', 'events.read', 'milestones.read',
   'action.target.read', 'action.execution.read', 'execution.read', 'idp.read', 'userschema.read', 'session.read',
-  'iam.smtp.read',
+  'iam.smtp.read', 'iam.sms.read',
 ];
 
 const orgOwner = [

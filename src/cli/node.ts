@@ -74,6 +74,8 @@ import { PlatformActions } from '../gen/platform/resources/action/v3alpha/action
 import { idpRpcs } from '../api/resources/idps/index.js';
 import { smtpProviderRpcs } from '../api/resources/smtp-providers/index.js';
 import { PlatformSMTPProviders } from '../gen/platform/resources/smtp/v3alpha/smtp_service_pb.js';
+import { smsProviderRpcs } from '../api/resources/sms-providers/index.js';
+import { PlatformSMSProviders } from '../gen/platform/resources/sms/v3alpha/sms_service_pb.js';
 import { PlatformIdentityProviders } from '../gen/platform/resources/idp/v3alpha/idp_service_pb.js';
 import { languageSettingsRpcs } from '../api/settings/languages/index.js';
 import { PlatformLanguageSettings } from '../gen/platform/settings/language/v3alpha/language_service_pb.js';
@@ -87,7 +89,7 @@ import { ExecutionRuntime } from '../executions/runtime.js';
 import { startClusterSync } from '../cluster/cluster-sync.js';
 
 /** Every service this node serves on all transports. */
-export const SERVICES: readonly DescService[] = [PlatformOrganizations, PlatformProjects, PlatformGrants, PlatformApps, PlatformActions, PlatformWebKeys, PlatformDomains, PlatformMemberships, PlatformInstances, PlatformFeatures, PlatformUsers, PlatformUserSchemas, PlatformUserSettings, PlatformSessions, PlatformIdentityProviders, PlatformLanguageSettings, PlatformTextSettings, PlatformBrandingSettings, PlatformEvents, PlatformSMTPProviders];
+export const SERVICES: readonly DescService[] = [PlatformOrganizations, PlatformProjects, PlatformGrants, PlatformApps, PlatformActions, PlatformWebKeys, PlatformDomains, PlatformMemberships, PlatformInstances, PlatformFeatures, PlatformUsers, PlatformUserSchemas, PlatformUserSettings, PlatformSessions, PlatformIdentityProviders, PlatformLanguageSettings, PlatformTextSettings, PlatformBrandingSettings, PlatformEvents, PlatformSMTPProviders, PlatformSMSProviders];
 
 /** Path prefixes that get CORS headers (APIs and protocol endpoints, not the login UI). */
 const CORS_PREFIXES = ['/resources/', '/settings/', '/admin/', '/oauth/', '/oidc/', '/.well-known/', '/platform.', '/openapi.json'];
@@ -163,7 +165,7 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   const executions = new ExecutionRuntime({ actors, store, clock, logger, catalog: createExecutionCatalog(SERVICES), network: { allowPrivateNetworks: config.outboundAllowPrivateNetworks } });
   const limits = createRateLimits(config);
   const oauth = createOAuthDeps({ config, tenants, signer, actors, clock, logger, functions: executions, limits });
-  const rpcs = [...organizationRpcs, ...projectRpcs, ...grantRpcs, ...appRpcs, ...actionRpcs, ...createWebKeyRpcs(webKeys), ...domainRpcs, ...membershipRpcs, ...instanceRpcs, ...featureRpcs, ...userRpcs, ...userSchemaRpcs, ...userSettingsRpcs, ...sessionRpcs, ...idpRpcs, ...languageSettingsRpcs, ...textSettingsRpcs, ...brandingSettingsRpcs, ...eventRpcs, ...smtpProviderRpcs];
+  const rpcs = [...organizationRpcs, ...projectRpcs, ...grantRpcs, ...appRpcs, ...actionRpcs, ...createWebKeyRpcs(webKeys), ...domainRpcs, ...membershipRpcs, ...instanceRpcs, ...featureRpcs, ...userRpcs, ...userSchemaRpcs, ...userSettingsRpcs, ...sessionRpcs, ...idpRpcs, ...languageSettingsRpcs, ...textSettingsRpcs, ...brandingSettingsRpcs, ...eventRpcs, ...smtpProviderRpcs, ...smsProviderRpcs];
   const invoke = tracedInvoker(createInvoker(rpcs, { config, actors, tenants, clock, logger, executions, accessTokens: createApiAccessTokens(oauth), limits }), tracer);
 
   let ready = false;

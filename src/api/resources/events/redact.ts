@@ -22,6 +22,7 @@ export const REDACTED_KEYS: ReadonlySet<string> = new Set([
   'patDigest',
   'clientSecret',
   'signingKey',
+  'authToken',
   'previousSigningKey',
   'sealedPrivateKey',
   'privateKeyPem',
