@@ -66,8 +66,11 @@ export async function sendMail(settings: SmtpSettings, message: MailMessage, pol
     });
     return { success: true, answer: clip(String(info.response ?? '')), messageId: String(info.messageId ?? '') };
   } catch (error) {
+    // nodemailer's message names the step (login, STARTTLS, …) and usually quotes the reply.
     const response = (error as { response?: unknown }).response;
-    return { success: false, answer: clip(typeof response === 'string' && response !== '' ? response : errorText(error)) };
+    const text = errorText(error);
+    const quoted = typeof response !== 'string' || response === '' || text.includes(response);
+    return { success: false, answer: clip(quoted ? text : `${text} (server: ${response})`) };
   } finally {
     transport.close();
   }
