@@ -6,7 +6,7 @@
  * positive control on a node that allows it), bad input, 403, instance isolation, Connect and gRPC.
  */
 import { createClient } from '@connectrpc/connect';
-import { createConnectTransport, createGrpcTransport } from '@connectrpc/connect-node';
+import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -171,6 +171,20 @@ describe('SMTP providers', () => {
     await call('DELETE', `${BASE}/${b}`);
   });
 
+  it('concurrent activations of different providers leave exactly one active', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i += 1) ids.push(await create({ description: `race-${i}` }));
+    const answers = await Promise.all(ids.map((id) => call('POST', `${BASE}/${id}/_activate`)));
+    expect(answers.map((a) => a.status)).toEqual(ids.map(() => 200));
+    const states = await Promise.all(ids.map(async (id) => (await call('GET', `${BASE}/${id}`)).body.smtpProvider.state));
+    expect(states.filter((s) => s === 'SMTP_PROVIDER_STATE_ACTIVE')).toHaveLength(1);
+    const active = (await call('POST', `${BASE}/_search`, [{ state: { state: 'SMTP_PROVIDER_STATE_ACTIVE' } }])).body.result.map((r: any) => r.details.id);
+    expect(active).toHaveLength(1);
+    expect(ids).toContain(active[0]);
+    await call('POST', `${BASE}/${active[0]}/_deactivate`);
+    for (const id of ids) await call('DELETE', `${BASE}/${id}`);
+  });
+
   it('_test delivers a real mail through the SMTP server and reports its answer', async () => {
     const id = await create({ description: 'tester' });
     const before = smtp.delivered.length;
@@ -322,7 +336,7 @@ describe('SMTP providers', () => {
     await call('POST', `${BASE}/${id}/_deactivate`);
   });
 
-  it('serves Connect and gRPC', async () => {
+  it('serves Connect, gRPC-web and gRPC', async () => {
     const headers = { authorization: `Bearer ${node.adminToken}` };
     const connect = createClient(PlatformSMTPProviders, createConnectTransport({ baseUrl: node.baseUrl, httpVersion: '1.1' }));
     const created = await connect.createSMTPProvider(
@@ -339,6 +353,10 @@ describe('SMTP providers', () => {
     const tested = await connect.testSMTPProvider({ id, receiver: { address: 'carol@example.org' } }, { headers });
     expect(tested.success).toBe(true);
     expect(smtp.delivered.at(-1)!.to).toEqual(['carol@example.org']);
+
+    const grpcWeb = createClient(PlatformSMTPProviders, createGrpcWebTransport({ baseUrl: node.baseUrl, httpVersion: '1.1' }));
+    const viaGrpcWeb = await grpcWeb.searchSMTPProviders({ filters: [{ filter: { case: 'inIds', value: { ids: [id] } } }] }, { headers });
+    expect(viaGrpcWeb.result.map((r) => r.smtpProvider?.hasPassword)).toEqual([true]);
 
     const grpc = createClient(PlatformSMTPProviders, createGrpcTransport({ baseUrl: node.grpcUrl }));
     const viaGrpc = await grpc.getSMTPProvider({ id }, { headers });
