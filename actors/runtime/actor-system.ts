@@ -4,12 +4,12 @@
  * on first use) and passivate after an idle period. Commands append conditionally on the
  * stream versions they read; on conflict the actor reloads and re-runs them (bounded).
  */
-import { AppError, aborted, alreadyExists, internalError, ProgrammerError } from '../kernel/errors.js';
+import { AppError, aborted, alreadyExists, internalError, ProgrammerError, unavailable } from '../kernel/errors.js';
 import type { AggregateKind, AggregateRecord, Loaded } from '../kernel/aggregate.js';
 import type { CommandContext, CommandHandler } from '../kernel/command.js';
 import { SYSTEM_TENANT, type ChangedStream, type Clock, type IdGenerator, type IndexReads, type Logger, type ProjectionState, type SecretSealer, type StoreAdapter, type StoredEvent } from '../kernel/ports.js';
 import { Mailbox } from './mailbox.js';
-import { cacheKey, runCommand } from './run-command.js';
+import { cacheKey, runCommand, type AppendGate } from './run-command.js';
 
 export type ActorAddress =
   | { readonly kind: 'system' }
@@ -29,8 +29,16 @@ export interface ActorSystemOptions {
   readonly logger: Logger;
   /** Idle time after which an actor passivates. */
   readonly idleMs?: number;
-  /** Deadline of an ask. */
+  /**
+   * Deadline of an ask, measured on `clock`: a command still queued when it passes is dropped
+   * without running, one running is refused right before its append; once the append started,
+   * the asker waits for its real outcome.
+   */
   readonly askTimeoutMs?: number;
+  /** Commands one actor may hold (queued and running); past it an ask fails at once with `unavailable`. */
+  readonly mailboxCapacity?: number;
+  /** Commands all actors of one instance may hold together; past it an ask fails at once with `unavailable`. */
+  readonly instanceQueueCapacity?: number;
   /** Attempts of a command that keeps losing conditional appends. */
   readonly maxAttempts?: number;
   /** How a lost unique claim is reported, by claim scope. */
@@ -51,7 +59,7 @@ export interface AskOptions {
 export interface ActorCell {
   readonly key: string;
   readonly instanceId: string;
-  readonly mailbox: Mailbox;
+  readonly mailbox: Mailbox<Letter>;
   readonly cache: Map<string, Loaded<unknown>>;
   lastActivity: number;
 }
@@ -60,6 +68,8 @@ export class ActorSystem {
   private readonly actors = new Map<string, ActorCell>();
   /** The loaded actors of each instance, so `forget` touches only the affected ones. */
   private readonly byInstance = new Map<string, Set<ActorCell>>();
+  /** Commands held (queued or running) by each instance's actors; absent at zero. */
+  private readonly heldByInstance = new Map<string, number>();
   private readonly sweepTimer: NodeJS.Timeout;
   private stopped = false;
   private readonly traceAsk: AskTracer | undefined;
@@ -67,7 +77,7 @@ export class ActorSystem {
 
   constructor({ traceAsk, ...options }: ActorSystemOptions) {
     this.traceAsk = traceAsk;
-    this.options = { idleMs: 60_000, askTimeoutMs: 10_000, maxAttempts: 8, ...options };
+    this.options = { idleMs: 60_000, askTimeoutMs: 10_000, maxAttempts: 8, mailboxCapacity: 1_000, instanceQueueCapacity: 10_000, ...options };
     const every = Math.max(50, Math.floor(this.options.idleMs / 2));
     this.sweepTimer = setInterval(() => this.passivateIdle(), every);
     this.sweepTimer.unref();
@@ -82,9 +92,46 @@ export class ActorSystem {
 
   private enqueue<C, R>(address: ActorAddress, handler: CommandHandler<C, R>, command: C, options: AskOptions): Promise<R> {
     const cell = this.activate(address);
+    const now = this.options.clock.now();
+    cell.lastActivity = now;
+    const instanceId = cell.instanceId;
+    const held = this.heldByInstance.get(instanceId) ?? 0;
+    if (held >= this.options.instanceQueueCapacity) return Promise.reject(queueFull('actor.instance_queue_full', 'too many commands are waiting for this instance; try again later'));
+    if (cell.mailbox.pending >= this.options.mailboxCapacity) return Promise.reject(queueFull('actor.mailbox_full', 'too many commands are waiting for this resource; try again later'));
+    return new Promise<R>((resolve, reject) => {
+      const letter = new Letter(this.options.clock, now + this.options.askTimeoutMs, resolve as (value: unknown) => void, reject, (gate) => this.process(cell, handler, command, options, gate));
+      cell.mailbox.offer(letter); // room checked above
+      this.heldByInstance.set(instanceId, held + 1);
+      letter.timer = setTimeout(expire, this.options.askTimeoutMs, letter);
+    });
+  }
+
+  /** Runs one letter of `cell` (the mailbox calls this one at a time); keeps its outcome for `delivered`. */
+  private async deliver(letter: Letter): Promise<void> {
+    try {
+      if (letter.expired()) {
+        // Still queued at its deadline: dropped without running.
+        letter.ok = false;
+        letter.failed = deadlineExceeded();
+        return;
+      }
+      letter.state = RUNNING;
+      letter.value = await letter.work(letter);
+    } catch (error) {
+      letter.ok = false;
+      letter.failed = error;
+    }
+  }
+
+  /** The letter left the mailbox: count it out of its instance, then answer the asker. */
+  private delivered(cell: ActorCell, letter: Letter): void {
+    clearTimeout(letter.timer);
+    const held = (this.heldByInstance.get(cell.instanceId) ?? 1) - 1;
+    if (held === 0) this.heldByInstance.delete(cell.instanceId);
+    else this.heldByInstance.set(cell.instanceId, held);
     cell.lastActivity = this.options.clock.now();
-    const work = cell.mailbox.enqueue(() => this.process(cell, handler, command, options));
-    return withDeadline(work, this.options.askTimeoutMs);
+    if (letter.ok) letter.succeed(letter.value);
+    else letter.fail(letter.failed);
   }
 
   /** Reads an aggregate's current row straight from the store (queries never queue). */
@@ -171,7 +218,7 @@ export class ActorSystem {
       cell = {
         key,
         instanceId: address.kind === 'system' ? SYSTEM_TENANT : address.instanceId,
-        mailbox: new Mailbox(),
+        mailbox: new Mailbox<Letter>(this.options.mailboxCapacity, (letter) => this.deliver(letter), (letter) => this.delivered(cell as ActorCell, letter)),
         cache: new Map(),
         lastActivity: this.options.clock.now(),
       };
@@ -183,7 +230,7 @@ export class ActorSystem {
     return cell;
   }
 
-  private async process<C, R>(cell: ActorCell, handler: CommandHandler<C, R>, command: C, options: AskOptions): Promise<R> {
+  private async process<C, R>(cell: ActorCell, handler: CommandHandler<C, R>, command: C, options: AskOptions, gate: AppendGate): Promise<R> {
     const ctx: CommandContext = {
       instanceId: cell.instanceId,
       now: this.options.clock.now(),
@@ -201,6 +248,7 @@ export class ActorSystem {
         maxAttempts: this.options.maxAttempts,
         clock: this.options.clock,
         onUnique: (scope) => this.uniqueError(scope),
+        gate,
       });
     } catch (error) {
       if (error instanceof AppError) throw error;
@@ -246,10 +294,71 @@ function addressKey(address: ActorAddress): string {
   }
 }
 
-function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new AppError('deadline_exceeded', 'actor.deadline', 'the request took too long')), ms);
-  });
-  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+function queueFull(code: string, message: string): AppError {
+  return unavailable(code, message, { retryAfterSeconds: 1 });
+}
+
+function deadlineExceeded(): AppError {
+  return new AppError('deadline_exceeded', 'actor.deadline', 'the request took too long');
+}
+
+const QUEUED = 0;
+const RUNNING = 1;
+const APPENDING = 2;
+
+/**
+ * One ask in a mailbox: the command's work, its deadline and its asker. The asker is settled
+ * once: by the outcome, or by the deadline — at the timer while the command is queued or before
+ * its append (the command then never appends: `enter` refuses), never while an append is under
+ * way (the asker gets that append's real outcome).
+ */
+class Letter implements AppendGate {
+  state = QUEUED;
+  settled = false;
+  /** Set when the timer fired: the asker may already have its deadline_exceeded. */
+  timedOut = false;
+  timer: NodeJS.Timeout | undefined = undefined;
+  /** The outcome, kept until the mailbox has counted the letter out. */
+  ok = true;
+  value: unknown = undefined;
+  failed: unknown = undefined;
+
+  constructor(
+    private readonly clock: Clock,
+    readonly deadline: number,
+    private readonly resolve: (value: unknown) => void,
+    private readonly reject: (error: unknown) => void,
+    readonly work: (gate: AppendGate) => Promise<unknown>,
+  ) {}
+
+  expired(): boolean {
+    return this.timedOut || this.clock.now() >= this.deadline;
+  }
+
+  enter(): void {
+    if (this.expired()) throw deadlineExceeded();
+    this.state = APPENDING;
+  }
+
+  leave(): void {
+    this.state = RUNNING;
+  }
+
+  succeed(value: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.resolve(value);
+  }
+
+  fail(error: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.reject(error);
+  }
+}
+
+/** The ask's timer: answer the asker now unless an append is under way (then its outcome answers). */
+function expire(letter: Letter): void {
+  letter.timedOut = true;
+  if (letter.state !== APPENDING) letter.fail(deadlineExceeded());
 }

@@ -17,6 +17,19 @@ export interface RunCommandOptions<C, R> {
   readonly maxAttempts: number;
   readonly clock: Clock;
   readonly onUnique: (scope: string) => AppError;
+  /** Guards each append with the ask's deadline (actor-system.ts); none for callers without one. */
+  readonly gate?: AppendGate;
+}
+
+/**
+ * The deadline of an ask as seen from inside the command: `enter` runs right before the append
+ * starts and throws `deadline_exceeded` once the deadline has passed (nothing is appended after
+ * the caller may have been told it failed); `leave` runs when the append returned. While an
+ * append is under way the asker waits for its real outcome.
+ */
+export interface AppendGate {
+  enter(): void;
+  leave(): void;
 }
 
 export async function runCommand<C, R>(options: RunCommandOptions<C, R>): Promise<R> {
@@ -42,19 +55,26 @@ export async function runCommand<C, R>(options: RunCommandOptions<C, R>): Promis
     }
 
     const next = new Map<string, Loaded<unknown>>();
-    const result = await store.append({
-      instanceId: ctx.instanceId,
-      createdAt: ctx.now,
-      expectations: [...loaded.values()].map((l) => ({
-        aggregateType: l.kind.type,
-        aggregateId: l.id,
-        expectedVersion: l.version,
-      })),
-      events: decision.events,
-      ...(decision.claims === undefined ? {} : { claims: decision.claims }),
-      ...(decision.releases === undefined ? {} : { releases: decision.releases }),
-      project: (stored) => projectRows(loaded, stored, next),
-    });
+    const gate = options.gate;
+    gate?.enter();
+    let result;
+    try {
+      result = await store.append({
+        instanceId: ctx.instanceId,
+        createdAt: ctx.now,
+        expectations: [...loaded.values()].map((l) => ({
+          aggregateType: l.kind.type,
+          aggregateId: l.id,
+          expectedVersion: l.version,
+        })),
+        events: decision.events,
+        ...(decision.claims === undefined ? {} : { claims: decision.claims }),
+        ...(decision.releases === undefined ? {} : { releases: decision.releases }),
+        project: (stored) => projectRows(loaded, stored, next),
+      });
+    } finally {
+      gate?.leave();
+    }
     if (result.ok) {
       for (const [key, value] of next) cache.set(key, value);
       return decision.reply(outcomeOf(result.events, new Map([...loaded, ...next])));

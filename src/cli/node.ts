@@ -133,6 +133,8 @@ export async function prepareNode(config: Config, logger: NodeLogger, clock: Clo
     sealer: createSecretSealer(masterKey.key),
     logger,
     idleMs: config.actorIdleMs,
+    mailboxCapacity: config.actorMailboxCapacity,
+    instanceQueueCapacity: config.actorInstanceQueueCapacity,
     uniqueScopes: UNIQUE_SCOPES,
   });
   const setup = await ensureFirstRun({ store, actors, config, now: () => clock.now() });

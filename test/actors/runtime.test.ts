@@ -18,9 +18,11 @@ import {
   patchOrg,
   setDefaultOrg,
   UNIQUE_SCOPES,
+  type ActorSystemOptions,
   type CommandHandler,
   type StoreAdapter,
 } from '../../actors/index.js';
+import { toWireError } from '../../src/http/error-mapping.js';
 import { openLmdbStore } from '../../src/store/lmdb-store.js';
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
@@ -34,7 +36,7 @@ async function openStore(dir = mkdtempSync(join(tmpdir(), 'tessera-runtime-'))):
   return { store, dir };
 }
 
-function system(store: StoreAdapter, clock = createManualClock(), idleMs = 60_000) {
+function system(store: StoreAdapter, clock = createManualClock(), idleMs = 60_000, extra: Partial<ActorSystemOptions> = {}) {
   return new ActorSystem({
     store,
     clock,
@@ -43,7 +45,53 @@ function system(store: StoreAdapter, clock = createManualClock(), idleMs = 60_00
     logger: silent,
     idleMs,
     uniqueScopes: UNIQUE_SCOPES,
+    ...extra,
   });
+}
+
+/** The store with its appends held at a gate: `entered` resolves when an append reached it. */
+function holdAppends(store: StoreAdapter) {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let entered!: () => void;
+  const reached = new Promise<void>((resolve) => (entered = resolve));
+  const held: StoreAdapter = new Proxy(store, {
+    get(target, prop) {
+      if (prop === 'append') {
+        return async (request: Parameters<StoreAdapter['append']>[0]) => {
+          entered();
+          await gate;
+          return target.append(request);
+        };
+      }
+      const value = Reflect.get(target, prop, target) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return { store: held, release, reached };
+}
+
+/** patchOrg counting how often it decides (i.e. ran), optionally doing `during` while it runs. */
+function countedPatch(during: () => void = () => undefined) {
+  const handler = {
+    runs: 0,
+    load: patchOrg.load,
+    decide(...args: Parameters<typeof patchOrg.decide>) {
+      handler.runs += 1;
+      during();
+      return patchOrg.decide(...args);
+    },
+  };
+  return handler;
+}
+
+function errorOf(promise: Promise<unknown>): Promise<AppError> {
+  return promise.then(
+    () => {
+      throw new Error('expected a failure');
+    },
+    (error: unknown) => error as AppError,
+  );
 }
 
 afterEach(async () => {
@@ -153,6 +201,98 @@ describe('ActorSystem', () => {
     expect((error as AppError).message).not.toContain('boom');
     await actors.ask(org('o1'), patchOrg, { orgId: 'o1', name: 'Fine' }, as);
     expect((await actors.readRecord('i1', orgKind, 'o1'))?.state.name).toBe('Fine');
+    await actors.stop();
+  });
+
+  it('refuses an ask at once with unavailable when the actor\'s mailbox is full, and accepts it again once there is room', async () => {
+    const { store: lmdb } = await openStore();
+    await system(lmdb).ask(org('o1'), createOrg, { orgId: 'o1', name: 'Full', instanceDomain: 'd' }, as);
+    const { store, release, reached } = holdAppends(lmdb);
+    const actors = system(store, createManualClock(), 60_000, { mailboxCapacity: 2 });
+    const first = actors.ask(org('o1'), patchOrg, { orgId: 'o1', name: 'One' }, as);
+    await reached; // running, held in its append
+    const second = actors.ask(org('o1'), patchOrg, { orgId: 'o1', name: 'Two' }, as); // under the cap: queued
+    const refused = await errorOf(actors.ask(org('o1'), patchOrg, { orgId: 'o1', name: 'Three' }, as));
+    expect(refused.kind).toBe('unavailable');
+    expect(refused.code).toBe('actor.mailbox_full');
+    const wire = toWireError(refused);
+    expect(wire.httpStatus).toBe(503);
+    expect(wire.headers?.['retry-after']).toBe('1');
+    // Another actor has its own mailbox: accepted while o1's is full.
+    const other = actors.ask(org('o2'), createOrg, { orgId: 'o2', name: 'Other', instanceDomain: 'd' }, as);
+    release();
+    expect((await first).sequence).toBeGreaterThan(0);
+    expect((await second).sequence).toBeGreaterThan(0);
+    expect((await other).id).toBe('o2');
+    await actors.ask(org('o1'), patchOrg, { orgId: 'o1', name: 'Four' }, as); // room again
+    expect((await store.readStream('i1', 'org', 'o1')).map((e) => e.payload)).toHaveLength(4); // created, One, Two, Four
+    await actors.stop();
+  });
+
+  it('refuses an ask when its instance\'s actors together hold their cap, while another instance is served', async () => {
+    const { store: lmdb } = await openStore();
+    const { store, release, reached } = holdAppends(lmdb);
+    const actors = system(store, createManualClock(), 60_000, { instanceQueueCapacity: 2 });
+    const a = actors.ask(org('o1'), createOrg, { orgId: 'o1', name: 'A', instanceDomain: 'd' }, as);
+    await reached;
+    const b = actors.ask(org('o2'), createOrg, { orgId: 'o2', name: 'B', instanceDomain: 'd' }, as); // second actor of i1, under the cap
+    const refused = await errorOf(actors.ask(org('o3'), createOrg, { orgId: 'o3', name: 'C', instanceDomain: 'd' }, as));
+    expect(refused.kind).toBe('unavailable');
+    expect(refused.code).toBe('actor.instance_queue_full');
+    const elsewhere = actors.ask({ kind: 'org', instanceId: 'i2', orgId: 'o3' }, createOrg, { orgId: 'o3', name: 'C', instanceDomain: 'd' }, as);
+    release();
+    expect((await a).id).toBe('o1');
+    expect((await b).id).toBe('o2');
+    expect((await elsewhere).id).toBe('o3');
+    expect(await store.streamVersion('i1', 'org', 'o3')).toBe(0);
+    await actors.ask(org('o3'), createOrg, { orgId: 'o3', name: 'C', instanceDomain: 'd' }, as); // room again
+    expect(await store.streamVersion('i1', 'org', 'o3')).toBe(1);
+    await actors.stop();
+  });
+
+  it('drops a command still queued when its deadline passes (it never runs); one whose append had started answers its real outcome', async () => {
+    const { store: lmdb } = await openStore();
+    await system(lmdb).ask(org('o1'), createOrg, { orgId: 'o1', name: 'Start', instanceDomain: 'd' }, as);
+    const { store, release, reached } = holdAppends(lmdb);
+    const clock = createManualClock();
+    const actors = system(store, clock, 60_000, { askTimeoutMs: 1_000 });
+    const appending = countedPatch();
+    const queued = countedPatch();
+    const first = actors.ask(org('o1'), appending, { orgId: 'o1', name: 'Appending' }, as);
+    await reached;
+    const second = actors.ask(org('o1'), queued, { orgId: 'o1', name: 'Late' }, as);
+    clock.advance(1_000); // both deadlines pass: the first in its append, the second in the mailbox
+    release();
+    expect((await first).sequence).toBeGreaterThan(0);
+    const late = await errorOf(second);
+    expect(late.kind).toBe('deadline_exceeded');
+    expect(queued.runs).toBe(0);
+    expect((await actors.readRecord('i1', orgKind, 'o1'))?.state.name).toBe('Appending');
+    expect(await store.streamVersion('i1', 'org', 'o1')).toBe(2);
+    // Control: within its deadline the same command runs and appends.
+    const control = countedPatch();
+    await actors.ask(org('o1'), control, { orgId: 'o1', name: 'In time' }, as);
+    expect(control.runs).toBe(1);
+    expect((await actors.readRecord('i1', orgKind, 'o1'))?.state.name).toBe('In time');
+    await actors.stop();
+  });
+
+  it('never appends a command whose deadline passed while it ran, before its append', async () => {
+    const { store } = await openStore();
+    const clock = createManualClock();
+    const actors = system(store, clock, 60_000, { askTimeoutMs: 1_000 });
+    await actors.ask(org('o1'), createOrg, { orgId: 'o1', name: 'Start', instanceDomain: 'd' }, as);
+    const slow = countedPatch(() => clock.advance(1_000)); // the deadline passes while it decides
+    const error = await errorOf(actors.ask(org('o1'), slow, { orgId: 'o1', name: 'Too late' }, as));
+    expect(error.kind).toBe('deadline_exceeded');
+    expect(slow.runs).toBe(1);
+    expect(await store.streamVersion('i1', 'org', 'o1')).toBe(1);
+    expect((await actors.readRecord('i1', orgKind, 'o1'))?.state.name).toBe('Start');
+    // Control: a command that takes less than its deadline appends.
+    const quick = countedPatch(() => clock.advance(999));
+    await actors.ask(org('o1'), quick, { orgId: 'o1', name: 'In time' }, as);
+    expect(await store.streamVersion('i1', 'org', 'o1')).toBe(2);
+    expect((await actors.readRecord('i1', orgKind, 'o1'))?.state.name).toBe('In time');
     await actors.stop();
   });
 });

@@ -47,8 +47,8 @@ export function toOAuthErrorReply(error: unknown, req: HttpRequest, logger?: Err
   }
   if (error instanceof AppError) {
     const wire = toWireError(error);
-    // A rate limit (429) is a temporary refusal: temporarily_unavailable, with the 429 status and Retry-After.
-    const fallback: OAuthErrorCode = wire.httpStatus === 429 ? 'temporarily_unavailable' : wire.httpStatus >= 500 ? 'server_error' : wire.httpStatus === 403 ? 'access_denied' : 'invalid_request';
+    // A rate limit (429) and a full queue (503) are temporary refusals: temporarily_unavailable, with their status and Retry-After.
+    const fallback: OAuthErrorCode = wire.httpStatus === 429 || wire.httpStatus === 503 ? 'temporarily_unavailable' : wire.httpStatus >= 500 ? 'server_error' : wire.httpStatus === 403 ? 'access_denied' : 'invalid_request';
     return json(wire.httpStatus, { error: fallback, error_description: error.message }, wire.headers === undefined ? NO_STORE : { ...NO_STORE, ...wire.headers });
   }
   logger?.error({ err: error, path: req.path }, 'oauth endpoint failed');
