@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   ActorSystem,
   AppError,
@@ -294,5 +294,30 @@ describe('ActorSystem', () => {
     expect(await store.streamVersion('i1', 'org', 'o1')).toBe(2);
     expect((await actors.readRecord('i1', orgKind, 'o1'))?.state.name).toBe('In time');
     await actors.stop();
+  });
+
+  it('answers deadline_exceeded at the ask\'s timer while the command is queued (it then never runs), but not while its append is under way', async () => {
+    const { store: lmdb } = await openStore();
+    await system(lmdb).ask(org('o1'), createOrg, { orgId: 'o1', name: 'Start', instanceDomain: 'd' }, as);
+    const { store, release, reached } = holdAppends(lmdb);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const actors = system(store, createManualClock(), 60_000, { askTimeoutMs: 1_000 });
+      const queued = countedPatch();
+      let firstDone = false;
+      const first = actors.ask(org('o1'), patchOrg, { orgId: 'o1', name: 'Appending' }, as).finally(() => (firstDone = true));
+      await reached;
+      const second = errorOf(actors.ask(org('o1'), queued, { orgId: 'o1', name: 'Late' }, as));
+      vi.advanceTimersByTime(1_000);
+      expect((await second).kind).toBe('deadline_exceeded'); // answered while the first still holds the actor
+      expect(firstDone).toBe(false); // its append is under way: it waits for the outcome
+      release();
+      expect((await first).sequence).toBeGreaterThan(0);
+      await actors.stop();
+      expect(queued.runs).toBe(0);
+      expect(await store.streamVersion('i1', 'org', 'o1')).toBe(2);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
