@@ -80,6 +80,11 @@ export class TenantDirectory {
     return this.byId.get(id);
   }
 
+  /** The instance of a Host header value this node already knows (no store read); for the fair scheduler's lanes. */
+  knownHost(host: string): InstanceInfo | undefined {
+    return this.byDomain.get(normalizeHost(host));
+  }
+
   /** Resolves a Host header value (port, case and a trailing dot ignored). */
   async resolveHost(host: string): Promise<InstanceInfo | undefined> {
     const domain = normalizeHost(host);

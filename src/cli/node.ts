@@ -47,7 +47,8 @@ import { notFoundReply } from '../http/reply.js';
 import { selectHttpAdapter, type SelectedAdapter } from '../http/select-adapter.js';
 import { systemRoutes } from '../http/system-routes.js';
 import { metricsRoute } from '../http/metrics-route.js';
-import { createOriginResolver, withClientOrigin } from '../http/client-origin.js';
+import { createOriginResolver, withClientOrigin, type OriginResolver } from '../http/client-origin.js';
+import { FairScheduler } from '../http/fair-scheduler.js';
 import { createReadiness, type ReadinessCheck } from '../http/readiness.js';
 import { loadTlsFiles } from '../http/tls-files.js';
 import type { NodeLogger } from '../observability/logger.js';
@@ -183,9 +184,15 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   const routes = [...systemRoutes({ metrics: metricsOwnPort ? undefined : metricsRouteOfNode, isReady: () => ready, readiness, http: { adapter: http.adapter.name, requested: http.requested } }), ...createJsonRoutes(SERVICES, invoke), ...openApiRoutes(SERVICES, rpcs), ...oidcRoutes({ config, tenants, signer, oauth, uiLocales: createUiLocalesResolver(actors) }), ...adminRoutes({ dataDir: config.dataDir, actors, tenants, clock, logger, accessTokens: createApiAccessTokens(oauth), gcsEndpoint: config.gcsEndpoint, importMaxBytes: config.importMaxBodyBytes })];
   const router = createRouter(routes, { fallback: createConnectFallback(SERVICES, invoke), corsPathPrefixes: CORS_PREFIXES, notFound: (req) => unencodedExecutionIdReply(req) ?? notFoundReply });
   const origin = { trustedProxies: config.trustedProxies, defaultScheme: tls !== undefined || config.externalSecure ? 'https' : 'http' } as const;
+  const fair = config.fairScheduler ? createFairScheduler(config, tenants, createOriginResolver(origin)) : undefined;
+  if (fair !== undefined) {
+    metrics.gauge('tessera_http_in_flight', 'Requests the main HTTP port is handling (fair scheduler: TESSERA_FAIR_MAX_IN_FLIGHT).', () => fair.inFlight);
+    metrics.gauge('tessera_http_queued', 'Requests waiting in their instance\'s queue for admission (fair scheduler).', () => fair.queued);
+    metrics.gauge('tessera_http_queue_refused', 'Requests answered 503 because their instance\'s queue was full, since start (TESSERA_FAIR_QUEUE_CAPACITY).', () => fair.refused);
+  }
   const listener = await http.adapter.listen(
     withClientOrigin(withTracing(router, tracer), origin),
-    { host: config.host, port: config.port, maxBodyBytes: config.maxBodyBytes, bodyLimits: { [IMPORT_PATH]: config.importMaxBodyBytes }, bodyTimeoutMs: config.bodyTimeoutMs, maxHeaderCount: config.maxHeaderCount, maxHeaderBytes: config.maxHeaderBytes, tls },
+    { host: config.host, port: config.port, maxBodyBytes: config.maxBodyBytes, bodyLimits: { [IMPORT_PATH]: config.importMaxBodyBytes }, bodyTimeoutMs: config.bodyTimeoutMs, maxHeaderCount: config.maxHeaderCount, maxHeaderBytes: config.maxHeaderBytes, tls, ...(fair === undefined ? {} : { fair }) },
     metrics.httpObserver,
   );
   const metricsListener = config.metricsPort === undefined ? undefined : await http.adapter.listen(createRouter([metricsRouteOfNode], { corsPathPrefixes: [] }), { host: config.host, port: config.metricsPort, maxBodyBytes: 1024, bodyTimeoutMs: config.bodyTimeoutMs, maxHeaderCount: config.maxHeaderCount, maxHeaderBytes: config.maxHeaderBytes });
@@ -231,6 +238,22 @@ function reportHttpAdapter(http: SelectedAdapter, logger: NodeLogger, metrics: N
     { requested: http.requested, adapter: http.adapter.name, reasons: http.fallbackReasons, node: process.versions.node, abi: process.versions.modules, glibc: header?.glibcVersionRuntime },
     'uWebSockets.js is unavailable on this platform: serving HTTP with node:http, at roughly half the throughput per CPU (docs/operations/running.md#http-adapter)',
   );
+}
+
+/** Requests that never wait for admission: probes and metrics must answer while the node is busy. */
+const NEVER_WAIT = new Set(['/healthz', '/readyz', '/metrics']);
+
+/** The fair scheduler of the main port: one lane per instance of the Host (known hosts only), one for every unknown host. */
+function createFairScheduler(config: Config, tenants: TenantDirectory, origin: OriginResolver): FairScheduler {
+  return new FairScheduler({
+    maxInFlight: config.fairMaxInFlight,
+    queueCapacity: config.fairQueueCapacity,
+    laneOf: (req) => {
+      if (NEVER_WAIT.has(req.path)) return undefined;
+      const host = origin(req.remoteAddress, req.headers).host;
+      return host === undefined ? '' : (tenants.knownHost(host)?.id ?? '');
+    },
+  });
 }
 
 /** The store's readiness check, when it can be down while the node runs (PostgreSQL). */

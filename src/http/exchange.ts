@@ -7,6 +7,7 @@
 import type { HttpHandler, HttpObserver, HttpReply, HttpRequest, HttpServerOptions, RequestNotes, TraceContext, Transport } from './types.js';
 import { internalErrorReply, payloadTooLargeReply, requestTimeoutReply } from './reply.js';
 import { acceptRequestId } from './request-id.js';
+import { laneFullReply, RUN, REFUSED, type FairScheduler, type Waiting } from './fair-scheduler.js';
 import { continueTrace } from './trace-context.js';
 
 /** The parts of a listening server every exchange reaches through `server`. */
@@ -18,6 +19,8 @@ export interface ServerCore {
   readonly observer: HttpObserver | undefined;
   /** The 431 this server answers (it names the configured limits). */
   readonly headersTooLarge: HttpReply;
+  /** Fair admission across instances (fair-scheduler.ts); undefined: every request runs at once. */
+  readonly fair: FairScheduler | undefined;
   closing: boolean;
 }
 
@@ -25,7 +28,7 @@ const EMPTY_BODY = Buffer.alloc(0);
 const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
 
 /** One request/response pair: the HttpRequest handlers see, plus the adapter's own state. */
-export abstract class Exchange<S extends ServerCore = ServerCore> implements HttpRequest, RequestNotes {
+export abstract class Exchange<S extends ServerCore = ServerCore> implements HttpRequest, RequestNotes, Waiting {
   abstract readonly method: string;
   abstract readonly path: string;
   abstract readonly query: string;
@@ -49,6 +52,8 @@ export abstract class Exchange<S extends ServerCore = ServerCore> implements Htt
   timer: NodeJS.Timeout | undefined = undefined;
   /** Wakes a stream waiting for the socket to drain (also on abort). */
   writable: (() => void) | undefined = undefined;
+  /** The next request waiting in the same lane of the fair scheduler. */
+  fairNext: Waiting | undefined = undefined;
 
   // RequestNotes: the exchange is its own notes record, so noting costs no allocation.
   transport: Transport = 'http';
@@ -109,20 +114,55 @@ export function createLifecycle<E extends Exchange>(writer: ReplyWriter<E>) {
     if (!ex.done && !ex.aborted) writeReply(ex, internalErrorReply, false);
   }
 
+  /** Runs the handler at once, or lets the fair scheduler queue (or refuse) the request. */
   function dispatch(ex: E): void {
+    const fair = ex.server.fair;
+    if (fair !== undefined) {
+      const verdict = fair.admit(ex);
+      if (verdict !== RUN) {
+        if (verdict === REFUSED) writeReply(ex, laneFullReply(ex.path), false);
+        return;
+      }
+    }
+    run(ex);
+  }
+
+  function run(ex: E): void {
     let result: Promise<HttpReply> | HttpReply;
     try {
       result = ex.server.handler(ex);
     } catch (error) {
-      return fail(ex, error);
+      fail(ex, error);
+      return finish(ex);
     }
     if (result instanceof Promise) {
       result.then(
-        (reply) => respond(ex, reply),
-        (error: unknown) => fail(ex, error),
+        (reply) => {
+          respond(ex, reply);
+          finish(ex);
+        },
+        (error: unknown) => {
+          fail(ex, error);
+          finish(ex);
+        },
       );
     } else {
       respond(ex, result);
+      finish(ex);
+    }
+  }
+
+  /** A handler is done: its slot goes to the waiting requests, lanes in turn. */
+  function finish(ex: E): void {
+    const fair = ex.server.fair;
+    if (fair === undefined) return;
+    fair.inFlight -= 1;
+    if (fair.queued === 0 || fair.draining) return;
+    fair.draining = true;
+    try {
+      for (let next = fair.next(); next !== undefined; next = fair.next()) run(next as E); // a lane holds this server's exchanges only
+    } finally {
+      fair.draining = false;
     }
   }
 

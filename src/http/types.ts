@@ -2,6 +2,7 @@
  * The plain request/reply records every HTTP adapter (uWebSockets.js, node:http) produces
  * and consumes. Handlers above src/http never see a framework's request or response object.
  */
+import type { FairScheduler } from './fair-scheduler.js';
 
 /** A request, copied out of the framework before any await. */
 export interface HttpRequest {
@@ -103,6 +104,8 @@ export interface HttpServerOptions {
   readonly maxHeaderBytes: number;
   /** Serve HTTPS with this certificate and key instead of plain HTTP. */
   readonly tls?: TlsFiles;
+  /** Fair admission across instances while the node is busy (fair-scheduler.ts); one listener per scheduler. */
+  readonly fair?: FairScheduler;
 }
 
 /** A PEM certificate chain and its unencrypted private key, by path and as read at startup. */

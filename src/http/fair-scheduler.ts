@@ -1,0 +1,151 @@
+/**
+ * Fair admission at the HTTP front end (docs/architecture.md, "Fair between tenants"). While
+ * fewer than `maxInFlight` handlers run and nothing waits, a request runs at once: one
+ * comparison and a counter, no allocation. Past it, requests wait in one bounded queue per
+ * lane (an instance, found from the Host) and are started, as running ones finish, round-robin
+ * across the lanes with waiting requests — deficit round robin with a unit cost per request —
+ * so a hammered instance waits behind its own backlog while another instance's request starts
+ * within one turn. A full lane answers 503 with Retry-After at once.
+ *
+ * The queue is intrusive (exchanges link to each other), so waiting costs no allocation either
+ * beyond a lane's record while it has requests.
+ */
+import type { HttpReply, HttpRequest } from './types.js';
+
+export interface FairOptions {
+  /** Handlers running at once before requests wait in their lane (TESSERA_FAIR_MAX_IN_FLIGHT). */
+  readonly maxInFlight: number;
+  /** Requests one lane may have waiting; more answer 503 (TESSERA_FAIR_QUEUE_CAPACITY). */
+  readonly queueCapacity: number;
+  /**
+   * The lane of a request (its instance), asked only when the request has to wait; undefined
+   * for requests that never wait (health and readiness probes, metrics).
+   */
+  readonly laneOf: (request: HttpRequest) => string | undefined;
+}
+
+/** What the scheduler keeps of a waiting request (the adapters' exchanges). */
+export interface Waiting extends HttpRequest {
+  /** The next request of the same lane. */
+  fairNext: Waiting | undefined;
+  /** The client went away, or the request was answered, while it waited: skipped. */
+  readonly aborted: boolean;
+  readonly done: boolean;
+}
+
+interface Lane {
+  readonly key: string;
+  head: Waiting | undefined;
+  tail: Waiting | undefined;
+  size: number;
+}
+
+/** `admit`'s verdicts. */
+export const RUN = 0;
+export const WAIT = 1;
+export const REFUSED = 2;
+
+export class FairScheduler {
+  /** Handlers running (admitted and not finished). */
+  inFlight = 0;
+  /** Requests waiting in all lanes. */
+  queued = 0;
+  /** Requests refused because their lane was full (since start). */
+  refused = 0;
+  /** Set while `finish` starts waiting requests (a handler that answers at once re-enters). */
+  draining = false;
+  readonly maxInFlight: number;
+  private readonly queueCapacity: number;
+  private readonly laneOf: (request: HttpRequest) => string | undefined;
+  private readonly lanes = new Map<string, Lane>();
+  /** Lanes with waiting requests, served in turn from `cursor`. */
+  private readonly ring: Lane[] = [];
+  private cursor = 0;
+
+  constructor(options: FairOptions) {
+    this.maxInFlight = options.maxInFlight;
+    this.queueCapacity = options.queueCapacity;
+    this.laneOf = options.laneOf;
+  }
+
+  /** RUN (counted in flight: call `finish` when its handler is done), WAIT (queued) or REFUSED (lane full: answer 503). */
+  admit(request: Waiting): number {
+    if (this.queued === 0 && this.inFlight < this.maxInFlight) {
+      this.inFlight += 1;
+      return RUN;
+    }
+    const key = this.laneOf(request);
+    if (key === undefined) {
+      this.inFlight += 1;
+      return RUN;
+    }
+    let lane = this.lanes.get(key);
+    if (lane === undefined) {
+      lane = { key, head: undefined, tail: undefined, size: 0 };
+      this.lanes.set(key, lane);
+      this.ring.push(lane);
+    } else if (lane.size >= this.queueCapacity) {
+      this.refused += 1;
+      return REFUSED;
+    }
+    request.fairNext = undefined;
+    if (lane.tail === undefined) lane.head = request;
+    else lane.tail.fairNext = request;
+    lane.tail = request;
+    lane.size += 1;
+    this.queued += 1;
+    return WAIT;
+  }
+
+  /**
+   * The next waiting request to start, taking the lanes in turn (counted in flight), or
+   * undefined when none waits or `maxInFlight` handlers run. Requests whose client went away
+   * are dropped on the way.
+   */
+  next(): Waiting | undefined {
+    while (this.inFlight < this.maxInFlight && this.ring.length !== 0) {
+      if (this.cursor >= this.ring.length) this.cursor = 0;
+      const lane = this.ring[this.cursor] as Lane; // cursor < length
+      const request = lane.head as Waiting; // lanes in the ring are never empty
+      lane.head = request.fairNext;
+      request.fairNext = undefined;
+      lane.size -= 1;
+      this.queued -= 1;
+      if (lane.head === undefined) {
+        lane.tail = undefined;
+        this.ring.splice(this.cursor, 1); // the next lane moves under the cursor
+        this.lanes.delete(lane.key);
+      } else {
+        this.cursor += 1;
+      }
+      if (request.aborted || request.done) continue;
+      this.inFlight += 1;
+      return request;
+    }
+    return undefined;
+  }
+}
+
+const RETRY_AFTER = '1';
+const FULL_MESSAGE = 'too many requests are waiting for this instance; try again later';
+
+/** The 503 of a full lane: the OAuth error shape on the OAuth/OIDC endpoints, google.rpc.Status elsewhere. */
+export function laneFullReply(path: string): HttpReply {
+  return path.startsWith('/oauth/') || path.startsWith('/oidc/') ? OAUTH_FULL : RPC_FULL;
+}
+
+const OAUTH_FULL: HttpReply = {
+  status: 503,
+  headers: { 'content-type': 'application/json', 'cache-control': 'no-store', pragma: 'no-cache', 'retry-after': RETRY_AFTER, 'x-content-type-options': 'nosniff' },
+  body: JSON.stringify({ error: 'temporarily_unavailable', error_description: FULL_MESSAGE }),
+};
+
+const RPC_FULL: HttpReply = {
+  status: 503,
+  headers: { 'content-type': 'application/json', 'retry-after': RETRY_AFTER, 'x-content-type-options': 'nosniff' },
+  body: JSON.stringify({
+    code: 14, // UNAVAILABLE
+    message: `${FULL_MESSAGE} (http.queue_full)`,
+    details: [{ '@type': 'type.googleapis.com/platform.v1.ErrorDetail', id: 'http.queue_full', message: FULL_MESSAGE }],
+  }),
+};
