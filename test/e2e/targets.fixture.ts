@@ -17,6 +17,8 @@ export interface TargetReply {
   readonly status?: number;
   readonly body?: unknown;
   readonly delayMs?: number;
+  /** Answers once this settles (a test releases the call when it chooses). */
+  readonly hold?: Promise<void>;
 }
 
 export type TargetBehaviour = (call: RecordedCall) => TargetReply;
@@ -57,7 +59,8 @@ export async function startTargetServer(port = 0): Promise<TargetServer> {
         const text = reply.body === undefined ? '{}' : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
         res.writeHead(reply.status ?? 200, { 'content-type': 'application/json' }).end(text);
       };
-      if (reply.delayMs === undefined) send();
+      if (reply.hold !== undefined) void reply.hold.then(send);
+      else if (reply.delayMs === undefined) send();
       else setTimeout(send, reply.delayMs).unref(); // a reply still held when the suite ends keeps nothing alive
     });
   });
