@@ -216,6 +216,7 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
         await delay(config.shutdownDrainMs);
       }
       await Promise.all([listener.close(config.shutdownGraceMs), grpc.close(config.shutdownGraceMs), metricsListener?.close(0)]);
+      fair?.close();
       sweeper.stop();
       await keyMaintenance.stop();
       await executions.stop();
@@ -248,6 +249,7 @@ function createFairScheduler(config: Config, tenants: TenantDirectory, origin: O
   return new FairScheduler({
     maxInFlight: config.fairMaxInFlight,
     queueCapacity: config.fairQueueCapacity,
+    lagMs: config.fairLagMs,
     laneOf: (req) => {
       if (NEVER_WAIT.has(req.path)) return undefined;
       const host = origin(req.remoteAddress, req.headers).host;

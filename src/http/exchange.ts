@@ -157,10 +157,15 @@ export function createLifecycle<E extends Exchange>(writer: ReplyWriter<E>) {
     const fair = ex.server.fair;
     if (fair === undefined) return;
     fair.inFlight -= 1;
-    if (fair.queued === 0 || fair.draining) return;
+    if (fair.queued !== 0) startWaiting(fair);
+  }
+
+  /** Starts waiting requests while there is room (a handler answering at once re-enters: ignored). */
+  function startWaiting(fair: FairScheduler): void {
+    if (fair.draining) return;
     fair.draining = true;
     try {
-      for (let next = fair.next(); next !== undefined; next = fair.next()) run(next as E); // a lane holds this server's exchanges only
+      for (let next = fair.next(); next !== undefined; next = fair.next()) run(next as E); // a scheduler serves one listener's exchanges
     } finally {
       fair.draining = false;
     }
@@ -173,6 +178,7 @@ export function createLifecycle<E extends Exchange>(writer: ReplyWriter<E>) {
   return {
     dispatch,
     fail,
+    startWaiting,
     /**
      * Answers 431 for too many or too large header fields. Otherwise dispatches a request
      * without a body at once and returns false; for one with a body, applies the path's limit

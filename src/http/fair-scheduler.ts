@@ -1,7 +1,8 @@
 /**
  * Fair admission at the HTTP front end (docs/architecture.md, "Fair between tenants"). While
- * fewer than `maxInFlight` handlers run and nothing waits, a request runs at once: one
- * comparison and a counter, no allocation. Past it, requests wait in one bounded queue per
+ * fewer than `maxInFlight` handlers run and nothing waits — or the event loop keeps up, however
+ * many run (handlers waiting on I/O cost the loop nothing) — a request runs at once: a
+ * comparison or two and a counter, no allocation. Otherwise requests wait in one bounded queue per
  * lane (an instance, found from the Host) and are started, as running ones finish, round-robin
  * across the lanes with waiting requests — deficit round robin with a unit cost per request —
  * so a hammered instance waits behind its own backlog while another instance's request starts
@@ -22,7 +23,16 @@ export interface FairOptions {
    * for requests that never wait (health and readiness probes, metrics).
    */
   readonly laneOf: (request: HttpRequest) => string | undefined;
+  /**
+   * The event loop counts as behind when a timer every SAMPLE_MS fires more than this late
+   * (TESSERA_FAIR_LAG_MS); only then do requests past `maxInFlight` wait. 0: always behind (the
+   * in-flight count alone decides; tests force the scheduler on this way).
+   */
+  readonly lagMs: number;
 }
+
+/** How often the event loop's lag is sampled. */
+const SAMPLE_MS = 20;
 
 /** What the scheduler keeps of a waiting request (the adapters' exchanges). */
 export interface Waiting extends HttpRequest {
@@ -61,16 +71,47 @@ export class FairScheduler {
   /** Lanes with waiting requests, served in turn from `cursor`. */
   private readonly ring: Lane[] = [];
   private cursor = 0;
+  /** Whether the event loop is behind (last sample), or always with `lagMs` 0. */
+  lagging = true;
+  private readonly lagMs: number;
+  private lastSample = 0;
+  private sampler: NodeJS.Timeout | undefined;
+  /** Starts waiting requests once the loop caught up (set by the listener using this scheduler). */
+  private resume: (() => void) | undefined;
 
   constructor(options: FairOptions) {
     this.maxInFlight = options.maxInFlight;
     this.queueCapacity = options.queueCapacity;
     this.laneOf = options.laneOf;
+    this.lagMs = options.lagMs;
+    if (this.lagMs > 0) {
+      this.lagging = false;
+      this.lastSample = performance.now();
+      this.sampler = setInterval(() => this.sample(), SAMPLE_MS);
+      this.sampler.unref();
+    }
+  }
+
+  /** Called by the listener: how to start the waiting requests when the loop caught up. */
+  attach(resume: () => void): void {
+    this.resume = resume;
+  }
+
+  /** Stops sampling the event loop. */
+  close(): void {
+    clearInterval(this.sampler);
+  }
+
+  /** One lag sample (the timer's; tests that stopped the timer call it themselves). */
+  sample(now = performance.now()): void {
+    this.lagging = now - this.lastSample - SAMPLE_MS > this.lagMs;
+    this.lastSample = now;
+    if (!this.lagging && this.queued !== 0) this.resume?.();
   }
 
   /** RUN (counted in flight: call `finish` when its handler is done), WAIT (queued) or REFUSED (lane full: answer 503). */
   admit(request: Waiting): number {
-    if (this.queued === 0 && this.inFlight < this.maxInFlight) {
+    if (this.queued === 0 && (this.inFlight < this.maxInFlight || !this.lagging)) {
       this.inFlight += 1;
       return RUN;
     }
@@ -99,11 +140,11 @@ export class FairScheduler {
 
   /**
    * The next waiting request to start, taking the lanes in turn (counted in flight), or
-   * undefined when none waits or `maxInFlight` handlers run. Requests whose client went away
-   * are dropped on the way.
+   * undefined when none waits or `maxInFlight` handlers run while the loop is behind. Requests
+   * whose client went away are dropped on the way.
    */
   next(): Waiting | undefined {
-    while (this.inFlight < this.maxInFlight && this.ring.length !== 0) {
+    while ((this.inFlight < this.maxInFlight || !this.lagging) && this.ring.length !== 0) {
       if (this.cursor >= this.ring.length) this.cursor = 0;
       const lane = this.ring[this.cursor] as Lane; // cursor < length
       const request = lane.head as Waiting; // lanes in the ring are never empty

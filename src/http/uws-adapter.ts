@@ -258,6 +258,8 @@ function closeServer(uws: UwsNative, server: UwsServer, app: TemplatedApp, liste
 
 function listen(uws: UwsNative, handler: HttpHandler, options: HttpServerOptions, observer?: HttpObserver): Promise<ListeningServer> {
   const server: UwsServer = { handler, options, bodyLimit: bodyLimitLookup(options), observer, headersTooLarge: headersTooLargeReply(options), fair: options.fair, inflight: new Set(), closing: false, onIdle: undefined };
+  const fair = options.fair;
+  fair?.attach(() => lifecycle.startWaiting(fair));
   const tls = options.tls;
   const engine = tls === undefined ? uws.App() : uws.SSLApp({ key_file_name: tls.keyPath, cert_file_name: tls.certPath });
   const app = engine.any('/*', (res, req) => onRequest(server, res, req));

@@ -1,6 +1,6 @@
 /**
  * Fair admission on a started node, forced on through its configuration
- * (TESSERA_FAIR_MAX_IN_FLIGHT=1, TESSERA_FAIR_QUEUE_CAPACITY=2): while a request of the first
+ * (TESSERA_FAIR_MAX_IN_FLIGHT=1, TESSERA_FAIR_QUEUE_CAPACITY=2, TESSERA_FAIR_LAG_MS=0): while a request of the first
  * instance (A) is held in flight (by an execution target the test answers when it chooses), A's
  * next requests wait in A's queue, A's overflow is answered 503 at once, and a request of a
  * second instance (B) runs in the first turn after the held one — before the rest of A's backlog.
@@ -25,6 +25,7 @@ beforeAll(async () => {
       TESSERA_DEFAULT_FEATURES: 'multitenancy_resources_api',
       TESSERA_FAIR_MAX_IN_FLIGHT: '1',
       TESSERA_FAIR_QUEUE_CAPACITY: '2',
+      TESSERA_FAIR_LAG_MS: '0', // busy on the in-flight count alone: the scheduler forced on
     },
   });
   const created = await systemApi(node, ops)('POST', '/resources/v3alpha/instances', { name: 'Beta', domain: 'beta.example' });

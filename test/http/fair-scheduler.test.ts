@@ -64,7 +64,7 @@ for (const { name, adapter, skip } of adapters) {
         }
         return json(200, { host });
       };
-      const fair = new FairScheduler({ maxInFlight: 1, queueCapacity: 5, laneOf: (req) => req.headers['host'] });
+      const fair = new FairScheduler({ maxInFlight: 1, queueCapacity: 5, laneOf: (req) => req.headers['host'], lagMs: 0 });
       server = await adapter.listen(handler, { ...serverOptions, fair });
       const port = server.port;
 
@@ -94,6 +94,42 @@ for (const { name, adapter, skip } of adapters) {
       expect(fair.inFlight).toBe(0);
       expect(fair.queued).toBe(0);
       expect(fair.refused).toBe(3);
+    });
+
+    it('lets requests past maxInFlight run at once while the event loop keeps up (handlers waiting on I/O hold no one up)', async () => {
+      const release = gate();
+      const heldEntered = gate();
+      const handler: HttpHandler = async (req) => {
+        if (req.path === '/held') {
+          heldEntered.open();
+          await release.promise;
+        }
+        return json(200, {});
+      };
+      const fair = new FairScheduler({ maxInFlight: 1, queueCapacity: 5, laneOf: (req) => req.headers['host'], lagMs: 60_000 });
+      fair.close(); // the test takes the samples
+      try {
+        server = await adapter.listen(handler, { ...serverOptions, fair });
+        const port = server.port;
+        const held = get(port, 'a.test', '/held');
+        await heldEntered.promise;
+        // Control: while the loop counts as behind, the next request waits...
+        fair.lagging = true;
+        const waiting = get(port, 'a.test', '/next');
+        await until(() => fair.queued === 1);
+        // ...and starts once a sample finds the loop caught up, with the held request still in flight.
+        fair.sample();
+        expect((await waiting).status).toBe(200);
+        expect(fair.inFlight).toBe(1);
+        // Not behind: past maxInFlight, a request runs at once.
+        expect(fair.lagging).toBe(false);
+        expect((await get(port, 'b.test', '/now')).status).toBe(200);
+        expect(fair.queued).toBe(0);
+        release.open();
+        expect((await held).status).toBe(200);
+      } finally {
+        release.open();
+      }
     });
   });
 }
