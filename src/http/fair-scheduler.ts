@@ -1,12 +1,12 @@
 /**
- * Fair admission at the HTTP front end (docs/architecture.md, "Fair between tenants"). While
- * fewer than `maxInFlight` handlers run and nothing waits — or the event loop keeps up, however
- * many run (handlers waiting on I/O cost the loop nothing) — a request runs at once: a
- * comparison or two and a counter, no allocation. Otherwise requests wait in one bounded queue per
- * lane (an instance, found from the Host) and are started, as running ones finish, round-robin
- * across the lanes with waiting requests — deficit round robin with a unit cost per request —
- * so a hammered instance waits behind its own backlog while another instance's request starts
- * within one turn. A full lane answers 503 with Retry-After at once.
+ * Fair admission at the HTTP front end (docs/architecture.md, "Fair between tenants"). While the
+ * event loop keeps up, a request runs at once: a comparison and a counter, no allocation. While
+ * it is behind (sampled lag), requests wait in one bounded queue per lane (an instance, found
+ * from the Host) and start round-robin across the lanes with waiting requests — deficit round
+ * robin with a unit cost per request — right after the loop's I/O phase and as running handlers
+ * finish, at most `maxInFlight` at a time. So what arrived together is served in turn across
+ * instances instead of in arrival order: a hammered instance waits behind its own backlog while
+ * another instance's request starts within one turn. A full lane answers 503 with Retry-After.
  *
  * The queue is intrusive (exchanges link to each other), so waiting costs no allocation either
  * beyond a lane's record while it has requests.
@@ -14,7 +14,7 @@
 import type { HttpReply, HttpRequest } from './types.js';
 
 export interface FairOptions {
-  /** Handlers running at once before requests wait in their lane (TESSERA_FAIR_MAX_IN_FLIGHT). */
+  /** Handlers started from the lanes and running at once while the loop is behind (TESSERA_FAIR_MAX_IN_FLIGHT). */
   readonly maxInFlight: number;
   /** Requests one lane may have waiting; more answer 503 (TESSERA_FAIR_QUEUE_CAPACITY). */
   readonly queueCapacity: number;
@@ -25,8 +25,8 @@ export interface FairOptions {
   readonly laneOf: (request: HttpRequest) => string | undefined;
   /**
    * The event loop counts as behind when a timer every SAMPLE_MS fires more than this late
-   * (TESSERA_FAIR_LAG_MS); only then do requests past `maxInFlight` wait. 0: always behind (the
-   * in-flight count alone decides; tests force the scheduler on this way).
+   * (TESSERA_FAIR_LAG_MS); only then do requests wait in their lanes. 0: always behind (every
+   * request goes through the lanes; tests force the scheduler on this way).
    */
   readonly lagMs: number;
 }
@@ -76,8 +76,13 @@ export class FairScheduler {
   private readonly lagMs: number;
   private lastSample = 0;
   private sampler: NodeJS.Timeout | undefined;
-  /** Starts waiting requests once the loop caught up (set by the listener using this scheduler). */
+  /** Starts waiting requests while there is room (set by the listener using this scheduler). */
   private resume: (() => void) | undefined;
+  private startScheduled = false;
+  private readonly startLater = (): void => {
+    this.startScheduled = false;
+    if (this.queued !== 0) this.resume?.();
+  };
 
   constructor(options: FairOptions) {
     this.maxInFlight = options.maxInFlight;
@@ -111,7 +116,7 @@ export class FairScheduler {
 
   /** RUN (counted in flight: call `finish` when its handler is done), WAIT (queued) or REFUSED (lane full: answer 503). */
   admit(request: Waiting): number {
-    if (this.queued === 0 && (this.inFlight < this.maxInFlight || !this.lagging)) {
+    if (this.queued === 0 && !this.lagging) {
       this.inFlight += 1;
       return RUN;
     }
@@ -135,6 +140,11 @@ export class FairScheduler {
     lane.tail = request;
     lane.size += 1;
     this.queued += 1;
+    if (!this.startScheduled) {
+      // After this loop iteration's I/O: what arrived together starts in turn across the lanes.
+      this.startScheduled = true;
+      setImmediate(this.startLater);
+    }
     return WAIT;
   }
 

@@ -25,7 +25,7 @@ beforeAll(async () => {
       TESSERA_DEFAULT_FEATURES: 'multitenancy_resources_api',
       TESSERA_FAIR_MAX_IN_FLIGHT: '1',
       TESSERA_FAIR_QUEUE_CAPACITY: '2',
-      TESSERA_FAIR_LAG_MS: '0', // busy on the in-flight count alone: the scheduler forced on
+      TESSERA_FAIR_LAG_MS: '0', // the loop always counted as behind: the scheduler forced on
     },
   });
   const created = await systemApi(node, ops)('POST', '/resources/v3alpha/instances', { name: 'Beta', domain: 'beta.example' });

@@ -1,6 +1,6 @@
 /**
- * Fair admission across instances on both HTTP adapters, with the scheduler forced on (one
- * request in flight): instance A's flood waits in A's lane, instance B's request starts within
+ * Fair admission across instances on both HTTP adapters, with the scheduler forced on (the loop
+ * always counted as behind, one request in flight): instance A's flood waits in A's lane, instance B's request starts within
  * one turn instead of after A's backlog, and A's overflow is answered 503 at once (OAuth shape on
  * an OAuth path) while B is served. Ordering is asserted on the order handlers were entered.
  */
@@ -68,7 +68,7 @@ for (const { name, adapter, skip } of adapters) {
       server = await adapter.listen(handler, { ...serverOptions, fair });
       const port = server.port;
 
-      const running = get(port, 'a.test', '/oauth/v2/token'); // runs at once: nothing is in flight
+      const running = get(port, 'a.test', '/oauth/v2/token'); // starts from its lane at once: nothing is in flight
       await firstA.promise;
       const flood = Array.from({ length: 8 }, () => get(port, 'a.test', '/oauth/v2/token'));
       let refusals = 0;
@@ -96,7 +96,7 @@ for (const { name, adapter, skip } of adapters) {
       expect(fair.refused).toBe(3);
     });
 
-    it('lets requests past maxInFlight run at once while the event loop keeps up (handlers waiting on I/O hold no one up)', async () => {
+    it('lets requests past maxInFlight run at once while the event loop keeps up (handlers waiting on I/O hold no one up), and starts waiting ones once it caught up', async () => {
       const release = gate();
       const heldEntered = gate();
       const handler: HttpHandler = async (req) => {
