@@ -79,6 +79,7 @@ export { membershipKind, membershipId, type Membership, type MembershipContext }
 export { setDefaultOrg, type SetDefaultOrg } from './instance/commands/set-default-org.js';
 export { setFeature, type SetFeature } from './instance/commands/set-feature.js';
 export { setFeatures, type SetFeatures } from './instance/commands/set-features.js';
+export { setRateLimits, type SetRateLimits } from './instance/commands/set-rate-limits.js';
 export { KNOWN_FEATURES, isKnownFeature, type FeatureName } from './instance/features.js';
 export { addMembership, type AddMembership } from './instance/commands/add-membership.js';
 export { changeMembership, type ChangeMembership } from './instance/commands/change-membership.js';

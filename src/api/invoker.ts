@@ -93,7 +93,7 @@ async function invokeOne(
   assertInstanceUsable(instance);
   const caller = await authenticate(services.actors, instance.id, meta.headers.authorization, services.clock.now(), services.accessTokens);
   if (notes !== undefined) notes.userId = caller.userId;
-  if (services.limits !== undefined) await services.limits.consume('apiCaller', `${instance.id}\u0000${caller.userId}`);
+  if (services.limits !== undefined) await services.limits.consume(instance.id, 'apiCaller', `${instance.id}\u0000${caller.userId}`);
   const scope = await resolveScope((request as { ctx?: RequestContext }).ctx, instance, services);
   let status = definition.created === true ? 201 : 200;
   const call = createCallContext({ instance, caller, scope, services, meta, setStatus: (s) => (status = s) });

@@ -5,7 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
-import { ActorSystem, createIdGenerator, systemClock, UNIQUE_SCOPES, type Clock, type StoreAdapter } from '../../actors/index.js';
+import { ActorSystem, createIdGenerator, instanceSettingsKind, systemClock, UNIQUE_SCOPES, type Clock, type StoreAdapter } from '../../actors/index.js';
 import type { DescService } from '@bufbuild/protobuf';
 import type { Config } from '../config/schema.js';
 import { createSecretSealer } from '../crypto/secret-sealer.js';
@@ -35,7 +35,9 @@ import { PlatformUsers } from '../gen/platform/resources/user/v3alpha/user_servi
 import { userSchemaRpcs } from '../api/resources/user-schemas/index.js';
 import { PlatformUserSchemas } from '../gen/platform/resources/userschema/v3alpha/user_schema_service_pb.js';
 import { userSettingsRpcs } from '../api/settings/users/index.js';
+import { rateLimitSettingsRpcs } from '../api/settings/rate-limits/index.js';
 import { PlatformUserSettings } from '../gen/platform/settings/user/v3alpha/user_settings_service_pb.js';
+import { PlatformRateLimitSettings } from '../gen/platform/settings/rate_limit/v3alpha/rate_limit_service_pb.js';
 import { sessionRpcs } from '../api/resources/sessions/index.js';
 import { PlatformSessions } from '../gen/platform/resources/session/v3alpha/session_service_pb.js';
 import { createJsonRoutes } from '../api/transport/json-transcoder.js';
@@ -90,7 +92,7 @@ import { ExecutionRuntime } from '../executions/runtime.js';
 import { startClusterSync } from '../cluster/cluster-sync.js';
 
 /** Every service this node serves on all transports. */
-export const SERVICES: readonly DescService[] = [PlatformOrganizations, PlatformProjects, PlatformGrants, PlatformApps, PlatformActions, PlatformWebKeys, PlatformDomains, PlatformMemberships, PlatformInstances, PlatformFeatures, PlatformUsers, PlatformUserSchemas, PlatformUserSettings, PlatformSessions, PlatformIdentityProviders, PlatformLanguageSettings, PlatformTextSettings, PlatformBrandingSettings, PlatformEvents, PlatformSMTPProviders, PlatformSMSProviders];
+export const SERVICES: readonly DescService[] = [PlatformOrganizations, PlatformProjects, PlatformGrants, PlatformApps, PlatformActions, PlatformWebKeys, PlatformDomains, PlatformMemberships, PlatformInstances, PlatformFeatures, PlatformUsers, PlatformUserSchemas, PlatformUserSettings, PlatformRateLimitSettings, PlatformSessions, PlatformIdentityProviders, PlatformLanguageSettings, PlatformTextSettings, PlatformBrandingSettings, PlatformEvents, PlatformSMTPProviders, PlatformSMSProviders];
 
 /** Path prefixes that get CORS headers (APIs and protocol endpoints, not the login UI). */
 const CORS_PREFIXES = ['/resources/', '/settings/', '/admin/', '/oauth/', '/oidc/', '/.well-known/', '/platform.', '/openapi.json'];
@@ -166,9 +168,13 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   const signer = createSigner({ source: webKeys, sealer: actors.options.sealer, clock });
   webKeys.onChanged((instanceId) => signer.invalidate(instanceId));
   const executions = new ExecutionRuntime({ actors, store, clock, logger, catalog: createExecutionCatalog(SERVICES), network: { allowPrivateNetworks: config.outboundAllowPrivateNetworks } });
-  const limits = createRateLimits(config);
+  const limits = createRateLimits(config, {
+    loadInstanceLimits: async (instanceId) => (await actors.readRecord(instanceId, instanceSettingsKind, instanceId))?.state.rateLimits,
+    onRejected: (limit, instanceId) => metrics.countRateLimitRejection(limit, instanceId),
+    logger,
+  });
   const oauth = createOAuthDeps({ config, tenants, signer, actors, clock, logger, functions: executions, limits });
-  const rpcs = [...organizationRpcs, ...projectRpcs, ...grantRpcs, ...appRpcs, ...actionRpcs, ...createWebKeyRpcs(webKeys), ...domainRpcs, ...membershipRpcs, ...instanceRpcs, ...featureRpcs, ...userRpcs, ...userSchemaRpcs, ...userSettingsRpcs, ...sessionRpcs, ...idpRpcs, ...languageSettingsRpcs, ...textSettingsRpcs, ...brandingSettingsRpcs, ...eventRpcs, ...smtpProviderRpcs, ...smsProviderRpcs];
+  const rpcs = [...organizationRpcs, ...projectRpcs, ...grantRpcs, ...appRpcs, ...actionRpcs, ...createWebKeyRpcs(webKeys), ...domainRpcs, ...membershipRpcs, ...instanceRpcs, ...featureRpcs, ...userRpcs, ...userSchemaRpcs, ...userSettingsRpcs, ...rateLimitSettingsRpcs, ...sessionRpcs, ...idpRpcs, ...languageSettingsRpcs, ...textSettingsRpcs, ...brandingSettingsRpcs, ...eventRpcs, ...smtpProviderRpcs, ...smsProviderRpcs];
   const invoke = tracedInvoker(createInvoker(rpcs, { config, actors, tenants, clock, logger, executions, accessTokens: createApiAccessTokens(oauth), limits }), tracer);
 
   let ready = false;
@@ -201,7 +207,7 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   const keyMaintenance = startKeyMaintenance({ actors, webKeys, clock, logger });
   await executions.start();
   // Other nodes' writes drop this node's caches (PostgreSQL change feed; nothing on LMDB).
-  const cluster = await startClusterSync({ store, actors, tenants, signer, executions, logger });
+  const cluster = await startClusterSync({ store, actors, tenants, signer, executions, logger, limits });
   ready = true;
   logger.info({ httpPort: listener.port, grpcPort: grpc.port, metricsPort: metricsListener?.port, http: http.adapter.name, uwsPackage: http.uwsPackage, tls: tls !== undefined, dataDir: config.dataDir }, 'listening');
 

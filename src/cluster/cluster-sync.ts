@@ -7,6 +7,7 @@ import {
   brandingSettingsKind,
   executionSetKind,
   instanceKind,
+  instanceSettingsKind,
   SYSTEM_TENANT,
   targetKind,
   textSettingsKind,
@@ -19,6 +20,7 @@ import { noteSettingsChanged } from '../api/settings/shared/settings-changes.js'
 import type { TenantDirectory } from '../api/tenant.js';
 import type { Signer } from '../crypto/signer.js';
 import type { ExecutionServices } from '../executions/runtime.js';
+import type { RateLimits } from '../http/rate-limits.js';
 import { CacheInvalidations, onStreamTypes } from './cache-invalidation.js';
 
 export interface ClusterSyncDeps {
@@ -28,6 +30,8 @@ export interface ClusterSyncDeps {
   readonly signer: Pick<Signer, 'invalidate'>;
   readonly executions: Pick<ExecutionServices, 'invalidate'>;
   readonly logger: Logger;
+  /** The instances' rate limits (their settings live on the instance settings aggregate); none: nothing cached. */
+  readonly limits?: Pick<RateLimits, 'invalidate'>;
 }
 
 export interface ClusterSync {
@@ -44,7 +48,7 @@ export async function startClusterSync(deps: ClusterSyncDeps): Promise<ClusterSy
 }
 
 export function createNodeInvalidations(deps: Omit<ClusterSyncDeps, 'store'>): CacheInvalidations {
-  const { actors, tenants, signer, executions, logger } = deps;
+  const { actors, tenants, signer, executions, logger, limits } = deps;
   const registry = new CacheInvalidations(logger);
   // Actors: the next command reads the changed aggregates fresh (no lost append first).
   registry.register('actors', (change) => actors.forget(change.instanceId, change.streams));
@@ -60,6 +64,15 @@ export function createNodeInvalidations(deps: Omit<ClusterSyncDeps, 'store'>): C
   registry.register('signing keys', onStreamTypes([webKeysKind.type], (instanceId) => signer.invalidate(instanceId)));
   registry.register('execution plans', onStreamTypes([executionSetKind.type, targetKind.type], (instanceId) => executions.invalidate(instanceId)));
   // The login UI's branding and texts (src/login/appearance.ts compares this generation).
+  // Rate limits an instance set for itself (instance settings; the system tenant's `instance` streams are instances).
+  if (limits !== undefined) {
+    registry.register(
+      'rate limits',
+      onStreamTypes([instanceSettingsKind.type], (instanceId) => {
+        if (instanceId !== SYSTEM_TENANT) limits.invalidate(instanceId);
+      }),
+    );
+  }
   registry.register('login appearance', onStreamTypes([brandingSettingsKind.type, textSettingsKind.type], (instanceId) => noteSettingsChanged(instanceId)));
   return registry;
 }

@@ -1,29 +1,63 @@
 /**
- * Rate limits of one node (docs/operations/rate-limits.md), counted in memory with
- * rate-limiter-flexible: each limit is `points` events per `window` for one key (a client of an
- * instance, an IP address, a login name, an API caller). Past it the caller gets
- * `resource_exhausted` — 429 with Retry-After on every transport, the OAuth error shape on the
- * OAuth endpoints, a page in the login UI.
+ * Rate limits (docs/operations/rate-limits.md), counted with rate-limiter-flexible: each limit is
+ * `points` events per `window` for one key (a client of an instance, an IP address, a login
+ * name, an API caller). Past it the caller gets `resource_exhausted` — 429 with Retry-After on
+ * every transport, the OAuth error shape on the OAuth endpoints, a page in the login UI.
+ *
+ * Every instance may set its own values through PlatformRateLimitSettings; a limit it did not
+ * set is the node default (TESSERA_RATE_LIMIT_*). Each instance's limiter set is built once and
+ * kept in a Map (one lookup per request); the settings write on this node and the change feed
+ * for other nodes' writes (src/cluster/cluster-sync.ts) drop it, and the next request reads the
+ * instance's settings once again. Instances without values of their own share the node's set.
  *
  * Failed client authentications are counted apart: only failures consume, and a client past
  * the limit is refused for the rest of the window, right or wrong secret, with a synchronous
  * check so the token endpoint pays one Map lookup while nothing is blocked.
+ *
+ * Where the counts live is the counter factory's choice (in this node's memory by default).
  */
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
-import { AppError, resourceExhausted } from '../../actors/index.js';
-import type { Rate } from '../config/duration.js';
+import { AppError, resourceExhausted, type Logger } from '../../actors/index.js';
+import { parseRate, type Rate } from '../config/duration.js';
 import type { Config } from '../config/schema.js';
 
-/** The limits a node applies; each is configured by its own TESSERA_RATE_LIMIT_* key. */
-export type LimitName = 'client' | 'loginPagesIp' | 'passwordIp' | 'passwordLoginName' | 'apiCaller';
+/** Every limit an instance can set, by its settings field name. */
+export const LIMIT_SETTINGS = ['client', 'clientAuthFailures', 'loginPagesIp', 'passwordIp', 'passwordLoginName', 'apiCaller'] as const;
+export type LimitSetting = (typeof LIMIT_SETTINGS)[number];
+/** The limits counted per request (failed client authentications are counted by `clientAuthFailed`). */
+export type LimitName = Exclude<LimitSetting, 'clientAuthFailures'>;
+
+/** A limit's value: a rate, or off. */
+export type LimitValue = Rate | 'off';
+
+/**
+ * Counts events of one limit: resolves with the RateLimiterRes while under the limit, rejects
+ * with a RateLimiterRes past it (rate-limiter-flexible's contract), with an Error when the
+ * count could not be kept.
+ */
+export interface LimitCounter {
+  consume(key: string): Promise<RateLimiterRes>;
+}
+
+/**
+ * Makes the counter of one limit. `scope` names whose values it counts under (`node` for the
+ * node defaults, else the instance id), so counters of different scopes never share counts.
+ */
+export type CounterFactory = (limit: LimitSetting, rate: Rate, scope: string) => LimitCounter;
 
 export interface RateLimits {
-  /** Counts one event for `key`; throws `resource_exhausted` (429, Retry-After) past the limit. */
-  consume(name: LimitName, key: string): Promise<void>;
-  /** Throws `resource_exhausted` while `key` is refused after too many failed client authentications. */
+  /** Counts one event for `key` under the instance's limit; throws `resource_exhausted` (429, Retry-After) past it. */
+  consume(instanceId: string, name: LimitName, key: string): Promise<void>;
+  /** Throws `resource_exhausted` while `key` (instance + client) is refused after too many failed client authentications. */
   assertClientNotBlocked(key: string): void;
-  /** Counts a failed client authentication of `key`; past the limit the key is refused for the rest of the window. */
-  clientAuthFailed(key: string): void;
+  /**
+   * Counts a failed client authentication of `key` (instance + client); past the limit the key
+   * is refused for the rest of the window. Resolves once counted (never rejects), so the failure
+   * reply leaves after the count: with shared counts the next request on any node sees it.
+   */
+  clientAuthFailed(instanceId: string, key: string): Promise<void>;
+  /** Drops what is cached of the instance's limits (its settings changed); the next request reads them again. */
+  invalidate(instanceId: string): void;
 }
 
 /** The error every limit answers with. */
@@ -35,30 +69,123 @@ export function rateLimited(msBeforeNext: number): AppError {
 export const NO_RATE_LIMITS: RateLimits = {
   consume: () => Promise.resolve(),
   assertClientNotBlocked: () => undefined,
-  clientAuthFailed: () => undefined,
+  clientAuthFailed: () => Promise.resolve(),
+  invalidate: () => undefined,
 };
 
-export function createRateLimits(config: Pick<Config, 'rateLimits' | 'rateLimitClient' | 'rateLimitClientAuthFailures' | 'rateLimitLoginPagesIp' | 'rateLimitPasswordIp' | 'rateLimitPasswordLoginName' | 'rateLimitApiCaller'>, now: () => number = Date.now): RateLimits {
-  if (!config.rateLimits) return NO_RATE_LIMITS;
-  const limiters: Record<LimitName, RateLimiterMemory | undefined> = {
-    client: limiterOf(config.rateLimitClient),
-    loginPagesIp: limiterOf(config.rateLimitLoginPagesIp),
-    passwordIp: limiterOf(config.rateLimitPasswordIp),
-    passwordLoginName: limiterOf(config.rateLimitPasswordLoginName),
-    apiCaller: limiterOf(config.rateLimitApiCaller),
+export type RateLimitConfig = Pick<Config, 'rateLimits' | 'rateLimitClient' | 'rateLimitClientAuthFailures' | 'rateLimitLoginPagesIp' | 'rateLimitPasswordIp' | 'rateLimitPasswordLoginName' | 'rateLimitApiCaller'>;
+
+/** The node defaults by limit name (the TESSERA_RATE_LIMIT_* keys). */
+export function nodeLimitDefaults(config: RateLimitConfig): Readonly<Record<LimitSetting, LimitValue>> {
+  return {
+    client: config.rateLimitClient,
+    clientAuthFailures: config.rateLimitClientAuthFailures,
+    loginPagesIp: config.rateLimitLoginPagesIp,
+    passwordIp: config.rateLimitPasswordIp,
+    passwordLoginName: config.rateLimitPasswordLoginName,
+    apiCaller: config.rateLimitApiCaller,
   };
-  const failures = limiterOf(config.rateLimitClientAuthFailures);
+}
+
+/** A limit as text, the way it is configured: `off`, or `N/duration` with the largest whole unit (`10/1m`). */
+export function formatLimit(value: LimitValue): string {
+  if (value === 'off') return 'off';
+  const seconds = value.windowMs / 1_000;
+  const window = seconds % 86_400 === 0 ? `${seconds / 86_400}d` : seconds % 3_600 === 0 ? `${seconds / 3_600}h` : seconds % 60 === 0 ? `${seconds / 60}m` : `${seconds}s`;
+  return `${value.points}/${window}`;
+}
+
+export interface RateLimitOptions {
+  /** The instance's own values by limit name (`N/duration` or `off`); undefined or {} when it set none. */
+  readonly loadInstanceLimits?: (instanceId: string) => Promise<Readonly<Record<string, string>> | undefined>;
+  /** Where counts live; default: this node's memory. */
+  readonly counters?: CounterFactory;
+  /** Called once per refused request (metrics). */
+  readonly onRejected?: (limit: LimitSetting, instanceId: string) => void;
+  readonly logger?: Pick<Logger, 'warn'>;
+  readonly now?: () => number;
+}
+
+interface LimiterSet {
+  readonly counters: Readonly<Record<LimitName, LimitCounter | undefined>>;
+  readonly failures: LimitCounter | undefined;
+}
+
+/** Counts in this node's memory. */
+export const memoryCounters: CounterFactory = (_limit, rate) => {
+  const duration = rate.windowMs / 1_000;
+  return new RateLimiterMemory({ points: rate.points, duration, blockDuration: duration });
+};
+
+export function createRateLimits(config: RateLimitConfig, options: RateLimitOptions = {}): RateLimits {
+  if (!config.rateLimits) return NO_RATE_LIMITS;
+  const now = options.now ?? Date.now;
+  const counters = options.counters ?? memoryCounters;
+  const onRejected = options.onRejected ?? (() => undefined);
+  const defaults = nodeLimitDefaults(config);
+  const nodeSet = buildSet('node', {});
+  /** Instance id → its limiter set (the node's own when the instance set nothing). */
+  const sets = new Map<string, LimiterSet>();
+  /** Bumped by every invalidation, so a read that started before a change never caches the old values. */
+  const generations = new Map<string, number>();
   /** Keys refused after too many failures → the epoch ms they are refused until. */
   const blocked = new Map<string, number>();
 
+  function buildSet(scope: string, own: Partial<Record<LimitSetting, LimitValue>>): LimiterSet {
+    const counterOf = (limit: LimitSetting): LimitCounter | undefined => {
+      const value = own[limit] ?? defaults[limit];
+      if (value === 'off') return undefined;
+      const fallback = defaults[limit];
+      // The node default's counter is shared, so an instance's own values start fresh counts only for what it changed.
+      if (scope !== 'node' && fallback !== 'off' && fallback.points === value.points && fallback.windowMs === value.windowMs) return limit === 'clientAuthFailures' ? nodeSet.failures : nodeSet.counters[limit];
+      return counters(limit, value, scope);
+    };
+    return {
+      counters: {
+        client: counterOf('client'),
+        loginPagesIp: counterOf('loginPagesIp'),
+        passwordIp: counterOf('passwordIp'),
+        passwordLoginName: counterOf('passwordLoginName'),
+        apiCaller: counterOf('apiCaller'),
+      },
+      failures: counterOf('clientAuthFailures'),
+    };
+  }
+
+  async function loadSet(instanceId: string): Promise<LimiterSet> {
+    if (options.loadInstanceLimits === undefined || instanceId === '') return nodeSet;
+    const generation = generations.get(instanceId) ?? 0;
+    let own: Readonly<Record<string, string>> | undefined;
+    try {
+      own = await options.loadInstanceLimits(instanceId);
+    } catch (err) {
+      // The store is unreachable: the node defaults apply for now; the next request tries again.
+      options.logger?.warn({ err, instanceId }, 'rate limits: the instance settings could not be read; using the node defaults');
+      return nodeSet;
+    }
+    const values: Partial<Record<LimitSetting, LimitValue>> = {};
+    for (const limit of LIMIT_SETTINGS) {
+      const text = own?.[limit];
+      const value = text === undefined ? undefined : parseRate(text);
+      if (value !== undefined) values[limit] = value;
+    }
+    const set = Object.keys(values).length === 0 ? nodeSet : buildSet(instanceId, values);
+    if ((generations.get(instanceId) ?? 0) === generation) sets.set(instanceId, set);
+    return set;
+  }
+
   return {
-    async consume(name, key) {
-      const limiter = limiters[name];
-      if (limiter === undefined) return;
+    async consume(instanceId, name, key) {
+      const set = sets.get(instanceId) ?? (await loadSet(instanceId));
+      const counter = set.counters[name];
+      if (counter === undefined) return;
       try {
-        await limiter.consume(key);
+        await counter.consume(key);
       } catch (rejection) {
-        if (rejection instanceof RateLimiterRes) throw rateLimited(rejection.msBeforeNext);
+        if (rejection instanceof RateLimiterRes) {
+          onRejected(name, instanceId);
+          throw rateLimited(rejection.msBeforeNext);
+        }
         throw rejection;
       }
     },
@@ -67,30 +194,34 @@ export function createRateLimits(config: Pick<Config, 'rateLimits' | 'rateLimitC
       const until = blocked.get(key);
       if (until === undefined) return;
       const left = until - now();
-      if (left > 0) throw rateLimited(left);
+      if (left > 0) {
+        onRejected('clientAuthFailures', key.slice(0, key.indexOf('\u0000')));
+        throw rateLimited(left);
+      }
       blocked.delete(key);
     },
-    clientAuthFailed(key) {
-      if (failures === undefined) return;
+    clientAuthFailed(instanceId, key) {
       if (blocked.size >= 10_000) {
         const at = now();
         for (const [k, until] of blocked) if (until <= at) blocked.delete(k);
       }
-      // The failure that uses the last point blocks the key: N failures, then refusals.
-      failures.consume(key).then(
-        (res) => {
+      const counting = async (): Promise<void> => {
+        const set = sets.get(instanceId) ?? (await loadSet(instanceId));
+        if (set.failures === undefined) return;
+        // The failure that uses the last point blocks the key: N failures, then refusals.
+        try {
+          const res = await set.failures.consume(key);
           if (res.remainingPoints === 0) blocked.set(key, now() + res.msBeforeNext);
-        },
-        (rejection: unknown) => {
+        } catch (rejection) {
           if (rejection instanceof RateLimiterRes) blocked.set(key, now() + rejection.msBeforeNext);
-        },
-      );
+          else throw rejection;
+        }
+      };
+      return counting().catch((err: unknown) => options.logger?.warn({ err, instanceId }, 'rate limits: a failed client authentication could not be counted'));
+    },
+    invalidate(instanceId) {
+      generations.set(instanceId, (generations.get(instanceId) ?? 0) + 1);
+      sets.delete(instanceId);
     },
   };
-}
-
-function limiterOf(rate: Rate | 'off'): RateLimiterMemory | undefined {
-  if (rate === 'off') return undefined;
-  const duration = rate.windowMs / 1_000;
-  return new RateLimiterMemory({ points: rate.points, duration, blockDuration: duration });
 }

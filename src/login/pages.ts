@@ -10,6 +10,7 @@ import { LOGIN_PATH } from '../oidc/shared/auth-request-flow.js';
 import { brandingSources, brandingStyle, displayLoginName, logoHtml, watermarkHtml } from './appearance.js';
 import { AppError } from '../../actors/index.js';
 import type { RateLimits } from '../http/rate-limits.js';
+import type { TenantDirectory } from '../api/tenant.js';
 import type { Route } from '../http/router.js';
 import type { HttpReply, HttpRequest } from '../http/types.js';
 import { chooseLanguage, createTranslator, type MessageKey, type Translator } from './i18n/index.js';
@@ -159,15 +160,17 @@ export function renderMessagePage(tr: Translator, title: MessageKey, message: Me
 }
 
 /**
- * The browser pages (authorization endpoint, login UI, end_session) under the per-IP limit
- * (TESSERA_RATE_LIMIT_LOGIN_PAGES_IP): past it a page says to wait (429 with Retry-After).
+ * The browser pages (authorization endpoint, login UI, end_session) under the per-IP limit of
+ * their instance (TESSERA_RATE_LIMIT_LOGIN_PAGES_IP or the instance's own value): past it a
+ * page says to wait (429 with Retry-After). A host of no instance counts under the node default.
  */
-export function limitedPages(routes: readonly Route[], limits: RateLimits): Route[] {
+export function limitedPages(routes: readonly Route[], limits: RateLimits, tenants: Pick<TenantDirectory, 'resolveHost'>): Route[] {
   return routes.map((route) => ({
     ...route,
     handler: async (req) => {
       try {
-        await limits.consume('loginPagesIp', req.remoteAddress);
+        const instance = await tenants.resolveHost(req.headers.host ?? '');
+        await limits.consume(instance?.id ?? '', 'loginPagesIp', req.remoteAddress);
       } catch (error) {
         if (error instanceof AppError && error.kind === 'resource_exhausted') return tooManyRequestsPage(req, error.retryAfterSeconds ?? 60);
         throw error;

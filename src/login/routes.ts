@@ -116,8 +116,8 @@ async function submitLogin(req: HttpRequest, load: ContextLoader): Promise<HttpR
 async function submitLimitedPassword(ctx: LoginContext, form: FormParams): Promise<HttpReply> {
   const limits = ctx.deps.limits;
   try {
-    await limits.consume('passwordIp', ctx.req.remoteAddress);
-    await limits.consume('passwordLoginName', `${ctx.instanceId}\u0000${accountKey(ctx)}`);
+    await limits.consume(ctx.instanceId, 'passwordIp', ctx.req.remoteAddress);
+    await limits.consume(ctx.instanceId, 'passwordLoginName', `${ctx.instanceId}\u0000${accountKey(ctx)}`);
   } catch (error) {
     if (!(error instanceof AppError) || error.kind !== 'resource_exhausted') throw error;
     const page = await renderStep(ctx, 'tooManyRequests');

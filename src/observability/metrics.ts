@@ -18,6 +18,8 @@ export interface NodeMetrics {
   info(name: string, help: string, labels: Readonly<Record<string, string>>): void;
   /** One store append took `seconds` (`failed`: it threw). */
   observeAppend(seconds: number, failed: boolean): void;
+  /** A rate limit refused a request of the instance. */
+  countRateLimitRejection(limit: string, instanceId: string): void;
 }
 
 export interface MetricsOptions {
@@ -70,6 +72,11 @@ export function createMetrics(log: RequestLog, options: MetricsOptions = {}): No
     labelNames: ['outcome'] as const,
     buckets: LATENCY_BUCKETS,
     registers: [registry],
+  });
+  const rejections = createLabelledCounter(registry, options.instanceLabel !== false, {
+    name: 'tessera_rate_limit_rejections_total',
+    help: 'Requests refused by a rate limit (429), by limit',
+    label: 'limit',
   });
   const appendOk = appends.labels('ok');
   const appendFailed = appends.labels('error');
@@ -124,6 +131,9 @@ export function createMetrics(log: RequestLog, options: MetricsOptions = {}): No
     observeAppend(seconds, failed) {
       (failed ? appendFailed : appendOk).observe(seconds);
     },
+    countRateLimitRejection(limit, instanceId) {
+      rejections.count(limit, instanceId);
+    },
   };
 }
 
@@ -136,20 +146,25 @@ function statusClassOf(status: number, rpcCode: number | undefined): number {
 
 /** Tokens issued by grant type, and by instance unless that label is turned off. */
 function createTokenCounter(registry: Registry, byInstance: boolean): { count(grant: string, instanceId: string): void } {
+  return createLabelledCounter(registry, byInstance, { name: 'tessera_tokens_issued_total', help: 'Token responses of the token endpoint by grant type', label: 'grant' });
+}
+
+/** A counter by one label, and by instance unless TESSERA_METRICS_INSTANCE_LABEL turned that label off; children cached. */
+function createLabelledCounter(registry: Registry, byInstance: boolean, spec: { readonly name: string; readonly help: string; readonly label: string }): { count(value: string, instanceId: string): void } {
   const counter = new Counter({
-    name: 'tessera_tokens_issued_total',
-    help: byInstance ? 'Token responses of the token endpoint by grant type and instance.' : 'Token responses of the token endpoint by grant type.',
-    labelNames: byInstance ? ['grant', 'instance'] : ['grant'],
+    name: spec.name,
+    help: byInstance ? `${spec.help} and instance.` : `${spec.help}.`,
+    labelNames: byInstance ? [spec.label, 'instance'] : [spec.label],
     registers: [registry],
   });
   const children = new Map<string, Map<string, Counter.Internal>>();
   return {
-    count(grant, instanceId) {
+    count(value, instanceId) {
       const instance = byInstance ? instanceId : '';
-      let byGrant = children.get(grant);
-      if (byGrant === undefined) children.set(grant, (byGrant = new Map()));
-      let child = byGrant.get(instance);
-      if (child === undefined) byGrant.set(instance, (child = byInstance ? counter.labels(grant, instance) : counter.labels(grant)));
+      let byValue = children.get(value);
+      if (byValue === undefined) children.set(value, (byValue = new Map()));
+      let child = byValue.get(instance);
+      if (child === undefined) byValue.set(instance, (child = byInstance ? counter.labels(value, instance) : counter.labels(value)));
       child.inc();
     },
   };

@@ -34,7 +34,7 @@ export function oidcRoutes(deps: OidcRouteDeps): Route[] {
   // The authorization endpoint and the login UI share the instance host (cookies); see src/login.
   if (deps.oauth !== undefined) {
     const flow = toAuthFlowDeps(deps.oauth);
-    routes.push(...limitedPages([...authorizeRoutes(flow), ...loginRoutes(flow), ...endSessionRoutes(flow)], flow.limits));
+    routes.push(...limitedPages([...authorizeRoutes(flow), ...loginRoutes(flow), ...endSessionRoutes(flow)], flow.limits, deps.tenants));
   }
   return routes;
 }

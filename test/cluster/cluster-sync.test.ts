@@ -17,6 +17,7 @@ import {
   createOrg,
   executionSetKind,
   instanceKind,
+  instanceSettingsKind,
   orgKind,
   patchOrg,
   SYSTEM_TENANT,
@@ -125,5 +126,25 @@ describe('node cache invalidations', () => {
       'signer _system',
       'executions _system',
     ]);
+  });
+
+  it("drops an instance's rate limits when its settings change (not for other streams, not for the system tenant)", async () => {
+    const { store } = await sharedStore();
+    const dropped: string[] = [];
+    const tenants = { refresh: async () => undefined, load: async () => undefined } as unknown as TenantDirectory;
+    const registry = createNodeInvalidations({
+      actors: system(store),
+      tenants,
+      signer: { invalidate: () => undefined },
+      executions: { invalidate: () => undefined },
+      logger: silent,
+      limits: { invalidate: (id) => dropped.push(id) },
+    });
+    const stream = (aggregateType: string, aggregateId: string) => ({ aggregateType, aggregateId, version: 2 });
+    registry.dispatch({ instanceId: 'i1', fromPosition: 1, toPosition: 1, streams: [stream(instanceSettingsKind.type, 'i1')] });
+    registry.dispatch({ instanceId: 'i2', fromPosition: 1, toPosition: 1, streams: [stream(orgKind.type, 'o1')] });
+    registry.dispatch({ instanceId: SYSTEM_TENANT, fromPosition: 1, toPosition: 1, streams: [stream(instanceKind.type, 'i4')] });
+    registry.dispatch({ instanceId: 'i3', fromPosition: 1, toPosition: 9000 }); // streams unknown: anything may have changed
+    expect(dropped).toEqual(['i1', 'i3']);
   });
 });

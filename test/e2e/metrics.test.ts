@@ -2,7 +2,7 @@
  * /metrics per route and method on every transport (issue #16 "Seeing what happens"): JSON/HTTP
  * by route template, Connect, gRPC-web and the gRPC port by RPC method (not `unmatched`), failed
  * RPCs by the status class of their code; tokens issued by grant and instance; login checks by
- * result and reason; store append latency; readiness.
+ * result and reason; store append latency; readiness; rate-limit refusals by limit and instance.
  */
 import { createClient, type Transport } from '@connectrpc/connect';
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
@@ -87,6 +87,24 @@ describe('tokens, logins, store, readiness', () => {
     const right = await passwordLogin(tenant.clientId, redirectUri, 'metered', PASSWORD);
     expect(right).toBeGreaterThanOrEqual(300); // on to the app
     expect(valueOf(await scrape(), 'tessera_logins_total', 'method="password",result="success",reason=""')).toBe(1);
+  });
+
+  it('counts rate-limit refusals by limit and instance', async () => {
+    const instance = firstInstanceId(node);
+    const before = await scrape();
+    const bot = await createMachineClient(node, 'limited-bot', 'BEARER');
+    expect((await api(node)('PATCH', '/settings/v3alpha/rate_limits', { client: { set: '1/1m' } })).status).toBe(200);
+    try {
+      const token = () => postForm(node, '/oauth/v2/token', { grant_type: 'client_credentials', scope: 'profile' }, basic(bot.clientId, bot.secret));
+      expect((await token()).status).toBe(200);
+      expect((await token()).status).toBe(429);
+      const after = await scrape();
+      expect(valueOf(after, 'tessera_rate_limit_rejections_total', `limit="client",instance="${instance}"`)).toBe(valueOf(before, 'tessera_rate_limit_rejections_total', `limit="client",instance="${instance}"`) + 1);
+      // positive control: a limit that refused nothing has no refusals counted
+      expect(valueOf(after, 'tessera_rate_limit_rejections_total', `limit="apiCaller",instance="${instance}"`)).toBe(0);
+    } finally {
+      expect((await api(node)('PATCH', '/settings/v3alpha/rate_limits', { client: { reset: true } })).status).toBe(200);
+    }
   });
 
   it('measures store appends and reports readiness', async () => {

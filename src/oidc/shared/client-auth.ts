@@ -98,11 +98,11 @@ export async function authenticateClient(creds: ClientCredentials, ctx: ClientAu
   const clientId = creds.method === 'private_key_jwt' ? (creds.clientId ?? peekAssertionIssuer(creds.assertion)) : creds.clientId;
   const limitKey = `${ctx.instanceId}\u0000${clientId}`;
   ctx.limits.assertClientNotBlocked(limitKey);
-  await ctx.limits.consume('client', limitKey);
+  await ctx.limits.consume(ctx.instanceId, 'client', limitKey);
   try {
     return await verifyClient(creds, clientId, ctx, policy);
   } catch (error) {
-    if (error instanceof OAuthError && error.oauthCode === 'invalid_client') ctx.limits.clientAuthFailed(limitKey);
+    if (error instanceof OAuthError && error.oauthCode === 'invalid_client') await ctx.limits.clientAuthFailed(ctx.instanceId, limitKey);
     throw error;
   }
 }
