@@ -147,6 +147,8 @@ export interface StoreChange {
   readonly fromPosition: number;
   readonly toPosition: number;
   readonly streams?: readonly ChangedStream[];
+  /** Epoch ms the change was committed (as the writing node's clock saw it), when known: for the change-feed lag. */
+  readonly committedAt?: number;
 }
 
 /**

@@ -207,7 +207,7 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   const keyMaintenance = startKeyMaintenance({ actors, webKeys, clock, logger });
   await executions.start();
   // Other nodes' writes drop this node's caches (PostgreSQL change feed; nothing on LMDB).
-  const cluster = await startClusterSync({ store, actors, tenants, signer, executions, logger, limits });
+  const cluster = await startClusterSync({ store, actors, tenants, signer, executions, logger, limits, observeLag: (seconds) => metrics.observeChangeFeedLag(seconds) });
   ready = true;
   logger.info({ httpPort: listener.port, grpcPort: grpc.port, metricsPort: metricsListener?.port, http: http.adapter.name, uwsPackage: http.uwsPackage, tls: tls !== undefined, dataDir: config.dataDir }, 'listening');
 

@@ -32,6 +32,8 @@ export interface ClusterSyncDeps {
   readonly logger: Logger;
   /** The instances' rate limits (their settings live on the instance settings aggregate); none: nothing cached. */
   readonly limits?: Pick<RateLimits, 'invalidate'>;
+  /** Told how many seconds after its commit each change reached this node (the change-feed lag metric). */
+  readonly observeLag?: (seconds: number) => void;
 }
 
 export interface ClusterSync {
@@ -43,7 +45,11 @@ export async function startClusterSync(deps: ClusterSyncDeps): Promise<ClusterSy
   const feed = deps.store.changes;
   if (feed === undefined) return { stop: () => undefined };
   const registry = createNodeInvalidations(deps);
-  const unsubscribe = await feed.subscribe((change) => registry.dispatch(change));
+  const observeLag = deps.observeLag;
+  const unsubscribe = await feed.subscribe((change) => {
+    registry.dispatch(change);
+    if (observeLag !== undefined && change.committedAt !== undefined) observeLag((Date.now() - change.committedAt) / 1_000);
+  });
   return { stop: unsubscribe };
 }
 

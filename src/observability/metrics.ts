@@ -20,6 +20,8 @@ export interface NodeMetrics {
   observeAppend(seconds: number, failed: boolean): void;
   /** A rate limit refused a request of the instance. */
   countRateLimitRejection(limit: string, instanceId: string): void;
+  /** This node applied another node's change `seconds` after it was committed (change-feed lag). */
+  observeChangeFeedLag(seconds: number): void;
 }
 
 export interface MetricsOptions {
@@ -78,6 +80,12 @@ export function createMetrics(log: RequestLog, options: MetricsOptions = {}): No
     help: 'Requests refused by a rate limit (429), by limit',
     label: 'limit',
   });
+  const feedLag = new Histogram({
+    name: 'tessera_change_feed_lag_seconds',
+    help: "Time from another node's commit until this node applied it from the change feed (PostgreSQL; includes clock skew between nodes).",
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
   const appendOk = appends.labels('ok');
   const appendFailed = appends.labels('error');
 
@@ -133,6 +141,9 @@ export function createMetrics(log: RequestLog, options: MetricsOptions = {}): No
     },
     countRateLimitRejection(limit, instanceId) {
       rejections.count(limit, instanceId);
+    },
+    observeChangeFeedLag(seconds) {
+      feedLag.observe(Math.max(0, seconds));
     },
   };
 }

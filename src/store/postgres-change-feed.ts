@@ -31,8 +31,9 @@ export async function currentSchema(sql: Sql): Promise<string> {
   return row?.schema ?? 'public';
 }
 
-/** `{n, i, f, l, s?}`: node, instance, first and last position, `[type, id, version]` per stream. */
+/** `{n, i, f, l, t?, s?}`: node, instance, first and last position, epoch ms when sent (commit), `[type, id, version]` per stream. */
 interface Payload {
+  readonly t?: number;
   readonly n: string;
   readonly i: string;
   readonly f: number;
@@ -42,7 +43,7 @@ interface Payload {
 
 export function changePayload(nodeId: string, instanceId: string, stored: readonly StoredEvent[]): string {
   const streams = streamsOf(stored).map((s) => [s.aggregateType, s.aggregateId, s.version] as const);
-  const range = { n: nodeId, i: instanceId, f: stored[0]?.position ?? 0, l: stored[stored.length - 1]?.position ?? 0 };
+  const range = { n: nodeId, i: instanceId, f: stored[0]?.position ?? 0, l: stored[stored.length - 1]?.position ?? 0, t: Date.now() };
   const full = JSON.stringify({ ...range, s: streams });
   return Buffer.byteLength(full) <= MAX_PAYLOAD_BYTES ? full : JSON.stringify(range);
 }
@@ -58,7 +59,7 @@ function parsePayload(text: string): Payload | undefined {
   const p = value as Record<string, unknown>;
   if (typeof p.n !== 'string' || typeof p.i !== 'string' || typeof p.f !== 'number' || typeof p.l !== 'number') return undefined;
   const s = Array.isArray(p.s) && p.s.every(isStreamTuple) ? (p.s as Payload['s']) : undefined;
-  return { n: p.n, i: p.i, f: p.f, l: p.l, ...(s === undefined ? {} : { s }) };
+  return { n: p.n, i: p.i, f: p.f, l: p.l, ...(typeof p.t === 'number' ? { t: p.t } : {}), ...(s === undefined ? {} : { s }) };
 }
 
 function isStreamTuple(t: unknown): boolean {
@@ -121,7 +122,8 @@ export function createPostgresChangeFeed(options: PostgresChangeFeedOptions): Po
       emit({ instanceId, fromPosition: after + 1, toPosition: upTo });
     } else {
       const events = await options.readEvents(instanceId, after, upTo - after);
-      if (events.length > 0) emit({ instanceId, fromPosition: after + 1, toPosition: upTo, streams: streamsOf(events) });
+      const last = events[events.length - 1];
+      if (last !== undefined) emit({ instanceId, fromPosition: after + 1, toPosition: upTo, streams: streamsOf(events), committedAt: last.createdAt });
     }
     seen.set(instanceId, Math.max(seen.get(instanceId) ?? 0, upTo));
   };
@@ -147,7 +149,7 @@ export function createPostgresChangeFeed(options: PostgresChangeFeedOptions): Po
       const from = Math.max(p.f, last + 1);
       if (p.s !== undefined) {
         const streams = p.s.map(([aggregateType, aggregateId, version]) => ({ aggregateType, aggregateId, version }));
-        emit({ instanceId: p.i, fromPosition: from, toPosition: p.l, streams });
+        emit({ instanceId: p.i, fromPosition: from, toPosition: p.l, streams, ...(p.t === undefined ? {} : { committedAt: p.t }) });
       } else {
         seen.set(p.i, from - 1);
         await catchUp(p.i, from - 1, p.l);

@@ -2,7 +2,9 @@
  * /metrics per route and method on every transport (issue #16 "Seeing what happens"): JSON/HTTP
  * by route template, Connect, gRPC-web and the gRPC port by RPC method (not `unmatched`), failed
  * RPCs by the status class of their code; tokens issued by grant and instance; login checks by
- * result and reason; store append latency; readiness; rate-limit refusals by limit and instance.
+ * result and reason; store append latency; readiness; rate-limit refusals by limit and instance;
+ * the change-feed lag histogram (observed in test/e2e/rate-limits-cluster.test.ts, where a
+ * second node applies another's writes).
  */
 import { createClient, type Transport } from '@connectrpc/connect';
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
@@ -105,6 +107,10 @@ describe('tokens, logins, store, readiness', () => {
     } finally {
       expect((await api(node)('PATCH', '/settings/v3alpha/rate_limits', { client: { reset: true } })).status).toBe(200);
     }
+  });
+
+  it('exports the change-feed lag histogram (nothing observed on one node: it never applies another node\'s change)', async () => {
+    expect(await scrape()).toMatch(/^tessera_change_feed_lag_seconds_count 0$/m);
   });
 
   it('measures store appends and reports readiness', async () => {

@@ -3,8 +3,9 @@
  * ports sharing a fresh schema and master key, called as a load balancer would (one Host).
  * Concurrent writes to one organization from two nodes lose nothing; another node sees a new
  * target and a blocked instance within the documented delay (polled with a deadline, never
- * timed); tokens, refresh tokens and assertion ids are shared; and a node killed with SIGKILL
- * under load loses no acknowledged write while the other keeps serving. Skipped, with the
+ * timed) and counts the change in its change-feed lag histogram; tokens, refresh tokens and
+ * assertion ids are shared; and a node killed with SIGKILL under load loses no acknowledged
+ * write while the other keeps serving. Skipped, with the
  * reason, without a reachable TESSERA_TEST_DATABASE_URL.
  */
 import { createPrivateKey, randomUUID } from 'node:crypto';
@@ -121,6 +122,14 @@ describeIfMet(postgresVerdict, title, () => {
     );
     expect(found.status).toBe(200);
     expect((found.body.result as { details: { id: string } }[]).map((t) => t.details.id)).toEqual([created.body.details.id]);
+  });
+
+  it("measures on node B how long node A's write took to reach it (change-feed lag histogram)", async () => {
+    const applied = async (node: TestNode) => Number(/^tessera_change_feed_lag_seconds_count (\d+)$/m.exec(String((await api(node, '')('GET', '/metrics')).body))?.[1] ?? -1);
+    const before = await applied(b);
+    expect(before).toBeGreaterThanOrEqual(0); // the histogram is exported
+    expect((await call(a, a)('POST', '/resources/v3alpha/organizations', { name: `Lagged ${randomUUID()}` })).status).toBe(201);
+    expect(await eventually(() => applied(b), (n) => n > before)).toBeGreaterThan(before);
   });
 
   it("applies an instance block made on node A to node B's requests (tenant directory via the change feed)", async () => {

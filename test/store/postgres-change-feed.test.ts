@@ -52,18 +52,18 @@ describeIfMet(postgresVerdict, 'postgres change feed', () => {
     return seen;
   };
 
-  it("reports another adapter's appends with their streams, and not its own", async () => {
+  it("reports another adapter's appends with their streams and commit time, and not its own", async () => {
     const [writer, reader] = [await open(), await open()];
     const [byWriter, byReader] = [await collect(writer), await collect(reader)];
     const base = (await writer.projectionState('inst-1')).position;
     expect((await writer.append(user('u1', 0, 2))).ok).toBe(true);
     await eventually(() => byReader.length > 0);
-    expect(byReader).toEqual([{ instanceId: 'inst-1', fromPosition: base + 1, toPosition: base + 2, streams: [{ aggregateType: 'user', aggregateId: 'u1', version: 2 }] }]);
+    expect(byReader).toEqual([{ instanceId: 'inst-1', fromPosition: base + 1, toPosition: base + 2, streams: [{ aggregateType: 'user', aggregateId: 'u1', version: 2 }], committedAt: expect.any(Number) }]);
 
     // The reader writes too: once the writer hears that, it has also processed its own notice.
     expect((await reader.append(user('u2'))).ok).toBe(true);
     await eventually(() => byWriter.length > 0);
-    expect(byWriter).toEqual([{ instanceId: 'inst-1', fromPosition: base + 3, toPosition: base + 3, streams: [{ aggregateType: 'user', aggregateId: 'u2', version: 1 }] }]);
+    expect(byWriter).toEqual([{ instanceId: 'inst-1', fromPosition: base + 3, toPosition: base + 3, streams: [{ aggregateType: 'user', aggregateId: 'u2', version: 1 }], committedAt: expect.any(Number) }]);
     expect(byReader).toHaveLength(1);
   });
 
@@ -105,8 +105,8 @@ describeIfMet(postgresVerdict, 'postgres change feed', () => {
       expect((await writer.append(append('inst-1', { expectations: [expect0('user', 'gap-2')], events: [event('user', 'gap-2', 'user.added')] }))).ok).toBe(true);
       await eventually(() => seen.length >= 2);
       expect(seen).toEqual([
-        { instanceId: 'inst-1', fromPosition: base + 1, toPosition: base + 1, streams: [{ aggregateType: 'user', aggregateId: 'gap-1', version: 1 }] },
-        { instanceId: 'inst-1', fromPosition: base + 2, toPosition: base + 2, streams: [{ aggregateType: 'user', aggregateId: 'gap-2', version: 1 }] },
+        { instanceId: 'inst-1', fromPosition: base + 1, toPosition: base + 1, streams: [{ aggregateType: 'user', aggregateId: 'gap-1', version: 1 }], committedAt: expect.any(Number) },
+        { instanceId: 'inst-1', fromPosition: base + 2, toPosition: base + 2, streams: [{ aggregateType: 'user', aggregateId: 'gap-2', version: 1 }], committedAt: expect.any(Number) },
       ]);
     });
 
@@ -118,7 +118,7 @@ describeIfMet(postgresVerdict, 'postgres change feed', () => {
       const killed = await admin.unsafe<{ ok: boolean }[]>('SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE query = $1', [`listen "${changeChannel(schema)}"`]);
       expect(killed.map((k) => k.ok)).toEqual([true]);
       await eventually(() => seen.length > 0);
-      expect(seen).toEqual([{ instanceId: 'inst-3', fromPosition: base + 1, toPosition: base + 1, streams: [{ aggregateType: 'user', aggregateId: 'missed', version: 1 }] }]);
+      expect(seen).toEqual([{ instanceId: 'inst-3', fromPosition: base + 1, toPosition: base + 1, streams: [{ aggregateType: 'user', aggregateId: 'missed', version: 1 }], committedAt: expect.any(Number) }]);
     });
   });
 
