@@ -15,6 +15,7 @@ excluded=(
   test/e2e/postgres-node.test.ts
   test/e2e/postgres-outage.test.ts
   test/e2e/multi-node.test.ts
+  test/e2e/rate-limits-cluster.test.ts
   test/e2e/store-transfer.test.ts
 )
 args=()

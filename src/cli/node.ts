@@ -66,6 +66,8 @@ import { createSigner } from '../crypto/signer.js';
 import { oidcRoutes } from '../oidc/routes.js';
 import { createOAuthDeps } from '../oidc/shared/oauth-deps.js';
 import { createRateLimits } from '../http/rate-limits.js';
+import { createPostgresCounters, type PostgresCounters } from '../http/rate-limits-postgres.js';
+import { connectPostgres } from '../store/postgres-store.js';
 import { askTracer, NO_TRACER, startTracing, tracedInvoker, tracedStore, type Tracer, withTracing } from '../observability/tracing.js';
 import { createApiAccessTokens } from '../oidc/shared/api-bearer.js';
 import { adminRoutes, IMPORT_PATH } from '../api/admin/v1/admin-routes.js';
@@ -168,8 +170,10 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   const signer = createSigner({ source: webKeys, sealer: actors.options.sealer, clock });
   webKeys.onChanged((instanceId) => signer.invalidate(instanceId));
   const executions = new ExecutionRuntime({ actors, store, clock, logger, catalog: createExecutionCatalog(SERVICES), network: { allowPrivateNetworks: config.outboundAllowPrivateNetworks } });
+  const rateCounters = openRateLimitCounters(config, logger);
   const limits = createRateLimits(config, {
     loadInstanceLimits: async (instanceId) => (await actors.readRecord(instanceId, instanceSettingsKind, instanceId))?.state.rateLimits,
+    ...(rateCounters === undefined ? {} : { counters: rateCounters.counters }),
     onRejected: (limit, instanceId) => metrics.countRateLimitRejection(limit, instanceId),
     logger,
   });
@@ -227,8 +231,28 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
       await keyMaintenance.stop();
       await executions.stop();
       cluster.stop();
+      await rateCounters?.close();
       await close();
       await tracing.shutdown();
+    },
+  };
+}
+
+/**
+ * Shared rate-limit counts in PostgreSQL (TESSERA_RATE_LIMIT_STORE, default postgres on a
+ * PostgreSQL node), on a small pool of their own next to the store's; undefined: in memory.
+ */
+function openRateLimitCounters(config: Config, logger: NodeLogger): PostgresCounters | undefined {
+  const kind = config.rateLimitStore ?? (config.databaseUrl === undefined ? 'memory' : 'postgres');
+  if (!config.rateLimits || kind !== 'postgres' || config.databaseUrl === undefined) return undefined;
+  const sql = connectPostgres({ url: config.databaseUrl, schema: config.databaseSchema, logger, maxConnections: 4 });
+  const counters = createPostgresCounters(sql, { logger });
+  return {
+    counters: counters.counters,
+    sync: counters.sync,
+    async close() {
+      await counters.close();
+      await sql.end({ timeout: 5 });
     },
   };
 }

@@ -100,6 +100,7 @@ export const CONFIG_KEYS = {
   keyRetireAfter: { env: 'TESSERA_KEY_RETIRE_AFTER', schema: durationMs('13h'), description: 'How long a retired signing key stays in the key set after it stopped signing: at least the longest ID/access token lifetime (12 h by default) plus clock skew (default 13h).' },
   forgeIssuer: { env: 'TESSERA_FORGE_ISSUER', schema: z.url({ protocol: /^https?$/ }).default('https://forge.example.com'), description: 'OpenID Connect issuer of the hosted forge: the login UI\'s external login with a FORGE IDP discovers it (a FORGE_SELF_HOSTED IDP names its own issuer). The default is a placeholder; set the real issuer before offering FORGE IDPs.' },
   rateLimits: { env: 'TESSERA_RATE_LIMITS', schema: bool.default(true), description: 'Rate limits of this node (docs/operations/rate-limits.md): `false` turns every TESSERA_RATE_LIMIT_* off at once (benchmarks, trusted test rigs).' },
+  rateLimitStore: { env: 'TESSERA_RATE_LIMIT_STORE', schema: z.enum(['memory', 'postgres']).optional(), description: 'Where rate-limit counts live: `memory` (each node counts on its own) or `postgres` (counts shared by every node on the database, so N nodes together allow the limit; needs TESSERA_DATABASE_URL). Default: `postgres` when the node stores its data in PostgreSQL, else `memory` (docs/operations/rate-limits.md).' },
   rateLimitClient: { env: 'TESSERA_RATE_LIMIT_CLIENT', schema: rateLimit('1000/1s'), description: 'Requests per client (client_id of an instance) to the token, introspection and revocation endpoints: `N/duration` or `off`.' },
   rateLimitClientAuthFailures: { env: 'TESSERA_RATE_LIMIT_CLIENT_AUTH_FAILURES', schema: rateLimit('10/1m'), description: 'Failed client authentications (wrong secret, bad assertion) per client before the client is refused with 429 for the rest of the window: `N/duration` or `off`.' },
   rateLimitLoginPagesIp: { env: 'TESSERA_RATE_LIMIT_LOGIN_PAGES_IP', schema: rateLimit('600/1m'), description: 'Requests per client IP address to the authorization endpoint, the login UI and end_session: `N/duration` or `off`.' },
@@ -124,6 +125,9 @@ export const configSchema = z
     if ((config.tlsCertPath === undefined) !== (config.tlsKeyPath === undefined)) {
       const missing = config.tlsCertPath === undefined ? 'tlsCertPath' : 'tlsKeyPath';
       ctx.addIssue({ code: 'custom', path: [missing], message: 'set TESSERA_TLS_CERT_PATH and TESSERA_TLS_KEY_PATH together' });
+    }
+    if (config.rateLimitStore === 'postgres' && config.databaseUrl === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['rateLimitStore'], message: 'postgres needs TESSERA_DATABASE_URL (the node stores its data in PostgreSQL)' });
     }
   });
 

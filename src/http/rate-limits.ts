@@ -14,7 +14,8 @@
  * the limit is refused for the rest of the window, right or wrong secret, with a synchronous
  * check so the token endpoint pays one Map lookup while nothing is blocked.
  *
- * Where the counts live is the counter factory's choice (in this node's memory by default).
+ * Where the counts live is the counter factory's choice: in memory (one node), or shared
+ * through PostgreSQL by every node of a cluster (src/http/rate-limits-postgres.ts).
  */
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { AppError, resourceExhausted, type Logger } from '../../actors/index.js';

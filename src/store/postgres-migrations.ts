@@ -117,6 +117,20 @@ export const MIGRATIONS: readonly Migration[] = [
       INSERT INTO index_state (version, complete) VALUES (0, false);
     `,
   },
+  {
+    version: 3,
+    name: 'rate limit counts',
+    // Shared rate-limit counts of the nodes (src/http/rate-limits-postgres.ts): one row per
+    // limit, key and window; expires_at in epoch ms, rows past it are deleted by the nodes.
+    sql: `
+      CREATE TABLE rate_limit_counts (
+        key ${ID} PRIMARY KEY,
+        points bigint NOT NULL,
+        expires_at bigint NOT NULL
+      );
+      CREATE INDEX rate_limit_counts_expiry ON rate_limit_counts (expires_at);
+    `,
+  },
 ];
 
 /** Schema names the store accepts (quoted anyway; this keeps them boring). */

@@ -51,6 +51,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ env: { TESSERA_TLS_KEY_PATH: '/k.pem' } })).toThrow(/tlsCertPath \(TESSERA_TLS_CERT_PATH\)/);
   });
 
+  it('keeps rate-limit counts in PostgreSQL only on a PostgreSQL node', () => {
+    expect(loadConfig({ env: { TESSERA_DATABASE_URL: 'postgres://db/x', TESSERA_RATE_LIMIT_STORE: 'postgres' } }).rateLimitStore).toBe('postgres');
+    expect(loadConfig({ env: { TESSERA_RATE_LIMIT_STORE: 'memory' } }).rateLimitStore).toBe('memory');
+    expect(loadConfig({ env: {} }).rateLimitStore).toBeUndefined(); // the node decides by its store
+    expect(() => loadConfig({ env: { TESSERA_RATE_LIMIT_STORE: 'postgres' } })).toThrow(/rateLimitStore \(TESSERA_RATE_LIMIT_STORE\): postgres needs TESSERA_DATABASE_URL/);
+    expect(() => loadConfig({ env: { TESSERA_RATE_LIMIT_STORE: 'redis' } })).toThrow(/rateLimitStore \(TESSERA_RATE_LIMIT_STORE\)/);
+  });
+
   it('refuses unknown keys in the file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tessera-config-'));
     const file = join(dir, 'c.json');

@@ -1,0 +1,103 @@
+/**
+ * Rate-limit counts shared through PostgreSQL (src/http/rate-limits-postgres.ts), two "nodes"
+ * (two counter sets, two pools) on one fresh schema: a volume limit decides on the cluster total
+ * once a sync sent the other node's counts, with a positive control (another key passes and, before
+ * the sync, the counts are still local); a failure-driven limit is exact at every event; counts of
+ * different scopes (node default, an instance) never mix; keys with NUL are stored. Skipped, with
+ * the reason, without a reachable TESSERA_TEST_DATABASE_URL.
+ */
+import type { Sql } from 'postgres';
+import { RateLimiterRes } from 'rate-limiter-flexible';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createPostgresCounters, type PostgresCounters } from '../../src/http/rate-limits-postgres.js';
+import { connectPostgres, migratePostgres } from '../../src/store/postgres-store.js';
+import { describeIfMet, meet, POSTGRES } from '../requirements.js';
+import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from '../store/postgres-test-db.js';
+
+const postgresVerdict = await meet(POSTGRES);
+const url = TEST_DATABASE_URL ?? '';
+const HOUR = { points: 5, windowMs: 3_600_000 };
+
+/** 'ok' when the counter let the event through, 'refused' past the limit. */
+async function outcome(consume: Promise<RateLimiterRes>): Promise<'ok' | 'refused'> {
+  try {
+    await consume;
+    return 'ok';
+  } catch (rejection) {
+    if (rejection instanceof RateLimiterRes) return 'refused';
+    throw rejection;
+  }
+}
+
+describeIfMet(postgresVerdict, 'rate-limit counts in PostgreSQL', () => {
+  const schema = freshSchemaName();
+  const pools: Sql[] = [];
+  let one: PostgresCounters;
+  let two: PostgresCounters;
+
+  beforeAll(async () => {
+    await migratePostgres({ url, schema });
+    const pool = () => {
+      const sql = connectPostgres({ url, schema, maxConnections: 2 });
+      pools.push(sql);
+      return sql;
+    };
+    // A sync interval far beyond the test: only explicit sync() calls send counts.
+    one = createPostgresCounters(pool(), { syncMs: 3_600_000 });
+    two = createPostgresCounters(pool(), { syncMs: 3_600_000 });
+  });
+  afterAll(async () => {
+    await Promise.all([one?.close(), two?.close()]);
+    await Promise.all(pools.map((sql) => sql.end({ timeout: 5 })));
+    await dropSchema(schema);
+  });
+
+  it('decides a volume limit on the cluster total once the other node synced', async () => {
+    const onOne = one.counters('apiCaller', HOUR, 'i1');
+    const onTwo = two.counters('apiCaller', HOUR, 'i1');
+    for (let i = 0; i < 3; i += 1) expect(await outcome(onOne.consume('i1\u0000caller'))).toBe('ok');
+    await one.sync();
+    expect(await outcome(onTwo.consume('i1\u0000caller'))).toBe('ok'); // 4th in the cluster
+    expect(await outcome(onTwo.consume('i1\u0000caller'))).toBe('ok'); // 5th
+    const refused = onTwo.consume('i1\u0000caller');
+    await expect(refused).rejects.toBeInstanceOf(RateLimiterRes);
+    const res = (await refused.catch((r: unknown) => r)) as RateLimiterRes;
+    expect(res.msBeforeNext).toBeGreaterThan(0);
+    expect(res.msBeforeNext).toBeLessThanOrEqual(HOUR.windowMs);
+    // positive control: another key of the same limit passes on both nodes
+    expect(await outcome(onTwo.consume('i1\u0000other'))).toBe('ok');
+    expect(await outcome(onOne.consume('i1\u0000other'))).toBe('ok');
+  });
+
+  it('counts on each node alone until a sync sends the counts (the approximation window)', async () => {
+    const onOne = one.counters('client', HOUR, 'i2');
+    const onTwo = two.counters('client', HOUR, 'i2');
+    for (let i = 0; i < 5; i += 1) expect(await outcome(onOne.consume('c'))).toBe('ok');
+    expect(await outcome(onOne.consume('c'))).toBe('refused'); // node one knows its own 5
+    // Node two read the row before node one synced: it still sees 0 of its own window.
+    expect(await outcome(onTwo.consume('c'))).toBe('ok');
+    await one.sync();
+    await two.sync();
+    // After both synced, node two's total includes node one's counts.
+    expect(await outcome(onTwo.consume('c'))).toBe('refused');
+  });
+
+  it('counts a failure-driven limit in PostgreSQL at every event: exact across nodes', async () => {
+    const rate = { points: 3, windowMs: 3_600_000 };
+    const onOne = one.counters('clientAuthFailures', rate, 'i3');
+    const onTwo = two.counters('clientAuthFailures', rate, 'i3');
+    expect((await onOne.consume('i3\u0000client')).remainingPoints).toBe(2);
+    expect((await onTwo.consume('i3\u0000client')).remainingPoints).toBe(1);
+    expect((await onOne.consume('i3\u0000client')).remainingPoints).toBe(0);
+    expect(await outcome(onTwo.consume('i3\u0000client'))).toBe('refused');
+    expect((await onTwo.consume('i3\u0000another')).remainingPoints).toBe(2); // positive control
+  });
+
+  it('keeps the counts of different scopes and rates apart', async () => {
+    const node = one.counters('apiCaller', { points: 1, windowMs: 3_600_000 }, 'node');
+    const instance = one.counters('apiCaller', { points: 1, windowMs: 3_600_000 }, 'i4');
+    expect(await outcome(node.consume('k'))).toBe('ok');
+    expect(await outcome(node.consume('k'))).toBe('refused');
+    expect(await outcome(instance.consume('k'))).toBe('ok');
+  });
+});
