@@ -1,13 +1,14 @@
 /**
  * PlatformRateLimitSettings against a started node (docs/operations/rate-limits.md, "Per
  * instance"): the node defaults resolved with the system as owner, an instance's own values
- * set over JSON and Connect (and reset), the value enforced for that instance only (instance A
- * at 3 API calls → 429 with Retry-After on the 4th while instance B at the default is not
- * limited; a client limit that a reset lifts), bad values and the organization context as 400
- * naming the field, permissions, and the refusals counted in /metrics.
+ * set over JSON and Connect (and reset) and read over the gRPC port, the value enforced for
+ * that instance only (instance A at 3 API calls → 429 with Retry-After on the 4th while
+ * instance B at the default is not limited; a client limit that a reset lifts), bad values and
+ * the organization context as 400 naming the field, permissions, and the refusals counted in
+ * /metrics.
  */
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
-import { createConnectTransport } from '@connectrpc/connect-node';
+import { createConnectTransport, createGrpcTransport } from '@connectrpc/connect-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PlatformRateLimitSettings } from '../../src/gen/platform/settings/rate_limit/v3alpha/rate_limit_service_pb.js';
 import { api, startTestNode, violatedFields, type TestNode } from './harness.js';
@@ -94,6 +95,9 @@ describe('setting the limits', () => {
     expect((bad as ConnectError).code).toBe(Code.InvalidArgument);
     await client.setRateLimitSettings({ limits: { clientAuthFailures: { property: { case: 'reset', value: true } } } }, { headers });
     expect((await client.getRateLimitSettings({}, { headers })).limits?.clientAuthFailures?.owner).toBeDefined();
+    // and over the gRPC port
+    const grpc = createClient(PlatformRateLimitSettings, createGrpcTransport({ baseUrl: node.grpcUrl }));
+    expect((await grpc.getRateLimitSettings({}, { headers })).limits?.loginPagesIp?.value).toBe('600/1m');
   });
 
   it('refuses bad values with 400 naming the field, and an organization context', async () => {
