@@ -173,7 +173,7 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   const rateCounters = openRateLimitCounters(config, logger);
   const limits = createRateLimits(config, {
     loadInstanceLimits: async (instanceId) => (await actors.readRecord(instanceId, instanceSettingsKind, instanceId))?.state.rateLimits,
-    ...(rateCounters === undefined ? {} : { counters: rateCounters.counters }),
+    ...(rateCounters === undefined ? {} : { counters: rateCounters.counters, sharedBlocks: rateCounters.blocks }),
     onRejected: (limit, instanceId) => metrics.countRateLimitRejection(limit, instanceId),
     logger,
   });
@@ -250,6 +250,7 @@ function openRateLimitCounters(config: Config, logger: NodeLogger): PostgresCoun
   return {
     counters: counters.counters,
     sync: counters.sync,
+    blocks: counters.blocks,
     async close() {
       await counters.close();
       await sql.end({ timeout: 5 });

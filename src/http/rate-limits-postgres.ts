@@ -14,6 +14,8 @@
  *   totals; a request is decided on the last known cluster total plus what this node counted
  *   since. The first request of a key in a window on a node reads the key's row once. So the
  *   cluster may exceed a limit by what the other nodes counted during one sync interval.
+ * - A client blocked after failed authentications is published as a `blocked|…` row; every
+ *   node reads the live ones with each sync and refuses those clients too.
  *
  * A window starts with a key's first counted event in the cluster and lasts the limit's
  * duration (the row's expiry); the node clocks must agree (NTP) to the second.
@@ -23,13 +25,17 @@ import type { Sql } from 'postgres';
 import { RateLimiterMemory, RateLimiterRes, type RateLimiterStoreAbstract } from 'rate-limiter-flexible';
 import type { Logger } from '../../actors/index.js';
 import type { Rate } from '../config/duration.js';
-import type { CounterFactory, LimitCounter, LimitSetting } from './rate-limits.js';
+import type { CounterFactory, LimitCounter, LimitSetting, SharedBlocks } from './rate-limits.js';
 
 /**
  * The package documents RateLimiterStoreAbstract as the base of store limiters and types it,
  * but its index does not export it (11.4.0): loaded from its module file.
  */
 const StoreLimiter = createRequire(import.meta.url)('rate-limiter-flexible/lib/RateLimiterStoreAbstract.js') as typeof RateLimiterStoreAbstract;
+
+/** Row keys of published client blocks: `blocked|<instance>|<client>` (sorts apart from the counts' `<scope>:` keys). */
+const BLOCKED = 'blocked|';
+const BLOCKED_END = 'blocked}';
 
 /** Limits counted in PostgreSQL at every event; the others are synced in batches. */
 const EXACT_LIMITS: ReadonlySet<LimitSetting> = new Set<LimitSetting>(['clientAuthFailures', 'passwordIp', 'passwordLoginName']);
@@ -124,6 +130,8 @@ class BatchedCounts {
   private readonly timer: NodeJS.Timeout;
   private lastSweep = 0;
   private failures = 0;
+  /** Told each client block found in PostgreSQL (key as published, epoch ms it ends). */
+  onBlocked: ((key: string, until: number) => void) | undefined;
 
   constructor(
     private readonly sql: Sql,
@@ -226,6 +234,15 @@ class BatchedCounts {
         this.warn(err);
       }
     }
+    if (this.onBlocked !== undefined) {
+      // Clients other nodes blocked after failed authentications (few rows: a range of the primary key).
+      try {
+        const rows = await this.sql.unsafe<{ key: string; expires_at: string }[]>(`SELECT key, expires_at FROM rate_limit_counts WHERE key >= $1 AND key < $2 AND expires_at > $3`, [BLOCKED, BLOCKED_END, now]);
+        for (const row of rows) this.onBlocked(row.key.slice(BLOCKED.length), Number(row.expires_at));
+      } catch (err) {
+        this.warn(err);
+      }
+    }
     if (now - this.lastSweep >= 30_000) {
       this.lastSweep = now;
       await this.sql.unsafe('DELETE FROM rate_limit_counts WHERE key IN (SELECT key FROM rate_limit_counts WHERE expires_at <= $1 LIMIT 5000)', [now]).catch((err: unknown) => this.warn(err));
@@ -245,8 +262,10 @@ class BatchedCounts {
 
 export interface PostgresCounters {
   readonly counters: CounterFactory;
-  /** Sends the volume counts now instead of at the next tick (tests, shutdown). */
+  /** Sends the volume counts now instead of at the next tick (tests, shutdown); reads the published blocks. */
   sync(): Promise<void>;
+  /** Client blocks shared by the nodes (RateLimitOptions.sharedBlocks). */
+  readonly blocks: SharedBlocks;
   /** Sends what is still counted here and stops the sync loop (the caller ends `sql`). */
   close(): Promise<void>;
 }
@@ -264,6 +283,19 @@ export function createPostgresCounters(sql: Sql, options: { readonly logger?: Pi
       return batched.counter(prefix, rate);
     },
     sync: () => batched.sync(),
+    blocks: {
+      async publish(key, until) {
+        await sql.unsafe(
+          `INSERT INTO rate_limit_counts (key, points, expires_at) VALUES ($1, 1, $2)
+           ON CONFLICT (key) DO UPDATE SET expires_at = GREATEST(rate_limit_counts.expires_at, excluded.expires_at)`,
+          [rowKeyOf(BLOCKED + key), Math.floor(until)],
+        );
+      },
+      subscribe(onBlocked) {
+        // Back to the in-memory key: the first `|` separates the instance (its ids have none) from the client.
+        batched.onBlocked = (key, until) => onBlocked(key.replace('|', '\u0000'), until);
+      },
+    },
     close: () => batched.close(),
   };
 }

@@ -96,11 +96,21 @@ export function formatLimit(value: LimitValue): string {
   return `${value.points}/${window}`;
 }
 
+/** Client blocks (after failed authentications) that every node of a cluster applies. */
+export interface SharedBlocks {
+  /** Tells the other nodes that `key` (instance + client) is refused until `until` (epoch ms). */
+  publish(key: string, until: number): Promise<void>;
+  /** Called with the blocks other nodes published (and this node's own), as they are learned. */
+  subscribe(onBlocked: (key: string, until: number) => void): void;
+}
+
 export interface RateLimitOptions {
   /** The instance's own values by limit name (`N/duration` or `off`); undefined or {} when it set none. */
   readonly loadInstanceLimits?: (instanceId: string) => Promise<Readonly<Record<string, string>> | undefined>;
   /** Where counts live; default: this node's memory. */
   readonly counters?: CounterFactory;
+  /** Shares client blocks between nodes (PostgreSQL); without it a block holds on this node only. */
+  readonly sharedBlocks?: SharedBlocks;
   /** Called once per refused request (metrics). */
   readonly onRejected?: (limit: LimitSetting, instanceId: string) => void;
   readonly logger?: Pick<Logger, 'warn'>;
@@ -131,6 +141,13 @@ export function createRateLimits(config: RateLimitConfig, options: RateLimitOpti
   const generations = new Map<string, number>();
   /** Keys refused after too many failures → the epoch ms they are refused until. */
   const blocked = new Map<string, number>();
+  options.sharedBlocks?.subscribe((key, until) => {
+    if (until > now() && (blocked.get(key) ?? 0) < until) blocked.set(key, until);
+  });
+  const block = async (key: string, until: number): Promise<void> => {
+    blocked.set(key, until);
+    await options.sharedBlocks?.publish(key, until);
+  };
 
   function buildSet(scope: string, own: Partial<Record<LimitSetting, LimitValue>>): LimiterSet {
     const counterOf = (limit: LimitSetting): LimitCounter | undefined => {
@@ -210,13 +227,15 @@ export function createRateLimits(config: RateLimitConfig, options: RateLimitOpti
         const set = sets.get(instanceId) ?? (await loadSet(instanceId));
         if (set.failures === undefined) return;
         // The failure that uses the last point blocks the key: N failures, then refusals.
+        let res: RateLimiterRes;
         try {
-          const res = await set.failures.consume(key);
-          if (res.remainingPoints === 0) blocked.set(key, now() + res.msBeforeNext);
+          res = await set.failures.consume(key);
+          if (res.remainingPoints > 0) return;
         } catch (rejection) {
-          if (rejection instanceof RateLimiterRes) blocked.set(key, now() + rejection.msBeforeNext);
-          else throw rejection;
+          if (!(rejection instanceof RateLimiterRes)) throw rejection;
+          res = rejection;
         }
+        await block(key, now() + res.msBeforeNext);
       };
       return counting().catch((err: unknown) => options.logger?.warn({ err, instanceId }, 'rate limits: a failed client authentication could not be counted'));
     },

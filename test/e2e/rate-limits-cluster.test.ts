@@ -5,9 +5,9 @@
  * counts the change); an API caller limit of 5 counted across both nodes refuses the 6th call
  * on the other node (volume limit: deltas synced in batches, waited for by reading the counts
  * table), and a client's failed authentications on both nodes add up to the block (failure
- * limit: counted in PostgreSQL at each failure). Positive controls: another caller and another
- * client pass, and the right secret passes before the failures. Skipped, with the reason,
- * without a reachable TESSERA_TEST_DATABASE_URL.
+ * limit: counted in PostgreSQL at each failure), and the block reaches the first node too.
+ * Positive controls: another caller and another client pass, and the right secret passes before
+ * the failures. Skipped, with the reason, without a reachable TESSERA_TEST_DATABASE_URL.
  */
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -110,5 +110,8 @@ describeIfMet(postgresVerdict, 'rate limits shared by several nodes on one Postg
     expect(await introspect(b, target, 'wrong')).toBe(401); // the 3rd failure in the cluster, 1st on B
     expect(await introspect(b, target, target.secret!)).toBe(429); // B counted 3 in PostgreSQL, not 1
     expect(await introspect(b, bystander, bystander.secret!)).toBe(200); // another client of the instance passes
+    // B published the block: A refuses the right secret too once its sync read it (polled with a deadline).
+    expect(await eventually(() => introspect(a, target, target.secret!), (status) => status === 429)).toBe(429);
+    expect(await introspect(a, bystander, bystander.secret!)).toBe(200);
   });
 });

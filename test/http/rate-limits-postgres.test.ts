@@ -3,7 +3,8 @@
  * (two counter sets, two pools) on one fresh schema: a volume limit decides on the cluster total
  * once a sync sent the other node's counts, with a positive control (another key passes and, before
  * the sync, the counts are still local); a failure-driven limit is exact at every event; counts of
- * different scopes (node default, an instance) never mix; keys with NUL are stored. Skipped, with
+ * different scopes (node default, an instance) never mix; keys with NUL are stored; a client block
+ * published by one node reaches the other. Skipped, with
  * the reason, without a reachable TESSERA_TEST_DATABASE_URL.
  */
 import type { Sql } from 'postgres';
@@ -91,6 +92,17 @@ describeIfMet(postgresVerdict, 'rate-limit counts in PostgreSQL', () => {
     expect((await onOne.consume('i3\u0000client')).remainingPoints).toBe(0);
     expect(await outcome(onTwo.consume('i3\u0000client'))).toBe('refused');
     expect((await onTwo.consume('i3\u0000another')).remainingPoints).toBe(2); // positive control
+  });
+
+  it('shares a client block: published on one node, read by the other with its next sync', async () => {
+    const learned: [string, number][] = [];
+    two.blocks.subscribe((key, until) => learned.push([key, until]));
+    await two.sync();
+    expect(learned).toEqual([]); // positive control: nothing published yet
+    const until = Date.now() + 60_000;
+    await one.blocks.publish('i5\u0000client|with-bar', until);
+    await two.sync();
+    expect(learned).toEqual([['i5\u0000client|with-bar', until]]);
   });
 
   it('keeps the counts of different scopes and rates apart', async () => {
