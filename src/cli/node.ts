@@ -245,7 +245,7 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
 function openRateLimitCounters(config: Config, logger: NodeLogger): PostgresCounters | undefined {
   const kind = config.rateLimitStore ?? (config.databaseUrl === undefined ? 'memory' : 'postgres');
   if (!config.rateLimits || kind !== 'postgres' || config.databaseUrl === undefined) return undefined;
-  const sql = connectPostgres({ url: config.databaseUrl, schema: config.databaseSchema, logger, maxConnections: 4 });
+  const sql = connectPostgres({ url: config.databaseUrl, schema: config.databaseSchema, logger, maxConnections: 2 });
   const counters = createPostgresCounters(sql, { logger });
   return {
     counters: counters.counters,
