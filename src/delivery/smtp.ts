@@ -7,6 +7,7 @@ import { isIP } from 'node:net';
 import nodemailer from 'nodemailer';
 import type { SmtpTlsMode } from '../../actors/index.js';
 import { OutboundAddressRefused, type OutboundPolicy } from '../http/outbound-policy.js';
+import { smtpSpan } from '../observability/tracing.js';
 import { resolveAllowed } from './outbound-host.js';
 
 export interface SmtpSettings {
@@ -37,7 +38,12 @@ export interface DeliveryResult {
 
 const TIMEOUT_MS = 15_000;
 
-export async function sendMail(settings: SmtpSettings, message: MailMessage, policy: OutboundPolicy): Promise<DeliveryResult> {
+/** Sends one mail; the answer says whether the server took it (traced as a client span `smtp send`). */
+export function sendMail(settings: SmtpSettings, message: MailMessage, policy: OutboundPolicy): Promise<DeliveryResult> {
+  return smtpSpan(settings.host, settings.port, () => deliver(settings, message, policy));
+}
+
+async function deliver(settings: SmtpSettings, message: MailMessage, policy: OutboundPolicy): Promise<DeliveryResult> {
   let address: string;
   try {
     address = await resolveAllowed(settings.host, policy);

@@ -169,3 +169,22 @@ export function clientSpan<T>(method: string, url: URL, work: (traceHeaders: Rec
     }
   });
 }
+
+/**
+ * A client span around one mail sent over SMTP (`smtp send`, the server's name and port): the
+ * delivery's own outcome decides the status, since a refused mail is an answer, not a throw.
+ */
+export async function smtpSpan<T extends { readonly success: boolean; readonly answer: string }>(host: string, port: number, work: () => Promise<T>): Promise<T> {
+  return trace.getTracer('tessera').startActiveSpan('smtp send', { kind: SpanKind.CLIENT, attributes: { 'server.address': host, 'server.port': port, 'network.protocol.name': 'smtp' } }, async (span: Span) => {
+    try {
+      const result = await work();
+      if (!result.success) span.setStatus({ code: SpanStatusCode.ERROR, message: result.answer });
+      return result;
+    } catch (error) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}

@@ -3,13 +3,16 @@
  * test runs on 127.0.0.1: an API request continuing the caller's `traceparent` yields a server
  * span named by its route template, an RPC span, actor-ask and store-append spans in the same
  * trace, and the webhook an execution calls gets a client span and the `traceparent` of that
- * trace; a gRPC port call continues its metadata's trace. Positive control for "off": a node
+ * trace; a gRPC port call continues its metadata's trace; a mail sent by an SMTP provider's
+ * `_test` to a real SMTP server (smtp-server) is a client span `smtp send` in its caller's
+ * trace, and one the server refuses is marked as an error. Positive control for "off": a node
  * without the endpoint exports nothing.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
+import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PlatformProjects } from '../../src/gen/platform/resources/project/v3alpha/project_service_pb.js';
 import { api, startTestNode, type TestNode } from './harness.js';
@@ -22,6 +25,8 @@ interface ExportedSpan {
   readonly name: string;
   readonly kind: number;
   readonly attributes: { key: string; value: Record<string, unknown> }[];
+  /** OTLP status; code 2 is STATUS_CODE_ERROR, absent or 0 unset. */
+  readonly status?: { code?: number; message?: string };
 }
 
 /** An OTLP/HTTP receiver: every span of every export request, flattened. */
@@ -48,6 +53,8 @@ async function startReceiver(): Promise<{ url: string; spans: ExportedSpan[]; re
 }
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+const MAIL_TRACE_ID = '5bf92f3577b34da6a3ce929d0e0e4737';
+const REFUSED_TRACE_ID = '6bf92f3577b34da6a3ce929d0e0e4738';
 const GRPC_TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 const traceparent = (traceId: string) => `00-${traceId}-00f067aa0ba902b7-01`;
 const SPAN_KIND_SERVER = 2;
@@ -58,10 +65,29 @@ describe('tracing over OTLP', () => {
   let targets: TargetServer;
   let node: TestNode;
   let webhookTraceparent: string | undefined;
+  let smtp: SMTPServer;
+  let delivered = 0;
 
   beforeAll(async () => {
     receiver = await startReceiver();
     targets = await startTargetServer();
+    // A real SMTP server that takes mail for anyone but refuses the recipient refused@example.org.
+    smtp = new SMTPServer({
+      disabledCommands: ['STARTTLS', 'AUTH'],
+      logger: false,
+      onRcptTo(address, _session, callback) {
+        if (address.address === 'refused@example.org') return callback(Object.assign(new Error('no such mailbox'), { responseCode: 550 }));
+        return callback();
+      },
+      onData(stream, _session, callback) {
+        stream.resume();
+        stream.on('end', () => {
+          delivered += 1;
+          callback();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
     node = await startTestNode({ env: { TESSERA_OTLP_TRACES_ENDPOINT: receiver.url, TESSERA_DEFAULT_FEATURES: 'multitenancy_resources_api' } });
     const call = api(node);
     const target = await call('POST', '/resources/v3alpha/targets', { name: 'traced', restWebhook: { url: targets.url('/hook') }, timeout: '5s' });
@@ -73,12 +99,21 @@ describe('tracing over OTLP', () => {
     webhookTraceparent = targets.callsTo('/hook')[0]?.headers.traceparent as string | undefined;
     const grpc = createClient(PlatformProjects, createGrpcTransport({ baseUrl: node.grpcUrl }));
     await grpc.getProject({ id: created.body.details.id }, { headers: { authorization: `Bearer ${node.adminToken}`, traceparent: traceparent(GRPC_TRACE_ID) } });
+    const smtpPort = (smtp.server.address() as AddressInfo).port;
+    const mailer = await call('POST', '/resources/v3alpha/smtp_providers', { description: 'traced', host: '127.0.0.1', port: smtpPort, tlsMode: 'SMTP_TLS_MODE_NONE', senderAddress: 'noreply@tessera.example' });
+    expect(mailer.status, JSON.stringify(mailer.body)).toBe(201);
+    const sent = await call('POST', `/resources/v3alpha/smtp_providers/${mailer.body.details.id}/_test`, { address: 'alice@example.org' }, { traceparent: traceparent(MAIL_TRACE_ID) });
+    expect(sent.body.success).toBe(true);
+    const refused = await call('POST', `/resources/v3alpha/smtp_providers/${mailer.body.details.id}/_test`, { address: 'refused@example.org' }, { traceparent: traceparent(REFUSED_TRACE_ID) });
+    expect(refused.status).toBe(200);
+    expect(refused.body.success).toBeUndefined(); // proto3 JSON leaves false out
     await node.stop(); // flushes the batch
   });
   afterAll(async () => {
     node.cleanup();
     await targets.close();
     await receiver.close();
+    await new Promise<void>((resolve) => smtp.close(() => resolve()));
   });
 
   const inTrace = (traceId: string) => receiver.spans.filter((s) => s.traceId === traceId);
@@ -104,6 +139,17 @@ describe('tracing over OTLP', () => {
     const client = inTrace(TRACE_ID).find((s) => s.kind === SPAN_KIND_CLIENT);
     expect(client?.name).toBe('POST');
     expect(webhookTraceparent).toMatch(new RegExp(`^00-${TRACE_ID}-${client?.spanId}-01$`));
+  });
+
+  it('gives a mail sent over SMTP a client span in its caller’s trace, an error when the server refuses it', () => {
+    expect(delivered).toBe(1); // the accepted mail arrived, the refused one did not
+    const sent = inTrace(MAIL_TRACE_ID).find((s) => s.name === 'smtp send');
+    expect(sent?.kind).toBe(SPAN_KIND_CLIENT);
+    expect(sent?.attributes).toContainEqual({ key: 'server.address', value: { stringValue: '127.0.0.1' } });
+    expect(sent?.status?.code ?? 0).not.toBe(2);
+    const refused = inTrace(REFUSED_TRACE_ID).find((s) => s.name === 'smtp send');
+    expect(refused?.kind).toBe(SPAN_KIND_CLIENT);
+    expect(refused?.status?.code).toBe(2); // STATUS_CODE_ERROR
   });
 
   it('continues the traceparent metadata of a call on the gRPC port', () => {
