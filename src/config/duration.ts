@@ -43,6 +43,14 @@ export interface Rate {
   readonly windowMs: number;
 }
 
+/** A rate as configured: `off`, or `N/duration` with the largest whole unit (`10/1m`). */
+export function formatRate(value: Rate | 'off'): string {
+  if (value === 'off') return 'off';
+  const seconds = value.windowMs / 1_000;
+  const window = seconds % 86_400 === 0 ? `${seconds / 86_400}d` : seconds % 3_600 === 0 ? `${seconds / 3_600}h` : seconds % 60 === 0 ? `${seconds / 60}m` : `${seconds}s`;
+  return `${value.points}/${window}`;
+}
+
 /** Parses `N/duration` (window at least one second, whole seconds) or `off`. */
 export function parseRate(text: string): Rate | 'off' | undefined {
   const s = text.trim();

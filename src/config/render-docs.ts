@@ -1,4 +1,5 @@
 /** Renders the configuration reference (docs/configuration.md) from the schema table. */
+import { formatRate, type Rate } from './duration.js';
 import { CONFIG_KEYS, configSchema } from './schema.js';
 
 export function renderConfigDocs(): string {
@@ -27,5 +28,10 @@ export function renderConfigDocs(): string {
 
 function showDefault(value: unknown): string {
   if (Array.isArray(value)) return value.join(',');
+  if (isRate(value)) return formatRate(value);
   return typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
+}
+
+function isRate(value: unknown): value is Rate {
+  return typeof value === 'object' && value !== null && Object.keys(value).join(',') === 'points,windowMs';
 }

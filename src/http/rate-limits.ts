@@ -19,7 +19,7 @@
  */
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { AppError, resourceExhausted, type Logger } from '../../actors/index.js';
-import { parseRate, type Rate } from '../config/duration.js';
+import { formatRate, parseRate, type Rate } from '../config/duration.js';
 import type { Config } from '../config/schema.js';
 
 /** Every limit an instance can set, by its settings field name. */
@@ -89,12 +89,7 @@ export function nodeLimitDefaults(config: RateLimitConfig): Readonly<Record<Limi
 }
 
 /** A limit as text, the way it is configured: `off`, or `N/duration` with the largest whole unit (`10/1m`). */
-export function formatLimit(value: LimitValue): string {
-  if (value === 'off') return 'off';
-  const seconds = value.windowMs / 1_000;
-  const window = seconds % 86_400 === 0 ? `${seconds / 86_400}d` : seconds % 3_600 === 0 ? `${seconds / 3_600}h` : seconds % 60 === 0 ? `${seconds / 60}m` : `${seconds}s`;
-  return `${value.points}/${window}`;
-}
+export const formatLimit: (value: LimitValue) => string = formatRate;
 
 /** Client blocks (after failed authentications) that every node of a cluster applies. */
 export interface SharedBlocks {
