@@ -134,6 +134,7 @@ export {
   displayNameOf,
   type User,
   type HumanUser,
+  type HumanTotp,
   type MachineUser,
   type HumanProfile,
   type MachineKey,
@@ -154,6 +155,17 @@ export { removeUser, type RemoveUser } from './organization/commands/remove-user
 export { changeUserState, type ChangeUserState, type UserStateAction } from './organization/commands/change-user-state.js';
 export { setUserPassword, type SetUserPassword } from './organization/commands/set-user-password.js';
 export { recordPasswordCheck, type RecordPasswordCheck, type PasswordCheckRecorded } from './organization/commands/record-password-check.js';
+export {
+  startTotp,
+  verifyTotp,
+  removeTotp,
+  recordOtpCheck,
+  type StartTotp,
+  type VerifyTotp,
+  type RecordOtpCheck,
+  type OtpCheckOutcome,
+  type OtpCheckRecorded,
+} from './organization/commands/totp.js';
 export { recordImpersonation, type RecordImpersonation } from './organization/commands/record-impersonation.js';
 export { recordRefreshTokenReuse, type RecordRefreshTokenReuse } from './organization/commands/record-refresh-token-reuse.js';
 export { verifyUserContact, type VerifyUserContact } from './organization/commands/verify-user-contact.js';

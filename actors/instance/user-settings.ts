@@ -1,6 +1,7 @@
 /**
  * The instance's user policies, one aggregate per instance (id = instance id): password
- * complexity, lockout after failed password checks (on by default: 10 failures), whether
+ * complexity, lockout after failed password checks and after failed OTP checks (both on by
+ * default: 10 failures), whether
  * usernames must be unique across the whole instance (not only per organization), and whether
  * the login UI hides that a login name is unknown (on by default). Absent → the defaults below.
  */
@@ -19,6 +20,8 @@ export interface UserSettings {
   readonly passwordComplexity: PasswordComplexity;
   /** Failed password checks after which a user is locked; 0 = never. */
   readonly maxPasswordAttempts: number;
+  /** Failed OTP checks (a wrong TOTP code at login) after which a user is locked; 0 = never. */
+  readonly maxOtpAttempts: number;
   /** When set, new usernames (and renames) are also claimed instance-wide. */
   readonly usernameUniquePerInstance: boolean;
   /**
@@ -31,10 +34,13 @@ export interface UserSettings {
 
 /** The lockout threshold of an instance that never set one. */
 export const DEFAULT_MAX_PASSWORD_ATTEMPTS = 10;
+/** The OTP lockout threshold of an instance that never set one. */
+export const DEFAULT_MAX_OTP_ATTEMPTS = 10;
 
 export const DEFAULT_USER_SETTINGS: UserSettings = {
   passwordComplexity: { minLength: 8, hasUppercase: true, hasLowercase: true, hasNumber: true, hasSymbol: false },
   maxPasswordAttempts: DEFAULT_MAX_PASSWORD_ATTEMPTS,
+  maxOtpAttempts: DEFAULT_MAX_OTP_ATTEMPTS,
   usernameUniquePerInstance: false,
   ignoreUnknownUsernames: true,
 };
@@ -42,6 +48,7 @@ export const DEFAULT_USER_SETTINGS: UserSettings = {
 export type UserSettingsEvent =
   | { type: 'instance.policy.password.complexity.set'; payload: PasswordComplexity }
   | { type: 'instance.policy.lockout.set'; payload: { maxPasswordAttempts: number } }
+  | { type: 'instance.policy.lockout.otp.set'; payload: { maxOtpAttempts: number } }
   | { type: 'instance.policy.username.set'; payload: { uniquePerInstance: boolean } }
   | { type: 'instance.policy.login.unknown_usernames.set'; payload: { ignore: boolean } };
 
@@ -56,6 +63,8 @@ export const userSettingsKind: AggregateKind<UserSettings> = {
         return { ...current, passwordComplexity: { ...e.payload } };
       case 'instance.policy.lockout.set':
         return { ...current, maxPasswordAttempts: e.payload.maxPasswordAttempts };
+      case 'instance.policy.lockout.otp.set':
+        return { ...current, maxOtpAttempts: e.payload.maxOtpAttempts };
       case 'instance.policy.username.set':
         return { ...current, usernameUniquePerInstance: e.payload.uniquePerInstance };
       case 'instance.policy.login.unknown_usernames.set':

@@ -48,6 +48,16 @@ export type UserEvent =
   /** The same password under a stronger hash (an imported bcrypt hash after a good login). */
   | { type: 'user.human.password.rehashed'; payload: { passwordHash: string } }
   | { type: 'user.human.password.check.failed'; payload: Record<string, never> }
+  /**
+   * TOTP (RFC 6238) second factor: enrolment started with a new secret (sealed with the node's
+   * master key; replaces an unverified one), proven with a first code, removed; checks at login.
+   * A succeeded check records the time step of the accepted code, so it cannot be used again.
+   */
+  | { type: 'user.human.mfa.otp.added'; payload: { sealedSecret: string } }
+  | { type: 'user.human.mfa.otp.verified'; payload: { step: number } }
+  | { type: 'user.human.mfa.otp.removed'; payload: Record<string, never> }
+  | { type: 'user.human.mfa.otp.check.succeeded'; payload: { step: number } }
+  | { type: 'user.human.mfa.otp.check.failed'; payload: Record<string, never> }
   | { type: 'user.machine.added'; payload: MachineAddedPayload }
   | { type: 'user.machine.changed'; payload: { name?: string; description?: string; accessTokenType?: AccessTokenType } }
   | { type: 'user.machine.key.added'; payload: { id: string; publicKey: string; expiresAt: number } }

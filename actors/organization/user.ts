@@ -66,6 +66,19 @@ export interface HumanUser extends UserCommon {
   readonly failedPasswordAttempts: number;
   /** Linked external identities (external login); absent on rows written before links existed. */
   readonly idpLinks?: readonly IdpLink[];
+  /** The TOTP second factor; absent when none was enrolled (or it was removed). */
+  readonly totp?: HumanTotp;
+  /** Failed OTP checks since the last success, unlock or re-enrolment; absent = 0. */
+  readonly failedOtpAttempts?: number;
+}
+
+export interface HumanTotp {
+  /** The base32 secret sealed with the node's master key. Never returned by the API after enrolment. */
+  readonly sealedSecret: string;
+  /** True once a code proved the enrolment; only a verified TOTP is asked for at login. */
+  readonly verified: boolean;
+  /** The RFC 6238 time step of the last accepted code (0: none); a code of this step or earlier is refused. */
+  readonly lastStep: number;
 }
 
 export interface MachineUser extends UserCommon {
@@ -141,7 +154,7 @@ function evolveExisting(state: User, e: UserEvent, at: number): User {
     case 'user.locked':
       return { ...state, state: 'locked' };
     case 'user.unlocked':
-      return state.type === 'human' ? { ...state, state: 'active', failedPasswordAttempts: 0 } : { ...state, state: 'active' };
+      return state.type === 'human' ? { ...state, state: 'active', failedPasswordAttempts: 0, failedOtpAttempts: 0 } : { ...state, state: 'active' };
     case 'user.deactivated':
       return { ...state, state: 'inactive' };
     case 'user.reactivated':
@@ -181,6 +194,18 @@ function evolveHuman(state: HumanUser, e: UserEvent, at: number): HumanUser {
       return { ...state, passwordHash: e.payload.passwordHash };
     case 'user.human.password.check.failed':
       return { ...state, failedPasswordAttempts: state.failedPasswordAttempts + 1 };
+    case 'user.human.mfa.otp.added':
+      return { ...state, totp: { sealedSecret: e.payload.sealedSecret, verified: false, lastStep: 0 }, failedOtpAttempts: 0 };
+    case 'user.human.mfa.otp.verified':
+      return state.totp === undefined ? state : { ...state, totp: { ...state.totp, verified: true, lastStep: e.payload.step } };
+    case 'user.human.mfa.otp.removed': {
+      const { totp: _removed, ...rest } = state;
+      return { ...rest, failedOtpAttempts: 0 };
+    }
+    case 'user.human.mfa.otp.check.succeeded':
+      return state.totp === undefined ? state : { ...state, totp: { ...state.totp, lastStep: e.payload.step }, failedOtpAttempts: 0 };
+    case 'user.human.mfa.otp.check.failed':
+      return { ...state, failedOtpAttempts: (state.failedOtpAttempts ?? 0) + 1 };
     case 'user.idp.link.added':
       return { ...state, idpLinks: [...(state.idpLinks ?? []), { ...e.payload }] };
     case 'user.idp.link.removed':

@@ -10,6 +10,7 @@ import { userSettingsKind, userSettingsOf, type PasswordComplexity } from '../us
 export interface SetUserSettings {
   readonly passwordComplexity?: Partial<PasswordComplexity>;
   readonly maxPasswordAttempts?: number;
+  readonly maxOtpAttempts?: number;
   readonly usernameUniquePerInstance?: boolean;
   readonly ignoreUnknownUsernames?: boolean;
 }
@@ -33,6 +34,9 @@ export const setUserSettings: CommandHandler<SetUserSettings, ResourceDetails> =
     if (!sameComplexity(complexity, current.passwordComplexity)) events.push(event('instance.policy.password.complexity.set', complexity));
     if (c.maxPasswordAttempts !== undefined && c.maxPasswordAttempts !== current.maxPasswordAttempts) {
       events.push(event('instance.policy.lockout.set', { maxPasswordAttempts: c.maxPasswordAttempts }));
+    }
+    if (c.maxOtpAttempts !== undefined && c.maxOtpAttempts !== current.maxOtpAttempts) {
+      events.push(event('instance.policy.lockout.otp.set', { maxOtpAttempts: c.maxOtpAttempts }));
     }
     if (c.usernameUniquePerInstance !== undefined && c.usernameUniquePerInstance !== current.usernameUniquePerInstance) {
       events.push(event('instance.policy.username.set', { uniquePerInstance: c.usernameUniquePerInstance }));

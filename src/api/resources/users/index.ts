@@ -16,6 +16,7 @@ import { patchUserRpc } from './patch-user.js';
 import { searchUsersRpc } from './search-users.js';
 import { setPasswordRpc } from './set-password.js';
 import { setUserMetadataRpc } from './set-user-metadata.js';
+import { addTotpRpc, removeTotpRpc, verifyTotpRpc } from './totp.js';
 import { verifyEmailRpc, verifyPhoneRpc } from './verify-contact.js';
 
 export const userRpcs = [
@@ -42,4 +43,7 @@ export const userRpcs = [
   deleteMachineKeyRpc,
   generateMachineSecretRpc,
   removeMachineSecretRpc,
+  addTotpRpc,
+  verifyTotpRpc,
+  removeTotpRpc,
 ] as const;

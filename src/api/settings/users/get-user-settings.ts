@@ -25,6 +25,7 @@ export const getUserSettingsRpc = defineRpc({
         maxPasswordAttempts: effectiveMaxPasswordAttempts(settings, orgLockout),
         usernameUniquePerInstance: settings.usernameUniquePerInstance,
         ignoreUnknownUsernames: settings.ignoreUnknownUsernames,
+        maxOtpAttempts: settings.maxOtpAttempts,
       },
     };
   },

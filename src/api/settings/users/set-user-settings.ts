@@ -27,6 +27,7 @@ const input = z.object({
         })
         .optional(),
       maxPasswordAttempts: maxPasswordAttempts.optional(),
+      maxOtpAttempts: maxPasswordAttempts.optional(),
       usernameUniquePerInstance: z.boolean().optional(),
       ignoreUnknownUsernames: z.boolean().optional(),
     })
@@ -43,7 +44,7 @@ export const setUserSettingsRpc = defineRpc({
     const { settings } = parseWith(input, request);
     if (call.scope.type === 'org') {
       const orgId = call.scope.orgId;
-      const instanceOnly = (['passwordComplexity', 'usernameUniquePerInstance', 'ignoreUnknownUsernames'] as const).find((field) => settings?.[field] !== undefined);
+      const instanceOnly = (['passwordComplexity', 'maxOtpAttempts', 'usernameUniquePerInstance', 'ignoreUnknownUsernames'] as const).find((field) => settings?.[field] !== undefined);
       if (instanceOnly !== undefined) throw validationFailed([{ field: `settings.${instanceOnly}`, description: 'is an instance setting: only maxPasswordAttempts can be set for an organization' }]);
       if (settings?.maxPasswordAttempts === undefined) throw validationFailed([{ field: 'settings.maxPasswordAttempts', description: 'is required with an organization context' }]);
       const details = await call.services.actors.ask({ kind: 'org', instanceId: call.instance.id, orgId }, setOrgLockout, { orgId, maxPasswordAttempts: settings.maxPasswordAttempts }, { creator: call.caller.userId });
@@ -53,6 +54,7 @@ export const setUserSettingsRpc = defineRpc({
     const command: SetUserSettings = {
       ...(complexity === undefined ? {} : { passwordComplexity: Object.fromEntries(Object.entries(complexity).filter(([, v]) => v !== undefined)) }),
       ...(settings?.maxPasswordAttempts === undefined ? {} : { maxPasswordAttempts: settings.maxPasswordAttempts }),
+      ...(settings?.maxOtpAttempts === undefined ? {} : { maxOtpAttempts: settings.maxOtpAttempts }),
       ...(settings?.usernameUniquePerInstance === undefined ? {} : { usernameUniquePerInstance: settings.usernameUniquePerInstance }),
       ...(settings?.ignoreUnknownUsernames === undefined ? {} : { ignoreUnknownUsernames: settings.ignoreUnknownUsernames }),
     };

@@ -1,0 +1,108 @@
+/**
+ * The TOTP second factor of a human user (RFC 6238). The secret and the code checks come from
+ * the edge (randomness and HMACs stay out of the actor); here the secret is sealed with the
+ * node's master key before it is recorded, and every decision that needs the user's current
+ * state is taken: which secret a code was checked against (a check against a replaced secret
+ * records nothing), replay (a code of a time step at or before the last accepted one is
+ * refused), and lockout after `maxOtpAttempts` failed checks (0: never).
+ */
+import { ref, type CommandHandler } from '../../kernel/command.js';
+import { alreadyExists, failedPrecondition, notFound } from '../../kernel/errors.js';
+import type { ResourceDetails } from '../../kernel/owner.js';
+import type { NewEvent } from '../../kernel/ports.js';
+import { userSettingsKind, userSettingsOf } from '../../instance/user-settings.js';
+import type { HumanTotp } from '../user.js';
+import { createUserEvents, loadUser, requireHuman, requireUser, userReply, type UserCommand } from '../user-rules.js';
+
+export interface StartTotp extends UserCommand {
+  /** The new secret in base32 (generated at the edge); recorded only sealed. */
+  readonly secret: string;
+}
+
+/** Starts (or restarts, while unverified) a TOTP enrolment; 409 `user.totp.exists` once one is verified. */
+export const startTotp: CommandHandler<StartTotp, ResourceDetails> = {
+  load: loadUser,
+  decide(loaded, c, ctx) {
+    const record = requireHuman(requireUser(loaded, c));
+    if (record.state.totp?.verified === true) throw alreadyExists('user.totp.exists', 'the user already has a verified TOTP; remove it first');
+    const emit = createUserEvents(c.userId, record.meta.owner, ctx);
+    return { events: [emit('user.human.mfa.otp.added', { sealedSecret: ctx.sealer.seal(c.secret) })], reply: userReply(c.userId, record) };
+  },
+};
+
+export interface VerifyTotp extends UserCommand {
+  /** The sealed secret the edge checked the code against. */
+  readonly sealedSecret: string;
+  /** The time step of the accepted code. */
+  readonly step: number;
+}
+
+/** Marks the enrolment verified: the edge accepted a code of `step` for the current secret. */
+export const verifyTotp: CommandHandler<VerifyTotp, ResourceDetails> = {
+  load: loadUser,
+  decide(loaded, c, ctx) {
+    const record = requireHuman(requireUser(loaded, c));
+    const totp = requireTotp(record.state.totp);
+    if (totp.verified) throw failedPrecondition('user.totp.already_verified', 'the TOTP is already verified');
+    if (totp.sealedSecret !== c.sealedSecret) throw failedPrecondition('user.totp.changed', 'the TOTP enrolment was restarted meanwhile');
+    const emit = createUserEvents(c.userId, record.meta.owner, ctx);
+    return { events: [emit('user.human.mfa.otp.verified', { step: c.step })], reply: userReply(c.userId, record) };
+  },
+};
+
+/** Removes the TOTP (verified or not); 404 `user.totp.not_found` when there is none. */
+export const removeTotp: CommandHandler<UserCommand, ResourceDetails> = {
+  load: loadUser,
+  decide(loaded, c, ctx) {
+    const record = requireHuman(requireUser(loaded, c));
+    requireTotp(record.state.totp);
+    const emit = createUserEvents(c.userId, record.meta.owner, ctx);
+    return { events: [emit('user.human.mfa.otp.removed')], reply: userReply(c.userId, record) };
+  },
+};
+
+export interface RecordOtpCheck extends UserCommand {
+  /** The sealed secret the code was checked against. */
+  readonly sealedSecret: string;
+  /** The time step of the matching code; absent when the code matched no step of the window. */
+  readonly step?: number;
+}
+
+export type OtpCheckOutcome = 'valid' | 'invalid' | 'replayed' | 'stale' | 'locked';
+
+export interface OtpCheckRecorded {
+  readonly outcome: OtpCheckOutcome;
+  /** True when this failure locked the user. */
+  readonly lockedNow: boolean;
+}
+
+/**
+ * Records a login's TOTP check: a matching code of a step after the last accepted one succeeds
+ * (and becomes the last accepted step); a wrong or replayed code counts as a failed OTP check
+ * and locks the user at `maxOtpAttempts`. A locked user, or a check against a secret that is no
+ * longer the user's verified one, records nothing.
+ */
+export const recordOtpCheck: CommandHandler<RecordOtpCheck, OtpCheckRecorded> = {
+  load: (c, ctx) => [...loadUser(c), ref(userSettingsKind, ctx.instanceId)],
+  decide(loaded, c, ctx) {
+    const record = requireHuman(requireUser(loaded, c));
+    const user = record.state;
+    const reply = (outcome: OtpCheckOutcome, lockedNow = false) => () => ({ outcome, lockedNow });
+    if (user.state !== 'active') return { events: [], reply: reply('locked') };
+    if (user.totp === undefined || !user.totp.verified || user.totp.sealedSecret !== c.sealedSecret) return { events: [], reply: reply('stale') };
+    const emit = createUserEvents(c.userId, record.meta.owner, ctx);
+    if (c.step !== undefined && c.step > user.totp.lastStep) {
+      return { events: [emit('user.human.mfa.otp.check.succeeded', { step: c.step })], reply: reply('valid') };
+    }
+    const max = userSettingsOf(loaded.get(userSettingsKind, ctx.instanceId).record).maxOtpAttempts;
+    const locks = max > 0 && (user.failedOtpAttempts ?? 0) + 1 >= max;
+    const events: NewEvent[] = [emit('user.human.mfa.otp.check.failed')];
+    if (locks) events.push(emit('user.locked'));
+    return { events, reply: reply(c.step === undefined ? 'invalid' : 'replayed', locks) };
+  },
+};
+
+function requireTotp(totp: HumanTotp | undefined): HumanTotp {
+  if (totp === undefined) throw notFound('user.totp.not_found', 'the user has no TOTP');
+  return totp;
+}

@@ -1,0 +1,94 @@
+/**
+ * TOTP second factor of a human user (RFC 6238, through the otpauth library):
+ * - AddTOTP: POST /resources/v3alpha/users/{id}/totp → {details, secret, uri}: a new secret
+ *   (base32, returned only here; stored sealed with the node's master key) and its otpauth://
+ *   URI; it replaces an unverified enrolment, 409 `user.totp.exists` once one is verified.
+ * - VerifyTOTP: POST …/totp/_verify {code}: a current code of the secret completes the
+ *   enrolment (400 naming `totp.code` for a malformed or wrong code; 404 `user.totp.not_found`
+ *   without an enrolment; 400 `user.totp.already_verified`). From then on the login UI asks
+ *   for a code after the password.
+ * - RemoveTOTP: DELETE …/totp (404 `user.totp.not_found` when there is none).
+ * `user.credential.write` in the user's organization, or the user themself.
+ */
+import { z } from 'zod';
+import {
+  type AggregateRecord,
+  failedPrecondition,
+  invalidArgument,
+  notFound,
+  removeTotp,
+  startTotp,
+  type User,
+  userKind,
+  verifyTotp,
+} from '../../../../actors/index.js';
+import { PlatformUsers } from '../../../gen/platform/resources/user/v3alpha/user_service_pb.js';
+import { generateTotpSecret, matchTotp, TOTP_CODE, totpUri } from '../../../crypto/totp.js';
+import type { CallContext } from '../../call-context.js';
+import { defineRpc } from '../../invoker.js';
+import { toDetails } from '../../shared/convert.js';
+import { readOwned } from '../../shared/owned.js';
+import { parseWith, resourceId } from '../../shared/validate.js';
+import { readOrgOf, requireUserFor, userActor } from './shared.js';
+import { loginNamesOf } from '../../../query/user-auth.js';
+
+const actionInput = z.object({ id: resourceId });
+const verifyInput = z.object({ id: resourceId, totp: z.object({ code: z.string().regex(TOTP_CODE, 'must be 6 digits') }, 'required') });
+
+export const addTotpRpc = defineRpc({
+  method: PlatformUsers.method.addTOTP,
+  permission: 'authenticated',
+  async handle(request, call) {
+    const { id } = parseWith(actionInput, request);
+    const user = await requireHumanFor(call, id);
+    const secret = generateTotpSecret();
+    const details = await call.services.actors.ask(userActor(call, user), startTotp, { orgId: user.state.orgId, userId: id, secret }, { creator: call.caller.userId });
+    const accountName = loginNamesOf(user.state.username, await readOrgOf(call, user.state.orgId)).preferredLoginName;
+    return { details: toDetails(details), secret, uri: totpUri(secret, call.instance.name, accountName) };
+  },
+});
+
+export const verifyTotpRpc = defineRpc({
+  method: PlatformUsers.method.verifyTOTP,
+  permission: 'authenticated',
+  async handle(request, call) {
+    const {
+      id,
+      totp: { code },
+    } = parseWith(verifyInput, request);
+    const user = await requireHumanFor(call, id);
+    const totp = user.state.type === 'human' ? user.state.totp : undefined;
+    if (totp === undefined) throw notFound('user.totp.not_found', 'the user has no TOTP enrolment: start one with POST /resources/v3alpha/users/{id}/totp');
+    if (totp.verified) throw failedPrecondition('user.totp.already_verified', 'the TOTP is already verified');
+    const step = matchTotp(call.services.actors.options.sealer.open(totp.sealedSecret), code, call.services.clock.now());
+    if (step === undefined) {
+      throw invalidArgument('user.totp.code_invalid', 'the code does not match', { violations: [{ field: 'totp.code', description: 'does not match the current code of the secret' }] });
+    }
+    const details = await call.services.actors.ask(
+      userActor(call, user),
+      verifyTotp,
+      { orgId: user.state.orgId, userId: id, sealedSecret: totp.sealedSecret, step },
+      { creator: call.caller.userId },
+    );
+    return { details: toDetails(details) };
+  },
+});
+
+export const removeTotpRpc = defineRpc({
+  method: PlatformUsers.method.removeTOTP,
+  permission: 'authenticated',
+  async handle(request, call) {
+    const { id } = parseWith(actionInput, request);
+    const user = await requireHumanFor(call, id);
+    const details = await call.services.actors.ask(userActor(call, user), removeTotp, { orgId: user.state.orgId, userId: id }, { creator: call.caller.userId });
+    return { details: toDetails(details) };
+  },
+});
+
+/** The human user: the caller themself, or one the caller may write credentials of. */
+async function requireHumanFor(call: CallContext, id: string): Promise<AggregateRecord<User>> {
+  const user = id === call.caller.userId ? await readOwned(call, userKind, id) : await requireUserFor(call, id, 'user.credential.write');
+  if (user === undefined) throw notFound('user.not_found', 'user not found');
+  if (user.state.type !== 'human') throw failedPrecondition('user.not_human', 'only human users have a TOTP');
+  return user;
+}
