@@ -42,11 +42,17 @@ export interface AuthRequestContext {
   readonly loginName: string | undefined;
   readonly session: BrowserSessionSummary | undefined;
   readonly failure: AuthRequestFailure | undefined;
+  /** Epoch ms when the password was verified, while the second factor (TOTP) is awaited. */
+  readonly passwordCheckedAt?: number;
 }
 
 export type AuthRequestEvent =
   | { readonly type: 'loginName.submitted'; readonly userId: string; readonly loginName: string }
   | { readonly type: 'password.verified'; readonly session: BrowserSessionSummary }
+  /** The password was right and the user has a verified TOTP: the code is asked next (no session yet). */
+  | { readonly type: 'otp.required'; readonly passwordCheckedAt: number }
+  /** The edge accepted the TOTP code and created a session with both checks. */
+  | { readonly type: 'otp.verified'; readonly session: BrowserSessionSummary }
   | { readonly type: 'account.selected'; readonly sessionId: string }
   | { readonly type: 'account.other' }
   /** The login name page's "register" link. */
@@ -148,8 +154,16 @@ export const authRequestMachine = setup({
     awaitingPassword: {
       on: {
         'password.verified': { target: 'succeeded', actions: [assign({ session: ({ event }) => event.session }), 'issueCode'] },
+        'otp.required': { target: 'awaitingOtp', actions: assign({ passwordCheckedAt: ({ event }) => event.passwordCheckedAt }) },
         // The login name page's IDP buttons stay reachable with the browser's back button.
         'external.completed': { target: 'succeeded', actions: ['takeExternalLogin', 'issueCode'] },
+      },
+    },
+    // Second factor: the password was verified; a session is created only with the TOTP code.
+    awaitingOtp: {
+      on: {
+        'otp.verified': { target: 'succeeded', actions: [assign({ session: ({ event }) => event.session }), 'issueCode'] },
+        'account.other': { target: 'awaitingLoginName', actions: assign({ passwordCheckedAt: () => undefined }) },
       },
     },
     selectingAccount: {
@@ -184,4 +198,4 @@ export const authRequestMachine = setup({
 });
 
 /** The state names the login UI renders. */
-export type AuthRequestStep = 'created' | 'awaitingLoginName' | 'awaitingPassword' | 'selectingAccount' | 'registering' | 'succeeded' | 'failed';
+export type AuthRequestStep = 'created' | 'awaitingLoginName' | 'awaitingPassword' | 'awaitingOtp' | 'selectingAccount' | 'registering' | 'succeeded' | 'failed';

@@ -21,6 +21,11 @@ export interface SessionChecks {
   readonly patDigest?: string;
   /** The edge completed a login through this IDP with an external identity linked to the (human) user. */
   readonly idpId?: string;
+  /**
+   * The edge accepted the human user's TOTP code and recorded it on the user
+   * (`user.human.mfa.otp.check.succeeded`); the user must have a verified TOTP.
+   */
+  readonly totpChecked?: boolean;
 }
 
 /** What a session command knows about the session it targets. */
@@ -93,6 +98,10 @@ export function checkEvents(
     // Only a user linked to the IDP can have logged in through it.
     if (!(user.state.idpLinks ?? []).some((l) => l.idpId === checks.idpId)) throw failedPrecondition('session.idp_not_linked', 'the user has no link to the IDP');
     events.push(emit('session.idp.checked', { idpId: checks.idpId }));
+  }
+  if (checks.totpChecked === true) {
+    if (user.state.type !== 'human' || user.state.totp?.verified !== true) throw failedPrecondition('session.totp_not_enrolled', 'the user has no verified TOTP');
+    events.push(emit('session.totp.checked'));
   }
   return events;
 }

@@ -38,6 +38,8 @@ export interface Session {
   /** Epoch ms of the last login through an external IDP, and that IDP (absent: never). */
   readonly idpCheckedAt?: number;
   readonly idpId?: string;
+  /** Epoch ms of the last TOTP check (absent: never). */
+  readonly totpCheckedAt?: number;
   /** Sorted by key. */
   readonly metadata: readonly { readonly key: string; readonly value: string }[];
 }
@@ -49,6 +51,8 @@ export type SessionEvent =
   | { type: 'session.pat.checked'; payload: { tokenId: string } }
   /** The user logged in through an external IDP linked to it (login UI external login). */
   | { type: 'session.idp.checked'; payload: { idpId: string } }
+  /** The user's TOTP code was accepted (login UI second step; checked and recorded on the user). */
+  | { type: 'session.totp.checked'; payload: Record<string, never> }
   | { type: 'session.token.set'; payload: { digest: string } }
   | { type: 'session.lifetime.set'; payload: { expiresAt: number } }
   | { type: 'session.metadata.set'; payload: { metadata: Record<string, string> } }
@@ -84,6 +88,8 @@ export const sessionKind: AggregateKind<Session> = {
         return { ...state, patCheckedAt: event.createdAt };
       case 'session.idp.checked':
         return { ...state, idpCheckedAt: event.createdAt, idpId: e.payload.idpId };
+      case 'session.totp.checked':
+        return { ...state, totpCheckedAt: event.createdAt };
       case 'session.token.set':
         return { ...state, tokenDigest: e.payload.digest };
       case 'session.lifetime.set':
@@ -115,20 +121,25 @@ export function isSessionLive(record: AggregateRecord<Session> | undefined, now:
 }
 
 /**
- * Epoch ms of the session's last interactive authentication (password or external IDP) — the
+ * Epoch ms of the session's last interactive authentication (password, TOTP or external IDP) — the
  * login UI reuses only such sessions; 0 when it has neither.
  */
 export function sessionAuthTime(session: Session): number {
-  return Math.max(session.passwordCheckedAt, session.idpCheckedAt ?? 0);
+  return Math.max(session.passwordCheckedAt, session.idpCheckedAt ?? 0, session.totpCheckedAt ?? 0);
 }
 
 /**
- * The authentication methods the session's checks prove (OIDC `amr`). An external IDP login
- * adds none: RFC 8176 has no value for federated authentication.
+ * The authentication methods the session's checks prove (OIDC `amr`, RFC 8176): `pwd` for a
+ * password, `otp` for a TOTP code, and `mfa` when two factors were checked (password + TOTP).
+ * An external IDP login adds none: RFC 8176 has no value for federated authentication.
  */
 export function sessionAmr(session: Session): string[] {
   const amr: string[] = [];
-  if (session.passwordCheckedAt > 0) amr.push('pwd');
+  const password = session.passwordCheckedAt > 0;
+  const otp = (session.totpCheckedAt ?? 0) > 0;
+  if (password) amr.push('pwd');
+  if (otp) amr.push('otp');
+  if (password && otp) amr.push('mfa');
   if (session.patCheckedAt > 0) amr.push('pat');
   return amr;
 }

@@ -1,12 +1,26 @@
 /**
  * The user agent's login sessions: PlatformSessions whose tokens the browser holds in one
  * cookie (several, so the user can pick an account). Only sessions with a password check count
- * as authenticated here. The cookie is HttpOnly, SameSite=Lax, Path=/ and Secure unless the
+ * as authenticated here, and for a user with a verified TOTP only sessions that also checked a
+ * TOTP code (a session from before the enrolment asks for both factors again). The cookie is HttpOnly, SameSite=Lax, Path=/ and Secure unless the
  * external URL is plain http (TESSERA_EXTERNAL_SECURE=false, e.g. http://localhost).
  */
-import { AppError, orgKind, sessionAmr, sessionAuthTime, userKind, type ActorSystem, type AggregateRecord, type BrowserSessionSummary, type User } from '../../actors/index.js';
+import {
+  AppError,
+  orgKind,
+  recordOtpCheck,
+  sessionAmr,
+  sessionAuthTime,
+  userKind,
+  type ActorSystem,
+  type AggregateRecord,
+  type BrowserSessionSummary,
+  type Session,
+  type User,
+} from '../../actors/index.js';
+import { matchTotp, TOTP_CODE } from '../crypto/totp.js';
 import { createLoginSession, findSessionByToken, terminateSession, type SessionFactorInput } from '../query/sessions.js';
-import { loginNamesOf } from '../query/user-auth.js';
+import { loginNamesOf, verifyUserPassword, type PasswordCheckOutcome } from '../query/user-auth.js';
 import type { HttpRequest } from '../http/types.js';
 import type { MessageKey } from './i18n/index.js';
 
@@ -55,7 +69,7 @@ export async function readBrowserSessions(actors: ActorSystem, instanceId: strin
     // Reusable: a password or external IDP login (sessionAuthTime 0 means neither).
     if (record === undefined || sessionAuthTime(record.state) === 0 || held.some((h) => h.session.userId === record.state.userId)) continue;
     const user = await actors.readRecord(instanceId, userKind, record.state.userId);
-    if (user === undefined) continue;
+    if (user === undefined || lacksSecondFactor(user.state, record.state)) continue;
     const session: BrowserSession = {
       sessionId: record.id,
       userId: record.state.userId,
@@ -66,6 +80,16 @@ export async function readBrowserSessions(actors: ActorSystem, instanceId: strin
     held.push({ token, session });
   }
   return held;
+}
+
+/** A user with a verified TOTP whose session never checked a code (e.g. created before the enrolment). */
+function lacksSecondFactor(user: User, session: Session): boolean {
+  return user.type === 'human' && user.state === 'active' && user.totp?.verified === true && (session.totpCheckedAt ?? 0) === 0;
+}
+
+/** True when the login UI asks this user for a TOTP code after the password. */
+export function requiresTotp(user: User | undefined): boolean {
+  return user?.type === 'human' && user.totp?.verified === true;
 }
 
 /** `verified`: the password was checked against the user's hash (it took a hash's time). */
@@ -147,5 +171,76 @@ export async function terminateBrowserSessions(actors: ActorSystem, instanceId: 
     } catch (error) {
       if (!(error instanceof AppError) || error.code !== 'session.not_found') throw error;
     }
+  }
+}
+
+/** The first step of a two-factor login: the password is verified and recorded (lockout), no session yet. */
+export type PasswordStep = { readonly ok: true; readonly checkedAt: number } | { readonly ok: false; readonly error: MessageKey; readonly verified?: boolean };
+
+const PASSWORD_REFUSALS: Readonly<Partial<Record<PasswordCheckOutcome, MessageKey>>> = {
+  locked: 'userLocked',
+  inactive: 'userInactive',
+  not_found: 'userNotFound',
+  not_human: 'userNotFound',
+  no_password: 'noPassword',
+  unsupported_hash: 'passwordInvalid',
+};
+
+export async function checkPasswordStep(actors: ActorSystem, instanceId: string, userId: string, password: string, req: HttpRequest): Promise<PasswordStep> {
+  const result = await verifyUserPassword(actors, instanceId, userId, password, { creator: userId });
+  const step: PasswordStep =
+    result.outcome === 'valid'
+      ? { ok: true, checkedAt: actors.options.clock.now() }
+      : result.outcome === 'invalid'
+        ? { ok: false, error: result.lockedNow ? 'userLocked' : 'passwordInvalid', verified: true }
+        : { ok: false, error: PASSWORD_REFUSALS[result.outcome] ?? 'passwordInvalid' };
+  if (req.notes !== undefined) req.notes.login = `password:${step.ok ? 'otp_required' : step.error}`;
+  return step;
+}
+
+/**
+ * The second step: the TOTP code of a user whose password was verified at `passwordCheckedAt`.
+ * The check is recorded on the user (replay of an accepted step refused; failures count towards
+ * `maxOtpAttempts`); on success a session with both checks is created. A malformed code is
+ * refused without counting. A password changed since the first step starts the login again.
+ */
+export async function logInWithTotp(
+  actors: ActorSystem,
+  instanceId: string,
+  userId: string,
+  code: string,
+  passwordCheckedAt: number,
+  req: HttpRequest,
+): Promise<PasswordLogin> {
+  const login = await checkTotp(actors, instanceId, userId, code, passwordCheckedAt, req);
+  if (req.notes !== undefined) req.notes.login = `otp:${login.ok ? 'success' : login.error}`;
+  return login;
+}
+
+async function checkTotp(actors: ActorSystem, instanceId: string, userId: string, code: string, passwordCheckedAt: number, req: HttpRequest): Promise<PasswordLogin> {
+  const user = await actors.readRecord(instanceId, userKind, userId);
+  if (user === undefined || user.state.type !== 'human') return { ok: false, error: 'userNotFound' };
+  const human = user.state;
+  if (human.state === 'locked') return { ok: false, error: 'userLocked' };
+  if (human.state === 'inactive') return { ok: false, error: 'userInactive' };
+  if (human.passwordChangedAt > passwordCheckedAt || human.totp?.verified !== true) return { ok: false, error: 'loginFailed' };
+  if (!TOTP_CODE.test(code)) return { ok: false, error: 'otpInvalid' };
+  const step = matchTotp(actors.options.sealer.open(human.totp.sealedSecret), code, actors.options.clock.now());
+  const recorded = await actors.ask(
+    { kind: 'org', instanceId, orgId: human.orgId },
+    recordOtpCheck,
+    { orgId: human.orgId, userId, sealedSecret: human.totp.sealedSecret, ...(step === undefined ? {} : { step }) },
+    { creator: userId },
+  );
+  if (recorded.outcome === 'locked' || recorded.lockedNow) return { ok: false, error: 'userLocked' };
+  if (recorded.outcome !== 'valid') return { ok: false, error: 'otpInvalid' };
+  const after = await actors.readRecord(instanceId, userKind, userId);
+  if (after === undefined || after.state.type !== 'human') return { ok: false, error: 'userNotFound' };
+  try {
+    return { ok: true, held: await createHeldSession(actors, instanceId, after, { verifiedPasswordHash: after.state.passwordHash, totpChecked: true }, req) };
+  } catch (error) {
+    const refusal = error instanceof AppError ? REFUSALS[error.code] : undefined;
+    if (refusal === undefined) throw error;
+    return { ok: false, error: refusal };
   }
 }

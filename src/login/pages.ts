@@ -102,6 +102,17 @@ export function renderPasswordPage(ctx: FormContext, options: { loginName: strin
   return page(ctx, ctx.tr.t('title'), body, options.error === undefined ? 200 : 400);
 }
 
+/** The second factor: a TOTP code after the password (a numeric one-time-code field, no script). */
+export function renderOtpPage(ctx: FormContext, options: { loginName: string; error?: MessageKey }): HttpReply {
+  const fields =
+    `<label for="code">${escapeHtml(ctx.tr.t('otpLabel'))}</label>` +
+    `<input id="code" name="code" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" autocomplete="one-time-code" required autofocus>`;
+  const body =
+    `<p>${escapeHtml(displayLoginName(ctx.tr, options.loginName))}</p><p>${escapeHtml(ctx.tr.t('otpIntro'))}</p>` +
+    `${errorLine(ctx, options.error)}${form(ctx, 'otp', fields, ctx.tr.t('otpSubmit'))}${form(ctx, 'other', '', ctx.tr.t('otherAccount'))}`;
+  return page(ctx, ctx.tr.t('title'), body, options.error === undefined ? 200 : 400);
+}
+
 export function renderSelectAccountPage(ctx: FormContext, accounts: readonly AccountChoice[]): HttpReply {
   const choices = accounts
     .map((a) => form(ctx, 'select', `<input type="hidden" name="sessionId" value="${escapeHtml(a.sessionId)}">`, displayLoginName(ctx.tr, a.loginName)))

@@ -5,7 +5,7 @@ import { readBrowserSessions } from './browser-sessions.js';
 import type { LoginContext } from './login-context.js';
 import { renderIdpButtons } from './external/pages.js';
 import { loginIdpsOf } from './external/login-idps.js';
-import { renderErrorPage, renderLoginNamePage, renderPasswordPage, renderRegisterPage, renderSelectAccountPage, type RegistrationValues } from './pages.js';
+import { renderErrorPage, renderLoginNamePage, renderOtpPage, renderPasswordPage, renderRegisterPage, renderSelectAccountPage, type RegistrationValues } from './pages.js';
 
 /** `values`: what the registration form keeps when it is shown again with an error. */
 export async function renderStep(ctx: LoginContext, error?: MessageKey, values?: RegistrationValues): Promise<HttpReply> {
@@ -19,6 +19,8 @@ export async function renderStep(ctx: LoginContext, error?: MessageKey, values?:
     }
     case 'awaitingPassword':
       return renderPasswordPage(ctx.form, { loginName: machine.context.loginName ?? '', ...withError });
+    case 'awaitingOtp':
+      return renderOtpPage(ctx.form, { loginName: machine.context.loginName ?? '', ...withError });
     case 'selectingAccount': {
       const reusable = new Set(machine.context.sessions.map((s) => s.sessionId));
       const held = await readBrowserSessions(ctx.deps.actors, ctx.instanceId, ctx.req.headers.cookie);

@@ -1,6 +1,6 @@
 /**
  * The login UI endpoint: GET renders the current step of an auth request, POST submits one
- * (login name, password, account choice, registration). Every POST carries the request's CSRF
+ * (login name, password, TOTP code, account choice, registration). Every POST carries the request's CSRF
  * token; an unknown or expired auth request gets an error page.
  *
  * Every step (GET and POST here, the external login's start and callback) first checks that
@@ -23,7 +23,7 @@ import { createLoginContext, isCsrfValid, type LoginContext } from './login-cont
 import { renderErrorPage } from './pages.js';
 import { renderStep } from './render-step.js';
 import { requestRegistration, submitRegistration } from './register.js';
-import { selectAccount, submitLoginName, submitPassword, useOtherAccount } from './steps.js';
+import { selectAccount, submitLoginName, submitOtp, submitPassword, useOtherAccount } from './steps.js';
 import { confirmProposedLink, createExternalAccount, linkOtherAccount } from './external/resolve.js';
 import { externalLoginRoutes, isRefusal, type ContextLoader } from './external/routes.js';
 
@@ -89,7 +89,9 @@ async function submitLogin(req: HttpRequest, load: ContextLoader): Promise<HttpR
     case 'loginname':
       return submitLoginName(ctx, form);
     case 'password':
-      return submitLimitedPassword(ctx, form);
+      return submitLimited(ctx, form, submitPassword);
+    case 'otp':
+      return submitLimited(ctx, form, submitOtp);
     case 'select':
       return selectAccount(ctx, form);
     case 'other':
@@ -110,10 +112,10 @@ async function submitLogin(req: HttpRequest, load: ContextLoader): Promise<HttpR
 }
 
 /**
- * A password check counts against the client's IP address and against the account it is for
- * (TESSERA_RATE_LIMIT_PASSWORD_IP / _LOGIN_NAME); past either the page says to wait (429).
+ * A password or TOTP check counts against the client's IP address and against the account it is
+ * for (TESSERA_RATE_LIMIT_PASSWORD_IP / _LOGIN_NAME); past either the page says to wait (429).
  */
-async function submitLimitedPassword(ctx: LoginContext, form: FormParams): Promise<HttpReply> {
+async function submitLimited(ctx: LoginContext, form: FormParams, submit: (ctx: LoginContext, form: FormParams) => Promise<HttpReply>): Promise<HttpReply> {
   const limits = ctx.deps.limits;
   try {
     await limits.consume(ctx.instanceId, 'passwordIp', ctx.req.remoteAddress);
@@ -123,7 +125,7 @@ async function submitLimitedPassword(ctx: LoginContext, form: FormParams): Promi
     const page = await renderStep(ctx, 'tooManyRequests');
     return { ...page, status: 429, headers: { ...page.headers, 'retry-after': String(error.retryAfterSeconds ?? 60) } };
   }
-  return submitPassword(ctx, form);
+  return submit(ctx, form);
 }
 
 /**

@@ -40,6 +40,13 @@ export interface SessionFactorInput {
   readonly pat?: string;
   /** Human users: the login UI completed an external login through this IDP (linked to the user). */
   readonly idpId?: string;
+  /**
+   * Human users, login UI: the password was already verified (and recorded) against this hash
+   * in an earlier step of the same login; the session refuses it if the hash changed since.
+   */
+  readonly verifiedPasswordHash?: string;
+  /** Human users, login UI: the TOTP code was accepted and recorded on the user. */
+  readonly totpChecked?: boolean;
 }
 
 export interface SessionWriteOptions {
@@ -85,7 +92,7 @@ export async function createLoginSession(
 ): Promise<CreatedLoginSession> {
   const user = 'state' in userRef ? userRef : await resolveSessionUser(actors, instanceId, userRef);
   const creator = options.creator ?? user.id;
-  const passwordHash = factors.password === undefined ? undefined : await verifiedPasswordHash(actors, instanceId, user, factors.password, creator);
+  const passwordHash = factors.password === undefined ? factors.verifiedPasswordHash : await verifiedPasswordHash(actors, instanceId, user, factors.password, creator);
   const sessionId = actors.options.ids.next();
   const sessionToken = randomSecret();
   const written = await actors.ask(
@@ -102,6 +109,7 @@ export async function createLoginSession(
       ...(passwordHash === undefined ? {} : { passwordHash }),
       ...(factors.pat === undefined ? {} : { patDigest: tokenDigest(factors.pat) }),
       ...(factors.idpId === undefined ? {} : { idpId: factors.idpId }),
+      ...(factors.totpChecked === true ? { totpChecked: true } : {}),
     },
     { creator },
   );

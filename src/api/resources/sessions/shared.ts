@@ -61,6 +61,7 @@ export async function toFactors(call: CallContext, session: Session): Promise<Fa
     },
     ...(session.passwordCheckedAt > 0 ? { password: { verifiedAt: toTimestamp(session.passwordCheckedAt) } } : {}),
     ...(session.patCheckedAt > 0 ? { token: { verifiedAt: toTimestamp(session.patCheckedAt) } } : {}),
+    ...((session.totpCheckedAt ?? 0) > 0 ? { totp: { verifiedAt: toTimestamp(session.totpCheckedAt!) } } : {}),
   });
 }
 
