@@ -157,6 +157,7 @@ export { setUserPassword, type SetUserPassword } from './organization/commands/s
 export { recordPasswordCheck, type RecordPasswordCheck, type PasswordCheckRecorded } from './organization/commands/record-password-check.js';
 export {
   startTotp,
+  importTotp,
   verifyTotp,
   removeTotp,
   recordOtpCheck,

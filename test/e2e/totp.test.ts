@@ -338,6 +338,41 @@ describe.each(stores)('TOTP ($name)', ({ env, verdict }) => {
       expect((await call('PATCH', '/settings/v3alpha/users', { maxOtpAttempts: 10 })).status).toBe(200);
     });
 
+    itIfMet(verdict, 'export carries the secret only with with_otp; import makes it a verified TOTP that logs in with a code', async () => {
+      const { id, secret } = await enrolledUser('totp-export');
+      const exportAll = async (withOtp: boolean) => {
+        const response = await call('POST', '/admin/v1/export', { org_ids: [], with_passwords: true, with_otp: withOtp, response_output: true, timeout: '1m' });
+        expect(response.status).toBe(200);
+        const humans = (response.body.orgs as { humanUsers?: { userId: string; user: Record<string, any> }[] }[]).flatMap((o) => o.humanUsers ?? []);
+        return humans.find((h) => h.userId === id)!.user;
+      };
+      expect((await exportAll(false)).otpCode, 'without with_otp').toBeUndefined();
+      const exported = await exportAll(true);
+      expect(exported.otpCode).toBe(secret);
+
+      const human = (userId: string, userName: string, otpCode: string) => ({
+        userId,
+        user: { userName, profile: { firstName: 'O', lastName: 'T' }, email: { email: `${userName}@example.com` }, hashedPassword: exported.hashedPassword, otpCode },
+      });
+      const doc = { orgs: [{ orgId: 'otp-import-org', org: { name: 'OTP Import Org' }, humanUsers: [human('otp-imported', 'otp-imported', secret), human('otp-bad', 'otp-bad', 'not-base32!')] }] };
+      const imported = await call('POST', '/admin/v1/import', { timeout: '5m', data_orgsv1: doc });
+      expect(imported.status).toBe(200);
+      expect(imported.body.errors).toEqual([expect.objectContaining({ type: 'human_user_otp', id: 'otp-bad', code: 'import.value_invalid' })]);
+      expect(JSON.stringify(imported.body.errors)).toContain('user.otpCode');
+
+      // The imported user: password, then a code of the same secret (a fresh step), amr pwd+otp+mfa.
+      const loginName: string = (await call('GET', `${BASE}/otp-imported`)).body.user.preferredLoginName;
+      advance(30_000);
+      const step = await passwordStep(loginName);
+      expect(step.page.text).toContain('name="code"');
+      const done = await submitCode(step, codeAt(secret));
+      expect(done.status).toBe(303);
+      expect((await idTokenClaims(step.request, done.location ?? '')).amr).toEqual(['pwd', 'otp', 'mfa']);
+      // Control: the user whose otpCode was refused was imported without a TOTP.
+      const bad = await passwordStep((await call('GET', `${BASE}/otp-bad`)).body.user.preferredLoginName);
+      expect(bad.page.status).toBe(303);
+    });
+
     itIfMet(verdict, 'a removed TOTP is no longer asked for', async () => {
       const { id } = await enrolledUser('totp-removed');
       expect((await call('DELETE', `${BASE}/${id}/totp`)).status).toBe(200);

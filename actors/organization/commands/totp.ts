@@ -30,6 +30,23 @@ export const startTotp: CommandHandler<StartTotp, ResourceDetails> = {
   },
 };
 
+/**
+ * Import (admin import `otpCode`): a secret that was verified elsewhere becomes the user's
+ * verified TOTP at once (recorded as added + verified, no accepted step yet).
+ */
+export const importTotp: CommandHandler<StartTotp, ResourceDetails> = {
+  load: loadUser,
+  decide(loaded, c, ctx) {
+    const record = requireHuman(requireUser(loaded, c));
+    if (record.state.totp?.verified === true) throw alreadyExists('user.totp.exists', 'the user already has a verified TOTP');
+    const emit = createUserEvents(c.userId, record.meta.owner, ctx);
+    return {
+      events: [emit('user.human.mfa.otp.added', { sealedSecret: ctx.sealer.seal(c.secret) }), emit('user.human.mfa.otp.verified', { step: 0 })],
+      reply: userReply(c.userId, record),
+    };
+  },
+};
+
 export interface VerifyTotp extends UserCommand {
   /** The sealed secret the edge checked the code against. */
   readonly sealedSecret: string;

@@ -187,6 +187,7 @@ const documentSchema = z.object(
                 phone: z.object({ phone: str, isPhoneVerified: bool }).optional(),
                 hashedPassword: z.object({ value: str }).optional(),
                 passwordChangeRequired: bool,
+                otpCode: z.string().optional(),
               },
               'required',
             ),

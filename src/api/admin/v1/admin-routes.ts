@@ -96,7 +96,7 @@ async function exportOrgs(deps: AdminRouteDeps, req: HttpRequest): Promise<HttpR
     if (deps.clock.now() > deadline) throw new AppError('deadline_exceeded', 'export.deadline_exceeded', 'the export did not complete within the timeout');
   };
   const counts: Record<string, number> = {};
-  const chunks = exportDocument(deps.actors, { instanceId: instance.id, orgIds, withPasswords: request.withPasswords, checkpoint, counts });
+  const chunks = exportDocument(deps.actors, { instanceId: instance.id, orgIds, withPasswords: request.withPasswords, withOtp: request.withOtp, checkpoint, counts });
   const { path: file, bytes } = await spool(join(deps.dataDir, 'tmp'), chunks);
   if (request.bucket !== undefined) {
     try {

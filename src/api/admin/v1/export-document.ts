@@ -4,8 +4,8 @@
  * index of row ids per exported organization (ids only in memory); rows are then read by id
  * while writing, so the cost is linear in the rows, however many organizations there are.
  * Excluded by design (seed): instance policies and members, instance IDPs, machine keys, PATs,
- * application keys, passwordless authenticators, machine secrets. Tessera has no OTP factors:
- * `otpCode` never appears.
+ * application keys, passwordless authenticators, machine secrets. `otpCode` (a user's verified
+ * TOTP secret, opened from its sealed form) only with `withOtp`.
  */
 import {
   applicationKind,
@@ -59,6 +59,8 @@ export interface ExportOptions {
   /** The organizations to export, in document order. */
   readonly orgIds: readonly string[];
   readonly withPasswords: boolean;
+  /** Adds `otpCode`, the base32 TOTP secret of each human with a verified TOTP. */
+  readonly withOtp?: boolean;
   /** Called between rows: throws when the deadline passed or the client went away. */
   readonly checkpoint: () => void;
   /** When given, tallies what was written: `orgs` and every list key (`humanUsers`, …). */
@@ -118,7 +120,7 @@ function orgLists(
   return [
     ['domains', domainsOf(org)],
     ['forgeIdps', mapRows(rows(idpKind), (i) => forgeIdpOf(actors, i))],
-    ['humanUsers', mapRows(rows(userKind), (u) => (u.state.type === 'human' ? humanOf(u.id, u.state, options.withPasswords) : undefined))],
+    ['humanUsers', mapRows(rows(userKind), (u) => (u.state.type === 'human' ? humanOf(u.id, u.state, options.withPasswords, options.withOtp === true ? (sealed) => actors.options.sealer.open(sealed) : undefined) : undefined))],
     ['machineUsers', mapRows(rows(userKind), (u) => (u.state.type === 'machine' ? machineOf(u.id, u.state) : undefined))],
     ['userMetadata', flatRows(rows(userKind), (u) => u.state.metadata.map((m) => ({ id: u.id, key: m.key, value: m.value })))],
     ['userLinks', userLinksOf(actors, options.instanceId, rows(userKind))],
@@ -216,7 +218,7 @@ async function* domainsOf(org: AggregateRecord<Org>): AsyncGenerator<DataDomain>
   }
 }
 
-function humanOf(userId: string, u: HumanUser, withPasswords: boolean): DataHumanUser {
+function humanOf(userId: string, u: HumanUser, withPasswords: boolean, openOtp: ((sealed: string) => string) | undefined): DataHumanUser {
   const p = u.profile;
   return {
     userId,
@@ -228,6 +230,7 @@ function humanOf(userId: string, u: HumanUser, withPasswords: boolean): DataHuma
       ...(u.phone.number === '' ? {} : { phone: { phone: u.phone.number, isPhoneVerified: u.phone.verified } }),
       ...(withPasswords && u.passwordHash !== '' ? { hashedPassword: { value: u.passwordHash } } : {}),
       passwordChangeRequired: u.passwordChangeRequired,
+      ...(openOtp !== undefined && u.totp?.verified === true ? { otpCode: openOtp(u.totp.sealedSecret) } : {}),
     },
   };
 }

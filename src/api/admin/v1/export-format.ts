@@ -96,6 +96,8 @@ export interface DataHumanUser {
     phone?: { phone: string; isPhoneVerified: boolean };
     hashedPassword?: { value: string };
     passwordChangeRequired: boolean;
+    /** with_otp: the verified TOTP secret in base32 (imported as a verified TOTP factor). */
+    otpCode?: string;
   };
 }
 

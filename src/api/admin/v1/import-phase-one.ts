@@ -7,6 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
+  importTotp,
   addHumanUser,
   addUserIdpLink,
   addMachineUser,
@@ -48,7 +49,7 @@ import { randomSecret } from '../../../crypto/random.js';
 import { clientSecretDigest } from '../../../query/app-clients.js';
 import type { ImportRun, OrgSuccess } from './import-run.js';
 import { importOrgSettings } from './import-org-settings.js';
-import { checkItem, domainItem, enumOf, humanItem, machineItem, metadataItem, namedItem, roleItem } from './import-validation.js';
+import { checkItem, domainItem, enumOf, humanItem, machineItem, metadataItem, namedItem, otpItem, roleItem } from './import-validation.js';
 
 /** Imports the org and its own objects; false when the org could neither be created nor found. */
 export async function importOrgObjects(run: ImportRun, data: DataOrg, success: OrgSuccess): Promise<boolean> {
@@ -117,6 +118,18 @@ export async function importOrgObjects(run: ImportRun, data: DataOrg, success: O
       });
     });
     if (outcome === 'created') success.humanUserIds.push(h.userId);
+    const otpCode = u.otpCode;
+    if (otpCode !== undefined && otpCode !== '' && outcome !== 'failed') {
+      const hasTotp = async () => {
+        const user = (await actors.readRecord(instanceId, userKind, h.userId))?.state;
+        return user?.type === 'human' && user.totp?.verified === true;
+      };
+      await run.item('human_user_otp', h.userId, hasTotp, async () => {
+        checkItem(otpItem, { otpCode }, 'user');
+        if (!(await ownUser(h.userId))) throw invalidArgument('import.user_not_in_org', 'the OTP names a user of another organization');
+        await ask(importTotp, { orgId, userId: h.userId, secret: otpCode.replace(/=+$/, '') });
+      });
+    }
   }
 
   for (const m of data.machineUsers ?? []) {

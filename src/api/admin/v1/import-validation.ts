@@ -26,6 +26,9 @@ export const humanItem = z.object({
     .optional(),
 });
 
+/** `otpCode`: a TOTP secret in base32 (RFC 4648, A-Z and 2-7; 16..128 characters, i.e. 80+ bits). */
+export const otpItem = z.object({ otpCode: z.string().regex(/^[A-Z2-7]{16,128}=*$/, 'must be a base32 secret (A-Z, 2-7; 16 to 128 characters)') });
+
 export const machineItem = z.object({ userName: username, name: requiredName, description });
 
 export const metadataItem = z.object({
