@@ -58,6 +58,12 @@ export type UserEvent =
   | { type: 'user.human.mfa.otp.removed'; payload: Record<string, never> }
   | { type: 'user.human.mfa.otp.check.succeeded'; payload: { step: number } }
   | { type: 'user.human.mfa.otp.check.failed'; payload: Record<string, never> }
+  /**
+   * Recovery codes for a user with a verified TOTP: a new set (SHA-256 digests only; replaces the
+   * previous set), and one code used at login instead of a TOTP code (it is gone afterwards).
+   */
+  | { type: 'user.human.mfa.recovery.codes.generated'; payload: { digests: readonly string[] } }
+  | { type: 'user.human.mfa.recovery.code.used'; payload: { digest: string } }
   | { type: 'user.machine.added'; payload: MachineAddedPayload }
   | { type: 'user.machine.changed'; payload: { name?: string; description?: string; accessTokenType?: AccessTokenType } }
   | { type: 'user.machine.key.added'; payload: { id: string; publicKey: string; expiresAt: number } }

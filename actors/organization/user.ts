@@ -70,6 +70,8 @@ export interface HumanUser extends UserCommon {
   readonly totp?: HumanTotp;
   /** Failed OTP checks since the last success, unlock or re-enrolment; absent = 0. */
   readonly failedOtpAttempts?: number;
+  /** SHA-256 digests (base64url) of the unused recovery codes; absent = none. Removed with the TOTP. */
+  readonly recoveryCodes?: readonly string[];
 }
 
 export interface HumanTotp {
@@ -199,9 +201,13 @@ function evolveHuman(state: HumanUser, e: UserEvent, at: number): HumanUser {
     case 'user.human.mfa.otp.verified':
       return state.totp === undefined ? state : { ...state, totp: { ...state.totp, verified: true, lastStep: e.payload.step } };
     case 'user.human.mfa.otp.removed': {
-      const { totp: _removed, ...rest } = state;
+      const { totp: _removed, recoveryCodes: _codes, ...rest } = state;
       return { ...rest, failedOtpAttempts: 0 };
     }
+    case 'user.human.mfa.recovery.codes.generated':
+      return { ...state, recoveryCodes: [...e.payload.digests] };
+    case 'user.human.mfa.recovery.code.used':
+      return { ...state, recoveryCodes: (state.recoveryCodes ?? []).filter((d) => d !== e.payload.digest), failedOtpAttempts: 0 };
     case 'user.human.mfa.otp.check.succeeded':
       return state.totp === undefined ? state : { ...state, totp: { ...state.totp, lastStep: e.payload.step }, failedOtpAttempts: 0 };
     case 'user.human.mfa.otp.check.failed':

@@ -4,6 +4,7 @@
  * and one step either side (clock drift, RFC 6238 §5.2); the caller learns which step matched
  * so the user's last accepted step can refuse a replay.
  */
+import { randomBytes } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
 
 export const TOTP_PERIOD_S = 30;
@@ -36,4 +37,19 @@ export function matchTotp(secret: string, code: string, now: number): number | u
   const totp = totpOf(secret);
   const delta = totp.validate({ token: code, timestamp: now, window: WINDOW });
   return delta === null ? undefined : totp.counter({ timestamp: now }) + delta;
+}
+
+/** Recovery codes: 16 base32 characters (80 bits) shown as four groups, e.g. `k7qd-2mxa-p4rt-9bzn`. */
+const RECOVERY_ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567';
+export const RECOVERY_CODE = /^[a-z2-7]{16}$/;
+
+export function generateRecoveryCode(): string {
+  const chars = [...randomBytes(16)].map((b) => RECOVERY_ALPHABET[b & 31]!); // 32 symbols: no modulo bias
+  return [0, 4, 8, 12].map((i) => chars.slice(i, i + 4).join('')).join('-');
+}
+
+/** A typed recovery code in its canonical form (case, dashes and spaces ignored), or undefined if it cannot be one. */
+export function normalizeRecoveryCode(input: string): string | undefined {
+  const code = input.replace(/[\s-]/g, '').toLowerCase();
+  return RECOVERY_CODE.test(code) ? code : undefined;
 }

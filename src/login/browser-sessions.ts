@@ -18,7 +18,8 @@ import {
   type Session,
   type User,
 } from '../../actors/index.js';
-import { matchTotp, TOTP_CODE } from '../crypto/totp.js';
+import { matchTotp, normalizeRecoveryCode, TOTP_CODE } from '../crypto/totp.js';
+import { tokenDigest } from '../crypto/token-digest.js';
 import { createLoginSession, findSessionByToken, terminateSession, type SessionFactorInput } from '../query/sessions.js';
 import { loginNamesOf, verifyUserPassword, type PasswordCheckOutcome } from '../query/user-auth.js';
 import type { HttpRequest } from '../http/types.js';
@@ -201,8 +202,8 @@ export async function checkPasswordStep(actors: ActorSystem, instanceId: string,
 /**
  * The second step: the TOTP code of a user whose password was verified at `passwordCheckedAt`.
  * The check is recorded on the user (replay of an accepted step refused; failures count towards
- * `maxOtpAttempts`); on success a session with both checks is created. A malformed code is
- * refused without counting. A password changed since the first step starts the login again.
+ * `maxOtpAttempts`); on success a session with both checks is created. A recovery code (any
+ * input that is not six digits) is used up instead. A malformed code is refused without counting. A password changed since the first step starts the login again.
  */
 export async function logInWithTotp(
   actors: ActorSystem,
@@ -224,12 +225,19 @@ async function checkTotp(actors: ActorSystem, instanceId: string, userId: string
   if (human.state === 'locked') return { ok: false, error: 'userLocked' };
   if (human.state === 'inactive') return { ok: false, error: 'userInactive' };
   if (human.passwordChangedAt > passwordCheckedAt || human.totp?.verified !== true) return { ok: false, error: 'loginFailed' };
-  if (!TOTP_CODE.test(code)) return { ok: false, error: 'otpInvalid' };
-  const step = matchTotp(actors.options.sealer.open(human.totp.sealedSecret), code, actors.options.clock.now());
+  const recovery = TOTP_CODE.test(code) ? undefined : normalizeRecoveryCode(code);
+  if (!TOTP_CODE.test(code) && recovery === undefined) return { ok: false, error: 'otpInvalid' };
+  const step = recovery === undefined ? matchTotp(actors.options.sealer.open(human.totp.sealedSecret), code, actors.options.clock.now()) : undefined;
   const recorded = await actors.ask(
     { kind: 'org', instanceId, orgId: human.orgId },
     recordOtpCheck,
-    { orgId: human.orgId, userId, sealedSecret: human.totp.sealedSecret, ...(step === undefined ? {} : { step }) },
+    {
+      orgId: human.orgId,
+      userId,
+      sealedSecret: human.totp.sealedSecret,
+      ...(step === undefined ? {} : { step }),
+      ...(recovery === undefined ? {} : { recoveryDigest: tokenDigest(recovery) }),
+    },
     { creator: userId },
   );
   if (recorded.outcome === 'locked' || recorded.lockedNow) return { ok: false, error: 'userLocked' };

@@ -106,7 +106,7 @@ export function renderPasswordPage(ctx: FormContext, options: { loginName: strin
 export function renderOtpPage(ctx: FormContext, options: { loginName: string; error?: MessageKey }): HttpReply {
   const fields =
     `<label for="code">${escapeHtml(ctx.tr.t('otpLabel'))}</label>` +
-    `<input id="code" name="code" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" autocomplete="one-time-code" required autofocus>`;
+    `<input id="code" name="code" autocomplete="one-time-code" maxlength="32" required autofocus>`;
   const body =
     `<p>${escapeHtml(displayLoginName(ctx.tr, options.loginName))}</p><p>${escapeHtml(ctx.tr.t('otpIntro'))}</p>` +
     `${errorLine(ctx, options.error)}${form(ctx, 'otp', fields, ctx.tr.t('otpSubmit'))}${form(ctx, 'other', '', ctx.tr.t('otherAccount'))}`;

@@ -373,6 +373,38 @@ describe.each(stores)('TOTP ($name)', ({ env, verdict }) => {
       expect(bad.page.status).toBe(303);
     });
 
+    itIfMet(verdict, 'a recovery code logs in once in place of a TOTP code; another one of the set still works', async () => {
+      const plain = await createHuman(node, 'totp-recovery-none');
+      const refused = await call('POST', `${BASE}/${plain}/recovery_codes`);
+      expect({ status: refused.status, id: refused.body.details?.[0]?.id }).toEqual({ status: 400, id: 'user.totp.not_verified' });
+      const { id } = await enrolledUser('totp-recovery');
+      const generated = await call('POST', `${BASE}/${id}/recovery_codes`);
+      expect(generated.status).toBe(200);
+      const codes: string[] = generated.body.codes;
+      expect(codes).toHaveLength(10);
+      expect(new Set(codes).size).toBe(10);
+      for (const code of codes) expect(code).toMatch(/^[a-z2-7]{4}(-[a-z2-7]{4}){3}$/);
+
+      const first = await passwordStep('totp-recovery');
+      const done = await submitCode(first, codes[0]!.toUpperCase());
+      expect(done.status, 'case and dashes do not matter').toBe(303);
+      expect((await idTokenClaims(first.request, done.location ?? '')).amr).toEqual(['pwd', 'otp', 'mfa']);
+
+      const second = await passwordStep('totp-recovery');
+      const reused = await submitCode(second, codes[0]!);
+      expect({ status: reused.status, alert: alertOf(reused) }).toEqual({ status: 400, alert: expect.stringContaining('The code is wrong') });
+      expect((await submitCode(second, codes[1]!.replaceAll('-', ''))).status, 'another code of the set').toBe(303);
+
+      // A new set replaces the old one; removing the TOTP removes the codes.
+      const renewed: string[] = (await call('POST', `${BASE}/${id}/recovery_codes`)).body.codes;
+      const third = await passwordStep('totp-recovery');
+      expect((await submitCode(third, codes[2]!)).status, 'a code of the replaced set').toBe(400);
+      expect((await submitCode(third, renewed[0]!)).status).toBe(303);
+      expect((await call('DELETE', `${BASE}/${id}/totp`)).status).toBe(200);
+      const after = await call('POST', `${BASE}/${id}/recovery_codes`);
+      expect(after.status).toBe(400);
+    });
+
     itIfMet(verdict, 'a removed TOTP is no longer asked for', async () => {
       const { id } = await enrolledUser('totp-removed');
       expect((await call('DELETE', `${BASE}/${id}/totp`)).status).toBe(200);

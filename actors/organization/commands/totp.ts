@@ -4,7 +4,8 @@
  * node's master key before it is recorded, and every decision that needs the user's current
  * state is taken: which secret a code was checked against (a check against a replaced secret
  * records nothing), replay (a code of a time step at or before the last accepted one is
- * refused), and lockout after `maxOtpAttempts` failed checks (0: never).
+ * refused), and lockout after `maxOtpAttempts` failed checks (0: never). Recovery codes stand
+ * in for a TOTP code once each; only their SHA-256 digests are recorded.
  */
 import { ref, type CommandHandler } from '../../kernel/command.js';
 import { alreadyExists, failedPrecondition, notFound } from '../../kernel/errors.js';
@@ -83,7 +84,28 @@ export interface RecordOtpCheck extends UserCommand {
   readonly sealedSecret: string;
   /** The time step of the matching code; absent when the code matched no step of the window. */
   readonly step?: number;
+  /** Instead of a TOTP code: the SHA-256 digest (base64url) of a presented recovery code. */
+  readonly recoveryDigest?: string;
 }
+
+/** Recovery codes per set. */
+export const RECOVERY_CODE_COUNT = 10;
+
+export interface GenerateRecoveryCodes extends UserCommand {
+  /** SHA-256 digests (base64url) of the new codes, generated at the edge and handed out once. */
+  readonly digests: readonly string[];
+}
+
+/** A new set of recovery codes (replacing the previous one); the user must have a verified TOTP (400 `user.totp.not_verified`). */
+export const generateRecoveryCodes: CommandHandler<GenerateRecoveryCodes, ResourceDetails> = {
+  load: loadUser,
+  decide(loaded, c, ctx) {
+    const record = requireHuman(requireUser(loaded, c));
+    if (record.state.totp?.verified !== true) throw failedPrecondition('user.totp.not_verified', 'recovery codes need a verified TOTP');
+    const emit = createUserEvents(c.userId, record.meta.owner, ctx);
+    return { events: [emit('user.human.mfa.recovery.codes.generated', { digests: [...c.digests] })], reply: userReply(c.userId, record) };
+  },
+};
 
 export type OtpCheckOutcome = 'valid' | 'invalid' | 'replayed' | 'stale' | 'locked';
 
@@ -108,6 +130,9 @@ export const recordOtpCheck: CommandHandler<RecordOtpCheck, OtpCheckRecorded> = 
     if (user.state !== 'active') return { events: [], reply: reply('locked') };
     if (user.totp === undefined || !user.totp.verified || user.totp.sealedSecret !== c.sealedSecret) return { events: [], reply: reply('stale') };
     const emit = createUserEvents(c.userId, record.meta.owner, ctx);
+    if (c.recoveryDigest !== undefined && (user.recoveryCodes ?? []).includes(c.recoveryDigest)) {
+      return { events: [emit('user.human.mfa.recovery.code.used', { digest: c.recoveryDigest })], reply: reply('valid') };
+    }
     if (c.step !== undefined && c.step > user.totp.lastStep) {
       return { events: [emit('user.human.mfa.otp.check.succeeded', { step: c.step })], reply: reply('valid') };
     }
@@ -115,7 +140,7 @@ export const recordOtpCheck: CommandHandler<RecordOtpCheck, OtpCheckRecorded> = 
     const locks = max > 0 && (user.failedOtpAttempts ?? 0) + 1 >= max;
     const events: NewEvent[] = [emit('user.human.mfa.otp.check.failed')];
     if (locks) events.push(emit('user.locked'));
-    return { events, reply: reply(c.step === undefined ? 'invalid' : 'replayed', locks) };
+    return { events, reply: reply(c.step === undefined || c.recoveryDigest !== undefined ? 'invalid' : 'replayed', locks) };
   },
 };
 

@@ -10,7 +10,7 @@ export const de = {
   passwordIntro: 'Gib dein Passwort ein.',
   signIn: 'Anmelden',
   otpLabel: 'Code',
-  otpIntro: 'Gib den 6-stelligen Code aus deiner Authenticator-App ein.',
+  otpIntro: 'Gib den 6-stelligen Code aus deiner Authenticator-App oder einen deiner Wiederherstellungscodes ein.',
   otpSubmit: 'Bestätigen',
   otpInvalid: 'Der Code ist falsch oder wurde schon verwendet. Warte auf den nächsten Code und versuche es erneut.',
   selectAccountTitle: 'Konto auswählen',

@@ -8,7 +8,7 @@ export const en = {
   passwordIntro: 'Enter your password.',
   signIn: 'Sign in',
   otpLabel: 'Code',
-  otpIntro: 'Enter the 6-digit code from your authenticator app.',
+  otpIntro: 'Enter the 6-digit code from your authenticator app, or one of your recovery codes.',
   otpSubmit: 'Verify',
   otpInvalid: 'The code is wrong or was already used. Wait for the next code and try again.',
   selectAccountTitle: 'Select an account',

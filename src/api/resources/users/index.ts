@@ -16,7 +16,7 @@ import { patchUserRpc } from './patch-user.js';
 import { searchUsersRpc } from './search-users.js';
 import { setPasswordRpc } from './set-password.js';
 import { setUserMetadataRpc } from './set-user-metadata.js';
-import { addTotpRpc, removeTotpRpc, verifyTotpRpc } from './totp.js';
+import { addTotpRpc, generateRecoveryCodesRpc, removeTotpRpc, verifyTotpRpc } from './totp.js';
 import { verifyEmailRpc, verifyPhoneRpc } from './verify-contact.js';
 
 export const userRpcs = [
@@ -46,4 +46,5 @@ export const userRpcs = [
   addTotpRpc,
   verifyTotpRpc,
   removeTotpRpc,
+  generateRecoveryCodesRpc,
 ] as const;

@@ -7,7 +7,11 @@
  *   enrolment (400 naming `totp.code` for a malformed or wrong code; 404 `user.totp.not_found`
  *   without an enrolment; 400 `user.totp.already_verified`). From then on the login UI asks
  *   for a code after the password.
- * - RemoveTOTP: DELETE …/totp (404 `user.totp.not_found` when there is none).
+ * - RemoveTOTP: DELETE …/totp (404 `user.totp.not_found` when there is none); removes the
+ *   recovery codes too.
+ * - GenerateRecoveryCodes: POST …/recovery_codes → {details, codes}: ten single-use codes
+ *   (80 bits each; stored as SHA-256 digests; a new set replaces the old) that log in in place
+ *   of a TOTP code; 400 `user.totp.not_verified` without a verified TOTP.
  * `user.credential.write` in the user's organization, or the user themself.
  */
 import { z } from 'zod';
@@ -16,6 +20,8 @@ import {
   failedPrecondition,
   invalidArgument,
   notFound,
+  generateRecoveryCodes,
+  RECOVERY_CODE_COUNT,
   removeTotp,
   startTotp,
   type User,
@@ -23,7 +29,8 @@ import {
   verifyTotp,
 } from '../../../../actors/index.js';
 import { PlatformUsers } from '../../../gen/platform/resources/user/v3alpha/user_service_pb.js';
-import { generateTotpSecret, matchTotp, TOTP_CODE, totpUri } from '../../../crypto/totp.js';
+import { generateRecoveryCode, generateTotpSecret, matchTotp, normalizeRecoveryCode, TOTP_CODE, totpUri } from '../../../crypto/totp.js';
+import { tokenDigest } from '../../../crypto/token-digest.js';
 import type { CallContext } from '../../call-context.js';
 import { defineRpc } from '../../invoker.js';
 import { toDetails } from '../../shared/convert.js';
@@ -82,6 +89,19 @@ export const removeTotpRpc = defineRpc({
     const user = await requireHumanFor(call, id);
     const details = await call.services.actors.ask(userActor(call, user), removeTotp, { orgId: user.state.orgId, userId: id }, { creator: call.caller.userId });
     return { details: toDetails(details) };
+  },
+});
+
+export const generateRecoveryCodesRpc = defineRpc({
+  method: PlatformUsers.method.generateRecoveryCodes,
+  permission: 'authenticated',
+  async handle(request, call) {
+    const { id } = parseWith(actionInput, request);
+    const user = await requireHumanFor(call, id);
+    const codes = Array.from({ length: RECOVERY_CODE_COUNT }, generateRecoveryCode);
+    const digests = codes.map((code) => tokenDigest(normalizeRecoveryCode(code)!));
+    const details = await call.services.actors.ask(userActor(call, user), generateRecoveryCodes, { orgId: user.state.orgId, userId: id, digests }, { creator: call.caller.userId });
+    return { details: toDetails(details), codes };
   },
 });
 
