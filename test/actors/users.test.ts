@@ -18,6 +18,7 @@ import { setUserPassword } from '../../actors/organization/commands/set-user-pas
 import { setUserMetadata } from '../../actors/organization/commands/set-user-metadata.js';
 import { removeMachineSecret } from '../../actors/organization/commands/remove-machine-secret.js';
 import { addMachineKey } from '../../actors/organization/commands/add-machine-key.js';
+import { generateRecoveryCodes, recordOtpCheck, removeTotp, startTotp, verifyTotp } from '../../actors/organization/commands/totp.js';
 import { context, given, NOW, record } from './decide.fixture.js';
 
 const owner = { type: 'org', id: 'o1' } as const;
@@ -251,5 +252,52 @@ describe('user settings', () => {
       ['instance.policy.lockout.set', { maxPasswordAttempts: 0 }],
       ['instance.policy.login.unknown_usernames.set', { ignore: false }],
     ]);
+  });
+});
+
+describe('TOTP', () => {
+  const otpSettings = { kind: userSettingsKind, record: record('i1', { ...DEFAULT_USER_SETTINGS, maxOtpAttempts: 2 }, { type: 'instance', id: 'i1' }) };
+  const enrolled = (over: Partial<HumanUser> = {}) => alice({ totp: { sealedSecret: 'sealed:S', verified: true, lastStep: 100 }, ...over });
+  const check = (user: HumanUser, c: { step?: number; recoveryDigest?: string; sealedSecret?: string }) => {
+    const decision = recordOtpCheck.decide(withUser(user, otpSettings), { orgId: 'o1', userId: 'u1', sealedSecret: 'sealed:S', ...c }, context());
+    return { types: decision.events.map((e) => e.type), reply: decision.reply({ events: [], record: () => undefined }) };
+  };
+  const fold = (user: User, type: string, payload: unknown = {}) => userKind.evolve(user, { type, payload, createdAt: NOW } as unknown as StoredEvent) as HumanUser;
+
+  it('seals the secret on enrolment; a verified one must be removed before a new one', () => {
+    const started = startTotp.decide(withUser(alice()), { orgId: 'o1', userId: 'u1', secret: 'S' }, context());
+    expect(started.events.map((e) => [e.type, e.payload])).toEqual([['user.human.mfa.otp.added', { sealedSecret: 'sealed:S' }]]);
+    expect(codeOf(() => startTotp.decide(withUser(enrolled()), { orgId: 'o1', userId: 'u1', secret: 'T' }, context()))).toBe('user.totp.exists');
+    expect(codeOf(() => startTotp.decide(withUser(bot()), { orgId: 'o1', userId: 'u1', secret: 'T' }, context()))).toBe('user.not_human');
+    const unverified = alice({ totp: { sealedSecret: 'sealed:S', verified: false, lastStep: 0 } });
+    expect(codeOf(() => verifyTotp.decide(withUser(unverified), { orgId: 'o1', userId: 'u1', sealedSecret: 'sealed:OTHER', step: 5 }, context()))).toBe('user.totp.changed');
+    expect(verifyTotp.decide(withUser(unverified), { orgId: 'o1', userId: 'u1', sealedSecret: 'sealed:S', step: 5 }, context()).events.map((e) => e.type)).toEqual(['user.human.mfa.otp.verified']);
+    expect(codeOf(() => removeTotp.decide(withUser(alice()), { orgId: 'o1', userId: 'u1' }, context()))).toBe('user.totp.not_found');
+  });
+
+  it('accepts a step after the last accepted one; refuses the same step (replay) and counts it', () => {
+    expect(check(enrolled(), { step: 101 })).toEqual({ types: ['user.human.mfa.otp.check.succeeded'], reply: { outcome: 'valid', lockedNow: false } });
+    expect(check(enrolled(), { step: 100 })).toEqual({ types: ['user.human.mfa.otp.check.failed'], reply: { outcome: 'replayed', lockedNow: false } });
+    expect(check(enrolled(), {})).toEqual({ types: ['user.human.mfa.otp.check.failed'], reply: { outcome: 'invalid', lockedNow: false } });
+    const after = fold(enrolled(), 'user.human.mfa.otp.check.succeeded', { step: 101 });
+    expect(after.totp?.lastStep).toBe(101);
+  });
+
+  it('locks at maxOtpAttempts; records nothing for a locked user or a replaced secret', () => {
+    expect(check(enrolled({ failedOtpAttempts: 1 }), {})).toEqual({ types: ['user.human.mfa.otp.check.failed', 'user.locked'], reply: { outcome: 'invalid', lockedNow: true } });
+    expect(check(enrolled({ state: 'locked' }), { step: 101 })).toEqual({ types: [], reply: { outcome: 'locked', lockedNow: false } });
+    expect(check(enrolled(), { step: 101, sealedSecret: 'sealed:OLD' })).toEqual({ types: [], reply: { outcome: 'stale', lockedNow: false } });
+    const unlocked = fold(enrolled({ state: 'locked', failedOtpAttempts: 2 }), 'user.unlocked');
+    expect(unlocked).toMatchObject({ state: 'active', failedOtpAttempts: 0 });
+  });
+
+  it('uses a recovery code once; needs a verified TOTP to generate; removal drops the codes', () => {
+    expect(codeOf(() => generateRecoveryCodes.decide(withUser(alice()), { orgId: 'o1', userId: 'u1', digests: ['d1'] }, context()))).toBe('user.totp.not_verified');
+    const withCodes = fold(enrolled(), 'user.human.mfa.recovery.codes.generated', { digests: ['d1', 'd2'] });
+    expect(check(withCodes, { recoveryDigest: 'd1' })).toEqual({ types: ['user.human.mfa.recovery.code.used'], reply: { outcome: 'valid', lockedNow: false } });
+    const used = fold(withCodes, 'user.human.mfa.recovery.code.used', { digest: 'd1' });
+    expect(used.recoveryCodes).toEqual(['d2']);
+    expect(check(used, { recoveryDigest: 'd1' }).reply.outcome).toBe('invalid');
+    expect(fold(used, 'user.human.mfa.otp.removed')).not.toHaveProperty('recoveryCodes');
   });
 });
