@@ -134,6 +134,8 @@ describe.each(stores)('TOTP ($name)', ({ env, verdict }) => {
       expect(decodeURIComponent(uri.pathname)).toContain('totp-enrol');
       const read = await call('GET', `${BASE}/${id}`);
       expect(JSON.stringify(read.body)).not.toContain(added.body.secret);
+      expect(read.body.user.human.totpState).toBe('TOTP_STATE_UNVERIFIED');
+      expect((await call('GET', `${BASE}/${await createHuman(node, 'totp-enrol-none')}`)).body.user.human.totpState, 'control').toBe('TOTP_STATE_NONE');
       const events = await call('POST', '/resources/v3alpha/events/_search', [{ aggregate: { aggregateType: 'user', aggregateId: id } }]);
       expect(events.status).toBe(200);
       const types = (events.body.result as { eventType: string }[]).map((e) => e.eventType);
@@ -381,6 +383,7 @@ describe.each(stores)('TOTP ($name)', ({ env, verdict }) => {
       const generated = await call('POST', `${BASE}/${id}/recovery_codes`);
       expect(generated.status).toBe(200);
       const codes: string[] = generated.body.codes;
+      expect((await call('GET', `${BASE}/${id}`)).body.user.human).toMatchObject({ totpState: 'TOTP_STATE_VERIFIED', recoveryCodesLeft: 10 });
       expect(codes).toHaveLength(10);
       expect(new Set(codes).size).toBe(10);
       for (const code of codes) expect(code).toMatch(/^[a-z2-7]{4}(-[a-z2-7]{4}){3}$/);

@@ -17,6 +17,7 @@ import {
   AccessTokenType,
   Gender,
   GetUserSchema,
+  TotpState,
   UserState,
   UserType,
   type GetUser,
@@ -76,6 +77,9 @@ export function toGetUser(record: AggregateRecord<User>, org: Org | undefined): 
               passwordChangeRequired: user.passwordChangeRequired,
               ...(user.passwordChangedAt > 0 ? { passwordChanged: toTimestamp(user.passwordChangedAt) } : {}),
               failedPasswordAttempts: user.failedPasswordAttempts,
+              totpState: user.totp === undefined ? TotpState.NONE : user.totp.verified ? TotpState.VERIFIED : TotpState.UNVERIFIED,
+              failedOtpAttempts: user.failedOtpAttempts ?? 0,
+              recoveryCodesLeft: user.recoveryCodes?.length ?? 0,
             },
           }
         : {
