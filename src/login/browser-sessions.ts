@@ -195,7 +195,7 @@ export async function checkPasswordStep(actors: ActorSystem, instanceId: string,
       : result.outcome === 'invalid'
         ? { ok: false, error: result.lockedNow ? 'userLocked' : 'passwordInvalid', verified: true }
         : { ok: false, error: PASSWORD_REFUSALS[result.outcome] ?? 'passwordInvalid' };
-  if (req.notes !== undefined) req.notes.login = `password:${step.ok ? 'otp_required' : step.error}`;
+  if (req.notes !== undefined) req.notes.login = `password:${step.ok ? 'success' : step.error}`;
   return step;
 }
 
