@@ -160,10 +160,10 @@ describe.each(stores)('TOTP ($name)', ({ env, verdict }) => {
       expect({ status: restart.status, id: restart.body.details?.[0]?.id }).toEqual({ status: 409, id: 'user.totp.exists' });
     });
 
-    itIfMet(verdict, 'refuses verifying and removing without an enrolment (404), and a machine user (400)', async () => {
+    itIfMet(verdict, 'refuses verifying (400 naming totp.code) and removing (404) without an enrolment, and a machine user (400)', async () => {
       const id = await createHuman(node, 'totp-none');
       const verify = await call('POST', `${BASE}/${id}/totp/_verify`, { code: '123456' });
-      expect({ status: verify.status, id: verify.body.details?.[0]?.id }).toEqual({ status: 404, id: 'user.totp.not_found' });
+      expect({ status: verify.status, id: verify.body.details?.[0]?.id, fields: violatedFields(verify.body) }).toEqual({ status: 400, id: 'user.totp.not_enrolled', fields: ['totp.code'] });
       const remove = await call('DELETE', `${BASE}/${id}/totp`);
       expect({ status: remove.status, id: remove.body.details?.[0]?.id }).toEqual({ status: 404, id: 'user.totp.not_found' });
       const machine = await call('POST', BASE, { machine: { username: 'totp-bot', name: 'Bot' } });

@@ -4,8 +4,8 @@
  *   (base32, returned only here; stored sealed with the node's master key) and its otpauth://
  *   URI; it replaces an unverified enrolment, 409 `user.totp.exists` once one is verified.
  * - VerifyTOTP: POST …/totp/_verify {code}: a current code of the secret completes the
- *   enrolment (400 naming `totp.code` for a malformed or wrong code; 404 `user.totp.not_found`
- *   without an enrolment; 400 `user.totp.already_verified`). From then on the login UI asks
+ *   enrolment (400 naming `totp.code` for a malformed or wrong code, and without an enrolment
+ *   `user.totp.not_enrolled`; 400 `user.totp.already_verified`). From then on the login UI asks
  *   for a code after the password.
  * - RemoveTOTP: DELETE …/totp (404 `user.totp.not_found` when there is none); removes the
  *   recovery codes too.
@@ -65,7 +65,11 @@ export const verifyTotpRpc = defineRpc({
     } = parseWith(verifyInput, request);
     const user = await requireHumanFor(call, id);
     const totp = user.state.type === 'human' ? user.state.totp : undefined;
-    if (totp === undefined) throw notFound('user.totp.not_found', 'the user has no TOTP enrolment: start one with POST /resources/v3alpha/users/{id}/totp');
+    if (totp === undefined) {
+      throw failedPrecondition('user.totp.not_enrolled', 'the user has no TOTP enrolment to verify: start one with POST /resources/v3alpha/users/{id}/totp', {
+        violations: [{ field: 'totp.code', description: 'no TOTP enrolment to check it against' }],
+      });
+    }
     if (totp.verified) throw failedPrecondition('user.totp.already_verified', 'the TOTP is already verified');
     const step = matchTotp(call.services.actors.options.sealer.open(totp.sealedSecret), code, call.services.clock.now());
     if (step === undefined) {
