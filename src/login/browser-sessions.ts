@@ -2,8 +2,9 @@
  * The user agent's login sessions: PlatformSessions whose tokens the browser holds in one
  * cookie (several, so the user can pick an account). Only sessions with a password check count
  * as authenticated here, and for a user with a verified TOTP only sessions that also checked a
- * TOTP code (a session from before the enrolment asks for both factors again). The cookie is HttpOnly, SameSite=Lax, Path=/ and Secure unless the
- * external URL is plain http (TESSERA_EXTERNAL_SECURE=false, e.g. http://localhost).
+ * TOTP code (a session from before the enrolment asks for both factors again). The cookie is
+ * HttpOnly, SameSite=Lax, Path=/ and Secure unless the external URL is plain http
+ * (TESSERA_EXTERNAL_SECURE=false, e.g. http://localhost).
  */
 import {
   AppError,
@@ -203,7 +204,8 @@ export async function checkPasswordStep(actors: ActorSystem, instanceId: string,
  * The second step: the TOTP code of a user whose password was verified at `passwordCheckedAt`.
  * The check is recorded on the user (replay of an accepted step refused; failures count towards
  * `maxOtpAttempts`); on success a session with both checks is created. A recovery code (any
- * input that is not six digits) is used up instead. A malformed code is refused without counting. A password changed since the first step starts the login again.
+ * input that is not six digits) is used up instead. A malformed code is refused without
+ * counting. A password changed since the first step starts the login again.
  */
 export async function logInWithTotp(
   actors: ActorSystem,
