@@ -217,7 +217,15 @@ describe.each(stores)('TOTP ($name)', ({ env, verdict }) => {
       const done = await submitCode(step, codeAt(secret));
       expect(done.status).toBe(303);
       expect(done.location).toMatch(/^http:\/\/127\.0\.0\.1:9\/cb\?/);
-      expect((await idTokenClaims(step.request, done.location ?? '')).amr).toEqual(['pwd', 'otp', 'mfa']);
+      const claims = await idTokenClaims(step.request, done.location ?? '');
+      expect(claims.amr).toEqual(['pwd', 'otp', 'mfa']);
+      // The session behind it (sid) shows both factors; the password-only one has no totp factor.
+      const session = (await call('GET', `/resources/v3alpha/sessions/${String(claims.sid)}`)).body.session;
+      expect(session.amr).toEqual(['pwd', 'otp', 'mfa']);
+      expect(session.factors).toMatchObject({ password: { verifiedAt: expect.any(String) }, totp: { verifiedAt: expect.any(String) } });
+      const plainAgain = await passwordStep('totp-plain');
+      const plainSid = String((await idTokenClaims(plainAgain.request, plainAgain.page.location ?? '')).sid);
+      expect((await call('GET', `/resources/v3alpha/sessions/${plainSid}`)).body.session.factors.totp, 'control').toBeUndefined();
     });
 
     itIfMet(verdict, 'refuses a wrong code with the step again and an error; the right code then passes', async () => {
