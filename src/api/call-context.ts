@@ -6,9 +6,9 @@ import type { RateLimits } from '../http/rate-limits.js';
 import type { ActorSystem, Clock, Logger } from '../../actors/index.js';
 import type { Config } from '../config/schema.js';
 import type { ExecutionServices } from '../executions/runtime.js';
-import type { AccessTokenAuthenticator, Caller } from './auth.js';
+import type { AccessTokenAuthenticator, Caller } from '../query/auth.js';
 import type { CallMeta } from './rpc.js';
-import type { InstanceInfo, TenantDirectory } from './tenant.js';
+import type { InstanceInfo, TenantDirectory } from '../query/tenant.js';
 
 /** The context a request runs in (seed 000 RequestContext, resolved). */
 export type Scope = { readonly type: 'instance' } | { readonly type: 'org'; readonly orgId: string } | { readonly type: 'system' };

@@ -7,7 +7,7 @@
 import { create, type DescMessage, type DescMethod, type DescMethodUnary, type Message, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
 import { AppError, notFound, permissionDenied, unimplemented } from '../../actors/index.js';
 import type { RequestContext } from '../gen/platform/object/v3alpha/object_pb.js';
-import { authenticate, callerCan, type Caller } from './auth.js';
+import { authenticate, callerCan, type Caller } from '../query/auth.js';
 import type { ApiServices, CallContext, Scope } from './call-context.js';
 import { resolveScope } from './request-context.js';
 import type { CallMeta, RpcInvoker, RpcResult } from './rpc.js';
@@ -18,7 +18,7 @@ import {
   type SystemCallContext,
   type SystemUserDirectory,
 } from './system-auth.js';
-import { assertInstanceUsable, type InstanceInfo } from './tenant.js';
+import { assertInstanceUsable, type InstanceInfo } from '../query/tenant.js';
 
 export interface RpcDefinition<I extends DescMessage, O extends DescMessage> {
   readonly method: DescMethodUnary<I, O>;

@@ -12,8 +12,8 @@ import {
 } from '../../actors/index.js';
 import type { RequestContext } from '../gen/platform/object/v3alpha/object_pb.js';
 import type { ApiServices, Scope } from './call-context.js';
-import { normalizeHost } from './tenant.js';
-import type { InstanceInfo } from './tenant.js';
+import { normalizeHost } from '../query/tenant.js';
+import type { InstanceInfo } from '../query/tenant.js';
 
 export async function resolveScope(ctx: RequestContext | undefined, instance: InstanceInfo, services: ApiServices): Promise<Scope> {
   const context = ctx?.context;

@@ -9,10 +9,10 @@ import { permissionDenied, rolesGrant, unauthenticated, type AppError } from '..
 import { externalUrl } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { importPublicKeyPem, looksLikeJwt, peekIssuer, verifyBearerJwt } from '../crypto/jwt-bearer.js';
-import { authenticate, bearerToken } from './auth.js';
+import { authenticate, bearerToken } from '../query/auth.js';
 import type { ApiServices } from './call-context.js';
 import type { CallMeta } from './rpc.js';
-import { normalizeHost } from './tenant.js';
+import { normalizeHost } from '../query/tenant.js';
 
 const MAX_LIFETIME_SEC = 3600;
 const CLOCK_TOLERANCE_SEC = 1;

@@ -23,7 +23,7 @@ import {
 } from '../../actors/index.js';
 import type { Config } from '../config/schema.js';
 import { createSecretSealer } from '../crypto/secret-sealer.js';
-import { rotateInstanceWebKeys, webKeyPolicy } from '../oidc/shared/web-keys.js';
+import { rotateInstanceWebKeys, webKeyPolicy } from '../crypto/web-keys.js';
 import { openConfiguredStore } from './open-store.js';
 import { loadMasterKey } from './master-key.js';
 

@@ -12,7 +12,7 @@ import { createSecretSealer } from '../crypto/secret-sealer.js';
 import { openConfiguredStore } from './open-store.js';
 import { startSweeper } from '../store/sweeper.js';
 import { createInvoker } from '../api/invoker.js';
-import { TenantDirectory } from '../api/tenant.js';
+import { TenantDirectory } from '../query/tenant.js';
 import { organizationRpcs } from '../api/resources/organizations/index.js';
 import { PlatformOrganizations } from '../gen/platform/resources/org/v3alpha/org_service_pb.js';
 import { projectRpcs } from '../api/resources/projects/index.js';
@@ -72,7 +72,7 @@ import { askTracer, NO_TRACER, startTracing, tracedInvoker, tracedStore, type Tr
 import { createApiAccessTokens } from '../oidc/shared/api-bearer.js';
 import { adminRoutes, IMPORT_PATH } from '../api/admin/v1/admin-routes.js';
 import { startKeyMaintenance } from '../oidc/shared/web-key-maintenance.js';
-import { createWebKeyService, ensureWebKeys, webKeyPolicy } from '../oidc/shared/web-keys.js';
+import { createWebKeyService, ensureWebKeys, webKeyPolicy } from '../crypto/web-keys.js';
 import { actionRpcs } from '../api/resources/actions/index.js';
 import { unencodedExecutionIdReply } from '../api/resources/actions/unencoded-execution-id.js';
 import { PlatformActions } from '../gen/platform/resources/action/v3alpha/action_service_pb.js';

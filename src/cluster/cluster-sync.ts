@@ -16,8 +16,8 @@ import {
   type Logger,
   type StoreAdapter,
 } from '../../actors/index.js';
-import { noteSettingsChanged } from '../api/settings/shared/settings-changes.js';
-import type { TenantDirectory } from '../api/tenant.js';
+import { noteSettingsChanged } from '../query/settings-changes.js';
+import type { TenantDirectory } from '../query/tenant.js';
 import type { Signer } from '../crypto/signer.js';
 import type { ExecutionServices } from '../executions/runtime.js';
 import type { RateLimits } from '../http/rate-limits.js';

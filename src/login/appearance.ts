@@ -17,9 +17,9 @@ import {
   textSettingsId,
   textSettingsKind,
 } from '../../actors/index.js';
-import { settingsGeneration } from '../api/settings/shared/settings-changes.js';
+import { settingsGeneration } from '../query/settings-changes.js';
 import { escapeHtml } from '../oidc/shared/authorization-response.js';
-import { catalogFor, createTranslator, type Customization, MESSAGE_KEYS, type MessageKey, type Translator } from './i18n/index.js';
+import { catalogFor, createTranslator, type Customization, MESSAGE_KEYS, type MessageKey, type Translator } from '../i18n/index.js';
 import type { LoginContext } from './login-context.js';
 import { loginOrgOf } from './login-org.js';
 

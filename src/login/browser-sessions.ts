@@ -24,7 +24,7 @@ import { tokenDigest } from '../crypto/token-digest.js';
 import { createLoginSession, findSessionByToken, terminateSession, type SessionFactorInput } from '../query/sessions.js';
 import { loginNamesOf, verifyUserPassword, type PasswordCheckOutcome } from '../query/user-auth.js';
 import type { HttpRequest } from '../http/types.js';
-import type { MessageKey } from './i18n/index.js';
+import type { MessageKey } from '../i18n/index.js';
 
 export const SESSION_COOKIE = 'tessera_sessions';
 export const BROWSER_COOKIE_MAX_AGE_S = 24 * 3600;

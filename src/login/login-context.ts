@@ -3,7 +3,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { HttpRequest } from '../http/types.js';
 import type { AuthFlowDeps } from '../oidc/shared/auth-flow-deps.js';
 import type { StoredAuthRequest } from '../oidc/shared/auth-requests.js';
-import { chooseLanguage, createTranslator } from './i18n/index.js';
+import { chooseLanguage, createTranslator } from '../i18n/index.js';
 import type { FormContext } from './pages.js';
 
 export interface LoginContext {

@@ -10,10 +10,10 @@ import { LOGIN_PATH } from '../oidc/shared/auth-request-flow.js';
 import { brandingSources, brandingStyle, displayLoginName, logoHtml, watermarkHtml } from './appearance.js';
 import { AppError } from '../../actors/index.js';
 import type { RateLimits } from '../http/rate-limits.js';
-import type { TenantDirectory } from '../api/tenant.js';
+import type { TenantDirectory } from '../query/tenant.js';
 import type { Route } from '../http/router.js';
 import type { HttpReply, HttpRequest } from '../http/types.js';
-import { chooseLanguage, createTranslator, type MessageKey, type Translator } from './i18n/index.js';
+import { chooseLanguage, createTranslator, type MessageKey, type Translator } from '../i18n/index.js';
 
 export interface FormContext {
   readonly authRequestId: string;

@@ -12,7 +12,7 @@ import { complexityViolations, hashPassword } from '../crypto/password.js';
 import type { HttpReply } from '../http/types.js';
 import type { FormParams } from '../oidc/shared/form.js';
 import { logInWithPassword, parseSessionCookie, toSessionCookie } from './browser-sessions.js';
-import type { MessageKey } from './i18n/index.js';
+import type { MessageKey } from '../i18n/index.js';
 import type { LoginContext } from './login-context.js';
 import type { RegistrationValues } from './pages.js';
 import { renderStep } from './render-step.js';

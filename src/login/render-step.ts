@@ -1,6 +1,6 @@
 /** Renders the page of the auth request's current machine state (GET of the login page). */
 import type { HttpReply } from '../http/types.js';
-import type { MessageKey } from './i18n/index.js';
+import type { MessageKey } from '../i18n/index.js';
 import { readBrowserSessions } from './browser-sessions.js';
 import type { LoginContext } from './login-context.js';
 import { renderIdpButtons } from './external/pages.js';

@@ -16,7 +16,7 @@ import { isBoundToBrowser, loadAuthRequest } from '../oidc/shared/auth-requests.
 import { requireInstance, withErrorReplies } from '../oidc/shared/endpoint.js';
 import { parseForm, parseUrlEncoded, type FormParams } from '../oidc/shared/form.js';
 import { AppError, OAuthError } from '../../actors/index.js';
-import { chooseLanguage, createTranslator } from './i18n/index.js';
+import { chooseLanguage, createTranslator } from '../i18n/index.js';
 import { createUiLocalesResolver, type UiLocalesResolver } from '../oidc/shared/ui-locales.js';
 import { createCustomizationResolver, customizeLoginContext } from './appearance.js';
 import { createLoginContext, isCsrfValid, type LoginContext } from './login-context.js';

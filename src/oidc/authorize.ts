@@ -10,7 +10,7 @@ import { authRequestMachine, OAuthError } from '../../actors/index.js';
 import type { Route } from '../http/router.js';
 import type { HttpReply, HttpRequest } from '../http/types.js';
 import { readBrowserSessions } from '../login/browser-sessions.js';
-import { chooseLanguage, createTranslator } from '../login/i18n/index.js';
+import { chooseLanguage, createTranslator } from '../i18n/index.js';
 import { loginOrgOf, sessionsAdmitted } from '../login/login-org.js';
 import { renderErrorPage } from '../login/pages.js';
 import { checkIdTokenHint } from './authorize/id-token-hint.js';

@@ -5,7 +5,7 @@
  * device flow, no back-channel logout. There is deliberately no OAuth 2.0 AS metadata (RFC 8414).
  */
 import { createHash } from 'node:crypto';
-import type { TenantDirectory } from '../api/tenant.js';
+import type { TenantDirectory } from '../query/tenant.js';
 import type { Config } from '../config/schema.js';
 import { invalidArgument, SIGNING_ALGORITHMS } from '../../actors/index.js';
 import type { Route } from '../http/router.js';

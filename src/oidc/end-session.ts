@@ -20,7 +20,7 @@ import { redirect } from '../http/reply.js';
 import type { Route } from '../http/router.js';
 import type { HttpReply, HttpRequest } from '../http/types.js';
 import { readBrowserSessions, terminateBrowserSessions, toSessionCookie } from '../login/browser-sessions.js';
-import { chooseLanguage, createTranslator } from '../login/i18n/index.js';
+import { chooseLanguage, createTranslator } from '../i18n/index.js';
 import { renderErrorPage, renderLogoutConfirmPage, renderMessagePage } from '../login/pages.js';
 import { formActionSource } from './shared/authorization-response.js';
 import { parseUiLocales } from './authorize/request-checks.js';

@@ -3,7 +3,7 @@
  * the public keys of the instance's next, active and retired web keys, each with kid, kty, alg
  * and use "sig". Cacheable for 5 minutes, revalidated with its ETag (304, RFC 9110 §13.1.2).
  */
-import type { TenantDirectory } from '../api/tenant.js';
+import type { TenantDirectory } from '../query/tenant.js';
 import type { PublishedKeySet } from '../crypto/key-ring.js';
 import type { Signer } from '../crypto/signer.js';
 import type { Route } from '../http/router.js';

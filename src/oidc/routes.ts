@@ -1,5 +1,5 @@
 /** The OIDC / OAuth routes a node serves (one module per endpoint; this only lists them). */
-import type { TenantDirectory } from '../api/tenant.js';
+import type { TenantDirectory } from '../query/tenant.js';
 import type { Config } from '../config/schema.js';
 import type { Signer } from '../crypto/signer.js';
 import type { Route } from '../http/router.js';

@@ -7,7 +7,7 @@
  * Role claims: the token's project audience, and the issuing app's project.
  */
 import { orgKind, userKind } from '../../actors/index.js';
-import { bearerToken } from '../api/auth.js';
+import { bearerToken } from '../query/auth.js';
 import { json } from '../http/reply.js';
 import type { Route } from '../http/router.js';
 import type { HttpReply, HttpRequest } from '../http/types.js';

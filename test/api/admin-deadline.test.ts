@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock, userKind } from '../../actors/index.js';
 import { adminRoutes, type AdminRouteDeps } from '../../src/api/admin/v1/admin-routes.js';
-import { TenantDirectory } from '../../src/api/tenant.js';
+import { TenantDirectory } from '../../src/query/tenant.js';
 import { prepareNode, type PreparedNode } from '../../src/cli/node.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { HttpReply, HttpRequest } from '../../src/http/types.js';

@@ -20,7 +20,7 @@ import {
   UNIQUE_SCOPES,
   type StoreAdapter,
 } from '../../actors/index.js';
-import { callerCan, type Caller } from '../../src/api/auth.js';
+import { callerCan, type Caller } from '../../src/query/auth.js';
 import { createSecretSealer } from '../../src/crypto/secret-sealer.js';
 import { openLmdbStore } from '../../src/store/lmdb-store.js';
 

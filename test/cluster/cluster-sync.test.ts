@@ -27,9 +27,9 @@ import {
   type StoreAdapter,
   type StoreChange,
 } from '../../actors/index.js';
-import { settingsGeneration } from '../../src/api/settings/shared/settings-changes.js';
+import { settingsGeneration } from '../../src/query/settings-changes.js';
 import { createNodeInvalidations } from '../../src/cluster/cluster-sync.js';
-import type { TenantDirectory } from '../../src/api/tenant.js';
+import type { TenantDirectory } from '../../src/query/tenant.js';
 import { openLmdbStore } from '../../src/store/lmdb-store.js';
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };

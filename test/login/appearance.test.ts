@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { BRANDING_DEFAULTS } from '../../actors/index.js';
 import { brandingSources, brandingStyle, displayLoginName, logoHtml, watermarkHtml } from '../../src/login/appearance.js';
-import { createTranslator, isMessageKey } from '../../src/login/i18n/index.js';
+import { createTranslator, isMessageKey } from '../../src/i18n/index.js';
 
 describe('translator with text settings', () => {
   it('prefers a set text, falls back to the catalog for unset and empty ones', () => {

@@ -1,8 +1,8 @@
 /** Login UI language choice: ui_locales first, then Accept-Language by q, within the catalogs; English by default. */
 import { describe, expect, it } from 'vitest';
-import { de } from '../../src/login/i18n/de.js';
-import { en } from '../../src/login/i18n/en.js';
-import { chooseLanguage, parseAcceptLanguage } from '../../src/login/i18n/index.js';
+import { de } from '../../src/i18n/de.js';
+import { en } from '../../src/i18n/en.js';
+import { chooseLanguage, parseAcceptLanguage } from '../../src/i18n/index.js';
 
 describe('login language', () => {
   it.each([

@@ -11,7 +11,7 @@ import { ActorSystem, createIdGenerator, createInstance, createManualClock, UNIQ
 import { createSecretSealer } from '../../src/crypto/secret-sealer.js';
 import { openLmdbStore } from '../../src/store/lmdb-store.js';
 import { runKeyMaintenance, maintenancePeriodMs } from '../../src/oidc/shared/web-key-maintenance.js';
-import { createWebKeyService, ensureWebKeys, type WebKeyPolicy } from '../../src/oidc/shared/web-keys.js';
+import { createWebKeyService, ensureWebKeys, type WebKeyPolicy } from '../../src/crypto/web-keys.js';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;

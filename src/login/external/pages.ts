@@ -7,7 +7,7 @@
  */
 import type { HttpReply } from '../../http/types.js';
 import { escapeHtml } from '../../oidc/shared/authorization-response.js';
-import type { MessageKey } from '../i18n/index.js';
+import type { MessageKey } from '../../i18n/index.js';
 import { errorLine, field, form, page, type FormContext } from '../pages.js';
 
 export const EXTERNAL_START_PATH = '/ui/login/external/start';

@@ -34,7 +34,7 @@ import { findUserByLoginName, readUserSettings } from '../../query/user-auth.js'
 import type { HttpReply } from '../../http/types.js';
 import type { FormParams } from '../../oidc/shared/form.js';
 import { cookieWithSession, logInWithIdp, logInWithPassword, type HeldSession } from '../browser-sessions.js';
-import type { MessageKey } from '../i18n/index.js';
+import type { MessageKey } from '../../i18n/index.js';
 import type { LoginContext } from '../login-context.js';
 import { admitsOrg, type LoginOrg } from '../login-org.js';
 import { renderErrorPage } from '../pages.js';

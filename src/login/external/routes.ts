@@ -15,7 +15,7 @@ import type { AuthFlowDeps } from '../../oidc/shared/auth-flow-deps.js';
 import { requireInstance, withErrorReplies } from '../../oidc/shared/endpoint.js';
 import { parseUrlEncoded, type FormParams } from '../../oidc/shared/form.js';
 import { OAuthError } from '../../../actors/index.js';
-import { chooseLanguage, createTranslator } from '../i18n/index.js';
+import { chooseLanguage, createTranslator } from '../../i18n/index.js';
 import { isCsrfValid, type LoginContext } from '../login-context.js';
 import { renderErrorPage } from '../pages.js';
 import { renderStep } from '../render-step.js';

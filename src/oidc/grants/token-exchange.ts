@@ -10,8 +10,8 @@
  * tokens, idTokenRoleAssertion for ID tokens).
  */
 import { OAuthError, orgKind, recordImpersonation, userKind } from '../../../actors/index.js';
-import { callerCan } from '../../api/auth.js';
-import { isFeatureEnabled, requireFeature } from '../../api/shared/features.js';
+import { callerCan } from '../../query/auth.js';
+import { isFeatureEnabled, requireFeature } from '../../query/features.js';
 import { authenticateClient, type AuthenticatedClient, parseClientCredentials } from '../shared/client-auth.js';
 import { type ExchangedToken, TOKEN_TYPE, verifyActorToken, verifySubjectToken } from '../shared/exchange-tokens.js';
 import { invalidRequest, requireParam } from '../shared/form.js';

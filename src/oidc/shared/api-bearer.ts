@@ -5,7 +5,7 @@
  * checked as in introspection.
  */
 import { userKind } from '../../../actors/index.js';
-import type { AccessTokenAuthenticator } from '../../api/auth.js';
+import type { AccessTokenAuthenticator } from '../../query/auth.js';
 import { resolveAccessToken } from './access-token.js';
 import type { OAuthDeps } from './oauth-deps.js';
 import { PLATFORM_AUDIENCE } from './scopes.js';

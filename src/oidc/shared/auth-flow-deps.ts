@@ -1,6 +1,6 @@
 /** What the authorization endpoint and the login UI need from the composition root. */
 import type { ActorSystem, Clock, TtlStore } from '../../../actors/index.js';
-import type { TenantDirectory } from '../../api/tenant.js';
+import type { TenantDirectory } from '../../query/tenant.js';
 import type { Config } from '../../config/schema.js';
 import type { Signer } from '../../crypto/signer.js';
 import type { ClaimHooks } from './claim-hooks.js';

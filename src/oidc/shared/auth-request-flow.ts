@@ -8,7 +8,7 @@ import { OAuthError, type BrowserSessionSummary } from '../../../actors/index.js
 import type { HttpReply } from '../../http/types.js';
 import { issueImplicitResponse } from './implicit-response.js';
 import type { AuthFlowDeps } from './auth-flow-deps.js';
-import { chooseLanguage, createTranslator } from '../../login/i18n/index.js';
+import { chooseLanguage, createTranslator } from '../../i18n/index.js';
 import { renderErrorPage } from '../../login/pages.js';
 import { takeAuthRequest, saveAuthRequest, toPersistedMachine, type AuthMachineSnapshot, type StoredAuthRequest } from './auth-requests.js';
 import { issueAuthorizationCode } from './authorization-codes.js';

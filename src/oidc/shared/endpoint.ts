@@ -4,7 +4,7 @@
  * errors into JSON replies. Anything that is not an AppError is rethrown for the adapter to log.
  */
 import { AppError, notFound } from '../../../actors/index.js';
-import { assertInstanceUsable, type InstanceInfo, type TenantDirectory } from '../../api/tenant.js';
+import { assertInstanceUsable, type InstanceInfo, type TenantDirectory } from '../../query/tenant.js';
 import { toWireError } from '../../http/error-mapping.js';
 import { json } from '../../http/reply.js';
 import type { RouteHandler } from '../../http/router.js';

@@ -8,7 +8,7 @@
  */
 import type { Config } from '../../config/schema.js';
 import { externalUrl } from '../../config/load.js';
-import { normalizeHost } from '../../api/tenant.js';
+import { normalizeHost } from '../../query/tenant.js';
 import type { HttpRequest } from '../../http/types.js';
 
 const PORT = /^[0-9]{1,5}$/;

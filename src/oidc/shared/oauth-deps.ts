@@ -4,7 +4,7 @@
  * the clock reading and the form parameters.
  */
 import type { ActorSystem, Clock } from '../../../actors/index.js';
-import type { InstanceInfo, TenantDirectory } from '../../api/tenant.js';
+import type { InstanceInfo, TenantDirectory } from '../../query/tenant.js';
 import type { Config } from '../../config/schema.js';
 import type { Signer } from '../../crypto/signer.js';
 import type { HttpRequest } from '../../http/types.js';

@@ -16,7 +16,7 @@ import {
   SYSTEM_TENANT,
   webKeysKind,
 } from '../../../actors/index.js';
-import type { WebKeyService } from './web-keys.js';
+import type { WebKeyService } from '../../crypto/web-keys.js';
 
 export type MaintenanceAction = 'initialized' | 'rotated' | 'pruned';
 

@@ -20,8 +20,8 @@ import {
   type BrandingSettingsValues,
   type CommandHandler,
 } from '../../../../actors/index.js';
-import { isMessageKey } from '../../../login/i18n/index.js';
-import { noteSettingsChanged } from '../../settings/shared/settings-changes.js';
+import { isMessageKey } from '../../../i18n/index.js';
+import { noteSettingsChanged } from '../../../query/settings-changes.js';
 import { maxPasswordAttempts } from '../../settings/users/set-user-settings.js';
 import { autoLinkingNames, idpPolicyNames, idpTypeNames, type DataOrg } from './export-format.js';
 import type { ImportRun } from './import-run.js';

@@ -13,7 +13,7 @@ import {
 import { GetExecutionSchema, GetTargetSchema, type GetExecution, type GetTarget } from '../../../gen/platform/resources/action/v3alpha/action_service_pb.js';
 import type { CallContext } from '../../call-context.js';
 import { toDetails } from '../../shared/convert.js';
-import { requireFeature } from '../../shared/features.js';
+import { requireFeature } from '../../../query/features.js';
 import { toWireCondition } from './condition-input.js';
 
 /** Target signing keys: 36 characters of [A-Za-z0-9] (reference facts §3.1). */

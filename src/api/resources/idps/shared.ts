@@ -27,7 +27,7 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { IDPSchema } from '../../../gen/platform/resources/idp/v3alpha/idp_service_pb.js';
 import type { CallContext } from '../../call-context.js';
 import { toDetails, toWireOwner } from '../../shared/convert.js';
-import { requireFeature } from '../../shared/features.js';
+import { requireFeature } from '../../../query/features.js';
 import { readOwned } from '../../shared/owned.js';
 
 /** Every IDP call needs the instance feature flag `multitenancy_resources_api`. */

@@ -12,7 +12,7 @@ import { parseWith } from '../../shared/validate.js';
 import type { SystemCallContext } from '../../system-auth.js';
 import { setUpInstance, type InstanceAdminPlan } from './set-up-instance.js';
 import { hostName, instanceName, refreshDirectory } from './shared.js';
-import { ensureWebKeys } from '../../../oidc/shared/web-keys.js';
+import { ensureWebKeys } from '../../../crypto/web-keys.js';
 
 const input = z.object({
   instance: z.object(

@@ -9,7 +9,7 @@ import {
   PlatformMemberships,
   type MembershipSearchFilter,
 } from '../../../gen/platform/resources/membership/v3alpha/membership_service_pb.js';
-import { isMembershipLive } from '../../auth.js';
+import { isMembershipLive } from '../../../query/auth.js';
 import type { CallContext } from '../../call-context.js';
 import { defineRpc } from '../../invoker.js';
 import { runSearch, type SearchDeclaration } from '../../shared/indexed-search.js';

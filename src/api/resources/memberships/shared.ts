@@ -21,7 +21,7 @@ import {
   MembershipContextType,
   type GetMembership,
 } from '../../../gen/platform/resources/membership/v3alpha/membership_service_pb.js';
-import { isMembershipLive } from '../../auth.js';
+import { isMembershipLive } from '../../../query/auth.js';
 import type { CallContext } from '../../call-context.js';
 import { toDetails, toTimestamp } from '../../shared/convert.js';
 

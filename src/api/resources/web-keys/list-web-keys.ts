@@ -1,6 +1,6 @@
 /** ListWebKeys: GET /resources/v3alpha/web_keys — the instance's key set, public information only. */
 import { PlatformWebKeys } from '../../../gen/platform/resources/webkey/v3alpha/webkey_service_pb.js';
-import type { WebKeyService } from '../../../oidc/shared/web-keys.js';
+import type { WebKeyService } from '../../../crypto/web-keys.js';
 import { defineRpc } from '../../invoker.js';
 import { compareWebKeys, toGetWebKey } from './convert.js';
 

@@ -1,7 +1,7 @@
 /** RotateWebKeys: POST /resources/v3alpha/web_keys/_rotate — rotates the instance's keys now. */
 import { validationFailed } from '../../../../actors/index.js';
 import { PlatformWebKeys, WebKeyAlgorithm } from '../../../gen/platform/resources/webkey/v3alpha/webkey_service_pb.js';
-import type { WebKeyService } from '../../../oidc/shared/web-keys.js';
+import type { WebKeyService } from '../../../crypto/web-keys.js';
 import { defineRpc } from '../../invoker.js';
 import { toDetails } from '../../shared/convert.js';
 import { domainAlgorithms } from './convert.js';

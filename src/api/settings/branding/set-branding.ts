@@ -15,7 +15,7 @@ import { PlatformBrandingSettings, type SetBrandingSettings } from '../../../gen
 import { defineRpc } from '../../invoker.js';
 import { toSettingsDetailsAfter } from '../../shared/settings.js';
 import { contextAddress, contextOrgId, requireSettingsAccess } from '../shared/context.js';
-import { noteSettingsChanged } from '../shared/settings-changes.js';
+import { noteSettingsChanged } from '../../../query/settings-changes.js';
 import { parseSet, parseSetString, type SetProperty } from '../shared/set-values.js';
 
 /** The Set type of each string property: colors are short, URLs long. */

@@ -8,7 +8,7 @@ import type { ResolvedValue } from '../../../../actors/index.js';
 import { PlatformLanguageSettings } from '../../../gen/platform/settings/language/v3alpha/language_service_pb.js';
 import { defineRpc } from '../../invoker.js';
 import { toWireOwner } from '../../shared/convert.js';
-import { requireFeature } from '../../shared/features.js';
+import { requireFeature } from '../../../query/features.js';
 import { readLanguageSettings, toContextDetails } from './shared.js';
 
 export const resolveLanguagesRpc = defineRpc({

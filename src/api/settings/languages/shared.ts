@@ -15,7 +15,7 @@ import {
   type ResolvedLanguageSettings,
 } from '../../../../actors/index.js';
 import type { CallContext } from '../../call-context.js';
-import { requireFeature } from '../../shared/features.js';
+import { requireFeature } from '../../../query/features.js';
 import { toSettingsDetails } from '../../shared/settings.js';
 
 export async function requireLanguageAccess(call: CallContext, access: 'read' | 'write'): Promise<void> {

@@ -5,11 +5,11 @@
  */
 import { setTextSettings, validationFailed, type FieldViolation, type SettingsPatch, type TextSettingsValues } from '../../../../actors/index.js';
 import { PlatformTextSettings, type SetTextSettings } from '../../../gen/platform/settings/text/v3alpha/text_service_pb.js';
-import { isMessageKey } from '../../../login/i18n/index.js';
+import { isMessageKey } from '../../../i18n/index.js';
 import { defineRpc } from '../../invoker.js';
 import { toSettingsDetailsAfter } from '../../shared/settings.js';
 import { contextAddress, contextOrgId, requireSettingsAccess } from '../shared/context.js';
-import { noteSettingsChanged } from '../shared/settings-changes.js';
+import { noteSettingsChanged } from '../../../query/settings-changes.js';
 import { parseSetString } from '../shared/set-values.js';
 import { parseLanguage } from './shared.js';
 

@@ -4,7 +4,7 @@
  * org → instance → the built-in catalog.
  */
 import { resolveTextSettings, SUPPORTED_LANGUAGES, textSettingsId, textSettingsKind, validationFailed, type AggregateRecord, type ResolvedValue, type TextSettings } from '../../../../actors/index.js';
-import { catalogFor, MESSAGE_KEYS } from '../../../login/i18n/index.js';
+import { catalogFor, MESSAGE_KEYS } from '../../../i18n/index.js';
 import type { CallContext } from '../../call-context.js';
 import { contextOrgId } from '../shared/context.js';
 

@@ -18,11 +18,11 @@ import {
   type WebKeyRing,
   type WebKeysChange,
   webKeysKind,
-} from '../../../actors/index.js';
-import type { Config } from '../../config/schema.js';
-import type { WebKeySnapshot } from '../../crypto/key-ring.js';
-import type { WebKeySource } from '../../crypto/signer.js';
-import { generateWebKey } from '../../crypto/web-key-generator.js';
+} from '../../actors/index.js';
+import type { Config } from '../config/schema.js';
+import type { WebKeySnapshot } from './key-ring.js';
+import type { WebKeySource } from './signer.js';
+import { generateWebKey } from './web-key-generator.js';
 
 /** How keys are made and how long they live, from the configuration. */
 export interface WebKeyPolicy {

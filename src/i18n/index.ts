@@ -3,8 +3,7 @@
  * §12.5.4, by q-value), that the instance supports and that has a catalog; English otherwise.
  * TODO(issue 6): restrict to the instance's restricted languages once language settings exist.
  */
-import type { BrandingSettingsValues } from '../../../actors/index.js';
-import { SUPPORTED_LANGUAGES } from '../../oidc/shared/ui-locales.js';
+import { type BrandingSettingsValues, SUPPORTED_LANGUAGES } from '../../actors/index.js';
 import { de } from './de.js';
 import { en, type Catalog, type MessageKey } from './en.js';
 
