@@ -5,12 +5,31 @@
  * `tessera migrate` and at open).
  */
 import type { IndexCatalog } from './kernel/indexes.js';
-import { idpIndexes, membershipIndexes, smsProviderIndexes, smtpProviderIndexes, targetIndexes, userSchemaIndexes } from './instance/indexes.js';
-import { applicationIndexes, orgIndexes, projectGrantIndexes, projectIndexes, sessionIndexes, userIndexes } from './organization/indexes.js';
+import {
+  executionIndexes,
+  idpIndexes,
+  membershipIndexes,
+  smsProviderIndexes,
+  smtpProviderIndexes,
+  targetIndexes,
+  userSchemaIndexes,
+} from './instance/indexes.js';
+import {
+  appKeyIndexes,
+  applicationIndexes,
+  orgDomainIndexes,
+  orgIndexes,
+  projectGrantIndexes,
+  projectIndexes,
+  projectRoleIndexes,
+  sessionIndexes,
+  userGrantIndexes,
+  userIndexes,
+} from './organization/indexes.js';
 import { instanceIndexes } from './system/indexes.js';
 
 export const INDEX_CATALOG: IndexCatalog = {
-  version: 2,
+  version: 3,
   tables: [
     instanceIndexes,
     orgIndexes,
@@ -25,5 +44,11 @@ export const INDEX_CATALOG: IndexCatalog = {
     userSchemaIndexes,
     smtpProviderIndexes,
     smsProviderIndexes,
+    // Sub-row tables (entries inside one row), built from their parents' rows.
+    orgDomainIndexes,
+    userGrantIndexes,
+    appKeyIndexes,
+    projectRoleIndexes,
+    executionIndexes,
   ],
 };

@@ -36,6 +36,11 @@ export type {
 } from './kernel/ports.js';
 export {
   defineIndexes,
+  defineSubIndexes,
+  subRowId,
+  subRowListTable,
+  storedTableOf,
+  PARENT_INDEX,
   summarize,
   tablesOf,
   numberTerm,
@@ -47,6 +52,8 @@ export {
   type IndexDefinition,
   type TableIndexes,
   type RowSummary,
+  type SubRow,
+  type SubRowSource,
 } from './kernel/indexes.js';
 export { SYSTEM_TENANT } from './kernel/ports.js';
 export type { AggregateKind, AggregateRecord, RecordMeta, Loaded } from './kernel/aggregate.js';
@@ -380,8 +387,27 @@ export {
 export { setBrandingSettings, type SetBrandingSettings } from './instance/commands/set-branding-settings.js';
 
 export { INDEX_CATALOG } from './index-catalog.js';
-export { orgIndexes, userIndexes, projectIndexes, applicationIndexes, projectGrantIndexes, sessionIndexes } from './organization/indexes.js';
-export { idpIndexes, membershipIndexes, smsProviderIndexes, smtpProviderIndexes, targetIndexes, userSchemaIndexes } from './instance/indexes.js';
+export {
+  orgIndexes,
+  userIndexes,
+  projectIndexes,
+  applicationIndexes,
+  projectGrantIndexes,
+  sessionIndexes,
+  orgDomainIndexes,
+  userGrantIndexes,
+  appKeyIndexes,
+  projectRoleIndexes,
+} from './organization/indexes.js';
+export {
+  idpIndexes,
+  membershipIndexes,
+  smsProviderIndexes,
+  smtpProviderIndexes,
+  targetIndexes,
+  userSchemaIndexes,
+  executionIndexes,
+} from './instance/indexes.js';
 export { instanceIndexes } from './system/indexes.js';
 export { eventType as providerEventType, type ProviderActivation, type ProviderFamily } from './instance/provider-family.js';
 export { SMTP_PROVIDERS, smtpProviderKind, type SmtpProvider, type SmtpTlsMode } from './instance/smtp-provider.js';

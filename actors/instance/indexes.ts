@@ -2,8 +2,9 @@
  * Index declarations of the instance-level tables (kernel/indexes.ts). Scope is the owning
  * organization for what an organization may own (IDPs, memberships), else ''.
  */
-import { defineIndexes, idTerm, numberTerm, type TableIndexes } from '../kernel/indexes.js';
+import { defineIndexes, defineSubIndexes, idTerm, numberTerm, type TableIndexes } from '../kernel/indexes.js';
 import { commonTerms } from '../organization/indexes.js';
+import { type ExecutionEntry, type ExecutionSet, executionSetKind, isEffective } from './execution.js';
 import { idpKind } from './idp.js';
 import { membershipKind } from './membership.js';
 import { smsProviderKind } from './sms-provider.js';
@@ -65,3 +66,21 @@ export const smsProviderIndexes: TableIndexes = defineIndexes(smsProviderKind, (
   description_ci: (r) => lower(r.state.description),
   type: (r) => r.state.providerType,
 });
+
+/**
+ * The instance's executions (one row per instance holds them all), as sub-rows: only those
+ * with a target or an include (reference facts §3.3), which is what the search lists.
+ */
+export const executionIndexes: TableIndexes = defineSubIndexes<ExecutionSet, ExecutionEntry>(
+  executionSetKind,
+  'execution_entries',
+  (r) => Object.entries(r.state.entries).flatMap(([key, item]) => (isEffective(item) ? [{ key, item }] : [])),
+  () => '',
+  {
+    created: (r) => r.item.createdAt,
+    execution_id: (r) => r.key,
+    type: (r) => r.item.condition.type,
+    target: (r) => r.item.targets,
+    include: (r) => r.item.includes,
+  },
+);

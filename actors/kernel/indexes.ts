@@ -19,9 +19,49 @@ export interface IndexDefinition {
   terms(row: unknown): readonly string[];
 }
 
+/**
+ * Where a table of sub-rows comes from: the entries inside the rows of a stored table (an
+ * organization's domains, a project's roles, a user's grants). Each entry is indexed as a row
+ * of its own, with the id `<parent id>/<key>` (subRowId), and written with its parent row.
+ */
+export interface SubRowSource {
+  /** The stored table whose rows hold the entries. */
+  readonly table: string;
+  /** The entries of one parent row: sub-row id and the value its scope and terms come from. */
+  rows(parentId: string, row: unknown): readonly { readonly id: string; readonly value: unknown }[];
+}
+
+/** The first index of every sub-row table: the parent row's id (its entries, e.g. one app's keys). */
+export const PARENT_INDEX = 'parent';
+
+/** A sub-row's id: unique in its table, and its parent's entries sort together. */
+export function subRowId(parentId: string, key: string): string {
+  return `${parentId}/${key}`;
+}
+
+/**
+ * Where a sub-row table keeps, per parent row, the ids of its sub-rows (a summary whose single
+ * term list is those ids): the stores diff a parent's entries against it.
+ */
+export function subRowListTable(table: string): string {
+  return `${table}#`;
+}
+
+/** An entry as a sub-row table's terms, its search's rows and rowCheck see it. */
+export interface SubRow<P, I> {
+  /** The sub-row id (subRowId). */
+  readonly id: string;
+  /** The entry's key inside its parent. */
+  readonly key: string;
+  readonly parent: AggregateRecord<P>;
+  readonly item: I;
+}
+
 /** The indexes of one read-model table. */
 export interface TableIndexes {
   readonly table: string;
+  /** Present for a table of sub-rows (entries of another table's rows); absent: the table's own rows. */
+  readonly source?: SubRowSource;
   /**
    * The partition a row's visibility depends on (its organization; '' when none). Every
    * index entry carries it, so a permission check per candidate reads no row.
@@ -39,9 +79,22 @@ export interface IndexCatalog {
 /** No indexes: a store opened without a catalog keeps rows only. */
 export const EMPTY_CATALOG: IndexCatalog = { version: 0, tables: [] };
 
-/** The catalog's tables by name (the stores' write path looks rows' tables up here). */
-export function tablesOf(catalog: IndexCatalog): ReadonlyMap<string, TableIndexes> {
-  return new Map(catalog.tables.map((t) => [t.table, t]));
+/**
+ * The index tables each stored table feeds (the stores' write path looks rows' tables up here):
+ * the table itself when it declares indexes, and the sub-row tables of its entries.
+ */
+export function tablesOf(catalog: IndexCatalog): ReadonlyMap<string, readonly TableIndexes[]> {
+  const out = new Map<string, TableIndexes[]>();
+  for (const t of catalog.tables) {
+    const stored = t.source?.table ?? t.table;
+    out.set(stored, [...(out.get(stored) ?? []), t]);
+  }
+  return out;
+}
+
+/** The stored table an index table's rows come from (its own name unless it holds sub-rows). */
+export function storedTableOf(table: TableIndexes): string {
+  return table.source?.table ?? table.table;
 }
 
 /** What the store keeps per row: its scope and its terms, index by index (same order as declared). */
@@ -64,6 +117,35 @@ export function defineIndexes<S>(
     indexes: Object.entries(indexes).map(([name, source]) => ({
       name,
       terms: (row) => toTerms(source(row as AggregateRecord<S>)),
+    })),
+  };
+}
+
+/**
+ * Declares a table of sub-rows: `items` lists a parent row's entries by key (unique in the row),
+ * `scope` and the term functions see each as a SubRow. The `parent` index comes first.
+ */
+export function defineSubIndexes<P, I>(
+  kind: AggregateKind<P>,
+  table: string,
+  items: (record: AggregateRecord<P>) => readonly { readonly key: string; readonly item: I }[],
+  scope: (row: SubRow<P, I>) => string,
+  indexes: Readonly<Record<string, (row: SubRow<P, I>) => string | number | readonly string[] | undefined>>,
+): TableIndexes {
+  return {
+    table,
+    source: {
+      table: kind.table,
+      rows: (parentId, row) =>
+        items(row as AggregateRecord<P>).map(({ key, item }) => {
+          const id = subRowId(parentId, key);
+          return { id, value: { id, key, parent: row as AggregateRecord<P>, item } satisfies SubRow<P, I> };
+        }),
+    },
+    scope: (row) => scope(row as SubRow<P, I>),
+    indexes: Object.entries({ [PARENT_INDEX]: (r: SubRow<P, I>) => r.parent.id, ...indexes }).map(([name, source]) => ({
+      name,
+      terms: (row) => toTerms(source(row as SubRow<P, I>)),
     })),
   };
 }

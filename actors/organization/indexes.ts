@@ -4,13 +4,15 @@
  * check per candidate needs no row. Text columns come twice: as written (sorting, exact and
  * prefix filters) and lower-cased (`_ci`, the IGNORE_CASE filters).
  */
-import { defineIndexes, idTerm, type TableIndexes } from '../kernel/indexes.js';
+import { defineIndexes, defineSubIndexes, idTerm, numberTerm, type TableIndexes } from '../kernel/indexes.js';
 import type { AggregateRecord } from '../kernel/aggregate.js';
-import { applicationKind } from './application.js';
-import { orgDomains, orgKind } from './org.js';
+import { type AppKey, type Application, applicationKind } from './application.js';
+import type { OrgDomain } from './org-domain.js';
+import { type Org, orgDomains, orgKind } from './org.js';
 import { projectGrantKind } from './project-grant.js';
-import { projectKind } from './project.js';
+import { type Project, type ProjectRole, projectKind } from './project.js';
 import { sessionKind } from './session.js';
+import { type UserGrant, type UserGrants, userGrantsKind } from './user-grants.js';
 import { displayNameOf, userKind, type User } from './user.js';
 
 /** The columns every table sorts by: id, creation and change date. */
@@ -83,3 +85,78 @@ export const sessionIndexes: TableIndexes = defineIndexes(sessionKind, (r) => r.
   user: (r) => idTerm(r.state.userId),
   expires: (r) => r.state.expiresAt,
 });
+
+/*
+ * Sub-row tables (kernel/indexes.ts defineSubIndexes): entries inside one row, indexed each as a
+ * row of its own with id `<parent id>/<key>` and the `parent` index first.
+ */
+
+const flag = (value: boolean): string => numberTerm(value ? 1 : 0);
+
+/** An organization's domains (rows from before domains existed: the generated primary domain, dated like the org). */
+export const orgDomainIndexes: TableIndexes = defineSubIndexes<Org, OrgDomain>(
+  orgKind,
+  'org_domains',
+  (r) => orgDomains(r.state).map((item) => ({ key: item.domain, item })),
+  (r) => r.parent.id,
+  {
+    created: (r) => (r.item.createdAt > 0 ? r.item.createdAt : r.parent.meta.createdAt),
+    changed: (r) => (r.item.changedAt > 0 ? r.item.changedAt : r.parent.meta.changedAt),
+    domain: (r) => r.item.domain,
+    domain_ci: (r) => lower(r.item.domain),
+    org: (r) => idTerm(r.parent.id),
+    verified: (r) => flag(r.item.isVerified),
+    primary: (r) => flag(r.parent.state.primaryDomain === r.item.domain),
+  },
+);
+
+/** Users' grants; scope is the user's organization, which owns them. */
+export const userGrantIndexes: TableIndexes = defineSubIndexes<UserGrants, UserGrant>(
+  userGrantsKind,
+  'user_grant_entries',
+  (r) => r.state.grants.map((item) => ({ key: item.id, item })),
+  (r) => r.parent.state.orgId,
+  {
+    id: (r) => idTerm(r.item.id),
+    created: (r) => r.item.createdAt,
+    changed: (r) => r.item.changedAt,
+    org: (r) => idTerm(r.parent.state.orgId),
+    user: (r) => idTerm(r.parent.state.userId),
+    project: (r) => idTerm(r.item.projectId),
+    project_grant: (r) => r.item.projectGrantId,
+    // The keys as granted; the search checks those the project still has on its candidates.
+    role: (r) => r.item.roleKeys,
+    state: (r) => r.item.state,
+  },
+);
+
+/** An application's keys. */
+export const appKeyIndexes: TableIndexes = defineSubIndexes<Application, AppKey>(
+  applicationKind,
+  'app_keys',
+  (r) => r.state.keys.map((item) => ({ key: item.id, item })),
+  (r) => r.parent.state.orgId,
+  {
+    created: (r) => r.item.createdAt,
+    key_id: (r) => r.item.id,
+  },
+);
+
+/** A project's roles. */
+export const projectRoleIndexes: TableIndexes = defineSubIndexes<Project, ProjectRole>(
+  projectKind,
+  'project_roles',
+  (r) => r.state.roles.map((item) => ({ key: item.key, item })),
+  (r) => r.parent.state.orgId,
+  {
+    created: (r) => r.item.createdAt,
+    changed: (r) => r.item.changedAt,
+    key: (r) => r.item.key,
+    key_ci: (r) => lower(r.item.key),
+    display_name: (r) => r.item.displayName,
+    display_name_ci: (r) => lower(r.item.displayName),
+    group: (r) => r.item.group,
+    group_ci: (r) => lower(r.item.group),
+  },
+);
+

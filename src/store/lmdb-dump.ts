@@ -11,7 +11,7 @@ import { batches, count, emptyCounts, StoreNotEmptyError } from './dump.js';
 import * as keys from './keys.js';
 import { decodeEvent, encodeEvent } from './lmdb-events.js';
 import { INDEX_BUILD_META, INDEX_VERSION_META } from './lmdb-index-build.js';
-import { writeRowIndexes } from './lmdb-indexes.js';
+import { writeIndexes } from './lmdb-indexes.js';
 import { tablesOf } from '../../actors/index.js';
 
 type Db = RootDatabase<unknown, Key>;
@@ -93,7 +93,7 @@ export async function loadLmdb(db: Db, entries: AsyncIterable<DumpEntry>, durabl
 }
 
 /** The same keys and entry versions append, ttl.put and putMeta write (lmdb-store.ts). */
-function write(db: Db, entry: DumpEntry, tables: ReadonlyMap<string, TableIndexes>): void {
+function write(db: Db, entry: DumpEntry, tables: ReadonlyMap<string, readonly TableIndexes[]>): void {
   switch (entry.kind) {
     case 'event': {
       const e = entry.event;
@@ -109,8 +109,8 @@ function write(db: Db, entry: DumpEntry, tables: ReadonlyMap<string, TableIndexe
       return;
     case 'record': {
       db.put(keys.recordKey(entry.instanceId, entry.table, entry.id), entry.value);
-      const table = tables.get(entry.table);
-      if (table !== undefined) writeRowIndexes(db, table, entry.instanceId, entry.id, entry.value);
+      const indexed = tables.get(entry.table);
+      if (indexed !== undefined) writeIndexes(db, indexed, entry.instanceId, entry.id, entry.value);
       return;
     }
     case 'unique':

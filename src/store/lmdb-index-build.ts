@@ -6,9 +6,9 @@
  * batch, so a build interrupted by a crash continues where it stopped.
  */
 import type { Key, RootDatabase } from 'lmdb';
-import type { IndexCatalog, Logger } from '../../actors/index.js';
+import { type IndexCatalog, type Logger, storedTableOf } from '../../actors/index.js';
 import * as keys from './keys.js';
-import { clearTableIndexes, writeRowIndexes } from './lmdb-indexes.js';
+import { clearTableIndexes, writeIndexes } from './lmdb-indexes.js';
 
 type Db = RootDatabase<unknown, Key>;
 
@@ -44,13 +44,15 @@ export function buildIndexes(db: Db, catalog: IndexCatalog, logger?: Logger): nu
       }
       resume = undefined;
       for (;;) {
-        const range = keys.recordRange(instanceId, table.table);
-        const page = Array.from(db.getRange({ start: after === '' ? range.start : keys.recordKey(instanceId, table.table, after), end: range.end, limit: BATCH + 1 }));
+        // A sub-row table is built from its parent rows (`after` is then a parent id).
+        const stored = storedTableOf(table);
+        const range = keys.recordRange(instanceId, stored);
+        const page = Array.from(db.getRange({ start: after === '' ? range.start : keys.recordKey(instanceId, stored, after), end: range.end, limit: BATCH + 1 }));
         const fresh = page.filter(({ key }) => after === '' || keys.lastPart(key) !== after).slice(0, BATCH);
         if (fresh.length === 0) break;
         const last = String(keys.lastPart(fresh[fresh.length - 1]!.key));
         db.transactionSync(() => {
-          for (const { key, value } of fresh) writeRowIndexes(db, table, instanceId, String(keys.lastPart(key)), value);
+          for (const { key, value } of fresh) writeIndexes(db, [table], instanceId, String(keys.lastPart(key)), value);
           db.put(keys.metaKey(INDEX_BUILD_META), { version: catalog.version, instanceId, table: table.table, after: last });
         });
         rows += fresh.length;

@@ -6,11 +6,34 @@
  */
 import type { Key, RootDatabase } from 'lmdb';
 import type { IndexEntry, IndexRange, IndexReads, IndexWalk, RowSummary, TableIndexes } from '../../actors/index.js';
-import { summarize } from '../../actors/index.js';
+import { subRowListTable, summarize } from '../../actors/index.js';
 import * as keys from './keys.js';
 
 type Db = RootDatabase<unknown, Key>;
 
+
+/**
+ * Updates the indexes a stored row feeds (tablesOf): its own table's, and for sub-row tables
+ * those of each entry — entries gone from the row leave their indexes (call inside a write
+ * transaction).
+ */
+export function writeIndexes(db: Db, tables: readonly TableIndexes[], instanceId: string, id: string, value: unknown): void {
+  for (const table of tables) {
+    if (table.source === undefined) {
+      writeRowIndexes(db, table, instanceId, id, value);
+      continue;
+    }
+    const listKey = keys.summaryKey(instanceId, subRowListTable(table.table), id);
+    const listed = db.get(listKey);
+    const before = Array.isArray(listed) ? (listed as string[]) : [];
+    const rows = value === null || value === undefined ? [] : table.source.rows(id, value);
+    const now = new Set(rows.map((r) => r.id));
+    for (const old of before) if (!now.has(old)) writeRowIndexes(db, table, instanceId, old, undefined);
+    for (const row of rows) writeRowIndexes(db, table, instanceId, row.id, row.value);
+    if (rows.length > 0) db.put(listKey, [...now]);
+    else if (listed !== undefined) db.remove(listKey);
+  }
+}
 
 /** Updates a row's index entries, summary and scope count (call inside a write transaction). */
 export function writeRowIndexes(db: Db, table: TableIndexes, instanceId: string, id: string, value: unknown): void {
@@ -48,7 +71,8 @@ function toSummary(raw: unknown): RowSummary | undefined {
 
 /** Removes every index key, summary and count of a table (the rebuild starts from nothing). */
 export function clearTableIndexes(db: Db, instanceId: string, table: string): void {
-  for (const range of [keys.tableIndexRange(instanceId, table), keys.summaryRange(instanceId, table), keys.rowCountRange(instanceId, table)]) {
+  const ranges = [keys.tableIndexRange(instanceId, table), keys.summaryRange(instanceId, table), keys.summaryRange(instanceId, subRowListTable(table)), keys.rowCountRange(instanceId, table)];
+  for (const range of ranges) {
     for (const key of db.getKeys(range)) db.remove(key);
   }
 }

@@ -23,7 +23,7 @@ import { checkExpectations, findClaimClash, placeEvents } from './append-rules.j
 import * as keys from './keys.js';
 import { dumpLmdb, loadLmdb } from './lmdb-dump.js';
 import { buildIndexes } from './lmdb-index-build.js';
-import { createIndexReads, writeRowIndexes } from './lmdb-indexes.js';
+import { createIndexReads, writeIndexes } from './lmdb-indexes.js';
 import { decodeEvent, encodeEvent } from './lmdb-events.js';
 
 export interface LmdbStoreOptions {
@@ -128,7 +128,7 @@ function headOf(db: Db, instanceId: string, aggregateType: string, aggregateId: 
 }
 
 /** Runs inside the write transaction: synchronous, reads see the latest commit of any process. */
-function appendInTxn(db: Db, tables: ReadonlyMap<string, TableIndexes>, request: AppendRequest): AppendResult {
+function appendInTxn(db: Db, tables: ReadonlyMap<string, readonly TableIndexes[]>, request: AppendRequest): AppendResult {
   const { instanceId } = request;
   const versions = checkExpectations(request, (type, id) => headOf(db, instanceId, type, id));
   if (!(versions instanceof Map)) return versions;
@@ -141,7 +141,7 @@ function appendInTxn(db: Db, tables: ReadonlyMap<string, TableIndexes>, request:
   return { ok: true, events: stored };
 }
 
-function writeAppend(db: Db, tables: ReadonlyMap<string, TableIndexes>, request: AppendRequest, stored: readonly StoredEvent[], rows: readonly RecordWrite[]): void {
+function writeAppend(db: Db, tables: ReadonlyMap<string, readonly TableIndexes[]>, request: AppendRequest, stored: readonly StoredEvent[], rows: readonly RecordWrite[]): void {
   const { instanceId } = request;
   for (const e of stored) {
     db.put(keys.eventKey(instanceId, e.position), encodeEvent(e));
@@ -156,8 +156,8 @@ function writeAppend(db: Db, tables: ReadonlyMap<string, TableIndexes>, request:
     const key = keys.recordKey(instanceId, row.table, row.id);
     if (row.value === null || row.value === undefined) db.remove(key);
     else db.put(key, row.value);
-    const table = tables.get(row.table);
-    if (table !== undefined) writeRowIndexes(db, table, instanceId, row.id, row.value);
+    const indexed = tables.get(row.table);
+    if (indexed !== undefined) writeIndexes(db, indexed, instanceId, row.id, row.value);
   }
 }
 

@@ -17,7 +17,7 @@ import type { Sql, TransactionSql } from 'postgres';
 import type { AppendRequest, AppendResult, RecordWrite, StoredEvent, TableIndexes } from '../../actors/index.js';
 import { checkExpectations, claimKey, findClaimClash, placeEvents, streamKey } from './append-rules.js';
 import { changePayload, type ChangeNotice } from './postgres-change-feed.js';
-import { indexChanges, indexStatements, IQ, toSummaryMap, type SummaryMap } from './postgres-indexes.js';
+import { indexChanges, indexStatements, readBeforeSummaries, toSummaryMap, type SummaryMap } from './postgres-indexes.js';
 import { checkInstance, checkPart, encodeValue, Q, valuesList } from './postgres-queries.js';
 import { CALL_DEADLINE_MS, isUnavailableError, withDeadline } from './postgres-unavailable.js';
 
@@ -43,7 +43,7 @@ interface Queued {
 
 /** The store's append: checks, then joins its instance's queue (group commit). */
 /** Tables with indexes (by name): their rows' index entries are written with them. */
-export type IndexedTables = ReadonlyMap<string, TableIndexes>;
+export type IndexedTables = ReadonlyMap<string, readonly TableIndexes[]>;
 
 export function createAppendQueue(sql: Sql, tables: IndexedTables, notice?: ChangeNotice): (request: AppendRequest) => Promise<AppendResult> {
   const queues = new Map<string, Queued[]>();
@@ -155,7 +155,7 @@ async function appendInTxn(tx: TransactionSql, tables: IndexedTables, requests: 
   const holders = Promise.all(claimKeys.map((c) => tx.unsafe<{ holder: string }[]>(Q.findUnique, [instanceId, c.scope, c.value]).execute()));
   // Rows are written under their aggregates' ids: the summaries of every stream the batch may touch.
   const rowIds = tables.size === 0 ? [] : [...new Set(headKeys.map((x) => x.aggregateId))];
-  const summaries = rowIds.length === 0 ? Promise.resolve([]) : tx.unsafe<SummaryRow[]>(IQ.summariesById, [instanceId, rowIds]).execute();
+  const summaries: Promise<SummaryRow[]> = readBeforeSummaries(tx, instanceId, rowIds);
   const [[counter], headRows, holderRows, summaryRows] = await Promise.all([lock, heads, holders, summaries]);
   const overlay: Overlay = {
     heads: new Map(headKeys.map((x, i) => [streamKey(x.aggregateType, x.aggregateId), Number(headRows[i]?.[0]?.version ?? 0)])),

@@ -9,8 +9,8 @@
  */
 import type { Sql, TransactionSql } from 'postgres';
 import type { IndexCatalog, Logger } from '../../actors/index.js';
-import { tablesOf } from '../../actors/index.js';
-import { indexChanges, indexStatements, IQ, toSummaryMap } from './postgres-indexes.js';
+import { storedTableOf, subRowListTable } from '../../actors/index.js';
+import { indexChanges, indexStatements, readBeforeSummaries, toSummaryMap } from './postgres-indexes.js';
 import { decodeValue, Q, valuesList } from './postgres-queries.js';
 
 const BATCH = 1000;
@@ -61,22 +61,25 @@ async function buildStep(tx: TransactionSql, catalog: IndexCatalog): Promise<num
   const tableName = at.table_name!;
   // The instance's append lock: no append of this instance runs while the batch does.
   await tx.unsafe(Q.lockCounter, [instanceId]);
+  const table = catalog.tables.find((t) => t.table === tableName)!;
   if (at.after_id === null) {
     for (const t of ['index_entries', 'row_summaries', 'row_counts']) {
-      await tx.unsafe(`DELETE FROM ${t} WHERE instance_id = $1 AND table_name = $2`, [instanceId, tableName]);
+      await tx.unsafe(`DELETE FROM ${t} WHERE instance_id = $1 AND table_name = ANY($2::text[])`, [instanceId, [tableName, subRowListTable(tableName)]]);
     }
   }
   const after = at.after_id ?? '';
+  // A sub-row table is built from its parent rows (`after_id` is then a parent id).
+  const stored = storedTableOf(table);
   const records = await tx.unsafe<{ id: string; value: Buffer }[]>(
     'SELECT id, value FROM records WHERE instance_id = $1 AND table_name = $2 AND id > $3 ORDER BY id LIMIT $4',
-    [instanceId, tableName, after, BATCH],
+    [instanceId, stored, after, BATCH],
   );
   if (records.length > 0) {
-    const existing = await tx.unsafe<{ table_name: string; id: string; scope: string; terms: Buffer }[]>(IQ.summariesById, [instanceId, records.map((r) => r.id)]);
+    const existing = await readBeforeSummaries(tx, instanceId, records.map((r) => r.id));
     const changes = indexChanges(
-      tablesOf(catalog),
-      toSummaryMap(existing.filter((s) => s.table_name === tableName)),
-      records.map((r) => ({ table: tableName, id: r.id, value: decodeValue(r.value) })),
+      new Map([[stored, [table]]]),
+      toSummaryMap(existing.filter((s) => s.table_name === tableName || s.table_name === subRowListTable(tableName))),
+      records.map((r) => ({ table: stored, id: r.id, value: decodeValue(r.value) })),
     );
     for (const [text, params] of indexStatements(instanceId, changes, valuesList, CHUNK)) await tx.unsafe(text, params as never[], { prepare: false });
   }

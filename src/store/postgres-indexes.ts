@@ -6,9 +6,9 @@
  * `row_counts` the rows per (table, scope). The append writes them in its transaction, from
  * the summaries it read under the instance lock.
  */
-import type { Sql } from 'postgres';
+import type { Sql, TransactionSql } from 'postgres';
 import type { IndexEntry, IndexRange, IndexReads, IndexWalk, RecordWrite, RowSummary, TableIndexes } from '../../actors/index.js';
-import { summarize } from '../../actors/index.js';
+import { subRowListTable, summarize } from '../../actors/index.js';
 import { checkInstance, decodeValue, encodeValue, hasNul } from './postgres-queries.js';
 
 /** The highest code point: `prefix || TOP` bounds the terms starting with `prefix`. */
@@ -124,8 +124,13 @@ export interface IndexChanges {
   readonly counts: Map<string, [string, string, number]>;
 }
 
-/** Diffs each row's old summary against its new one (rows of tables without indexes are skipped). */
-export function indexChanges(tables: ReadonlyMap<string, TableIndexes>, before: SummaryMap, rows: Iterable<RecordWrite>): IndexChanges {
+/**
+ * Diffs each row's old summary against its new one, for every index table the row's table
+ * feeds (tablesOf): its own, and each entry of a sub-row table against its old summary (the
+ * parent's list of entries, subRowListTable, says which entries it had). Rows of tables
+ * without indexes are skipped.
+ */
+export function indexChanges(tables: ReadonlyMap<string, readonly TableIndexes[]>, before: SummaryMap, rows: Iterable<RecordWrite>): IndexChanges {
   const changes: IndexChanges = { removed: [], added: [], summaries: [], dropped: [], counts: new Map() };
   const count = (table: string, scope: string, delta: number) => {
     const key = summaryKey(table, scope);
@@ -133,27 +138,59 @@ export function indexChanges(tables: ReadonlyMap<string, TableIndexes>, before: 
     entry[2] += delta;
     changes.counts.set(key, entry);
   };
-  for (const row of rows) {
-    const table = tables.get(row.table);
-    if (table === undefined) continue;
-    const old = before.get(summaryKey(row.table, row.id));
-    const next = row.value === null || row.value === undefined ? undefined : summarize(table, row.value);
+  const diff = (table: TableIndexes, id: string, value: unknown) => {
+    const old = before.get(summaryKey(table.table, id));
+    const next = value === null || value === undefined ? undefined : summarize(table, value);
     const moved = old !== undefined && next !== undefined && old.scope !== next.scope;
     table.indexes.forEach((index, i) => {
       const was = old?.terms[i] ?? [];
       const now = next?.terms[i] ?? [];
-      for (const term of was) if (!now.includes(term)) changes.removed.push([row.table, index.name, term, row.id]);
-      for (const term of now) if (moved || !was.includes(term)) changes.added.push([row.table, index.name, term, row.id, next!.scope]);
+      for (const term of was) if (!now.includes(term)) changes.removed.push([table.table, index.name, term, id]);
+      for (const term of now) if (moved || !was.includes(term)) changes.added.push([table.table, index.name, term, id, next!.scope]);
     });
-    if (old !== undefined) count(row.table, old.scope, -1);
+    if (old !== undefined) count(table.table, old.scope, -1);
     if (next === undefined) {
-      if (old !== undefined) changes.dropped.push([row.table, row.id]);
+      if (old !== undefined) changes.dropped.push([table.table, id]);
     } else {
-      count(row.table, next.scope, 1);
-      changes.summaries.push([row.table, row.id, next.scope, encodeValue(next.terms)]);
+      count(table.table, next.scope, 1);
+      changes.summaries.push([table.table, id, next.scope, encodeValue(next.terms)]);
+    }
+  };
+  for (const row of rows) {
+    for (const table of tables.get(row.table) ?? []) {
+      if (table.source === undefined) {
+        diff(table, row.id, row.value);
+        continue;
+      }
+      const list = subRowListTable(table.table);
+      const listed = before.get(summaryKey(list, row.id))?.terms[0] ?? [];
+      const subRows = row.value === null || row.value === undefined ? [] : table.source.rows(row.id, row.value);
+      const now = new Set(subRows.map((r) => r.id));
+      for (const old of listed) if (!now.has(old)) diff(table, old, undefined);
+      for (const sub of subRows) diff(table, sub.id, sub.value);
+      // The parent's list of entries: a summary without a row count.
+      if (subRows.length > 0) changes.summaries.push([list, row.id, '', encodeValue([[...now]])]);
+      else if (listed.length > 0 || before.has(summaryKey(list, row.id))) changes.dropped.push([list, row.id]);
     }
   }
   return changes;
+}
+
+/**
+ * The summaries an append or build diffs against: those of the rows `ids` (in every table),
+ * then those of the sub-rows their entry lists name.
+ */
+export async function readBeforeSummaries(
+  tx: TransactionSql,
+  instanceId: string,
+  ids: readonly string[],
+): Promise<{ table_name: string; id: string; scope: string; terms: Buffer }[]> {
+  if (ids.length === 0) return [];
+  const rows = await tx.unsafe<{ table_name: string; id: string; scope: string; terms: Buffer }[]>(IQ.summariesById, [instanceId, [...ids]]);
+  const subIds = rows.filter((r) => r.table_name.endsWith('#')).flatMap((r) => (decodeValue(r.terms) as string[][])[0] ?? []);
+  if (subIds.length === 0) return rows;
+  const subs = await tx.unsafe<{ table_name: string; id: string; scope: string; terms: Buffer }[]>(IQ.summariesById, [instanceId, subIds]);
+  return [...rows, ...subs];
 }
 
 /** The statements that apply `changes` (text, parameters); multi-row inserts chunked by `chunk` rows. */

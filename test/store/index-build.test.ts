@@ -33,7 +33,7 @@ async function fillOld(store: StoreAdapter): Promise<void> {
       A,
       Array.from({ length: 500 }, (_, k) => {
         const i = from + k;
-        return thing(`t${String(i).padStart(4, '0')}`, `Name ${i}`, i % 2 === 0 ? 'o1' : 'o2', 1000 + i);
+        return thing(`t${String(i).padStart(4, '0')}`, `Name ${i}`, i % 2 === 0 ? 'o1' : 'o2', 1000 + i, i % 100 === 0 ? ['hundred', `h${i}`] : []);
       }),
     );
   }
@@ -47,6 +47,9 @@ async function expectIndexed(store: StoreAdapter): Promise<void> {
   expect((await store.readIndex(A, { table: 'things', index: 'created', reverse: true, limit: 2 })).map((e) => e.id)).toEqual(['t2499', 't2498']);
   expect((await store.readIndex(A, { table: 'things', index: 'name_ci', equals: 'name 1234', limit: 5 })).map((e) => e.id)).toEqual(['t1234']);
   expect(await store.countIndex(A, { table: 'things', index: 'name', prefix: 'Name 12' })).toBe(111);
+  // The sub-row table (tags inside things) is built from the parent rows too.
+  expect(await store.countIndex(A, { table: 'thing_tags', index: 'tag', equals: 'hundred' })).toBe(ROWS / 100);
+  expect((await store.readIndex(A, { table: 'thing_tags', index: 'parent', equals: 't1200', limit: 5 })).map((e) => e.id)).toEqual(['t1200/h1200', 't1200/hundred']);
 }
 
 describe('index build on upgrade: lmdb', () => {
@@ -127,11 +130,12 @@ describeIfMet(postgresVerdict, 'index build on upgrade: postgres', () => {
     // A build that stopped after row t1999.
     await admin.unsafe(`UPDATE "${schema}".index_state SET version = $1, complete = false, instance_id = $2, table_name = 'things', after_id = 't1999'`, [TEST_CATALOG.version, A]);
     const first = await migratePostgres({ url, schema, catalog: TEST_CATALOG });
-    expect(first.indexedRows).toBe(500);
+    // The rest of `things`, then every parent row for the sub-row table `thing_tags`.
+    expect(first.indexedRows).toBe(500 + ROWS);
     const again = await migratePostgres({ url, schema, catalog: TEST_CATALOG });
     expect(again.indexedRows).toBe(0);
     const rebuilt = await migratePostgres({ url, schema, catalog: { ...TEST_CATALOG, version: TEST_CATALOG.version + 1 } });
-    expect(rebuilt.indexedRows).toBe(ROWS);
+    expect(rebuilt.indexedRows).toBe(2 * ROWS);
     const store = await openPostgresStore({ url, schema, maxConnections: 2, catalog: { ...TEST_CATALOG, version: TEST_CATALOG.version + 1 } });
     try {
       await expectIndexed(store);

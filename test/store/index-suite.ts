@@ -3,10 +3,11 @@
  * entries written in the append transaction and moved or removed with their rows, keyset walks
  * in both directions (equals, prefix, cursor, offset), range counts, per-scope row counts,
  * summaries, a rolled-back append leaving no entry, and a dump loaded into a fresh store
- * answering the same walks.
+ * answering the same walks; a sub-row table (the entries inside a row, here a thing's tags)
+ * indexed entry by entry and moved with its parent row.
  */
 import { beforeEach, afterEach, describe, expect, it } from 'vitest';
-import { defineIndexes, type AggregateKind, type IndexCatalog, type RecordWrite, type StoreAdapter } from '../../actors/index.js';
+import { defineIndexes, defineSubIndexes, type AggregateKind, type IndexCatalog, type RecordWrite, type StoreAdapter } from '../../actors/index.js';
 import { append, event, expect0, type OpenStore } from './store-suite.js';
 
 interface Thing {
@@ -27,6 +28,14 @@ export const TEST_CATALOG: IndexCatalog = {
       created: (r) => r.meta.createdAt,
       tag: (r) => r.state.tags,
     }),
+    // Sub-rows: each tag of a thing, id `<thing>/<tag>`, scope the thing's org.
+    defineSubIndexes<Thing, string>(
+      thingKind,
+      'thing_tags',
+      (r) => r.state.tags.map((tag) => ({ key: tag, item: tag })),
+      (r) => r.parent.state.org,
+      { tag: (r) => r.item },
+    ),
   ],
 };
 
@@ -130,6 +139,42 @@ export function describeIndexSuite(name: string, open: OpenStore): void {
       expect(await store.readSummaries(A, 'things', ['t4'])).toEqual([undefined]);
     });
 
+    it('indexes the entries inside a row as sub-rows, moved and dropped with their parent row', async () => {
+      const tags = async () => (await store.readIndex(A, { table: 'thing_tags', index: 'tag', limit: 10 })).map((e) => [e.term, e.id, e.scope]);
+      expect(await tags()).toEqual([
+        ['x', 't1/x', 'o1'],
+        ['x', 't2/x', 'o1'],
+        ['y', 't2/y', 'o1'],
+        ['y', 't4/y', 'o2'],
+      ]);
+      expect(ids(await store.readIndex(A, { table: 'thing_tags', index: 'parent', equals: 't2', limit: 10 }))).toEqual(['t2/x', 't2/y']);
+      expect(await store.rowCounts(A, 'thing_tags')).toEqual([
+        { scope: 'o1', count: 3 },
+        { scope: 'o2', count: 1 },
+      ]);
+      expect(await store.readSummaries(A, 'thing_tags', ['t2/y', 't3/x'])).toEqual([{ scope: 'o1', terms: [['t2'], ['y']] }, undefined]);
+      // The parent's list of entries is no row of its own.
+      expect(await store.rowCounts(A, 'thing_tags#')).toEqual([]);
+      // t2 loses x, gains z and moves to o2; t4 is removed; t3 gains its first entry.
+      await writeThings(store, A, [thing('t2', 'alpha', 'o2', 10, ['y', 'z']), { table: 'things', id: 't4', value: null }, thing('t3', 'Alpine', 'o2', 20, ['w'])]);
+      expect(await tags()).toEqual([
+        ['w', 't3/w', 'o2'],
+        ['x', 't1/x', 'o1'],
+        ['y', 't2/y', 'o2'],
+        ['z', 't2/z', 'o2'],
+      ]);
+      expect(await store.rowCounts(A, 'thing_tags')).toEqual([
+        { scope: 'o1', count: 1 },
+        { scope: 'o2', count: 3 },
+      ]);
+      expect(await store.readSummaries(A, 'thing_tags', ['t2/x', 't4/y', 't2/z'])).toEqual([undefined, undefined, { scope: 'o2', terms: [['t2'], ['z']] }]);
+      // A row left with no entries drops them all; the other instance is untouched.
+      await writeThings(store, A, [thing('t2', 'alpha', 'o2', 10, [])]);
+      expect(ids(await store.readIndex(A, { table: 'thing_tags', index: 'parent', equals: 't2', limit: 10 }))).toEqual([]);
+      expect(ids(await store.readIndex(A, { table: 'thing_tags', index: 'parent', equals: 't1', limit: 10 }))).toEqual(['t1/x']);
+      expect(await store.rowCounts(B, 'thing_tags')).toEqual([]);
+    });
+
     it('writes no entry when the append is refused or its projection throws', async () => {
       const stale = await store.append(append(A, { expectations: [expect0('thing', 't1', 0)], events: [event('thing', 't1', 'thing.set')], project: () => [thing('t1', 'Omega', 'o1', 1)] }));
       expect(stale.ok).toBe(false);
@@ -157,6 +202,7 @@ export function describeIndexSuite(name: string, open: OpenStore): void {
         await copy.store.load(store.dump());
         expect(ids(await copy.store.readIndex(A, { table: 'things', index: 'name_ci', limit: 10 }))).toEqual(['t2', 't3', 't1', 't4']);
         expect(await copy.store.rowCounts(B, 'things')).toEqual([{ scope: 'o9', count: 1 }]);
+        expect(ids(await copy.store.readIndex(A, { table: 'thing_tags', index: 'tag', limit: 10 }))).toEqual(['t1/x', 't2/x', 't2/y', 't4/y']);
       } finally {
         await copy.cleanup();
       }

@@ -37,6 +37,18 @@ interface SearchRequest<F> {
   readonly sortingColumn?: number;
 }
 
+/**
+ * The request checks runSearch starts with (query, filters: 400 naming the field), for handlers
+ * that must refuse bad input before they look the parent up (a search inside one row).
+ */
+export function checkSearchRequest<F extends { readonly filter: { readonly case: string | undefined } }, C extends SearchCall>(
+  declaration: SearchDeclaration<F, C>,
+  request: SearchRequest<F>,
+): void {
+  parseListQuery(request.query);
+  validateSearchFilters(request.filters, declaration.rules);
+}
+
 export async function runSearch<F extends { readonly filter: { readonly case: string | undefined } }, R, C extends SearchCall = CallContext>(
   call: C,
   declaration: SearchDeclaration<F, C>,

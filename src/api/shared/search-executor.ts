@@ -8,7 +8,7 @@
  * read only for the page, and for candidates of searches whose rules need the row itself
  * (`rowCheck`).
  */
-import type { IndexEntry, IndexRange, IndexReads, RowSummary, TableIndexes } from '../../../actors/index.js';
+import { type IndexEntry, type IndexRange, type IndexReads, PARENT_INDEX, type RowSummary, type TableIndexes } from '../../../actors/index.js';
 import { compareStrings, type ListQuery } from './search.js';
 
 /**
@@ -20,6 +20,8 @@ export type Condition =
   | {
       readonly index: string;
       readonly equals?: string;
+      /** Any of these terms (e.g. ids of entries, inIds of a sub-row table). */
+      readonly anyOf?: readonly string[];
       readonly prefix?: string;
       /** Term filters the store applies while it walks the index keys. */
       readonly contains?: string;
@@ -90,7 +92,7 @@ async function walkSorted<R>(reads: IndexReads, plan: SearchPlan<R>): Promise<Se
     }
     total = counted ?? seen;
   }
-  const rows = (await reads.getRecords(instanceId, table.table, ids)).filter((r) => r !== undefined) as R[];
+  const rows = (await readRows(reads, instanceId, table, ids)).filter((r) => r !== undefined) as R[];
   return { rows, total };
 }
 
@@ -140,7 +142,7 @@ async function searchCandidates<R>(reads: IndexReads, plan: SearchPlan<R>, condi
     const kept: Candidate[] = [];
     for (let i = 0; i < candidates.length; i += PAGE) {
       const slice = candidates.slice(i, i + PAGE);
-      const rows = await reads.getRecords(instanceId, table.table, slice.map((c) => c.id));
+      const rows = await readRows(reads, instanceId, table, slice.map((c) => c.id));
       for (const [j, c] of slice.entries()) {
         const row = rows[j];
         if (row !== undefined && (await plan.rowCheck(row as R))) kept.push({ ...c, row });
@@ -153,15 +155,35 @@ async function searchCandidates<R>(reads: IndexReads, plan: SearchPlan<R>, condi
   const page = candidates.slice(query.offset, query.offset + query.limit);
   const missing = page.filter((c) => c.row === undefined);
   if (missing.length > 0) {
-    const rows = await reads.getRecords(instanceId, table.table, missing.map((c) => c.id));
+    const rows = await readRows(reads, instanceId, table, missing.map((c) => c.id));
     missing.forEach((c, j) => (c.row = rows[j]));
   }
   return { rows: page.flatMap((c) => (c.row === undefined ? [] : [c.row as R])), total: candidates.length };
 }
 
+/**
+ * Rows by id, in `ids` order. A sub-row table's rows are its parents' entries (SubRow): each
+ * parent is read once and the entry picked by id.
+ */
+async function readRows(reads: IndexReads, instanceId: string, table: TableIndexes, ids: readonly string[]): Promise<readonly unknown[]> {
+  const source = table.source;
+  if (source === undefined) return reads.getRecords(instanceId, table.table, ids);
+  const at = table.indexes.findIndex((d) => d.name === PARENT_INDEX);
+  const summaries = await reads.readSummaries(instanceId, table.table, ids);
+  const parentIds = summaries.map((s) => s?.terms[at]?.[0]);
+  const wanted = [...new Set(parentIds.filter((p): p is string => p !== undefined))];
+  const parents = await reads.getRecords(instanceId, source.table, wanted);
+  const entries = new Map<string, unknown>();
+  wanted.forEach((parentId, i) => {
+    const parent = parents[i];
+    if (parent !== undefined) for (const sub of source.rows(parentId, parent)) entries.set(sub.id, sub.value);
+  });
+  return ids.map((id) => entries.get(id));
+}
+
 function cost(condition: Narrowing): number {
   if ('ids' in condition) return 0;
-  if (condition.equals !== undefined) return 1;
+  if (condition.equals !== undefined || condition.anyOf !== undefined) return 1;
   if (condition.prefix !== undefined) return 2;
   return 3;
 }
@@ -189,11 +211,13 @@ async function fromSource(reads: IndexReads, instanceId: string, table: TableInd
     return out;
   }
   const byId = new Map<string, Candidate>();
-  const { test, ...bounds } = source;
-  const range = { ...bounds, table: table.table };
-  for await (const e of walk(reads, instanceId, range)) {
-    if (byId.has(e.id) || (test !== undefined && !(await test(e.term, e.scope)))) continue;
-    byId.set(e.id, { id: e.id, scope: e.scope, ...(source.index === sort ? { sortTerm: e.term } : {}) });
+  const { test, anyOf, ...bounds } = source;
+  const ranges = anyOf === undefined ? [{ ...bounds, table: table.table }] : [...new Set(anyOf)].map((equals) => ({ ...bounds, equals, table: table.table }));
+  for (const range of ranges) {
+    for await (const e of walk(reads, instanceId, range)) {
+      if (byId.has(e.id) || (test !== undefined && !(await test(e.term, e.scope)))) continue;
+      byId.set(e.id, { id: e.id, scope: e.scope, ...(source.index === sort ? { sortTerm: e.term } : {}) });
+    }
   }
   return [...byId.values()];
 }
@@ -207,6 +231,7 @@ async function matchesAll(c: Candidate, conditions: readonly Narrowing[], positi
     let hit = false;
     for (const term of c.summary!.terms[position(condition.index)] ?? []) {
       if (condition.equals !== undefined && term !== condition.equals) continue;
+      if (condition.anyOf !== undefined && !condition.anyOf.includes(term)) continue;
       if (condition.prefix !== undefined && !term.startsWith(condition.prefix)) continue;
       if (condition.contains !== undefined && !term.includes(condition.contains)) continue;
       if (condition.suffix !== undefined && !term.endsWith(condition.suffix)) continue;

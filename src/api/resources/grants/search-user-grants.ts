@@ -1,94 +1,127 @@
-/** SearchUserGrants: POST /resources/v3alpha/user_grants/_search; filters are ANDed. */
-import { type AggregateKind, type AggregateRecord, projectGrantKind, projectKind, userGrantsKind, userKind } from '../../../../actors/index.js';
-
+/**
+ * SearchUserGrants: POST /resources/v3alpha/user_grants/_search; filters are ANDed. Runs on the
+ * user_grant_entries sub-row indexes; the rules on other aggregates (the user still in the
+ * grant's organization, the project live, the role keys the project still has) are checked on
+ * the narrowed candidates.
+ */
+import {
+  type AggregateKind,
+  type AggregateRecord,
+  idTerm,
+  projectGrantKind,
+  projectKind,
+  type SubRow,
+  type UserGrant,
+  userGrantIndexes,
+  type UserGrants,
+  userKind,
+} from '../../../../actors/index.js';
+import { State } from '../../../gen/platform/resources/object/v3alpha/object_pb.js';
 import { PlatformGrants, UserGrantFieldName, type UserGrantSearchFilter } from '../../../gen/platform/resources/grant/v3alpha/grant_service_pb.js';
 import type { CallContext } from '../../call-context.js';
 import { defineRpc } from '../../invoker.js';
+import { runSearch, type SearchDeclaration } from '../../shared/indexed-search.js';
 import { createOrgReadFilter, readOwned } from '../../shared/owned.js';
-import { compareIds, compareNumbers, type FilterRules, maxIds, paginate, parseListQuery, requiredChars, specified, validateSearchFilters } from '../../shared/search.js';
-import { displayedKeys, toGetUserGrant, toGrantState, type UserGrantView } from './shared.js';
+import { maxIds, requiredChars, specified } from '../../shared/search.js';
+import { displayedKeys, toGetUserGrant, type UserGrantView } from './shared.js';
 
-type Row = UserGrantView & { readonly id: string };
+type Row = SubRow<UserGrants, UserGrant>;
 
-const byCreation = (a: Row, b: Row) => compareNumbers(a.grant.createdAt, b.grant.createdAt);
+const states: Readonly<Record<number, string>> = { [State.EFFECTIVE_STATE_ACTIVE]: 'active', [State.EFFECTIVE_STATE_INACTIVE]: 'inactive' };
 
-const comparators: Record<UserGrantFieldName, (a: Row, b: Row) => number> = {
-  [UserGrantFieldName.UNSPECIFIED]: byCreation,
-  [UserGrantFieldName.CREATION_DATE]: byCreation,
-  [UserGrantFieldName.ID]: (a, b) => compareIds(a.id, b.id),
-  [UserGrantFieldName.CHANGE_DATE]: (a, b) => compareNumbers(a.grant.changedAt, b.grant.changedAt),
-  [UserGrantFieldName.USER_ID]: (a, b) => compareIds(a.row.state.userId, b.row.state.userId),
-  [UserGrantFieldName.PROJECT_ID]: (a, b) => compareIds(a.grant.projectId, b.grant.projectId),
-};
-
-const FILTER_RULES: FilterRules<UserGrantSearchFilter> = {
-  userId: [requiredChars('id')],
-  projectId: [requiredChars('id')],
-  orgId: [requiredChars('id')],
-  projectGrantId: [requiredChars('id')],
-  roleKey: [requiredChars('key')],
-  inIds: [maxIds()],
-  state: [specified('state', 'state')],
+const SEARCH: SearchDeclaration<UserGrantSearchFilter> = {
+  table: userGrantIndexes,
+  sort: {
+    [UserGrantFieldName.UNSPECIFIED]: 'created',
+    [UserGrantFieldName.CREATION_DATE]: 'created',
+    [UserGrantFieldName.ID]: 'id',
+    [UserGrantFieldName.CHANGE_DATE]: 'changed',
+    [UserGrantFieldName.USER_ID]: 'user',
+    [UserGrantFieldName.PROJECT_ID]: 'project',
+  },
+  rules: {
+    userId: [requiredChars('id')],
+    projectId: [requiredChars('id')],
+    orgId: [requiredChars('id')],
+    projectGrantId: [requiredChars('id')],
+    roleKey: [requiredChars('key')],
+    inIds: [maxIds()],
+    state: [specified('state', 'state')],
+  },
+  condition({ filter: f }) {
+    switch (f.case) {
+      case 'userId':
+        return { index: 'user', equals: idTerm(f.value.id) };
+      case 'projectId':
+        return { index: 'project', equals: idTerm(f.value.id) };
+      case 'orgId':
+        return { index: 'org', equals: idTerm(f.value.id) };
+      case 'projectGrantId':
+        return { index: 'project_grant', equals: f.value.id };
+      // Narrowed by the keys as granted; rowCheck keeps those the project still has.
+      case 'roleKey':
+        return { index: 'role', equals: f.value.key };
+      case 'inIds':
+        return { index: 'id', anyOf: f.value.ids.map(idTerm) };
+      case 'state':
+        return states[f.value.state] === undefined ? 'none' : { index: 'state', equals: states[f.value.state]! };
+      default:
+        return 'all';
+    }
+  },
 };
 
 export const searchUserGrantsRpc = defineRpc({
   method: PlatformGrants.method.searchUserGrants,
   permission: 'authenticated', // results limited to organizations with user.grant.read
   async handle(request, call) {
-    const query = parseListQuery(request.query);
-    const compare = comparators[request.sortingColumn] ?? byCreation;
-    validateSearchFilters(request.filters, FILTER_RULES);
     const mayRead = await createOrgReadFilter(call, 'user.grant.read');
-    const onlyOrg = call.scope.type === 'org' ? call.scope.orgId : undefined;
-    const projectOf = cached(call, projectKind, true);
-    const projectGrantOf = cached(call, projectGrantKind, false);
-    const rows: Row[] = [];
-    for await (const row of call.services.actors.scanRecords(call.instance.id, userGrantsKind)) {
-      const orgId = row.state.orgId;
-      if (row.state.grants.length === 0 || (onlyOrg !== undefined && orgId !== onlyOrg) || !(await mayRead(orgId))) continue;
-      const user = await call.services.actors.readRecord(call.instance.id, userKind, row.id);
-      if (user === undefined || user.state.orgId !== orgId) continue;
-      for (const grant of row.state.grants) {
-        const project = await projectOf(grant.projectId);
-        if (project === undefined) continue;
-        const projectGrant = grant.projectGrantId === '' ? undefined : await projectGrantOf(grant.projectGrantId);
-        const roleKeys = displayedKeys(grant, project, projectGrant);
-        const view: Row = { id: grant.id, row, grant, orgId, project, roleKeys };
-        if (request.filters.every((f) => matchesFilter(view, f))) rows.push(view);
-      }
+    const viewOf = views(call);
+    const roleKeys = request.filters.flatMap((f) => (f.filter.case === 'roleKey' ? [f.filter.value.key] : []));
+    const { details, rows } = await runSearch<UserGrantSearchFilter, Row>(call, SEARCH, request, {
+      ...(call.scope.type === 'org' ? { conditions: [{ index: 'org', equals: idTerm(call.scope.orgId) }] } : {}),
+      visible: (_id, orgId) => mayRead(orgId),
+      scopeOnly: true,
+      async rowCheck(row) {
+        const view = await viewOf(row);
+        return view !== undefined && roleKeys.every((key) => view.roleKeys.includes(key));
+      },
+    });
+    const result = [];
+    for (const row of rows) {
+      const view = await viewOf(row);
+      if (view !== undefined) result.push(toGetUserGrant(view));
     }
-    const page = paginate(rows, compare, query, await call.services.actors.projectionState(call.instance.id));
-    return { details: page.details, sortingColumn: request.sortingColumn, result: page.items.map(toGetUserGrant) };
+    return { details, sortingColumn: request.sortingColumn, result };
   },
 });
 
-/** Reads each row once per request (`owned`: rows of removed organizations count as absent). */
-function cached<S>(call: CallContext, kind: AggregateKind<S>, owned: boolean): (id: string) => Promise<AggregateRecord<S> | undefined> {
-  const cache = new Map<string, AggregateRecord<S> | undefined>();
-  return async (id) => {
-    if (!cache.has(id)) cache.set(id, owned ? await readOwned(call, kind, id) : await call.services.actors.readRecord(call.instance.id, kind, id));
-    return cache.get(id);
+/**
+ * A grant as listed: absent when its user left the grant's organization or its project is gone
+ * (rows of removed organizations count as absent); the role keys the project (and the project
+ * grant) still have. Users, projects and project grants are read once per request.
+ */
+function views(call: CallContext): (row: Row) => Promise<UserGrantView | undefined> {
+  const userOf = cached(call, userKind, false);
+  const projectOf = cached(call, projectKind, true);
+  const projectGrantOf = cached(call, projectGrantKind, false);
+  return async ({ parent, item: grant }) => {
+    const orgId = parent.state.orgId;
+    const user = await userOf(parent.id);
+    if (user === undefined || user.state.orgId !== orgId) return undefined;
+    const project = await projectOf(grant.projectId);
+    if (project === undefined) return undefined;
+    const projectGrant = grant.projectGrantId === '' ? undefined : await projectGrantOf(grant.projectGrantId);
+    return { row: parent, grant, orgId, project, roleKeys: displayedKeys(grant, project, projectGrant) };
   };
 }
 
-function matchesFilter(row: Row, filter: UserGrantSearchFilter): boolean {
-  const f = filter.filter;
-  switch (f.case) {
-    case 'userId':
-      return row.row.state.userId === f.value.id;
-    case 'projectId':
-      return row.grant.projectId === f.value.id;
-    case 'roleKey':
-      return row.roleKeys.includes(f.value.key);
-    case 'orgId':
-      return row.orgId === f.value.id;
-    case 'state':
-      return toGrantState(row.grant.state) === f.value.state;
-    case 'inIds':
-      return f.value.ids.includes(row.id);
-    case 'projectGrantId':
-      return row.grant.projectGrantId === f.value.id;
-    default:
-      return true;
-  }
+/** Reads each row once per request (`owned`: rows of removed organizations count as absent). */
+function cached<S>(call: CallContext, kind: AggregateKind<S>, owned: boolean): (id: string) => Promise<AggregateRecord<S> | undefined> {
+  const cache = new Map<string, Promise<AggregateRecord<S> | undefined>>();
+  return (id) => {
+    let hit = cache.get(id);
+    if (hit === undefined) cache.set(id, (hit = owned ? readOwned(call, kind, id) : call.services.actors.readRecord(call.instance.id, kind, id)));
+    return hit;
+  };
 }
