@@ -42,11 +42,6 @@ export function parseListQuery(query: SearchQuery | undefined): ListQuery {
   return { offset: Number(offset), limit: limit === 0 ? DEFAULT_LIMIT : limit, asc: query?.asc ?? false };
 }
 
-export interface Page<T> {
-  readonly items: readonly T[];
-  readonly details: ListDetails;
-}
-
 /** ListDetails of a page of `pageLength` items out of `total` matches. */
 export function toListDetails(query: ListQuery, total: number, pageLength: number, projection: ProjectionState): ListDetails {
   return create(ListDetailsSchema, {
@@ -86,31 +81,8 @@ export function textCondition(index: string, method: TextFilterMethod, wanted: s
   }
 }
 
-/** Sorts (stable, ties broken by id), then applies offset and limit. */
-export function paginate<T extends { readonly id: string }>(
-  items: T[],
-  compare: (a: T, b: T) => number,
-  query: ListQuery,
-  projection: ProjectionState,
-): Page<T> {
-  const direction = query.asc ? 1 : -1;
-  items.sort((a, b) => direction * (compare(a, b) || compareStrings(a.id, b.id)));
-  const page = items.slice(query.offset, query.offset + query.limit);
-  return { items: page, details: toListDetails(query, items.length, page.length, projection) };
-}
-
 export function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-export function compareNumbers(a: number, b: number): number {
-  return a - b;
-}
-
-/** Ids are decimal strings of varying length: compare numerically when both are numeric. */
-export function compareIds(a: string, b: string): number {
-  if (a.length !== b.length && /^\d+$/.test(a) && /^\d+$/.test(b)) return a.length - b.length;
-  return compareStrings(a, b);
 }
 
 /** The eight TextFilterMethods of seed 000. */
