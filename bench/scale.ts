@@ -1,6 +1,7 @@
 /**
  * `npm run bench:scale`: searches at scale (issue #15; figures in bench/README.md "Scale").
- * Starts a node from dist/ (LMDB, or PostgreSQL with SCALE_DATABASE_URL), measures the write
+ * For each store of SCALE_STORES (`lmdb`, `postgres`, or both in one run: `lmdb,postgres`; default
+ * `lmdb`, or `postgres` when only SCALE_DATABASE_URL is given), starts a node from dist/, measures the write
  * throughput (create organization, create user) on the near-empty node, seeds SCALE_ORGS
  * organizations and SCALE_USERS users through the public API (batched, SCALE_CONCURRENCY in
  * flight), then measures latencies with one client, one request at a time (p50/p99 of
@@ -23,6 +24,8 @@ const USERS = Number(env.SCALE_USERS ?? 1_000_000);
 const SAMPLES = Number(env.SCALE_SAMPLES ?? 200);
 const CONCURRENCY = Number(env.SCALE_CONCURRENCY ?? 16);
 const WRITE_SAMPLE = Number(env.SCALE_WRITE_SAMPLE ?? 2000);
+type Store = 'lmdb' | 'postgres';
+const STORES = (env.SCALE_STORES ?? (env.SCALE_DATABASE_URL ? 'postgres' : 'lmdb')).split(',').map((s) => s.trim()) as Store[];
 
 interface Row {
   readonly what: string;
@@ -80,8 +83,8 @@ const userBody = (i: number) => ({
   human: { username: `scale.user${i}`, profile: { givenName: 'Scale', familyName: `User ${i}` }, email: { address: `scale.user${i}@example.com` } },
 });
 
-async function writeThroughput(main: string, cleanup: Cleanup): Promise<{ orgs: number; users: number }> {
-  const node = await startTessera({ main, cpu: undefined, cleanup, defaults: { TESSERA_SIGNING_ALGORITHM: 'ES256', ...storeEnv() } });
+async function writeThroughput(main: string, cleanup: Cleanup, store: Store): Promise<{ orgs: number; users: number }> {
+  const node = await startTessera({ main, cpu: undefined, cleanup, defaults: { TESSERA_SIGNING_ALGORITHM: 'ES256', ...storeEnv(store) } });
   try {
     const orgs = await load(0, WRITE_SAMPLE, (i) => call(node, 'POST', '/resources/v3alpha/organizations', { name: `Write Org ${i}` }));
     const users = await load(0, WRITE_SAMPLE, (i) => call(node, 'POST', '/resources/v3alpha/users', userBody(i)));
@@ -91,9 +94,10 @@ async function writeThroughput(main: string, cleanup: Cleanup): Promise<{ orgs: 
   }
 }
 
-function storeEnv(): Record<string, string> {
+function storeEnv(store: Store): Record<string, string> {
+  if (store === 'lmdb') return {};
   const url = env.SCALE_DATABASE_URL;
-  if (url === undefined || url === '') return {};
+  if (url === undefined || url === '') throw new Error('SCALE_STORES names postgres: set SCALE_DATABASE_URL');
   return { TESSERA_DATABASE_URL: url, TESSERA_DATABASE_SCHEMA: env.SCALE_DATABASE_SCHEMA ?? `tessera_scale_${Date.now()}` };
 }
 
@@ -104,18 +108,33 @@ function rssMiB(pid: number): number {
 }
 
 async function main(): Promise<void> {
+  for (const store of STORES) {
+    if (store !== 'lmdb' && store !== 'postgres') throw new Error(`SCALE_STORES: unknown store ${String(store)} (lmdb, postgres)`);
+  }
+  for (const store of STORES) {
+    const { rows, notes } = await measure(store);
+    process.stdout.write(`\n### ${store}\n\n| measurement | p50 ms | p99 ms | target |\n|---|---|---|---|\n`);
+    for (const r of rows) process.stdout.write(`| ${r.what} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.target} |\n`);
+    for (const note of notes) process.stdout.write(`\n- ${note}`);
+    process.stdout.write('\n');
+  }
+  closeHttpClient();
+}
+
+/** One store: write throughput, then the seeded node's latencies. */
+async function measure(store: Store): Promise<{ rows: Row[]; notes: string[] }> {
   const cleanup = new Cleanup();
   const rows: Row[] = [];
-  const notes: string[] = [`store: ${env.SCALE_DATABASE_URL ? 'postgres' : 'lmdb'}; organizations: ${ORGS}; users: ${USERS}; samples: ${SAMPLES}`];
+  const notes: string[] = [`store: ${store}; organizations: ${ORGS}; users: ${USERS}; samples: ${SAMPLES}`];
   try {
-    const writes = await writeThroughput(MAIN, cleanup);
+    const writes = await writeThroughput(MAIN, cleanup, store);
     notes.push(`write throughput (this build, ${WRITE_SAMPLE} each, ${CONCURRENCY} in flight): create organization ${writes.orgs.toFixed(0)}/s, create user ${writes.users.toFixed(0)}/s`);
     if (env.SCALE_BASELINE_MAIN !== undefined) {
-      const base = await writeThroughput(env.SCALE_BASELINE_MAIN, cleanup);
+      const base = await writeThroughput(env.SCALE_BASELINE_MAIN, cleanup, store);
       notes.push(`write throughput (baseline ${env.SCALE_BASELINE_MAIN}): create organization ${base.orgs.toFixed(0)}/s, create user ${base.users.toFixed(0)}/s`);
       notes.push(`ratio this/baseline: organizations ${(writes.orgs / base.orgs).toFixed(2)}, users ${(writes.users / base.users).toFixed(2)} (target ≥ 0.8)`);
     }
-    const node = await startTessera({ main: MAIN, cpu: undefined, cleanup, defaults: { TESSERA_SIGNING_ALGORITHM: 'ES256', ...storeEnv() } });
+    const node = await startTessera({ main: MAIN, cpu: undefined, cleanup, defaults: { TESSERA_SIGNING_ALGORITHM: 'ES256', ...storeEnv(store) } });
     await call(node, 'POST', '/resources/v3alpha/users', userBody(-1));
     rows.push(await latency('session by login name (1 user)', 'unchanged at scale', () => call(node, 'POST', '/resources/v3alpha/sessions', { checks: { user: { loginName: 'scale.user-1' } } })));
     const t0 = performance.now();
@@ -138,13 +157,9 @@ async function main(): Promise<void> {
     notes.push(`FAILED: ${describeError(error)}`);
     process.exitCode = 1;
   } finally {
-    closeHttpClient();
     await cleanup.run();
   }
-  process.stdout.write(`| measurement | p50 ms | p99 ms | target |\n|---|---|---|---|\n`);
-  for (const r of rows) process.stdout.write(`| ${r.what} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.target} |\n`);
-  for (const note of notes) process.stdout.write(`\n- ${note}`);
-  process.stdout.write('\n');
+  return { rows, notes };
 }
 
 /** Seeds the users, then the user searches and the login-name lookup at that size. */
