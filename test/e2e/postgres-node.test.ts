@@ -1,7 +1,8 @@
 /**
  * One node on PostgreSQL (TESSERA_DATABASE_URL, a fresh schema): `tessera migrate` alone,
  * first run, organization CRUD and search through the real API, opaque tokens issued,
- * introspected and revoked (TTL tables), state kept across a restart, and the audit read
+ * introspected and revoked (TTL tables), state kept across a restart, searches over entries
+ * inside one row (project roles, org domains: sub-row indexes), and the audit read
  * (SearchEvents) over the PostgreSQL event stream. Skipped, with the reason, without a reachable TESSERA_TEST_DATABASE_URL.
  * Two nodes on one database are issue 7's next step.
  */
@@ -57,6 +58,39 @@ describeIfMet(postgresVerdict, title, () => {
     expect(got.body.organization).toMatchObject({ organization: { name: 'Pg Corp' }, details: { id, sequence: created.body.details.sequence } });
     const renamed = await api(node)('PATCH', `${BASE}/${id}`, { name: 'Pg Inc' });
     expect(renamed.status).toBe(200);
+  });
+
+  it('searches entries inside one row (project roles, org domains) on the sub-row indexes, kept with each change and across a restart', async () => {
+    const call = api(node);
+    const projectId = await createProject(node, 'Pg Roles');
+    const roles = `/resources/v3alpha/projects/${projectId}/roles`;
+    for (const [key, displayName] of [['viewer', 'Viewer'], ['editor', 'Editor'], ['admin', 'Admin']]) {
+      expect((await call('POST', roles, { key, displayName })).status).toBe(201);
+    }
+    const keys = async (qs: string, filters: unknown[] = []) => {
+      const found = await call('POST', `${roles}/_search${qs}`, filters);
+      expect(found.status).toBe(200);
+      return { keys: ((found.body.result ?? []) as { role: { key: string } }[]).map((r) => r.role.key), total: found.body.details.totalResult };
+    };
+    expect(await keys('?sortingColumn=PROJECT_ROLE_FIELD_NAME_KEY&query.asc=true')).toEqual({ keys: ['admin', 'editor', 'viewer'], total: '3' });
+    expect((await keys('', [{ displayName: { text: 'edit', method: 'TEXT_FILTER_METHOD_STARTS_WITH_IGNORE_CASE' } }])).keys).toEqual(['editor']);
+    // A removed and a renamed entry move in the indexes with their row.
+    expect((await call('DELETE', `${roles}/editor`)).status).toBe(200);
+    expect((await call('PATCH', `${roles}/viewer`, { displayName: 'Reader' })).status).toBe(200);
+    expect(await keys('?sortingColumn=PROJECT_ROLE_FIELD_NAME_DISPLAY_NAME&query.asc=true')).toEqual({ keys: ['admin', 'viewer'], total: '2' });
+    expect((await keys('', [{ displayName: { text: 'Viewer' } }])).keys).toEqual([]);
+    expect((await keys('', [{ displayName: { text: 'Reader' } }])).keys).toEqual(['viewer']);
+    // Domains of the org that owns the project: its generated primary domain.
+    const orgId = String((await call('GET', `/resources/v3alpha/projects/${projectId}`)).body.project.details.resourceOwner.id);
+    const domains = await call('POST', '/resources/v3alpha/domains/_search', [{ orgId: { id: orgId } }]);
+    expect(domains.status).toBe(200);
+    expect((domains.body.result as { isPrimary: boolean }[]).filter((d) => d.isPrimary)).toHaveLength(1);
+    expect((await call('POST', '/resources/v3alpha/domains/_search', [{ orgId: { id: '4242' } }])).body.result).toBeUndefined();
+
+    expect(await node.stop()).toBe(0);
+    node = await startTestNode({ env, dataDir: node.dataDir });
+    const after = await api(node)('POST', `${roles}/_search?sortingColumn=PROJECT_ROLE_FIELD_NAME_KEY`, []);
+    expect(((after.body.result ?? []) as { role: { key: string } }[]).map((r) => r.role.key)).toEqual(['viewer', 'admin']);
   });
 
   it('lists an organization\'s events (SearchEvents), paged by cursor, with the machine secret digest redacted', async () => {
