@@ -59,8 +59,15 @@ export function countQuery(instanceId: string, range: IndexRange): { text: strin
 export const IQ = {
   rowCounts: 'SELECT scope, count FROM row_counts WHERE instance_id = $1 AND table_name = $2 AND count > 0 ORDER BY scope',
   summaries: 'SELECT id, scope, terms FROM row_summaries WHERE instance_id = $1 AND table_name = $2 AND id = ANY($3::text[])',
-  /** The append's read, by row id across tables (primary key order: instance, id, table). */
-  summariesById: 'SELECT table_name, id, scope, terms FROM row_summaries WHERE instance_id = $1 AND id = ANY($2::text[])',
+  /**
+   * The append's and the build's read, by row id across tables (primary key order: instance, id,
+   * table), plus the summaries of the rows' sub-rows (ids `<row id>/<key>`, kernel/indexes.ts
+   * subRowId): one primary-key range per row, in the same round trip.
+   */
+  summariesWithSubRows: `SELECT table_name, id, scope, terms FROM row_summaries WHERE instance_id = $1 AND id = ANY($2::text[])
+    UNION ALL
+    SELECT s.table_name, s.id, s.scope, s.terms FROM unnest($2::text[]) AS p(id)
+      JOIN row_summaries s ON s.instance_id = $1 AND s.id >= (p.id || '/') COLLATE "C" AND s.id < (p.id || '0') COLLATE "C"`,
   getRecords: 'SELECT id, value FROM records WHERE instance_id = $1 AND table_name = $2 AND id = ANY($3::text[])',
 } as const;
 
@@ -177,20 +184,17 @@ export function indexChanges(tables: ReadonlyMap<string, readonly TableIndexes[]
 }
 
 /**
- * The summaries an append or build diffs against: those of the rows `ids` (in every table),
- * then those of the sub-rows their entry lists name.
+ * The summaries an append or build diffs against: those of the rows `ids` (in every table), with
+ * their sub-rows' and the lists of those (one query).
  */
-export async function readBeforeSummaries(
+export function readBeforeSummaries(
   tx: TransactionSql,
   instanceId: string,
   ids: readonly string[],
 ): Promise<{ table_name: string; id: string; scope: string; terms: Buffer }[]> {
-  if (ids.length === 0) return [];
-  const rows = await tx.unsafe<{ table_name: string; id: string; scope: string; terms: Buffer }[]>(IQ.summariesById, [instanceId, [...ids]]);
-  const subIds = rows.filter((r) => r.table_name.endsWith('#')).flatMap((r) => (decodeValue(r.terms) as string[][])[0] ?? []);
-  if (subIds.length === 0) return rows;
-  const subs = await tx.unsafe<{ table_name: string; id: string; scope: string; terms: Buffer }[]>(IQ.summariesById, [instanceId, subIds]);
-  return [...rows, ...subs];
+  if (ids.length === 0) return Promise.resolve([]);
+  // Queued now (postgres.js queries are lazy), after the statements the caller queued before.
+  return tx.unsafe<{ table_name: string; id: string; scope: string; terms: Buffer }[]>(IQ.summariesWithSubRows, [instanceId, [...ids]]).execute();
 }
 
 /** The statements that apply `changes` (text, parameters); multi-row inserts chunked by `chunk` rows. */

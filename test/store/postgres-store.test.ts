@@ -127,7 +127,7 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
       ['search count, prefix', countQuery('inst-a', { table: 'orgs', index: 'name', prefix: 'n001' }).text, countQuery('inst-a', { table: 'orgs', index: 'name', prefix: 'n001' }).params],
       ['row counts', IQ.rowCounts, ['inst-a', 't42']],
       ['summaries', IQ.summaries, ['inst-a', 'orgs', ['r1', 'r2'] as never]],
-      ['append summaries', IQ.summariesById, ['inst-a', ['r1', 'r2'] as never]],
+      ['append summaries with sub-rows', IQ.summariesWithSubRows, ['inst-a', ['r1', 'r2'] as never]],
       ['records by ids', IQ.getRecords, ['inst-a', 'orgs', ['r1', 'r2'] as never]],
     ];
     const sql = postgres(url, { max: 1, onnotice: () => undefined, connection: { search_path: schema } });
