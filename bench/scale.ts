@@ -111,12 +111,24 @@ async function main(): Promise<void> {
   for (const store of STORES) {
     if (store !== 'lmdb' && store !== 'postgres') throw new Error(`SCALE_STORES: unknown store ${String(store)} (lmdb, postgres)`);
   }
+  const measured = new Map<Store, Row[]>();
   for (const store of STORES) {
     const { rows, notes } = await measure(store);
+    measured.set(store, rows);
     process.stdout.write(`\n### ${store}\n\n| measurement | p50 ms | p99 ms | target |\n|---|---|---|---|\n`);
     for (const r of rows) process.stdout.write(`| ${r.what} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.target} |\n`);
     for (const note of notes) process.stdout.write(`\n- ${note}`);
     process.stdout.write('\n');
+  }
+  // The issue's "the same figures on PostgreSQL within 2× of LMDB", row by row.
+  const lmdb = measured.get('lmdb');
+  const pg = measured.get('postgres');
+  if (lmdb !== undefined && pg !== undefined) {
+    process.stdout.write(`\n### postgres / lmdb\n\n| measurement | lmdb p99 ms | postgres p99 ms | ratio (target ≤ 2) |\n|---|---|---|---|\n`);
+    for (const r of pg) {
+      const base = lmdb.find((l) => l.what === r.what);
+      if (base !== undefined) process.stdout.write(`| ${r.what} | ${base.p99.toFixed(2)} | ${r.p99.toFixed(2)} | ${(r.p99 / base.p99).toFixed(2)} |\n`);
+    }
   }
   closeHttpClient();
 }
