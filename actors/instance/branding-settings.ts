@@ -4,10 +4,10 @@
  * system defaults. The values end up in the login page's CSS and markup, so the domain only
  * accepts strict shapes: `#rgb` / `#rrggbb` colors and https URLs (http only for localhost).
  */
+import { brandingSettingsEvents } from '../events.js';
 import type { AggregateKind } from '../kernel/aggregate.js';
 import type { FieldViolation } from '../kernel/errors.js';
 import { instanceOwner, orgOwner, systemOwner } from '../kernel/owner.js';
-import type { StoredEvent } from '../kernel/ports.js';
 import { applySettingsPatch, resolveSetting, type ResolvedValue, type SettingsLayer, type SettingsPatch } from '../kernel/settings-resolver.js';
 
 export interface BrandingSettingsValues {
@@ -56,11 +56,11 @@ export type BrandingSettingsEvent = {
 };
 
 /** Stream type `branding_settings`, table `branding_settings`; id: the instance id or the org id. */
-export const brandingSettingsKind: AggregateKind<BrandingSettings> = {
+export const brandingSettingsKind: AggregateKind<BrandingSettings, BrandingSettingsEvent, 'branding_settings'> = {
   type: 'branding_settings',
   table: 'branding_settings',
-  evolve(state, event: StoredEvent) {
-    const e = event as unknown as BrandingSettingsEvent;
+  events: brandingSettingsEvents,
+  evolve(state, e) {
     if (e.type === 'instance.settings.branding.set' || e.type === 'org.settings.branding.set') return applySettingsPatch(state, e.payload);
     return state;
   },

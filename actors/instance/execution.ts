@@ -4,8 +4,8 @@
  * deleted target everywhere" are decided purely and atomically against one version.
  * Each entry carries its own creation/change dates and sequence for its Details.
  */
+import { executionEvents } from '../events.js';
 import type { AggregateKind } from '../kernel/aggregate.js';
-import type { StoredEvent } from '../kernel/ports.js';
 import type { ExecutionCondition } from './execution-condition.js';
 
 export interface ExecutionEntry {
@@ -36,23 +36,23 @@ export type ExecutionEvent =
   | { type: 'action.execution.removed'; payload: { id: string } };
 
 /** All executions of an instance as one aggregate (id = instance id), table `executions`. */
-export const executionSetKind: AggregateKind<ExecutionSet> = {
+export const executionSetKind: AggregateKind<ExecutionSet, ExecutionEvent, 'execution'> = {
   type: 'execution',
   table: 'executions',
-  evolve(state, event: StoredEvent) {
+  events: executionEvents,
+  evolve(state, e) {
     const current = state ?? { entries: {} };
-    const e = event as unknown as ExecutionEvent;
-    switch (e.type) {
+        switch (e.type) {
       case 'action.execution.set': {
         const previous = current.entries[e.payload.id];
         const entry: ExecutionEntry = {
           condition: e.payload.condition,
           targets: e.payload.targets,
           includes: e.payload.includes,
-          createdAt: previous?.createdAt ?? event.createdAt,
-          changedAt: event.createdAt,
-          createdPosition: previous?.createdPosition ?? event.position,
-          sequence: event.position,
+          createdAt: previous?.createdAt ?? e.createdAt,
+          changedAt: e.createdAt,
+          createdPosition: previous?.createdPosition ?? e.position,
+          sequence: e.position,
         };
         return { entries: { ...current.entries, [e.payload.id]: entry } };
       }

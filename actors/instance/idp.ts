@@ -5,8 +5,9 @@
  * `deactivate`. An organization reusing an instance IDP keeps its own policy in an
  * `idp_policy` row (organization/idp-policy.ts). The client secret is stored sealed.
  */
+import { idpEvents } from '../events.js';
 import type { AggregateKind, AggregateRecord } from '../kernel/aggregate.js';
-import type { Owner, StoredEvent } from '../kernel/ports.js';
+import type { Owner } from '../kernel/ports.js';
 import { effectiveState, type EffectiveState, type StatePolicy } from '../machines/state-policy.machine.js';
 
 export type IdpType = 'forge' | 'forge_self_hosted';
@@ -42,26 +43,46 @@ export interface Idp {
 /** Requested when an IDP names no scopes (reference facts §4.4). */
 export const DEFAULT_IDP_SCOPES: readonly string[] = Object.freeze(['openid', 'profile', 'email']);
 
-/** `instance.idp.forge.added`, `org.idp.forge_self_hosted.changed`, `instance.idp.removed`, ... */
-export function idpEventType(owner: Owner, action: 'added' | 'changed' | 'removed', idpType?: IdpType): string {
-  const prefix = owner.type === 'org' ? 'org' : 'instance';
-  return action === 'removed' ? `${prefix}.idp.removed` : `${prefix}.idp.${idpType ?? 'forge'}.${action}`;
+/** Where an IDP is defined: the prefix of its event types. */
+export type IdpScope = 'instance' | 'org';
+
+export type IdpEvent =
+  | { type: `${IdpScope}.idp.${IdpType}.added`; payload: Idp }
+  | { type: `${IdpScope}.idp.${IdpType}.changed`; payload: Partial<Idp> }
+  | { type: `${IdpScope}.idp.removed`; payload: Record<string, never> };
+
+function idpScope(owner: Owner): IdpScope {
+  return owner.type === 'org' ? 'org' : 'instance';
 }
 
-const CHANGE = /^(instance|org)\.idp\.(forge|forge_self_hosted)\.(added|changed)$/;
-const REMOVED = /^(instance|org)\.idp\.removed$/;
+/** `instance.idp.forge.added`, `org.idp.forge_self_hosted.changed`, … */
+export function idpEventType<A extends 'added' | 'changed'>(owner: Owner, action: A, idpType: IdpType): `${IdpScope}.idp.${IdpType}.${A}` {
+  return `${idpScope(owner)}.idp.${idpType}.${action}`;
+}
+
+/** `instance.idp.removed` or `org.idp.removed`. */
+export function idpRemovedEventType(owner: Owner): `${IdpScope}.idp.removed` {
+  return `${idpScope(owner)}.idp.removed`;
+}
 
 /** IDPs of an instance: stream type `idp`, table `idps`. */
-export const idpKind: AggregateKind<Idp> = {
+export const idpKind: AggregateKind<Idp, IdpEvent, 'idp'> = {
   type: 'idp',
   table: 'idps',
-  evolve(state, event: StoredEvent) {
-    if (REMOVED.test(event.type)) return undefined;
-    const match = CHANGE.exec(event.type);
-    if (match === null) return state;
-    if (match[3] === 'added') return event.payload as unknown as Idp;
-    const changes = event.payload as unknown as Partial<Idp>;
-    return state && { ...state, ...changes };
+  events: idpEvents,
+  evolve(state, e) {
+    switch (e.type) {
+      case 'instance.idp.removed':
+      case 'org.idp.removed':
+        return undefined;
+      case 'instance.idp.forge.added':
+      case 'instance.idp.forge_self_hosted.added':
+      case 'org.idp.forge.added':
+      case 'org.idp.forge_self_hosted.added':
+        return e.payload;
+      default:
+        return state && { ...state, ...e.payload };
+    }
   },
 };
 

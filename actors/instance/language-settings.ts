@@ -3,9 +3,9 @@
  * organization id) with the properties that context sets; resolution walks org → instance →
  * system defaults (default language `en`, no restriction). Supported languages are fixed.
  */
+import { languageSettingsEvents } from '../events.js';
 import type { AggregateKind } from '../kernel/aggregate.js';
 import { instanceOwner, orgOwner, systemOwner } from '../kernel/owner.js';
-import type { StoredEvent } from '../kernel/ports.js';
 import { applySettingsPatch, resolveSetting, type ResolvedValue, type SettingsLayer, type SettingsPatch } from '../kernel/settings-resolver.js';
 
 /** Languages the login UI and the messages can be served in (owner: the system). */
@@ -29,11 +29,11 @@ export type LanguageSettingsEvent = {
 };
 
 /** Stream type `language_settings`, table `language_settings`; id: the instance id or the org id. */
-export const languageSettingsKind: AggregateKind<LanguageSettings> = {
+export const languageSettingsKind: AggregateKind<LanguageSettings, LanguageSettingsEvent, 'language_settings'> = {
   type: 'language_settings',
   table: 'language_settings',
-  evolve(state, event: StoredEvent) {
-    const e = event as unknown as LanguageSettingsEvent;
+  events: languageSettingsEvents,
+  evolve(state, e) {
     if (e.type === 'instance.settings.language.set' || e.type === 'org.settings.language.set') return applySettingsPatch(state, e.payload);
     return state;
   },

@@ -2,9 +2,9 @@
  * Memberships: a user holding roles in a context (system, instance, organization, project).
  * (context, user) is unique because the aggregate id is derived from both.
  */
+import { membershipEvents } from '../events.js';
 import type { AggregateKind } from '../kernel/aggregate.js';
 import { invalidArgument } from '../kernel/errors.js';
-import type { StoredEvent } from '../kernel/ports.js';
 import { isRoleName, ROLES } from '../kernel/roles.js';
 
 export type MembershipContext = 'system' | 'instance' | 'org' | 'project';
@@ -44,34 +44,34 @@ export function assertRolesFit(context: MembershipContext, roles: readonly strin
   });
 }
 
-const eventPrefix: Record<MembershipContext, string> = {
-  system: 'system.member',
-  instance: 'instance.member',
-  org: 'org.member',
-  project: 'project.member',
-};
+export type MembershipAction = 'added' | 'changed' | 'removed';
 
-export function membershipEventType(context: MembershipContext, action: 'added' | 'changed' | 'removed'): string {
-  return `${eventPrefix[context]}.${action}`;
+export function membershipEventType<A extends MembershipAction>(context: MembershipContext, action: A): `${MembershipContext}.member.${A}` {
+  return `${context}.member.${action}`;
 }
 
-interface MembershipPayload {
-  contextType: MembershipContext;
-  contextId: string;
-  userId: string;
-  roles: string[];
+export interface MembershipPayload {
+  readonly contextType: MembershipContext;
+  readonly contextId: string;
+  readonly userId: string;
+  /** The whole list after the change; on removal, the roles held. */
+  readonly roles: readonly string[];
 }
 
-export const membershipKind: AggregateKind<Membership> = {
+/** `system.member.added`, `org.member.changed`, …: one shape for every context and action. */
+export type MembershipEvent = { type: `${MembershipContext}.member.${MembershipAction}`; payload: MembershipPayload };
+
+export const membershipKind: AggregateKind<Membership, MembershipEvent, 'membership'> = {
   type: 'membership',
   table: 'memberships',
-  evolve(state, event: StoredEvent) {
-    const payload = event.payload as MembershipPayload;
-    if (event.type.endsWith('.member.removed')) return undefined;
-    if (event.type.endsWith('.member.added')) {
+  events: membershipEvents,
+  evolve(state, e) {
+    const payload = e.payload;
+    if (e.type.endsWith('.member.removed')) return undefined;
+    if (e.type.endsWith('.member.added')) {
       return { contextType: payload.contextType, contextId: payload.contextId, userId: payload.userId, roles: payload.roles };
     }
-    if (event.type.endsWith('.member.changed')) return state && { ...state, roles: payload.roles };
+    if (e.type.endsWith('.member.changed')) return state && { ...state, roles: payload.roles };
     return state;
   },
 };

@@ -2,8 +2,8 @@
  * Instance-wide settings kept under the instance's own keys: default organization, feature
  * flags, and the rate limits the instance set for itself (src/http/rate-limits.ts).
  */
+import { instanceSettingsEvents } from '../events.js';
 import type { AggregateKind } from '../kernel/aggregate.js';
-import type { StoredEvent } from '../kernel/ports.js';
 
 export interface InstanceSettings {
   readonly defaultOrgId: string;
@@ -22,12 +22,12 @@ export type InstanceSettingsEvent =
   /** The instance's whole set of rate limit values after the change (a limit left out is reset to the node default). */
   | { type: 'instance.rate_limits.set'; payload: { limits: Readonly<Record<string, string>> } };
 
-export const instanceSettingsKind: AggregateKind<InstanceSettings> = {
+export const instanceSettingsKind: AggregateKind<InstanceSettings, InstanceSettingsEvent, 'instance'> = {
   type: 'instance',
   table: 'instance',
-  evolve(state, event: StoredEvent) {
+  events: instanceSettingsEvents,
+  evolve(state, e) {
     const current: InstanceSettings = state ?? { defaultOrgId: '', features: {} };
-    const e = event as unknown as InstanceSettingsEvent;
     switch (e.type) {
       case 'instance.default.org.set':
         return { ...current, defaultOrgId: e.payload.orgId };

@@ -3,8 +3,8 @@
  * stored sealed with the master key; a rotation may keep the previous key signing for a grace
  * period (reference facts §3.1: several `v1=` entries while keys rotate).
  */
+import { targetEvents } from '../events.js';
 import type { AggregateKind } from '../kernel/aggregate.js';
-import type { StoredEvent } from '../kernel/ports.js';
 
 export type TargetType = 'rest_webhook' | 'rest_request_response';
 /** `none`: errors are logged and the execution goes on. */
@@ -37,11 +37,11 @@ export type TargetEvent =
   | { type: 'action.target.removed'; payload: Record<string, never> };
 
 /** Targets of an instance: stream type `target`, table `targets`. */
-export const targetKind: AggregateKind<Target> = {
+export const targetKind: AggregateKind<Target, TargetEvent, 'target'> = {
   type: 'target',
   table: 'targets',
-  evolve(state, event: StoredEvent) {
-    const e = event as unknown as TargetEvent;
+  events: targetEvents,
+  evolve(state, e) {
     switch (e.type) {
       case 'action.target.added':
         return { ...e.payload, previousSigningKey: '', previousKeyExpiresAt: 0 };

@@ -5,9 +5,9 @@
  * some texts and inherits the rest. Which keys exist is the login catalog's business (the
  * edge checks them); the domain only stores and resolves strings.
  */
+import { textSettingsEvents } from '../events.js';
 import type { AggregateKind } from '../kernel/aggregate.js';
 import { instanceOwner, orgOwner, systemOwner } from '../kernel/owner.js';
-import type { StoredEvent } from '../kernel/ports.js';
 import { applySettingsPatch, resolveSetting, type ResolvedValue, type SettingsLayer, type SettingsPatch } from '../kernel/settings-resolver.js';
 
 /** Message key → text, as one context sets them for one language. */
@@ -25,11 +25,11 @@ export function textSettingsId(contextId: string, language: string): string {
 }
 
 /** Stream type `text_settings`, table `text_settings`; id: textSettingsId(...). */
-export const textSettingsKind: AggregateKind<TextSettings> = {
+export const textSettingsKind: AggregateKind<TextSettings, TextSettingsEvent, 'text_settings'> = {
   type: 'text_settings',
   table: 'text_settings',
-  evolve(state, event: StoredEvent) {
-    const e = event as unknown as TextSettingsEvent;
+  events: textSettingsEvents,
+  evolve(state, e) {
     if (e.type === 'instance.settings.text.set' || e.type === 'org.settings.text.set') return applySettingsPatch(state, e.payload);
     return state;
   },

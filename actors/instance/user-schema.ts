@@ -3,8 +3,8 @@
  * instance, case-insensitive), the authenticators users of the type may use, a revision
  * counting schema changes, and a state. No user behaviour is attached yet.
  */
+import { userSchemaEvents } from '../events.js';
 import type { AggregateKind } from '../kernel/aggregate.js';
-import type { StoredEvent } from '../kernel/ports.js';
 
 /** A JSON object (the schema document as the API received it). */
 export type JsonDocument = { readonly [key: string]: unknown };
@@ -41,11 +41,11 @@ export type UserSchemaEvent =
   | { type: 'userschema.reactivated'; payload: Record<string, never> }
   | { type: 'userschema.removed'; payload: Record<string, never> };
 
-export const userSchemaKind: AggregateKind<UserSchema> = {
+export const userSchemaKind: AggregateKind<UserSchema, UserSchemaEvent, 'userschema'> = {
   type: 'userschema',
   table: 'user_schemas',
-  evolve(state, event: StoredEvent) {
-    const e = event as unknown as UserSchemaEvent;
+  events: userSchemaEvents,
+  evolve(state, e) {
     switch (e.type) {
       case 'userschema.added':
         return { ...e.payload, state: 'active', revision: 1 };

@@ -5,8 +5,8 @@
  * usernames must be unique across the whole instance (not only per organization), and whether
  * the login UI hides that a login name is unknown (on by default). Absent → the defaults below.
  */
+import { userSettingsEvents } from '../events.js';
 import type { AggregateKind, AggregateRecord } from '../kernel/aggregate.js';
-import type { StoredEvent } from '../kernel/ports.js';
 
 export interface PasswordComplexity {
   readonly minLength: number;
@@ -52,13 +52,13 @@ export type UserSettingsEvent =
   | { type: 'instance.policy.username.set'; payload: { uniquePerInstance: boolean } }
   | { type: 'instance.policy.login.unknown_usernames.set'; payload: { ignore: boolean } };
 
-export const userSettingsKind: AggregateKind<UserSettings> = {
+export const userSettingsKind: AggregateKind<UserSettings, UserSettingsEvent, 'usersettings'> = {
   type: 'usersettings',
   table: 'user_settings',
-  evolve(state, event: StoredEvent) {
+  events: userSettingsEvents,
+  evolve(state, e) {
     const current = state ?? DEFAULT_USER_SETTINGS;
-    const e = event as unknown as UserSettingsEvent;
-    switch (e.type) {
+        switch (e.type) {
       case 'instance.policy.password.complexity.set':
         return { ...current, passwordComplexity: { ...e.payload } };
       case 'instance.policy.lockout.set':

@@ -4,10 +4,11 @@
  * (exactly one), then `retired` — still published — until every token it signed has expired.
  * Private keys are stored sealed with the master key; no event holds one in clear.
  */
+import { webKeyEvents } from '../events.js';
 import type { AggregateKind, AggregateRecord } from '../kernel/aggregate.js';
 import type { CommandContext, Outcome } from '../kernel/command.js';
 import { detailsAfter, instanceOwner, type ResourceDetails } from '../kernel/owner.js';
-import type { NewEvent, StoredEvent } from '../kernel/ports.js';
+import type { NewEvent } from '../kernel/ports.js';
 
 /** JWS algorithms a web key can sign with (RFC 7518 §3.1, RFC 8037 §3.1). */
 export type SigningAlgorithm = 'RS256' | 'ES256' | 'EdDSA';
@@ -85,12 +86,12 @@ function evolveRing(ring: WebKeyRing, e: WebKeyEvent, at: { sequence: number; ch
   }
 }
 
-export const webKeysKind: AggregateKind<WebKeyRing> = {
+export const webKeysKind: AggregateKind<WebKeyRing, WebKeyEvent, 'web_keys'> = {
   type: 'web_keys',
   table: 'web_keys',
-  evolve(state, event: StoredEvent) {
-    const e = event as unknown as WebKeyEvent;
-    return evolveRing(state ?? { keys: [] }, e, { sequence: event.position, changedAt: event.createdAt });
+  events: webKeyEvents,
+  evolve(state, e) {
+    return evolveRing(state ?? { keys: [] }, e, { sequence: e.position, changedAt: e.createdAt });
   },
 };
 

@@ -3,6 +3,8 @@
  * its version) and one read-model row holding its current state, written in the same
  * transaction as its events. `evolve` is pure: the row always equals the fold of the stream.
  */
+import { ProgrammerError } from './errors.js';
+import type { EventCatalogue, EventShape, Recorded } from './events.js';
 import type { Owner, StoredEvent } from './ports.js';
 
 export interface RecordMeta {
@@ -22,13 +24,16 @@ export interface AggregateRecord<S> {
   readonly state: S;
 }
 
-export interface AggregateKind<S> {
+/** An aggregate: state `S`, event union `E` (its catalogue in actors/events.ts), stream type `A`. */
+export interface AggregateKind<S, E extends EventShape = EventShape, A extends string = string> {
   /** Stream type, e.g. `org`. */
-  readonly type: string;
+  readonly type: A;
   /** Read-model table of the rows. */
   readonly table: string;
+  /** The events of this aggregate (actors/events.ts); folding checks stored events against it. */
+  readonly events: EventCatalogue<E, A>;
   /** Folds one event in; returns undefined when the aggregate is removed. */
-  evolve(state: S | undefined, event: StoredEvent): S | undefined;
+  evolve(state: S | undefined, event: Recorded<E>): S | undefined;
 }
 
 /** An aggregate as a command sees it: its state (if it exists) and stream version. */
@@ -40,16 +45,37 @@ export interface Loaded<S> {
   readonly record: AggregateRecord<S> | undefined;
 }
 
+/**
+ * The one place where an event read from the store (type string, payload unknown) becomes a
+ * member of the aggregate's union. Checked: the event belongs to the kind's stream type and its
+ * type is in the kind's catalogue (undefined otherwise: a type this version does not know
+ * leaves the state as it is, as evolve's default did). Trusted: the payload has the shape of that type, because
+ * every stored event was produced by a `decide` typed against the same union and events are
+ * never edited (a changed shape gets a new type).
+ */
+export function recordedEvent<E extends EventShape>(
+  kind: { readonly type: string; readonly events: EventCatalogue<E> },
+  event: StoredEvent,
+): Recorded<E> | undefined {
+  if (event.aggregateType !== kind.type) {
+    throw new ProgrammerError(`event ${event.type} of stream ${event.aggregateType} folded into ${kind.type}`);
+  }
+  if (!Object.hasOwn(kind.events.events, event.type)) return undefined;
+  // Documented trust (above): the payload of a catalogued type was written by a typed decide.
+  return event as unknown as Recorded<E>;
+}
+
 /** Folds stored events into a record, producing the next row (undefined once removed). */
-export function foldRecord<S>(
-  kind: AggregateKind<S>,
+export function foldRecord<S, E extends EventShape>(
+  kind: AggregateKind<S, E>,
   id: string,
   previous: AggregateRecord<S> | undefined,
   events: readonly StoredEvent[],
 ): AggregateRecord<S> | undefined {
   let record = previous;
-  for (const event of events) {
-    const state = kind.evolve(record?.state, event);
+  for (const stored of events) {
+    const event = recordedEvent(kind, stored);
+    const state = event === undefined ? record?.state : kind.evolve(record?.state, event);
     if (state === undefined) {
       record = undefined;
       continue;
@@ -58,11 +84,11 @@ export function foldRecord<S>(
       id,
       state,
       meta: {
-        version: event.version,
-        sequence: event.position,
-        createdAt: record?.meta.createdAt ?? event.createdAt,
-        changedAt: event.createdAt,
-        owner: event.owner,
+        version: stored.version,
+        sequence: stored.position,
+        createdAt: record?.meta.createdAt ?? stored.createdAt,
+        changedAt: stored.createdAt,
+        owner: stored.owner,
       },
     };
   }

@@ -4,10 +4,10 @@
  * the name is unique per project. A client secret is stored only as its SHA-256 digest; keys of
  * private_key_jwt clients only as public JWKs.
  */
+import { applicationEvents } from '../events.js';
 import type { AggregateKind, AggregateRecord } from '../kernel/aggregate.js';
 import type { LoadedSet } from '../kernel/command.js';
 import { notFound } from '../kernel/errors.js';
-import type { StoredEvent } from '../kernel/ports.js';
 import { isLiveProject } from './project.js';
 
 export type OidcAppType = 'web' | 'user_agent' | 'native';
@@ -95,12 +95,12 @@ export type ApplicationEvent =
   | { type: 'project.application.key.removed'; payload: { id: string } }
   | { type: 'project.application.removed'; payload: Record<string, never> };
 
-export const applicationKind: AggregateKind<Application> = {
+export const applicationKind: AggregateKind<Application, ApplicationEvent, 'application'> = {
   type: 'application',
   table: 'applications',
-  evolve(state, event: StoredEvent) {
-    const e = event as unknown as ApplicationEvent;
-    if (e.type === 'project.application.added') return { orgId: event.owner.id, ...e.payload, secretDigest: '', keys: [] };
+  events: applicationEvents,
+  evolve(state, e) {
+    if (e.type === 'project.application.added') return { orgId: e.owner.id, ...e.payload, secretDigest: '', keys: [] };
     if (state === undefined) return undefined;
     switch (e.type) {
       case 'project.application.changed':
@@ -114,7 +114,7 @@ export const applicationKind: AggregateKind<Application> = {
       case 'project.application.secret.removed':
         return { ...state, secretDigest: '' };
       case 'project.application.key.added':
-        return { ...state, keys: [...state.keys, { ...e.payload, createdAt: event.createdAt, sequence: event.position }] };
+        return { ...state, keys: [...state.keys, { ...e.payload, createdAt: e.createdAt, sequence: e.position }] };
       case 'project.application.key.removed':
         return { ...state, keys: state.keys.filter((k) => k.id !== e.payload.id) };
       case 'project.application.removed':

@@ -2,8 +2,8 @@
  * An organization's state policy for an instance IDP it reuses (seed 000 "Rules for reusable
  * resources" 3): one row per (organization, IDP), `inherit` until set.
  */
+import { idpPolicyEvents } from '../events.js';
 import type { AggregateKind } from '../kernel/aggregate.js';
-import type { StoredEvent } from '../kernel/ports.js';
 import type { StatePolicy } from '../machines/state-policy.machine.js';
 
 export interface IdpPolicy {
@@ -19,11 +19,11 @@ export function idpPolicyId(orgId: string, idpId: string): string {
 }
 
 /** Stream type `idp_policy`, table `idp_policies`. */
-export const idpPolicyKind: AggregateKind<IdpPolicy> = {
+export const idpPolicyKind: AggregateKind<IdpPolicy, IdpPolicyEvent, 'idp_policy'> = {
   type: 'idp_policy',
   table: 'idp_policies',
-  evolve(state, event: StoredEvent) {
-    const e = event as unknown as IdpPolicyEvent;
+  events: idpPolicyEvents,
+  evolve(state, e) {
     if (e.type === 'org.idp.policy.set') return { idpId: e.payload.idpId, policy: e.payload.policy };
     return state;
   },

@@ -5,7 +5,7 @@
  * a domain is primary exactly when it equals it. The generated domain of `org.added` is
  * the first entry, verified.
  */
-import type { StoredEvent } from '../kernel/ports.js';
+import type { Recorded } from '../kernel/events.js';
 
 export type DomainValidationType = 'dns' | 'http';
 
@@ -49,9 +49,8 @@ export function generatedDomainEntry(domain: string, at: number, sequence: numbe
 }
 
 /** Folds one `org.domain.*` event into the domain list. */
-export function evolveDomains(domains: readonly OrgDomain[], event: StoredEvent): readonly OrgDomain[] {
-  const e = event as unknown as OrgDomainEvent;
-  const touch = (d: OrgDomain, change: Partial<OrgDomain>): OrgDomain => ({ ...d, ...change, changedAt: event.createdAt, sequence: event.position });
+export function evolveDomains(domains: readonly OrgDomain[], e: Recorded<OrgDomainEvent>): readonly OrgDomain[] {
+  const touch = (d: OrgDomain, change: Partial<OrgDomain>): OrgDomain => ({ ...d, ...change, changedAt: e.createdAt, sequence: e.position });
   const update = (change: Partial<OrgDomain>) => domains.map((d) => (d.domain === e.payload.domain ? touch(d, change) : d));
   switch (e.type) {
     case 'org.domain.added':
@@ -62,9 +61,9 @@ export function evolveDomains(domains: readonly OrgDomain[], event: StoredEvent)
           isVerified: false,
           validationType: e.payload.validationType,
           validationToken: '',
-          createdAt: event.createdAt,
-          changedAt: event.createdAt,
-          sequence: event.position,
+          createdAt: e.createdAt,
+          changedAt: e.createdAt,
+          sequence: e.position,
         },
       ];
     case 'org.domain.changed':

@@ -3,8 +3,8 @@
  * password checks after which its users are locked. One row per organization (id = org id),
  * absent until set; without it the instance's user settings decide (actors/instance/user-settings.ts).
  */
+import { orgLockoutEvents } from '../events.js';
 import type { AggregateKind, AggregateRecord } from '../kernel/aggregate.js';
-import type { StoredEvent } from '../kernel/ports.js';
 import type { UserSettings } from '../instance/user-settings.js';
 
 export interface OrgLockout {
@@ -15,11 +15,11 @@ export interface OrgLockout {
 export type OrgLockoutEvent = { type: 'org.policy.lockout.set'; payload: { maxPasswordAttempts: number } };
 
 /** Stream type `org_lockout`, table `org_lockouts`. */
-export const orgLockoutKind: AggregateKind<OrgLockout> = {
+export const orgLockoutKind: AggregateKind<OrgLockout, OrgLockoutEvent, 'org_lockout'> = {
   type: 'org_lockout',
   table: 'org_lockouts',
-  evolve(state, event: StoredEvent) {
-    const e = event as unknown as OrgLockoutEvent;
+  events: orgLockoutEvents,
+  evolve(state, e) {
     if (e.type === 'org.policy.lockout.set') return { maxPasswordAttempts: e.payload.maxPasswordAttempts };
     return state;
   },

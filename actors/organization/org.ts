@@ -2,8 +2,8 @@
  * The organization aggregate: name (unique per instance), domains (org-domain.ts) and the
  * primary domain (login-name suffix).
  */
+import { orgEvents } from '../events.js';
 import type { AggregateKind } from '../kernel/aggregate.js';
-import type { StoredEvent } from '../kernel/ports.js';
 import { evolveDomains, generatedDomainEntry, type OrgDomain, type OrgDomainEvent } from './org-domain.js';
 
 export interface Org {
@@ -29,18 +29,18 @@ export type OrgEvent =
   | { type: 'org.removed'; payload: Record<string, never> }
   | OrgDomainEvent;
 
-export const orgKind: AggregateKind<Org> = {
+export const orgKind: AggregateKind<Org, OrgEvent, 'org'> = {
   type: 'org',
   table: 'orgs',
-  evolve(state, event: StoredEvent) {
-    const e = event as unknown as OrgEvent;
+  events: orgEvents,
+  evolve(state, e) {
     switch (e.type) {
       case 'org.added':
         return {
           name: e.payload.name,
           primaryDomain: e.payload.primaryDomain,
           state: 'active',
-          domains: [generatedDomainEntry(e.payload.primaryDomain, event.createdAt, event.position)],
+          domains: [generatedDomainEntry(e.payload.primaryDomain, e.createdAt, e.position)],
         };
       case 'org.changed':
         return state && { ...state, name: e.payload.name };
@@ -55,7 +55,7 @@ export const orgKind: AggregateKind<Org> = {
         return (
           state && {
             ...state,
-            domains: evolveDomains(orgDomains(state), event),
+            domains: evolveDomains(orgDomains(state), e),
             ...(e.type === 'org.domain.primary.set' ? { primaryDomain: e.payload.domain } : {}),
           }
         );

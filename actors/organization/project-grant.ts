@@ -4,10 +4,10 @@
  * claimed under `project.grant`. Role keys a project no longer has are filtered out when read
  * (`effectiveGrantRoles`), not rewritten: removing a project role records no grant events.
  */
+import { projectGrantEvents } from '../events.js';
 import type { AggregateKind, AggregateRecord } from '../kernel/aggregate.js';
 import type { LoadedSet } from '../kernel/command.js';
 import { notFound, validationFailed } from '../kernel/errors.js';
-import type { StoredEvent } from '../kernel/ports.js';
 import { orgKind } from './org.js';
 import type { Project } from './project.js';
 
@@ -37,11 +37,11 @@ export type ProjectGrantEvent =
   | { type: 'project.grant.reactivated'; payload: Record<string, never> }
   | { type: 'project.grant.removed'; payload: Record<string, never> };
 
-export const projectGrantKind: AggregateKind<ProjectGrant> = {
+export const projectGrantKind: AggregateKind<ProjectGrant, ProjectGrantEvent, 'project.grant'> = {
   type: 'project.grant',
   table: 'project_grants',
-  evolve(state, event: StoredEvent) {
-    const e = event as unknown as ProjectGrantEvent;
+  events: projectGrantEvents,
+  evolve(state, e) {
     switch (e.type) {
       case 'project.grant.added':
         return { ...e.payload, state: 'active' };

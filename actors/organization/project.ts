@@ -3,10 +3,11 @@
  * unique per organization (case-insensitive, claimed under `project.name`); roles are part of
  * the project aggregate, their keys unique within it.
  */
+import { projectEvents } from '../events.js';
 import type { AggregateKind, AggregateRecord } from '../kernel/aggregate.js';
 import type { LoadedSet } from '../kernel/command.js';
 import { notFound } from '../kernel/errors.js';
-import type { StoredEvent } from '../kernel/ports.js';
+import type { Recorded } from '../kernel/events.js';
 import { orgKind } from './org.js';
 
 /** The project settings the OIDC layer applies (reference facts §5.1). */
@@ -60,14 +61,14 @@ export type ProjectEvent =
   | { type: 'project.role.changed'; payload: Partial<RolePayload> & { key: string } }
   | { type: 'project.role.removed'; payload: { key: string } };
 
-export const projectKind: AggregateKind<Project> = {
+export const projectKind: AggregateKind<Project, ProjectEvent, 'project'> = {
   type: 'project',
   table: 'projects',
-  evolve(state, event: StoredEvent) {
-    const e = event as unknown as ProjectEvent;
+  events: projectEvents,
+  evolve(state, e) {
     switch (e.type) {
       case 'project.added':
-        return { orgId: event.owner.id, ...e.payload, state: 'active', roles: [] };
+        return { orgId: e.owner.id, ...e.payload, state: 'active', roles: [] };
       case 'project.changed':
         return state && { ...state, ...e.payload };
       case 'project.deactivated':
@@ -77,16 +78,16 @@ export const projectKind: AggregateKind<Project> = {
       case 'project.removed':
         return undefined;
       default:
-        return state && evolveRoles(state, e, event);
+        return state && evolveRoles(state, e);
     }
   },
 };
 
-function evolveRoles(state: Project, e: ProjectEvent, event: StoredEvent): Project {
-  const stamp = { changedAt: event.createdAt, sequence: event.position };
+function evolveRoles(state: Project, e: Recorded<ProjectEvent>): Project {
+  const stamp = { changedAt: e.createdAt, sequence: e.position };
   switch (e.type) {
     case 'project.role.added':
-      return { ...state, roles: [...state.roles, { ...e.payload, createdAt: event.createdAt, ...stamp }] };
+      return { ...state, roles: [...state.roles, { ...e.payload, createdAt: e.createdAt, ...stamp }] };
     case 'project.role.changed':
       return { ...state, roles: state.roles.map((r) => (r.key === e.payload.key ? { ...r, ...e.payload, ...stamp } : r)) };
     case 'project.role.removed':

@@ -6,8 +6,8 @@
  * cookie or bearer finds the session in one lookup. A session past `expiresAt` is gone at
  * read time; terminating removes it (and releases the token digest).
  */
+import { sessionEvents } from '../events.js';
 import type { AggregateKind, AggregateRecord } from '../kernel/aggregate.js';
-import type { StoredEvent } from '../kernel/ports.js';
 
 export const SESSION_TOKEN_SCOPE = 'session.token';
 
@@ -60,14 +60,14 @@ export type SessionEvent =
 
 export type SessionEventType = SessionEvent['type'];
 
-export const sessionKind: AggregateKind<Session> = {
+export const sessionKind: AggregateKind<Session, SessionEvent, 'session'> = {
   type: 'session',
   table: 'sessions',
-  evolve(state, event: StoredEvent) {
-    const e = event as unknown as SessionEvent;
+  events: sessionEvents,
+  evolve(state, e) {
     if (e.type === 'session.added') {
       return {
-        orgId: event.owner.id,
+        orgId: e.owner.id,
         userId: '',
         tokenDigest: '',
         expiresAt: 0,
@@ -81,15 +81,15 @@ export const sessionKind: AggregateKind<Session> = {
     if (state === undefined || e.type === 'session.terminated') return undefined;
     switch (e.type) {
       case 'session.user.checked':
-        return { ...state, userId: e.payload.userId, userCheckedAt: event.createdAt };
+        return { ...state, userId: e.payload.userId, userCheckedAt: e.createdAt };
       case 'session.password.checked':
-        return { ...state, passwordCheckedAt: event.createdAt };
+        return { ...state, passwordCheckedAt: e.createdAt };
       case 'session.pat.checked':
-        return { ...state, patCheckedAt: event.createdAt };
+        return { ...state, patCheckedAt: e.createdAt };
       case 'session.idp.checked':
-        return { ...state, idpCheckedAt: event.createdAt, idpId: e.payload.idpId };
+        return { ...state, idpCheckedAt: e.createdAt, idpId: e.payload.idpId };
       case 'session.totp.checked':
-        return { ...state, totpCheckedAt: event.createdAt };
+        return { ...state, totpCheckedAt: e.createdAt };
       case 'session.token.set':
         return { ...state, tokenDigest: e.payload.digest };
       case 'session.lifetime.set':

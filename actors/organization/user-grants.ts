@@ -6,8 +6,8 @@
  * by the user's organization. Role keys the project (or the project grant) no longer has are
  * filtered out when read, not rewritten.
  */
+import { userGrantEvents } from '../events.js';
 import type { AggregateKind } from '../kernel/aggregate.js';
-import type { StoredEvent } from '../kernel/ports.js';
 import type { GrantState } from './project-grant.js';
 
 export interface UserGrant {
@@ -43,18 +43,18 @@ export type UserGrantEvent =
   | { type: 'user.grant.reactivated'; payload: { grantId: string } }
   | { type: 'user.grant.removed'; payload: { grantId: string } };
 
-export const userGrantsKind: AggregateKind<UserGrants> = {
+export const userGrantsKind: AggregateKind<UserGrants, UserGrantEvent, 'user.grants'> = {
   type: 'user.grants',
   table: 'user_grants',
-  evolve(state, event: StoredEvent) {
-    const e = event as unknown as UserGrantEvent;
-    const stamp = { changedAt: event.createdAt, sequence: event.position };
+  events: userGrantEvents,
+  evolve(state, e) {
+    const stamp = { changedAt: e.createdAt, sequence: e.position };
     switch (e.type) {
       case 'user.grant.added': {
         const { grantId, userId, ...rest } = e.payload;
-        const base = state ?? { userId, orgId: event.owner.id, grants: [] };
-        const grant: UserGrant = { id: grantId, ...rest, state: 'active', createdAt: event.createdAt, ...stamp };
-        return { ...base, orgId: event.owner.id, grants: [...base.grants, grant] };
+        const base = state ?? { userId, orgId: e.owner.id, grants: [] };
+        const grant: UserGrant = { id: grantId, ...rest, state: 'active', createdAt: e.createdAt, ...stamp };
+        return { ...base, orgId: e.owner.id, grants: [...base.grants, grant] };
       }
       case 'user.grant.changed':
         return state && update(state, e.payload.grantId, (g) => ({ ...g, roleKeys: e.payload.roleKeys, ...stamp }));

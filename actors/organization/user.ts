@@ -5,8 +5,8 @@
  * claimed under `user.pat`, so a bearer token finds its user in one lookup), passwords as
  * argon2id PHC strings, machine keys as public keys only.
  */
+import { userEvents } from '../events.js';
 import type { AggregateKind } from '../kernel/aggregate.js';
-import type { StoredEvent } from '../kernel/ports.js';
 import type { HumanProfilePayload, UserEvent } from './user-events.js';
 import type { IdpLink } from './user-idp-link.js';
 
@@ -110,11 +110,11 @@ export function instanceUsernameKey(username: string): string {
   return username.toLowerCase();
 }
 
-export const userKind: AggregateKind<User> = {
+export const userKind: AggregateKind<User, UserEvent, 'user'> = {
   type: 'user',
   table: 'users',
-  evolve(state, event: StoredEvent) {
-    const e = event as unknown as UserEvent;
+  events: userEvents,
+  evolve(state, e) {
     switch (e.type) {
       case 'user.human.added': {
         const { usernameInstanceWide, ...rest } = e.payload;
@@ -124,7 +124,7 @@ export const userKind: AggregateKind<User> = {
           state: 'active',
           metadata: [],
           usernameInstanceWide: usernameInstanceWide ?? false,
-          passwordChangedAt: e.payload.passwordHash === '' ? 0 : event.createdAt,
+          passwordChangedAt: e.payload.passwordHash === '' ? 0 : e.createdAt,
           failedPasswordAttempts: 0,
         };
       }
@@ -144,7 +144,7 @@ export const userKind: AggregateKind<User> = {
       case 'user.removed':
         return undefined;
       default:
-        return state && evolveExisting(state, e, event.createdAt);
+        return state && evolveExisting(state, e, e.createdAt);
     }
   },
 };

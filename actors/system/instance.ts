@@ -3,8 +3,8 @@
  * under `instance.domain`, which resolves a Host to its instance), state and limits. The
  * first domain is the primary one (suffix of generated organization domains).
  */
+import { instanceEvents } from '../events.js';
 import type { AggregateKind } from '../kernel/aggregate.js';
-import type { StoredEvent } from '../kernel/ports.js';
 
 export interface InstanceLimits {
   /** A blocked instance answers every request with 429 `instance.blocked`. */
@@ -38,11 +38,11 @@ export type InstanceEvent =
   | { type: 'instance.limits.set'; payload: InstanceLimitsChange }
   | { type: 'instance.removed'; payload: Record<string, never> };
 
-export const instanceKind: AggregateKind<InstanceEntry> = {
+export const instanceKind: AggregateKind<InstanceEntry, InstanceEvent, 'instance'> = {
   type: 'instance',
   table: 'instances',
-  evolve(state, event: StoredEvent) {
-    const e = event as unknown as InstanceEvent;
+  events: instanceEvents,
+  evolve(state, e) {
     switch (e.type) {
       case 'instance.added':
         return { name: e.payload.name, domains: [e.payload.domain], state: 'active', limits: NO_LIMITS };

@@ -1,16 +1,16 @@
 /** Target and execution deciders and evolve: given state, when command, then events / error code. */
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../actors/kernel/errors.js';
-import type { StoredEvent } from '../../actors/kernel/ports.js';
 import { createTarget } from '../../actors/instance/commands/create-target.js';
 import { patchTarget } from '../../actors/instance/commands/patch-target.js';
 import { putExecution } from '../../actors/instance/commands/put-execution.js';
 import { removeExecution } from '../../actors/instance/commands/remove-execution.js';
 import { removeTarget } from '../../actors/instance/commands/remove-target.js';
 import { canonicalExecutionId, executionIdOf, type ExecutionCondition } from '../../actors/instance/execution-condition.js';
-import { executionSetKind, type ExecutionEntry, type ExecutionSet } from '../../actors/instance/execution.js';
+import { executionSetKind, type ExecutionEntry, type ExecutionEvent, type ExecutionSet } from '../../actors/instance/execution.js';
 import { targetKind, type Target } from '../../actors/instance/target.js';
 import { context, given, NOW, record } from './decide.fixture.js';
+import { recorded } from './fold.fixture.js';
 
 const owner = { type: 'instance', id: 'i1' } as const;
 
@@ -176,14 +176,13 @@ describe('removeExecution', () => {
 });
 
 describe('executionSetKind.evolve', () => {
-  const stored = (type: string, payload: unknown, position: number): StoredEvent =>
-    ({ aggregateType: 'execution', aggregateId: 'i1', type, owner, creator: 'u', payload, instanceId: 'i1', version: position, position, createdAt: 1000 * position }) as StoredEvent;
+  const stored = (e: ExecutionEvent, position: number) => recorded(executionSetKind, e, { owner, position, createdAt: 1000 * position });
 
   it('keeps creation date and position across updates and drops removed entries', () => {
-    let state = executionSetKind.evolve(undefined, stored('action.execution.set', { id: 'request', condition: requestAll, targets: ['t1'], includes: [] }, 5));
-    state = executionSetKind.evolve(state, stored('action.execution.set', { id: 'request', condition: requestAll, targets: ['t2'], includes: [] }, 7));
+    let state = executionSetKind.evolve(undefined, stored({ type: 'action.execution.set', payload: { id: 'request', condition: requestAll, targets: ['t1'], includes: [] } }, 5));
+    state = executionSetKind.evolve(state, stored({ type: 'action.execution.set', payload: { id: 'request', condition: requestAll, targets: ['t2'], includes: [] } }, 7));
     expect(state?.entries.request).toEqual({ condition: requestAll, targets: ['t2'], includes: [], createdAt: 5000, changedAt: 7000, createdPosition: 5, sequence: 7 });
-    state = executionSetKind.evolve(state, stored('action.execution.removed', { id: 'request' }, 8));
+    state = executionSetKind.evolve(state, stored({ type: 'action.execution.removed', payload: { id: 'request' } }, 8));
     expect(state?.entries).toEqual({});
   });
 });

@@ -7,9 +7,9 @@ import { patchInstance } from '../../actors/system/commands/patch-instance.js';
 import { removeInstanceDomain } from '../../actors/system/commands/remove-instance-domain.js';
 import { removeInstance } from '../../actors/system/commands/remove-instance.js';
 import { setInstanceLimits } from '../../actors/system/commands/set-instance-limits.js';
-import { instanceKind, NO_LIMITS, type InstanceEntry } from '../../actors/system/instance.js';
-import type { StoredEvent } from '../../actors/kernel/ports.js';
+import { instanceKind, NO_LIMITS, type InstanceEntry, type InstanceEvent } from '../../actors/system/instance.js';
 import { context, given, noOutcome, record } from './decide.fixture.js';
+import { recorded } from './fold.fixture.js';
 
 const owner = { type: 'instance', id: 'i1' } as const;
 const entry = (domains: string[] = ['a.example', 'b.example'], limits = NO_LIMITS): InstanceEntry => ({ name: 'Acme', domains, state: 'active', limits });
@@ -102,17 +102,16 @@ describe('setInstanceLimits', () => {
 });
 
 describe('instanceKind.evolve', () => {
-  const event = (type: string, payload: unknown): StoredEvent =>
-    ({ type, payload, aggregateType: 'instance', aggregateId: 'i1', owner, creator: '', instanceId: '_system', version: 1, position: 1, createdAt: 0 }) as StoredEvent;
+  const event = (e: InstanceEvent) => recorded(instanceKind, e, { owner, createdAt: 0 });
 
   it('folds domains and limits, and removal', () => {
-    let state = instanceKind.evolve(undefined, event('instance.added', { name: 'A', domain: 'a.example' }));
+    let state = instanceKind.evolve(undefined, event({ type: 'instance.added', payload: { name: 'A', domain: 'a.example' } }));
     expect(state).toEqual({ name: 'A', domains: ['a.example'], state: 'active', limits: NO_LIMITS });
-    state = instanceKind.evolve(state, event('instance.domain.added', { domain: 'b.example' }));
-    state = instanceKind.evolve(state, event('instance.domain.removed', { domain: 'a.example' }));
-    state = instanceKind.evolve(state, event('instance.limits.set', { block: true }));
-    state = instanceKind.evolve(state, event('instance.limits.set', { auditLogRetentionMs: 3_600_000 }));
+    state = instanceKind.evolve(state, event({ type: 'instance.domain.added', payload: { domain: 'b.example' } }));
+    state = instanceKind.evolve(state, event({ type: 'instance.domain.removed', payload: { domain: 'a.example' } }));
+    state = instanceKind.evolve(state, event({ type: 'instance.limits.set', payload: { block: true } }));
+    state = instanceKind.evolve(state, event({ type: 'instance.limits.set', payload: { auditLogRetentionMs: 3_600_000 } }));
     expect(state).toEqual({ name: 'A', domains: ['b.example'], state: 'active', limits: { block: true, auditLogRetentionMs: 3_600_000 } });
-    expect(instanceKind.evolve(state, event('instance.removed', {}))).toBeUndefined();
+    expect(instanceKind.evolve(state, event({ type: 'instance.removed', payload: {} }))).toBeUndefined();
   });
 });

@@ -2,7 +2,6 @@
 import { describe, expect, it } from 'vitest';
 import { foldRecord } from '../../actors/kernel/aggregate.js';
 import { AppError } from '../../actors/kernel/errors.js';
-import type { StoredEvent } from '../../actors/kernel/ports.js';
 import { userSettingsKind, DEFAULT_USER_SETTINGS } from '../../actors/instance/user-settings.js';
 import { setUserSettings } from '../../actors/instance/commands/set-user-settings.js';
 import { orgKind } from '../../actors/organization/org.js';
@@ -20,6 +19,7 @@ import { removeMachineSecret } from '../../actors/organization/commands/remove-m
 import { addMachineKey } from '../../actors/organization/commands/add-machine-key.js';
 import { generateRecoveryCodes, recordOtpCheck, removeTotp, startTotp, verifyTotp } from '../../actors/organization/commands/totp.js';
 import { context, given, NOW, record } from './decide.fixture.js';
+import { recorded } from './fold.fixture.js';
 
 const owner = { type: 'org', id: 'o1' } as const;
 const org = { kind: orgKind, record: record('o1', { name: 'Acme', primaryDomain: 'acme.localhost', state: 'active' as const }, owner) };
@@ -104,7 +104,7 @@ describe('adding users', () => {
       { scope: 'user.username', value: 'o1:bot', holder: 'u1' },
       { scope: 'user.username.instance', value: 'bot', holder: 'u1' },
     ]);
-    const state = userKind.evolve(undefined, { ...decision.events[0]!, createdAt: NOW } as StoredEvent);
+    const state = foldRecord(userKind, 'u1', undefined, [{ ...decision.events[0]!, instanceId: 'i1', version: 1, position: 1, createdAt: NOW }])?.state;
     expect(state).toMatchObject({ type: 'machine', usernameInstanceWide: true, tokens: [], keys: [], secretDigest: '' });
   });
 
@@ -174,7 +174,7 @@ describe('lifecycle', () => {
 
   it('unlocking resets the failed password counter', () => {
     const locked = alice({ state: 'locked', failedPasswordAttempts: 3 });
-    const next = userKind.evolve(locked, { type: 'user.unlocked', payload: {} } as unknown as StoredEvent);
+    const next = userKind.evolve(locked, recorded(userKind, { type: 'user.unlocked', payload: {} }));
     expect(next).toMatchObject({ state: 'active', failedPasswordAttempts: 0 });
   });
 });

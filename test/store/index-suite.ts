@@ -16,7 +16,12 @@ interface Thing {
   readonly tags: readonly string[];
 }
 
-const thingKind: AggregateKind<Thing> = { type: 'thing', table: 'things', evolve: (state) => state };
+const thingKind: AggregateKind<Thing> = {
+  type: 'thing',
+  table: 'things',
+  events: { aggregateType: 'thing', aggregate: 'test rows', events: {} },
+  evolve: (state) => state,
+};
 
 /** A small catalog over the `things` table (other tables of the suites stay unindexed). */
 export const TEST_CATALOG: IndexCatalog = {

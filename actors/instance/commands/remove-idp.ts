@@ -2,7 +2,7 @@
 import { notFound } from '../../kernel/errors.js';
 import { ref, type CommandHandler } from '../../kernel/command.js';
 import { detailsAfter, type ResourceDetails } from '../../kernel/owner.js';
-import { idpEventType, idpKind } from '../idp.js';
+import { idpKind, idpRemovedEventType } from '../idp.js';
 
 export interface RemoveIdp {
   readonly idpId: string;
@@ -16,7 +16,7 @@ export const removeIdp: CommandHandler<RemoveIdp, ResourceDetails> = {
     if (current === undefined) throw notFound('idp.not_found', 'identity provider not found');
     const owner = current.meta.owner;
     return {
-      events: [{ aggregateType: idpKind.type, aggregateId: c.idpId, type: idpEventType(owner, 'removed'), owner, creator: ctx.creator, payload: {} }],
+      events: [{ aggregateType: idpKind.type, aggregateId: c.idpId, type: idpRemovedEventType(owner), owner, creator: ctx.creator, payload: {} }],
       reply: (outcome) => detailsAfter(outcome, { id: c.idpId, record: current, owner }),
     };
   },
