@@ -8,7 +8,7 @@ import { webKeyEvents } from '../events.js';
 import type { AggregateKind, AggregateRecord } from '../kernel/aggregate.js';
 import type { CommandContext, Outcome } from '../kernel/command.js';
 import { detailsAfter, instanceOwner, type ResourceDetails } from '../kernel/owner.js';
-import type { NewEvent } from '../kernel/ports.js';
+import { emitter, type Emitted } from '../kernel/events.js';
 
 /** JWS algorithms a web key can sign with (RFC 7518 §3.1, RFC 8037 §3.1). */
 export type SigningAlgorithm = 'RS256' | 'ES256' | 'EdDSA';
@@ -117,19 +117,12 @@ export function expiredWebKeys(ring: WebKeyRing | undefined, now: number, retire
 }
 
 /** An event of the instance's web-key stream. */
-export function webKeyEvent(ctx: CommandContext, e: WebKeyEvent): NewEvent {
-  return {
-    aggregateType: webKeysKind.type,
-    aggregateId: ctx.instanceId,
-    type: e.type,
-    owner: instanceOwner(ctx.instanceId),
-    creator: ctx.creator,
-    payload: e.payload,
-  };
+export function webKeyEvent(ctx: CommandContext, e: WebKeyEvent): Emitted<WebKeyEvent, 'web_keys'> {
+  return emitter(webKeysKind, ctx.instanceId, instanceOwner(ctx.instanceId), ctx.creator)(e);
 }
 
 /** `web_key.added` for a new key: the private key is sealed here, so the log never holds it in clear. */
-export function addedEvent(ctx: CommandContext, key: NewWebKey): NewEvent {
+export function addedEvent(ctx: CommandContext, key: NewWebKey): Emitted<WebKeyEvent, 'web_keys'> {
   return webKeyEvent(ctx, {
     type: 'web_key.added',
     payload: { kid: key.kid, algorithm: key.algorithm, publicJwk: key.publicJwk, privateKey: ctx.sealer.seal(key.privateKeyPem) },

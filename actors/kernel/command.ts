@@ -3,8 +3,9 @@
  * events to record (or throws a typed AppError). No I/O, clock or randomness inside decide:
  * time, ids and the sealer come in through the context.
  */
+import type { DomainEvent } from '../events.js';
 import type { AggregateKind, AggregateRecord, Loaded } from './aggregate.js';
-import type { IdGenerator, NewEvent, SecretSealer, StoredEvent, UniqueClaim, UniqueRelease } from './ports.js';
+import type { IdGenerator, SecretSealer, StoredEvent, UniqueClaim, UniqueRelease } from './ports.js';
 
 export interface CommandContext {
   readonly instanceId: string;
@@ -34,7 +35,8 @@ export interface Outcome {
 }
 
 export interface Decision<R> {
-  readonly events: readonly NewEvent[];
+  /** Only catalogued events (actors/events.ts), each with its own stream type and payload. */
+  readonly events: readonly DomainEvent[];
   readonly claims?: readonly UniqueClaim[];
   readonly releases?: readonly UniqueRelease[];
   readonly reply: (outcome: Outcome) => R;

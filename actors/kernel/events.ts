@@ -6,7 +6,7 @@
  * docs/events.md (`npm run docs:events`): an event without an entry, or a payload field without
  * a description, fails typecheck.
  */
-import type { NewEvent, StoredEvent } from './ports.js';
+import type { NewEvent, Owner, StoredEvent } from './ports.js';
 
 /** An event of one aggregate as its union lists it: a type literal and the payload of that type. */
 export interface EventShape {
@@ -17,15 +17,30 @@ export interface EventShape {
 /** The payload of the event type `T` of the union `E` (a member may list several type literals). */
 export type PayloadOf<E extends EventShape, T extends string> = E extends EventShape ? (T extends E['type'] ? E['payload'] : never) : never;
 
-/** A member of `E` as decide returns it: the union member plus the envelope (stream, owner, creator). */
-export type Emitted<E extends EventShape, A extends string = string> = E extends EventShape
-  ? Omit<NewEvent, 'aggregateType' | 'type' | 'payload'> & { readonly aggregateType: A; readonly type: E['type']; readonly payload: E['payload'] }
-  : never;
+/** What an event carries besides its union member: stream id, owner, creator. */
+export type EventEnvelope = Omit<NewEvent, 'aggregateType' | 'type' | 'payload'>;
 
-/** A member of `E` as the store recorded it (what evolve folds). Distributes so `type` narrows `payload`. */
-export type Recorded<E extends EventShape> = E extends EventShape
-  ? Omit<StoredEvent, 'type' | 'payload'> & { readonly type: E['type']; readonly payload: E['payload'] }
-  : never;
+/**
+ * A member of `E` as decide returns it, with its stream type `A`. The intersection distributes
+ * over the union, so an object literal is checked against the member its `type` names.
+ */
+export type Emitted<E extends EventShape, A extends string = string> = EventEnvelope & { readonly aggregateType: A } & E;
+
+/** A member of `E` as the store recorded it (what evolve folds); `type` narrows `payload`. */
+export type Recorded<E extends EventShape> = Omit<StoredEvent, 'type' | 'payload'> & E;
+
+/** Builds events of one stream: `emit({ type: 'user.locked', payload: {} })`. */
+export type Emit<E extends EventShape, A extends string = string> = (event: E) => Emitted<E, A>;
+
+/** The emitter of the stream `aggregateId` of `kind`, recording `owner` and `creator` on each event. */
+export function emitter<E extends EventShape, A extends string>(
+  kind: { readonly type: A; readonly events: EventCatalogue<E, A> },
+  aggregateId: string,
+  owner: Owner,
+  creator: string,
+): Emit<E, A> {
+  return (event) => ({ aggregateType: kind.type, aggregateId, owner, creator, ...event });
+}
 
 /**
  * What docs/events.md says about one event: which commands emit it, one line per payload field

@@ -8,9 +8,9 @@ import type { AggregateRecord } from '../kernel/aggregate.js';
 import { ref, type AggregateRef, type CommandContext, type LoadedSet, type Outcome } from '../kernel/command.js';
 import { failedPrecondition, notFound } from '../kernel/errors.js';
 import { detailsAfter, orgOwner, type ResourceDetails } from '../kernel/owner.js';
-import type { NewEvent } from '../kernel/ports.js';
+import { emitter, type Emit, type Emitted } from '../kernel/events.js';
 import { orgKind } from './org.js';
-import { isSessionLive, sessionKind, type Session, type SessionEventType } from './session.js';
+import { isSessionLive, sessionKind, type Session, type SessionEvent } from './session.js';
 import { userKind, type User } from './user.js';
 
 /** Factors proven at the edge or to be proven here. */
@@ -62,10 +62,12 @@ export function requireActiveUser(loaded: LoadedSet, orgId: string, userId: stri
 }
 
 /** Builds events of one session's stream. */
-export function createSessionEvents(sessionId: string, orgId: string, ctx: CommandContext): (type: SessionEventType, payload?: unknown) => NewEvent {
-  const owner = orgOwner(orgId);
-  return (type, payload = {}) => ({ aggregateType: sessionKind.type, aggregateId: sessionId, type, owner, creator: ctx.creator, payload });
+export function createSessionEvents(sessionId: string, orgId: string, ctx: CommandContext): SessionEmit {
+  return emitter(sessionKind, sessionId, orgOwner(orgId), ctx.creator);
 }
+
+/** Builds events of one session's stream. */
+export type SessionEmit = Emit<SessionEvent, 'session'>;
 
 /**
  * The events of the checks: `session.password.checked` for a human whose password was verified
@@ -76,28 +78,28 @@ export function createSessionEvents(sessionId: string, orgId: string, ctx: Comma
 export function checkEvents(
   user: AggregateRecord<User>,
   checks: SessionChecks,
-  emit: (type: SessionEventType, payload?: unknown) => NewEvent,
+  emit: SessionEmit,
   now: number,
-): NewEvent[] {
-  const events: NewEvent[] = [];
+): Emitted<SessionEvent, 'session'>[] {
+  const events: Emitted<SessionEvent, 'session'>[] = [];
   if (checks.passwordHash !== undefined) {
     if (user.state.type !== 'human') throw failedPrecondition('user.not_human', 'a password check is only available for human users');
     if (user.state.passwordHash === '' || user.state.passwordHash !== checks.passwordHash) {
       throw failedPrecondition('session.password_invalid', 'the password is invalid');
     }
-    events.push(emit('session.password.checked'));
+    events.push(emit({ type: 'session.password.checked', payload: {} }));
   }
   if (checks.patDigest !== undefined) {
     if (user.state.type !== 'machine') throw failedPrecondition('user.not_machine', 'a token check is only available for machine users');
     const token = user.state.tokens.find((t) => t.digest === checks.patDigest && t.expiresAt > now);
     if (token === undefined) throw failedPrecondition('session.token_invalid', 'the personal access token is invalid or expired');
-    events.push(emit('session.pat.checked', { tokenId: token.id }));
+    events.push(emit({ type: 'session.pat.checked', payload: { tokenId: token.id } }));
   }
   if (checks.idpId !== undefined) {
     if (user.state.type !== 'human') throw failedPrecondition('user.not_human', 'an external login is only available for human users');
     // Only a user linked to the IDP can have logged in through it.
     if (!(user.state.idpLinks ?? []).some((l) => l.idpId === checks.idpId)) throw failedPrecondition('session.idp_not_linked', 'the user has no link to the IDP');
-    events.push(emit('session.idp.checked', { idpId: checks.idpId }));
+    events.push(emit({ type: 'session.idp.checked', payload: { idpId: checks.idpId } }));
   }
   if (checks.totpChecked === true) {
     if (user.state.type !== 'human' || user.state.totp?.verified !== true) throw failedPrecondition('session.totp_not_enrolled', 'the user has no verified TOTP');

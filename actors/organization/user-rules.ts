@@ -3,9 +3,10 @@ import type { AggregateRecord } from '../kernel/aggregate.js';
 import { ref, type AggregateRef, type CommandContext, type LoadedSet, type Outcome } from '../kernel/command.js';
 import { failedPrecondition, notFound } from '../kernel/errors.js';
 import { detailsAfter, type ResourceDetails } from '../kernel/owner.js';
-import type { NewEvent, Owner, UniqueClaim, UniqueRelease } from '../kernel/ports.js';
+import { emitter, type Emit } from '../kernel/events.js';
+import type { Owner, UniqueClaim, UniqueRelease } from '../kernel/ports.js';
 import { orgKind } from './org.js';
-import type { UserEventType } from './user-events.js';
+import type { UserEvent } from './user-events.js';
 import { idpLinkReleases } from './user-idp-link.js';
 import {
   instanceUsernameKey,
@@ -54,9 +55,12 @@ export function requireMachine(record: AggregateRecord<User>): AggregateRecord<M
 }
 
 /** Builds events of one user's stream. */
-export function createUserEvents(userId: string, owner: Owner, ctx: CommandContext): (type: UserEventType, payload?: unknown) => NewEvent {
-  return (type, payload = {}) => ({ aggregateType: userKind.type, aggregateId: userId, type, owner, creator: ctx.creator, payload });
+export function createUserEvents(userId: string, owner: Owner, ctx: CommandContext): UserEmit {
+  return emitter(userKind, userId, owner, ctx.creator);
 }
+
+/** Builds events of one user's stream: `emit({ type: 'user.locked', payload: {} })`. */
+export type UserEmit = Emit<UserEvent, 'user'>;
 
 /** The reply of a user command: details after the write, or of the current row for a no-op. */
 export function userReply(userId: string, record: AggregateRecord<User>): (outcome: Outcome) => ResourceDetails {

@@ -5,7 +5,7 @@
  */
 import { alreadyExists } from '../../kernel/errors.js';
 import { ref, type CommandHandler } from '../../kernel/command.js';
-import type { NewEvent } from '../../kernel/ports.js';
+import type { DomainEvent } from '../../events.js';
 import { activeWebKey, addedEvent, nextWebKey, webKeyEvent, webKeysChange, webKeysKind, type NewWebKey, type WebKeysChange } from '../web-keys.js';
 
 export interface InitializeWebKeys {
@@ -23,7 +23,7 @@ export const initializeWebKeys: CommandHandler<InitializeWebKeys, WebKeysChange>
     for (const key of [c.first, c.second]) {
       if (ring?.keys.some((k) => k.kid === key.kid)) throw alreadyExists('web_key.exists', 'a web key with this id already exists');
     }
-    const events: NewEvent[] = [];
+    const events: DomainEvent[] = [];
     let next = nextWebKey(ring);
     if (activeWebKey(ring) === undefined) {
       // An instance that lost its active key (never by design) promotes its published next key.

@@ -5,7 +5,7 @@
  */
 import { notFound } from '../../kernel/errors.js';
 import { ref, type CommandHandler } from '../../kernel/command.js';
-import type { NewEvent } from '../../kernel/ports.js';
+import type { DomainEvent } from '../../events.js';
 import { detailsAfter, instanceOwner, type ResourceDetails } from '../../kernel/owner.js';
 import { executionSetKind } from '../execution.js';
 import { TARGET_NAME_SCOPE, targetKind, targetNameKey } from '../target.js';
@@ -22,7 +22,7 @@ export const removeTarget: CommandHandler<RemoveTarget, ResourceDetails> = {
     if (current === undefined) throw notFound('target.not_found', 'target not found');
     const owner = instanceOwner(ctx.instanceId);
     const entries = loaded.get(executionSetKind, ctx.instanceId).record?.state.entries ?? {};
-    const detached: NewEvent[] = Object.entries(entries)
+    const detached: DomainEvent[] = Object.entries(entries)
       .filter(([, entry]) => entry.targets.includes(c.targetId))
       .map(([id, entry]) => ({
         aggregateType: executionSetKind.type,
@@ -32,7 +32,7 @@ export const removeTarget: CommandHandler<RemoveTarget, ResourceDetails> = {
         creator: ctx.creator,
         payload: { id, condition: entry.condition, targets: entry.targets.filter((t) => t !== c.targetId), includes: entry.includes },
       }));
-    const removed: NewEvent = { aggregateType: targetKind.type, aggregateId: c.targetId, type: 'action.target.removed', owner, creator: ctx.creator, payload: {} };
+    const removed: DomainEvent = { aggregateType: targetKind.type, aggregateId: c.targetId, type: 'action.target.removed', owner, creator: ctx.creator, payload: {} };
     return {
       events: [removed, ...detached],
       releases: [{ scope: TARGET_NAME_SCOPE, value: targetNameKey(current.state.name) }],

@@ -5,7 +5,7 @@
  */
 import { alreadyExists, failedPrecondition } from '../../kernel/errors.js';
 import { ref, type CommandHandler, type Outcome } from '../../kernel/command.js';
-import type { NewEvent } from '../../kernel/ports.js';
+import type { DomainEvent } from '../../events.js';
 import { activeWebKey, addedEvent, expiredWebKeys, nextWebKey, webKeyEvent, webKeysChange, webKeysKind, type NewWebKey, type WebKeysChange } from '../web-keys.js';
 
 export interface RotateWebKeys {
@@ -28,7 +28,7 @@ export const rotateWebKeys: CommandHandler<RotateWebKeys, WebKeysChange> = {
     if (c.ifActiveKid !== undefined && c.ifActiveKid !== active.kid) return { events: [], ...reply };
     if (ring?.keys.some((k) => k.kid === c.next.kid)) throw alreadyExists('web_key.exists', 'a web key with this id already exists');
 
-    const events: NewEvent[] = [webKeyEvent(ctx, { type: 'web_key.retired', payload: { kid: active.kid } })];
+    const events: DomainEvent[] = [webKeyEvent(ctx, { type: 'web_key.retired', payload: { kid: active.kid } })];
     const next = nextWebKey(ring);
     events.push(addedEvent(ctx, c.next));
     // Without a published next key (never by design) the new key has to sign at once.

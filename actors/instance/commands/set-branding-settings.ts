@@ -27,6 +27,12 @@ export const setBrandingSettings: CommandHandler<SetBrandingSettings, ResourceDe
   decide(loaded, c, ctx) {
     const violations = brandingViolations(c.patch.set);
     if (violations.length > 0) throw validationFailed(violations, 'branding.invalid');
-    return decideSettingsSet(loaded, ctx, { kind: brandingSettingsKind, rowId: c.orgId ?? ctx.instanceId, orgId: c.orgId, patch: c.patch, name: 'branding' });
+    return decideSettingsSet(loaded, ctx, {
+      kind: brandingSettingsKind,
+      rowId: c.orgId ?? ctx.instanceId,
+      orgId: c.orgId,
+      patch: c.patch,
+      event: (scope, patch) => ({ type: `${scope}.settings.branding.set`, payload: { set: patch.set, reset: patch.reset } }),
+    });
   },
 };

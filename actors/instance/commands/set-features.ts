@@ -3,7 +3,7 @@
  * their value). One `instance.feature.set` per flag whose value changes; none → no event.
  */
 import { ref, type CommandHandler, type Outcome } from '../../kernel/command.js';
-import type { NewEvent } from '../../kernel/ports.js';
+import type { DomainEvent } from '../../events.js';
 import { detailsAfter, instanceOwner, type ResourceDetails } from '../../kernel/owner.js';
 import { instanceSettingsKind } from '../settings.js';
 
@@ -17,7 +17,7 @@ export const setFeatures: CommandHandler<SetFeatures, ResourceDetails> = {
     const settings = loaded.get(instanceSettingsKind, ctx.instanceId).record;
     const owner = instanceOwner(ctx.instanceId);
     const stored = settings?.state.features ?? {};
-    const events: NewEvent[] = Object.entries(c.features)
+    const events: DomainEvent[] = Object.entries(c.features)
       .filter(([name, value]) => stored[name] !== value)
       .map(([name, value]) => ({
         aggregateType: instanceSettingsKind.type,

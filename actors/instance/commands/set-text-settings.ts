@@ -29,6 +29,12 @@ export const setTextSettings: CommandHandler<SetTextSettings, ResourceDetails> =
   decide(loaded, c, ctx) {
     if (!SUPPORTED_LANGUAGES.includes(c.language)) throw validationFailed([{ field: 'language', description: 'not a supported language' }], 'language.unsupported');
     const rowId = textSettingsId(c.orgId ?? ctx.instanceId, c.language);
-    return decideSettingsSet(loaded, ctx, { kind: textSettingsKind, rowId, orgId: c.orgId, patch: c.patch, name: 'text', extra: { language: c.language } });
+    return decideSettingsSet(loaded, ctx, {
+      kind: textSettingsKind,
+      rowId,
+      orgId: c.orgId,
+      patch: c.patch,
+      event: (scope, patch) => ({ type: `${scope}.settings.text.set`, payload: { language: c.language, set: patch.set, reset: patch.reset } }),
+    });
   },
 };

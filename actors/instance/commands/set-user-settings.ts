@@ -4,7 +4,8 @@
  */
 import { ref, type CommandHandler, type Outcome } from '../../kernel/command.js';
 import { detailsAfter, instanceOwner, type ResourceDetails } from '../../kernel/owner.js';
-import type { NewEvent } from '../../kernel/ports.js';
+import type { DomainEvent } from '../../events.js';
+import { emitter } from '../../kernel/events.js';
 import { userSettingsKind, userSettingsOf, type PasswordComplexity } from '../user-settings.js';
 
 export interface SetUserSettings {
@@ -21,28 +22,21 @@ export const setUserSettings: CommandHandler<SetUserSettings, ResourceDetails> =
     const record = loaded.get(userSettingsKind, ctx.instanceId).record;
     const current = userSettingsOf(record);
     const owner = instanceOwner(ctx.instanceId);
-    const event = (type: string, payload: unknown): NewEvent => ({
-      aggregateType: userSettingsKind.type,
-      aggregateId: ctx.instanceId,
-      type,
-      owner,
-      creator: ctx.creator,
-      payload,
-    });
-    const events: NewEvent[] = [];
+    const emit = emitter(userSettingsKind, ctx.instanceId, owner, ctx.creator);
+    const events: DomainEvent[] = [];
     const complexity = { ...current.passwordComplexity, ...definedOnly(c.passwordComplexity ?? {}) };
-    if (!sameComplexity(complexity, current.passwordComplexity)) events.push(event('instance.policy.password.complexity.set', complexity));
+    if (!sameComplexity(complexity, current.passwordComplexity)) events.push(emit({ type: 'instance.policy.password.complexity.set', payload: complexity }));
     if (c.maxPasswordAttempts !== undefined && c.maxPasswordAttempts !== current.maxPasswordAttempts) {
-      events.push(event('instance.policy.lockout.set', { maxPasswordAttempts: c.maxPasswordAttempts }));
+      events.push(emit({ type: 'instance.policy.lockout.set', payload: { maxPasswordAttempts: c.maxPasswordAttempts } }));
     }
     if (c.maxOtpAttempts !== undefined && c.maxOtpAttempts !== current.maxOtpAttempts) {
       events.push(event('instance.policy.lockout.otp.set', { maxOtpAttempts: c.maxOtpAttempts }));
     }
     if (c.usernameUniquePerInstance !== undefined && c.usernameUniquePerInstance !== current.usernameUniquePerInstance) {
-      events.push(event('instance.policy.username.set', { uniquePerInstance: c.usernameUniquePerInstance }));
+      events.push(emit({ type: 'instance.policy.username.set', payload: { uniquePerInstance: c.usernameUniquePerInstance } }));
     }
     if (c.ignoreUnknownUsernames !== undefined && c.ignoreUnknownUsernames !== current.ignoreUnknownUsernames) {
-      events.push(event('instance.policy.login.unknown_usernames.set', { ignore: c.ignoreUnknownUsernames }));
+      events.push(emit({ type: 'instance.policy.login.unknown_usernames.set', payload: { ignore: c.ignoreUnknownUsernames } }));
     }
     return { events, reply: (outcome: Outcome) => detailsAfter(outcome, { id: ctx.instanceId, record, owner }) };
   },

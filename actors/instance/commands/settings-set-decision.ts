@@ -7,30 +7,40 @@
 import type { AggregateKind } from '../../kernel/aggregate.js';
 import type { CommandContext, Decision, LoadedSet, Outcome } from '../../kernel/command.js';
 import { notFound } from '../../kernel/errors.js';
+import { emitter, type Emitted, type EventShape } from '../../kernel/events.js';
 import { detailsAfter, instanceOwner, orgOwner, type ResourceDetails } from '../../kernel/owner.js';
 import { isNoopPatch, type SettingsPatch } from '../../kernel/settings-resolver.js';
 import { orgKind } from '../../organization/org.js';
 
-export interface SettingsSet<T> {
-  readonly kind: AggregateKind<Partial<T>>;
+/** Where a settings event is recorded: the prefix of its type. */
+export type SettingsScope = 'instance' | 'org';
+
+export interface SettingsSet<T, E extends EventShape, A extends string> {
+  readonly kind: AggregateKind<Partial<T>, E, A>;
   /** The context's row id. */
   readonly rowId: string;
   /** The organization whose settings change; undefined: the instance. */
   readonly orgId: string | undefined;
   readonly patch: SettingsPatch<T>;
-  /** `<instance|org>.settings.<name>.set`. */
-  readonly name: string;
-  /** Recorded next to `set` / `reset` (e.g. the language of a text row). */
-  readonly extra?: Readonly<Record<string, unknown>>;
+  /** The `<instance|org>.settings.<name>.set` event recording the patch. */
+  readonly event: (scope: SettingsScope, patch: SettingsPatch<T>) => E;
 }
 
-export function decideSettingsSet<T>(loaded: LoadedSet, ctx: CommandContext, s: SettingsSet<T>): Decision<ResourceDetails> {
+/** A decision whose events are the settings kind's own (the caller's Decision narrows E). */
+export type SettingsDecision<E extends EventShape, A extends string> = Omit<Decision<ResourceDetails>, 'events'> & {
+  readonly events: readonly Emitted<E, A>[];
+};
+
+export function decideSettingsSet<T, E extends EventShape, A extends string>(
+  loaded: LoadedSet,
+  ctx: CommandContext,
+  s: SettingsSet<T, E, A>,
+): SettingsDecision<E, A> {
   if (s.orgId !== undefined && loaded.get(orgKind, s.orgId).record === undefined) throw notFound('org.not_found', 'organization not found');
   const owner = s.orgId === undefined ? instanceOwner(ctx.instanceId) : orgOwner(s.orgId);
   const row = loaded.get(s.kind, s.rowId).record;
   const reply = (outcome: Outcome) => detailsAfter(outcome, { id: s.rowId, record: row, owner });
   if (isNoopPatch(row?.state, s.patch)) return { events: [], reply };
-  const type = `${s.orgId === undefined ? 'instance' : 'org'}.settings.${s.name}.set`;
-  const payload = { ...s.extra, set: s.patch.set, reset: s.patch.reset };
-  return { events: [{ aggregateType: s.kind.type, aggregateId: s.rowId, type, owner, creator: ctx.creator, payload }], reply };
+  const emit = emitter(s.kind, s.rowId, owner, ctx.creator);
+  return { events: [emit(s.event(s.orgId === undefined ? 'instance' : 'org', s.patch))], reply };
 }

@@ -60,7 +60,7 @@ export const addHumanUser: CommandHandler<AddHumanUser, ResourceDetails> = {
     const event = createUserEvents(c.userId, owner, ctx);
     const link = c.idpLink === undefined ? undefined : { idpId: c.idpLink.idpId, externalUserId: c.idpLink.externalUserId, externalUsername: c.idpLink.externalUsername };
     return {
-      events: [event('user.human.added', payload), ...(link === undefined ? [] : [event('user.idp.link.added', link)])],
+      events: [event({ type: 'user.human.added', payload: payload }), ...(link === undefined ? [] : [event({ type: 'user.idp.link.added', payload: link })])],
       claims: [...usernameClaims(c.orgId, c.username, c.userId, instanceWide), ...(link === undefined ? [] : [idpLinkClaim(link, c.userId)])],
       reply: (outcome) => detailsAfter(outcome, { id: c.userId, record: undefined, owner }),
     };

@@ -22,7 +22,7 @@ export const addMachineKey: CommandHandler<AddMachineKey, ResourceDetails> = {
     if (c.expiresAt <= ctx.now) throw failedPrecondition('key.expiry_in_past', 'the expiration date must be in the future');
     const emit = createUserEvents(c.userId, record.meta.owner, ctx);
     return {
-      events: [emit('user.machine.key.added', { id: c.keyId, publicKey: c.publicKey, expiresAt: c.expiresAt })],
+      events: [emit({ type: 'user.machine.key.added', payload: { id: c.keyId, publicKey: c.publicKey, expiresAt: c.expiresAt } })],
       reply: (outcome) => detailsAfter(outcome, { id: c.keyId, record: undefined, owner: record.meta.owner }),
     };
   },

@@ -29,7 +29,7 @@ export const addMachineUser: CommandHandler<AddMachineUser, ResourceDetails> = {
     const { userId: _userId, ...payload } = c;
     const event = createUserEvents(c.userId, owner, ctx);
     return {
-      events: [event('user.machine.added', instanceWide ? { ...payload, usernameInstanceWide: true } : payload)],
+      events: [event({ type: 'user.machine.added', payload: instanceWide ? { ...payload, usernameInstanceWide: true } : payload })],
       claims: usernameClaims(c.orgId, c.username, c.userId, instanceWide),
       reply: (outcome) => detailsAfter(outcome, { id: c.userId, record: undefined, owner }),
     };

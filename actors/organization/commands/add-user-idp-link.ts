@@ -22,6 +22,6 @@ export const addUserIdpLink: CommandHandler<AddUserIdpLink, ResourceDetails> = {
     if ((human.idpLinks ?? []).some((l) => l.idpId === idpId && l.externalUserId === externalUserId)) return { events: [], reply: userReply(c.userId, record) };
     const emit = createUserEvents(c.userId, record.meta.owner, ctx);
     const link: IdpLink = { idpId, externalUserId, externalUsername };
-    return { events: [emit('user.idp.link.added', link)], claims: [idpLinkClaim(link, c.userId)], reply: userReply(c.userId, record) };
+    return { events: [emit({ type: 'user.idp.link.added', payload: link })], claims: [idpLinkClaim(link, c.userId)], reply: userReply(c.userId, record) };
   },
 };

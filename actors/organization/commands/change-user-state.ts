@@ -7,7 +7,6 @@
 import { failedPrecondition } from '../../kernel/errors.js';
 import type { CommandHandler } from '../../kernel/command.js';
 import type { ResourceDetails } from '../../kernel/owner.js';
-import type { UserEventType } from '../user-events.js';
 import type { UserLifecycle } from '../user.js';
 import { createUserEvents, loadUser, requireUser, userReply, type UserCommand } from '../user-rules.js';
 
@@ -20,7 +19,7 @@ export interface ChangeUserState extends UserCommand {
 interface Transition {
   readonly target: UserLifecycle;
   readonly from: readonly UserLifecycle[];
-  readonly event: UserEventType;
+  readonly event: 'user.deactivated' | 'user.reactivated' | 'user.locked' | 'user.unlocked';
 }
 
 const transitions: Record<UserStateAction, Transition> = {
@@ -41,6 +40,6 @@ export const changeUserState: CommandHandler<ChangeUserState, ResourceDetails> =
     if (!transition.from.includes(current)) {
       throw failedPrecondition(`user.${current}`, `the user is ${current}; this change is not possible from that state`);
     }
-    return { events: [createUserEvents(c.userId, record.meta.owner, ctx)(transition.event)], reply };
+    return { events: [createUserEvents(c.userId, record.meta.owner, ctx)({ type: transition.event, payload: {} })], reply };
   },
 };

@@ -5,7 +5,7 @@
  */
 import type { CommandHandler } from '../../kernel/command.js';
 import { invalidArgument } from '../../kernel/errors.js';
-import type { NewEvent } from '../../kernel/ports.js';
+import type { DomainEvent } from '../../events.js';
 import { MAX_SESSION_METADATA, mergeMetadata, sessionKind } from '../session.js';
 import {
   checkEvents,
@@ -34,8 +34,8 @@ export const checkSession: CommandHandler<CheckSession, SessionWritten> = {
     if (session.state.userId !== c.userId) throw invalidArgument('session.user_mismatch', 'the session belongs to another user');
     const user = requireActiveUser(loaded, c.orgId, c.userId);
     const emit = createSessionEvents(c.sessionId, c.orgId, ctx);
-    const events: NewEvent[] = checkEvents(user, c, emit, ctx.now);
-    if (c.lifetimeMs !== undefined) events.push(emit('session.lifetime.set', { expiresAt: ctx.now + c.lifetimeMs }));
+    const events: DomainEvent[] = checkEvents(user, c, emit, ctx.now);
+    if (c.lifetimeMs !== undefined) events.push(emit({ type: 'session.lifetime.set', payload: { expiresAt: ctx.now + c.lifetimeMs } }));
     const changes = metadataChanges(session.state.metadata, c.metadata);
     if (Object.keys(changes).length > 0) {
       if (mergeMetadata(session.state.metadata, changes).length > MAX_SESSION_METADATA) {
@@ -43,7 +43,7 @@ export const checkSession: CommandHandler<CheckSession, SessionWritten> = {
           violations: [{ field: 'session.metadata', description: `at most ${MAX_SESSION_METADATA} entries` }],
         });
       }
-      events.push(emit('session.metadata.set', { metadata: changes }));
+      events.push(emit({ type: 'session.metadata.set', payload: { metadata: changes } }));
     }
     const details = sessionReply(c.sessionId, c.orgId, session);
     return { events, reply: (outcome) => ({ details: details(outcome), session: events.length > 0 ? outcome.record(sessionKind, c.sessionId) : session }) };

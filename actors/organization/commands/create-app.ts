@@ -6,7 +6,7 @@
 import { alreadyExists } from '../../kernel/errors.js';
 import { ref, type CommandHandler } from '../../kernel/command.js';
 import { detailsAfter, orgOwner, type ResourceDetails } from '../../kernel/owner.js';
-import type { NewEvent } from '../../kernel/ports.js';
+import { emitter } from '../../kernel/events.js';
 import { assertValidOidcConfig } from '../app-config.js';
 import {
   APP_CLIENT_ID_SCOPE,
@@ -47,18 +47,11 @@ export const createApp: CommandHandler<CreateApp, CreatedApp> = {
     const name = c.name.trim();
     const clientId = generatedClientId(c.appId, project.state.name);
     const secretStored = usesClientSecret(c.config) && c.secretDigest !== '';
-    const event = (type: string, payload: unknown): NewEvent => ({
-      aggregateType: applicationKind.type,
-      aggregateId: c.appId,
-      type,
-      owner,
-      creator: ctx.creator,
-      payload,
-    });
+    const emit = emitter(applicationKind, c.appId, owner, ctx.creator);
     return {
       events: [
-        event('project.application.added', { projectId: c.projectId, name, clientId, config: c.config }),
-        ...(secretStored ? [event('project.application.secret.changed', { digest: c.secretDigest })] : []),
+        emit({ type: 'project.application.added', payload: { projectId: c.projectId, name, clientId, config: c.config } }),
+        ...(secretStored ? [emit({ type: 'project.application.secret.changed', payload: { digest: c.secretDigest } })] : []),
       ],
       claims: [
         { scope: APP_CLIENT_ID_SCOPE, value: clientId, holder: c.appId },

@@ -40,13 +40,13 @@ export const createSession: CommandHandler<CreateSession, SessionWritten> = {
       });
     }
     const events = [
-      emit('session.added', { userAgent: c.userAgent }),
-      emit('session.user.checked', { userId: c.userId }),
+      emit({ type: 'session.added', payload: { userAgent: c.userAgent } }),
+      emit({ type: 'session.user.checked', payload: { userId: c.userId } }),
       ...checkEvents(user, c, emit, ctx.now),
-      emit('session.token.set', { digest: c.tokenDigest }),
-      emit('session.lifetime.set', { expiresAt: ctx.now + c.lifetimeMs }),
+      emit({ type: 'session.token.set', payload: { digest: c.tokenDigest } }),
+      emit({ type: 'session.lifetime.set', payload: { expiresAt: ctx.now + c.lifetimeMs } }),
     ];
-    if (Object.keys(metadata).length > 0) events.push(emit('session.metadata.set', { metadata }));
+    if (Object.keys(metadata).length > 0) events.push(emit({ type: 'session.metadata.set', payload: { metadata } }));
     const details = sessionReply(c.sessionId, c.orgId, undefined);
     return {
       events,

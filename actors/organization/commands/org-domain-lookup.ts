@@ -3,9 +3,9 @@ import type { AggregateRecord } from '../../kernel/aggregate.js';
 import type { LoadedSet, Outcome } from '../../kernel/command.js';
 import { notFound } from '../../kernel/errors.js';
 import { orgOwner, type ResourceDetails } from '../../kernel/owner.js';
-import type { NewEvent } from '../../kernel/ports.js';
+import { emitter, type Emitted } from '../../kernel/events.js';
 import type { OrgDomain, OrgDomainEvent } from '../org-domain.js';
-import { orgDomains, orgKind, type Org } from '../org.js';
+import { orgDomains, orgKind, type Org, type OrgEvent } from '../org.js';
 
 export interface FoundDomain {
   readonly org: AggregateRecord<Org>;
@@ -22,8 +22,8 @@ export function requireOrgDomain(loaded: LoadedSet, orgId: string, domain: strin
 }
 
 /** An `org.domain.*` event on the organization's stream. */
-export function domainEvent(orgId: string, creator: string, event: OrgDomainEvent): NewEvent {
-  return { aggregateType: orgKind.type, aggregateId: orgId, type: event.type, owner: orgOwner(orgId), creator, payload: event.payload };
+export function domainEvent(orgId: string, creator: string, event: OrgDomainEvent): Emitted<OrgEvent, 'org'> {
+  return emitter(orgKind, orgId, orgOwner(orgId), creator)(event);
 }
 
 /** Details of a domain after a command: of the event written, else of the domain as it is. */

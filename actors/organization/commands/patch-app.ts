@@ -7,7 +7,8 @@
 import { invalidArgument } from '../../kernel/errors.js';
 import { ref, type CommandHandler, type Outcome } from '../../kernel/command.js';
 import { detailsAfter, orgOwner, type ResourceDetails } from '../../kernel/owner.js';
-import type { NewEvent } from '../../kernel/ports.js';
+import type { DomainEvent } from '../../events.js';
+import { emitter } from '../../kernel/events.js';
 import { assertValidOidcConfig } from '../app-config.js';
 import {
   APP_NAME_SCOPE,
@@ -17,6 +18,7 @@ import {
   usesClientSecret,
   type ApiConfig,
   type AppConfig,
+  type ApplicationEvent,
   type OidcConfig,
 } from '../application.js';
 import { orgKind } from '../org.js';
@@ -36,16 +38,16 @@ export const patchApp: CommandHandler<PatchApp, ResourceDetails> = {
   decide(loaded, c, ctx) {
     const app = requireLiveApp(loaded, c.orgId, c.appId, c.projectId);
     const owner = orgOwner(c.orgId);
-    const event = (type: string, payload: unknown): NewEvent => ({ aggregateType: applicationKind.type, aggregateId: c.appId, type, owner, creator: ctx.creator, payload });
-    const events: NewEvent[] = [];
+    const emit = emitter(applicationKind, c.appId, owner, ctx.creator);
+    const events: DomainEvent[] = [];
     const name = c.name?.trim();
     const renamed = name !== undefined && name !== app.state.name;
-    if (renamed) events.push(event('project.application.changed', { name }));
+    if (renamed) events.push(emit({ type: 'project.application.changed', payload: { name } }));
     const configChange = changedConfig(app.state.config, c);
     if (configChange !== undefined) {
       if (configChange.config.type === 'oidc') assertValidOidcConfig(configChange.config.oidc, 'app.oidc');
-      events.push(event(`project.application.${configChange.config.type}.config.changed`, configChange.changes));
-      if (app.state.secretDigest !== '' && !usesClientSecret(configChange.config)) events.push(event('project.application.secret.removed', {}));
+      events.push(emit(configChange.event));
+      if (app.state.secretDigest !== '' && !usesClientSecret(configChange.config)) events.push(emit({ type: 'project.application.secret.removed', payload: {} }));
     }
     const reply = (outcome: Outcome) => detailsAfter(outcome, { id: c.appId, record: app, owner });
     if (events.length === 0) return { events, reply };
@@ -62,16 +64,22 @@ export const patchApp: CommandHandler<PatchApp, ResourceDetails> = {
 };
 
 /** The changed fields and the resulting configuration; undefined when nothing changes. */
-function changedConfig(current: AppConfig, c: PatchApp): { changes: Record<string, unknown>; config: AppConfig } | undefined {
+type ConfigChanged = Extract<ApplicationEvent, { type: 'project.application.oidc.config.changed' | 'project.application.api.config.changed' }>;
+
+function changedConfig(current: AppConfig, c: PatchApp): { event: ConfigChanged; config: AppConfig } | undefined {
   if (c.oidc !== undefined && current.type !== 'oidc') throw typeMismatch('app.oidc', 'the application is an API application');
   if (c.api !== undefined && current.type !== 'api') throw typeMismatch('app.api', 'the application is an OIDC application');
   if (current.type === 'oidc' && c.oidc !== undefined) {
     const changes = diff(current.oidc, c.oidc);
-    return changes === undefined ? undefined : { changes, config: { type: 'oidc', oidc: { ...current.oidc, ...changes } } };
+    return changes === undefined
+      ? undefined
+      : { event: { type: 'project.application.oidc.config.changed', payload: changes }, config: { type: 'oidc', oidc: { ...current.oidc, ...changes } } };
   }
   if (current.type === 'api' && c.api !== undefined) {
     const changes = diff(current.api, c.api);
-    return changes === undefined ? undefined : { changes, config: { type: 'api', api: { ...current.api, ...changes } } };
+    return changes === undefined
+      ? undefined
+      : { event: { type: 'project.application.api.config.changed', payload: changes }, config: { type: 'api', api: { ...current.api, ...changes } } };
   }
   return undefined;
 }

@@ -6,7 +6,8 @@
  */
 import { ref, type CommandHandler } from '../../kernel/command.js';
 import type { ResourceDetails } from '../../kernel/owner.js';
-import type { NewEvent, UniqueClaim, UniqueRelease } from '../../kernel/ports.js';
+import type { DomainEvent } from '../../events.js';
+import type { UniqueClaim, UniqueRelease } from '../../kernel/ports.js';
 import { userSettingsKind, userSettingsOf } from '../../instance/user-settings.js';
 import type { HumanProfilePayload } from '../user-events.js';
 import type { AccessTokenType, HumanUser, MachineUser, User } from '../user.js';
@@ -37,12 +38,12 @@ export const patchUser: CommandHandler<PatchUser, ResourceDetails> = {
   decide(loaded, c, ctx) {
     const record = requireUser(loaded, c);
     const emit = createUserEvents(c.userId, record.meta.owner, ctx);
-    const events: NewEvent[] = [];
+    const events: DomainEvent[] = [];
     const claims: UniqueClaim[] = [];
     const releases: UniqueRelease[] = [];
     if (c.username !== undefined && c.username !== record.state.username) {
       const instanceWide = userSettingsOf(loaded.get(userSettingsKind, ctx.instanceId).record).usernameUniquePerInstance;
-      events.push(emit('user.username.changed', instanceWide ? { username: c.username, usernameInstanceWide: true } : { username: c.username }));
+      events.push(emit({ type: 'user.username.changed', payload: instanceWide ? { username: c.username, usernameInstanceWide: true } : { username: c.username } }));
       const renamed = renameClaims(record.state, c.username, c.userId, instanceWide);
       claims.push(...renamed.claims);
       releases.push(...renamed.releases);
@@ -67,31 +68,31 @@ function renameClaims(user: User, username: string, userId: string, instanceWide
   };
 }
 
-function humanChanges(user: HumanUser, c: PatchUser, emit: Emit): NewEvent[] {
-  const events: NewEvent[] = [];
+function humanChanges(user: HumanUser, c: PatchUser, emit: Emit): DomainEvent[] {
+  const events: DomainEvent[] = [];
   const profile = changedFields(user.profile, c.profile ?? {});
-  if (Object.keys(profile).length > 0) events.push(emit('user.human.changed', profile));
+  if (Object.keys(profile).length > 0) events.push(emit({ type: 'user.human.changed', payload: profile }));
   if (c.email !== undefined) {
     const verified = c.email.verified ?? (c.email.address === user.email.address ? user.email.verified : false);
-    if (c.email.address === user.email.address && verified && !user.email.verified) events.push(emit('user.human.email.verified'));
+    if (c.email.address === user.email.address && verified && !user.email.verified) events.push(emit({ type: 'user.human.email.verified', payload: {} }));
     else if (c.email.address !== user.email.address || verified !== user.email.verified) {
-      events.push(emit('user.human.email.changed', { address: c.email.address, verified }));
+      events.push(emit({ type: 'user.human.email.changed', payload: { address: c.email.address, verified } }));
     }
   }
   if (c.phone !== undefined) {
     const number = c.phone.number;
     const verified = number !== '' && (c.phone.verified ?? (number === user.phone.number ? user.phone.verified : false));
-    if (number === user.phone.number && verified && !user.phone.verified) events.push(emit('user.human.phone.verified'));
+    if (number === user.phone.number && verified && !user.phone.verified) events.push(emit({ type: 'user.human.phone.verified', payload: {} }));
     else if (number !== user.phone.number || verified !== user.phone.verified) {
-      events.push(emit('user.human.phone.changed', { number, verified }));
+      events.push(emit({ type: 'user.human.phone.changed', payload: { number, verified } }));
     }
   }
   return events;
 }
 
-function machineChanges(user: MachineUser, patch: NonNullable<PatchUser['machine']>, emit: Emit): NewEvent[] {
+function machineChanges(user: MachineUser, patch: NonNullable<PatchUser['machine']>, emit: Emit): DomainEvent[] {
   const changed = changedFields({ name: user.name, description: user.description, accessTokenType: user.accessTokenType }, patch);
-  return Object.keys(changed).length > 0 ? [emit('user.machine.changed', changed)] : [];
+  return Object.keys(changed).length > 0 ? [emit({ type: 'user.machine.changed', payload: changed })] : [];
 }
 
 /** The entries of `patch` that are set and differ from `current`. */

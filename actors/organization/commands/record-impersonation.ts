@@ -18,6 +18,6 @@ export const recordImpersonation: CommandHandler<RecordImpersonation, void> = {
   decide(loaded, c, ctx) {
     const record = requireUser(loaded, c);
     const emit = createUserEvents(c.userId, record.meta.owner, ctx);
-    return { events: [emit('user.impersonated', { actorUserId: c.actorUserId, clientId: c.clientId })], reply: () => undefined };
+    return { events: [emit({ type: 'user.impersonated', payload: { actorUserId: c.actorUserId, clientId: c.clientId } })], reply: () => undefined };
   },
 };

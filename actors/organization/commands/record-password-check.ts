@@ -8,7 +8,7 @@
  */
 import { ref, type CommandHandler } from '../../kernel/command.js';
 import { userSettingsKind, userSettingsOf } from '../../instance/user-settings.js';
-import type { NewEvent } from '../../kernel/ports.js';
+import type { DomainEvent } from '../../events.js';
 import { effectiveMaxPasswordAttempts, orgLockoutKind } from '../org-lockout.js';
 import { createUserEvents, loadUser, requireHuman, requireUser, type UserCommand } from '../user-rules.js';
 
@@ -34,15 +34,15 @@ export const recordPasswordCheck: CommandHandler<RecordPasswordCheck, PasswordCh
     if (c.checkedHash !== user.passwordHash) return { events: [], reply: () => ({ locked: false, failedAttempts: user.failedPasswordAttempts }) };
     const emit = createUserEvents(c.userId, record.meta.owner, ctx);
     if (c.succeeded) {
-      const events: NewEvent[] = [emit('user.human.password.check.succeeded')];
-      if (c.rehash !== undefined && c.rehash !== '') events.push(emit('user.human.password.rehashed', { passwordHash: c.rehash }));
+      const events: DomainEvent[] = [emit({ type: 'user.human.password.check.succeeded', payload: {} })];
+      if (c.rehash !== undefined && c.rehash !== '') events.push(emit({ type: 'user.human.password.rehashed', payload: { passwordHash: c.rehash } }));
       return { events, reply: () => ({ locked: false, failedAttempts: 0 }) };
     }
     const max = effectiveMaxPasswordAttempts(userSettingsOf(loaded.get(userSettingsKind, ctx.instanceId).record), loaded.get(orgLockoutKind, c.orgId).record);
     const failedAttempts = user.failedPasswordAttempts + 1;
     const locks = max > 0 && failedAttempts >= max && user.state === 'active';
-    const events: NewEvent[] = [emit('user.human.password.check.failed')];
-    if (locks) events.push(emit('user.locked'));
+    const events: DomainEvent[] = [emit({ type: 'user.human.password.check.failed', payload: {} })];
+    if (locks) events.push(emit({ type: 'user.locked', payload: {} }));
     return { events, reply: () => ({ locked: locks, failedAttempts }) };
   },
 };

@@ -18,6 +18,6 @@ export const recordRefreshTokenReuse: CommandHandler<RecordRefreshTokenReuse, vo
   decide(loaded, c, ctx) {
     const record = requireUser(loaded, c);
     const emit = createUserEvents(c.userId, record.meta.owner, ctx);
-    return { events: [emit('user.refresh.token.reused', { clientId: c.clientId, grantId: c.grantId })], reply: () => undefined };
+    return { events: [emit({ type: 'user.refresh.token.reused', payload: { clientId: c.clientId, grantId: c.grantId } })], reply: () => undefined };
   },
 };

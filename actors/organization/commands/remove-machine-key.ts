@@ -14,6 +14,6 @@ export const removeMachineKey: CommandHandler<RemoveMachineKey, ResourceDetails>
     const record = requireMachine(requireUser(loaded, c));
     if (!record.state.keys.some((k) => k.id === c.keyId)) throw notFound('key.not_found', 'machine key not found');
     const emit = createUserEvents(c.userId, record.meta.owner, ctx);
-    return { events: [emit('user.machine.key.removed', { id: c.keyId })], reply: userReply(c.userId, record) };
+    return { events: [emit({ type: 'user.machine.key.removed', payload: { id: c.keyId } })], reply: userReply(c.userId, record) };
   },
 };

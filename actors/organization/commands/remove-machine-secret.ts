@@ -12,6 +12,6 @@ export const removeMachineSecret: CommandHandler<RemoveMachineSecret, ResourceDe
     const record = requireMachine(requireUser(loaded, c));
     if (record.state.secretDigest === '') throw notFound('user.secret_not_found', 'the user has no client secret');
     const emit = createUserEvents(c.userId, record.meta.owner, ctx);
-    return { events: [emit('user.machine.secret.removed')], reply: userReply(c.userId, record) };
+    return { events: [emit({ type: 'user.machine.secret.removed', payload: {} })], reply: userReply(c.userId, record) };
   },
 };

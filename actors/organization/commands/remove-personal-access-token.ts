@@ -17,7 +17,7 @@ export const removePersonalAccessToken: CommandHandler<RemovePersonalAccessToken
     if (token === undefined) throw notFound('token.not_found', 'personal access token not found');
     const emit = createUserEvents(c.userId, record.meta.owner, ctx);
     return {
-      events: [emit('user.token.removed', { id: c.tokenId })],
+      events: [emit({ type: 'user.token.removed', payload: { id: c.tokenId } })],
       releases: [{ scope: PAT_SCOPE, value: token.digest }],
       reply: userReply(c.userId, record),
     };

@@ -5,7 +5,8 @@
  */
 import { ref, type CommandHandler } from '../../kernel/command.js';
 import { detailsAfter, orgOwner, type ResourceDetails } from '../../kernel/owner.js';
-import type { NewEvent, UniqueRelease } from '../../kernel/ports.js';
+import type { DomainEvent } from '../../events.js';
+import type { UniqueRelease } from '../../kernel/ports.js';
 import { APP_CLIENT_ID_SCOPE, APP_NAME_SCOPE, appNameKey, applicationKind } from '../application.js';
 import { orgKind } from '../org.js';
 import { PROJECT_NAME_SCOPE, projectKind, projectNameKey, requireLiveProject } from '../project.js';
@@ -22,7 +23,7 @@ export const removeProject: CommandHandler<RemoveProject, ResourceDetails> = {
   decide(loaded, c, ctx) {
     const project = requireLiveProject(loaded, c.orgId, c.projectId);
     const owner = orgOwner(c.orgId);
-    const events: NewEvent[] = [];
+    const events: DomainEvent[] = [];
     const releases: UniqueRelease[] = [{ scope: PROJECT_NAME_SCOPE, value: projectNameKey(c.orgId, project.state.name) }];
     for (const appId of new Set(c.appIds)) {
       const app = loaded.get(applicationKind, appId).record;

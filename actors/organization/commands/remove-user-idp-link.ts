@@ -18,7 +18,7 @@ export const removeUserIdpLink: CommandHandler<RemoveUserIdpLink, ResourceDetail
     if (link === undefined) throw notFound('user.idp_link_not_found', 'the user has no link to this external identity');
     const emit = createUserEvents(c.userId, record.meta.owner, ctx);
     return {
-      events: [emit('user.idp.link.removed', { idpId: link.idpId, externalUserId: link.externalUserId })],
+      events: [emit({ type: 'user.idp.link.removed', payload: { idpId: link.idpId, externalUserId: link.externalUserId } })],
       releases: idpLinkReleases([link]),
       reply: userReply(c.userId, record),
     };

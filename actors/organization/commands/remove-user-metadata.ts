@@ -14,6 +14,6 @@ export const removeUserMetadata: CommandHandler<RemoveUserMetadata, ResourceDeta
     const record = requireUser(loaded, c);
     if (!record.state.metadata.some((m) => m.key === c.key)) throw notFound('user.metadata_not_found', 'metadata key not found');
     const emit = createUserEvents(c.userId, record.meta.owner, ctx);
-    return { events: [emit('user.metadata.removed', { key: c.key })], reply: userReply(c.userId, record) };
+    return { events: [emit({ type: 'user.metadata.removed', payload: { key: c.key } })], reply: userReply(c.userId, record) };
   },
 };

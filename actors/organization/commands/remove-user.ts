@@ -27,6 +27,6 @@ export const removeUser: CommandHandler<RemoveUser, ResourceDetails> = {
     const membership = loaded.get(membershipKind, membershipId('instance', ctx.instanceId, c.userId)).record;
     if (membership !== undefined && c.otherOwners !== undefined) assertOwnerRemains(loaded, ctx.instanceId, membership.state, undefined, c.otherOwners);
     const emit = createUserEvents(c.userId, record.meta.owner, ctx);
-    return { events: [emit('user.removed')], releases: allReleases(record.state), reply: userReply(c.userId, record) };
+    return { events: [emit({ type: 'user.removed', payload: {} })], releases: allReleases(record.state), reply: userReply(c.userId, record) };
   },
 };

@@ -13,6 +13,6 @@ export const setMachineSecret: CommandHandler<SetMachineSecret, ResourceDetails>
   decide(loaded, c, ctx) {
     const record = requireMachine(requireUser(loaded, c));
     const emit = createUserEvents(c.userId, record.meta.owner, ctx);
-    return { events: [emit('user.machine.secret.set', { digest: c.digest })], reply: userReply(c.userId, record) };
+    return { events: [emit({ type: 'user.machine.secret.set', payload: { digest: c.digest } })], reply: userReply(c.userId, record) };
   },
 };

@@ -16,6 +16,6 @@ export const setUserMetadata: CommandHandler<SetUserMetadata, ResourceDetails> =
     const reply = userReply(c.userId, record);
     if (record.state.metadata.some((m) => m.key === c.key && m.value === c.value)) return { events: [], reply };
     const emit = createUserEvents(c.userId, record.meta.owner, ctx);
-    return { events: [emit('user.metadata.set', { key: c.key, value: c.value })], reply };
+    return { events: [emit({ type: 'user.metadata.set', payload: { key: c.key, value: c.value } })], reply };
   },
 };

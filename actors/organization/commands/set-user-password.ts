@@ -27,7 +27,7 @@ export const setUserPassword: CommandHandler<SetUserPassword, ResourceDetails> =
     }
     const emit = createUserEvents(c.userId, record.meta.owner, ctx);
     return {
-      events: [emit('user.human.password.changed', { passwordHash: c.passwordHash, changeRequired: c.changeRequired })],
+      events: [emit({ type: 'user.human.password.changed', payload: { passwordHash: c.passwordHash, changeRequired: c.changeRequired } })],
       reply: userReply(c.userId, record),
     };
   },

@@ -11,7 +11,7 @@ export const terminateSession: CommandHandler<TerminateSession, ResourceDetails>
   decide(loaded, c, ctx) {
     const session = requireSession(loaded, c, ctx.now);
     return {
-      events: [createSessionEvents(c.sessionId, c.orgId, ctx)('session.terminated')],
+      events: [createSessionEvents(c.sessionId, c.orgId, ctx)({ type: 'session.terminated', payload: {} })],
       releases: [{ scope: SESSION_TOKEN_SCOPE, value: session.state.tokenDigest }],
       reply: sessionReply(c.sessionId, c.orgId, session),
     };

@@ -17,6 +17,6 @@ export const verifyUserContact: CommandHandler<VerifyUserContact, ResourceDetail
     if (contact.value === '') throw failedPrecondition(`user.${c.channel}_missing`, `the user has no ${c.channel}`);
     if (contact.verified) return { events: [], reply };
     const emit = createUserEvents(c.userId, record.meta.owner, ctx);
-    return { events: [emit(c.channel === 'email' ? 'user.human.email.verified' : 'user.human.phone.verified')], reply };
+    return { events: [emit({ type: c.channel === 'email' ? 'user.human.email.verified' : 'user.human.phone.verified', payload: {} })], reply };
   },
 };

@@ -5,7 +5,7 @@
  */
 import { invalidArgument, notFound } from '../../kernel/errors.js';
 import { ref, type CommandHandler } from '../../kernel/command.js';
-import type { NewEvent } from '../../kernel/ports.js';
+import type { DomainEvent } from '../../events.js';
 import { detailsAfter, instanceOwner, type ResourceDetails } from '../../kernel/owner.js';
 import { instanceKind, limitsOf, type InstanceLimitsChange } from '../instance.js';
 
@@ -21,7 +21,7 @@ export const setInstanceLimits: CommandHandler<SetInstanceLimits, readonly Resou
   load: (c) => c.updates.map((u) => ref(instanceKind, u.instanceId)),
   decide(loaded, c, ctx) {
     const seen = new Set<string>();
-    const events: NewEvent[] = [];
+    const events: DomainEvent[] = [];
     const records = c.updates.map((update, i) => {
       if (seen.has(update.instanceId)) {
         throw invalidArgument('instance.limits_duplicate', 'an instance is named more than once', {
