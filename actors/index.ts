@@ -2,6 +2,8 @@
  * The domain's public surface: the only module src/ imports from actors/.
  */
 export * from './kernel/errors.js';
+export { renderEventsDoc } from './events-doc.js';
+export type { DomainEvent } from './events.js';
 export type {
   Owner,
   OwnerType,
