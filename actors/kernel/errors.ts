@@ -3,6 +3,9 @@
  * (src/http/error-mapping.ts) to HTTP status, gRPC code and the rpcStatus body.
  * `message` is safe to show to clients and never echoes user input; `detail` is for logs.
  */
+import type { ErrorCode } from './error-codes.js';
+
+export type { ErrorCode } from './error-codes.js';
 
 /** The rpc status kinds an error can have (gRPC code names, lower snake case). */
 export type ErrorKind =
@@ -39,13 +42,13 @@ export interface AppErrorOptions {
 /** Base of every error Tessera reports to a caller. */
 export class AppError extends Error {
   readonly kind: ErrorKind;
-  /** Stable, dotted, lower snake case code such as `target.not_found`. */
-  readonly code: string;
+  /** Stable, dotted, lower snake case code such as `target.not_found` (error-codes.ts). */
+  readonly code: ErrorCode;
   readonly detail: string | undefined;
   readonly violations: readonly FieldViolation[];
   readonly retryAfterSeconds: number | undefined;
 
-  constructor(kind: ErrorKind, code: string, message: string, options: AppErrorOptions = {}) {
+  constructor(kind: ErrorKind, code: ErrorCode, message: string, options: AppErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'AppError';
     this.kind = kind;
@@ -56,53 +59,53 @@ export class AppError extends Error {
   }
 }
 
-export function invalidArgument(code: string, message: string, options?: AppErrorOptions): AppError {
+export function invalidArgument(code: ErrorCode, message: string, options?: AppErrorOptions): AppError {
   return new AppError('invalid_argument', code, message, options);
 }
 
-export function failedPrecondition(code: string, message: string, options?: AppErrorOptions): AppError {
+export function failedPrecondition(code: ErrorCode, message: string, options?: AppErrorOptions): AppError {
   return new AppError('failed_precondition', code, message, options);
 }
 
-export function notFound(code: string, message: string, options?: AppErrorOptions): AppError {
+export function notFound(code: ErrorCode, message: string, options?: AppErrorOptions): AppError {
   return new AppError('not_found', code, message, options);
 }
 
-export function alreadyExists(code: string, message: string, options?: AppErrorOptions): AppError {
+export function alreadyExists(code: ErrorCode, message: string, options?: AppErrorOptions): AppError {
   return new AppError('already_exists', code, message, options);
 }
 
-export function permissionDenied(code: string, message: string, options?: AppErrorOptions): AppError {
+export function permissionDenied(code: ErrorCode, message: string, options?: AppErrorOptions): AppError {
   return new AppError('permission_denied', code, message, options);
 }
 
-export function unauthenticated(code: string, message: string, options?: AppErrorOptions): AppError {
+export function unauthenticated(code: ErrorCode, message: string, options?: AppErrorOptions): AppError {
   return new AppError('unauthenticated', code, message, options);
 }
 
-export function aborted(code: string, message: string, options?: AppErrorOptions): AppError {
+export function aborted(code: ErrorCode, message: string, options?: AppErrorOptions): AppError {
   return new AppError('aborted', code, message, options);
 }
 
-export function resourceExhausted(code: string, message: string, options?: AppErrorOptions): AppError {
+export function resourceExhausted(code: ErrorCode, message: string, options?: AppErrorOptions): AppError {
   return new AppError('resource_exhausted', code, message, options);
 }
 
-export function unimplemented(code: string, message: string, options?: AppErrorOptions): AppError {
+export function unimplemented(code: ErrorCode, message: string, options?: AppErrorOptions): AppError {
   return new AppError('unimplemented', code, message, options);
 }
 
 /** A dependency (the database) cannot be reached right now: 503 with Retry-After. */
-export function unavailable(code: string, message: string, options?: AppErrorOptions): AppError {
+export function unavailable(code: ErrorCode, message: string, options?: AppErrorOptions): AppError {
   return new AppError('unavailable', code, message, options);
 }
 
-export function internalError(code: string, message: string, options?: AppErrorOptions): AppError {
+export function internalError(code: ErrorCode, message: string, options?: AppErrorOptions): AppError {
   return new AppError('internal', code, message, options);
 }
 
 /** A validation failure listing every offending field. */
-export function validationFailed(violations: readonly FieldViolation[], code = 'request.invalid'): AppError {
+export function validationFailed(violations: readonly FieldViolation[], code: ErrorCode = 'request.invalid'): AppError {
   const fields = violations.map((v) => v.field || '(body)').join(', ');
   return new AppError('invalid_argument', code, `invalid request: ${describeViolations(violations)}`, {
     violations,

@@ -9,13 +9,13 @@
  * - clock skew within 0..5 s.
  * Shapes (absolute URI, no fragment, origins) are checked at the edge.
  */
-import { validationFailed, type FieldViolation } from '../kernel/errors.js';
+import { validationFailed, type ErrorCode, type FieldViolation } from '../kernel/errors.js';
 import type { OidcConfig } from './application.js';
 
 export const MAX_CLOCK_SKEW_MS = 5000;
 
 interface Violation extends FieldViolation {
-  readonly code: string;
+  readonly code: ErrorCode;
 }
 
 /** Throws `invalid_argument` naming every offending field (`<prefix>.redirectUris[0]`, ...). */

@@ -7,7 +7,7 @@
 import { projectGrantEvents } from '../events.js';
 import type { AggregateKind, AggregateRecord } from '../kernel/aggregate.js';
 import type { LoadedSet } from '../kernel/command.js';
-import { notFound, validationFailed } from '../kernel/errors.js';
+import { notFound, validationFailed, type ErrorCode } from '../kernel/errors.js';
 import { orgKind } from './org.js';
 import type { Project } from './project.js';
 
@@ -68,7 +68,7 @@ export function normalizeRoleKeys(keys: readonly string[]): string[] {
  * Throws a 400 naming `field` (with `code`) when a key is not in `allowed`; `what` says
  * where the keys had to come from (the keys themselves are not echoed).
  */
-export function requireRoleSubset(keys: readonly string[], allowed: ReadonlySet<string>, field: string, code: string, what: string): void {
+export function requireRoleSubset(keys: readonly string[], allowed: ReadonlySet<string>, field: string, code: ErrorCode, what: string): void {
   const missing = keys.filter((k) => !allowed.has(k));
   if (missing.length > 0) throw validationFailed([{ field, description: `every key must be a role of ${what}` }], code);
   if (keys.length > MAX_GRANT_ROLE_KEYS) throw validationFailed([{ field, description: `at most ${MAX_GRANT_ROLE_KEYS} role keys` }], code);

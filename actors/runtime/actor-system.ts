@@ -4,7 +4,7 @@
  * on first use) and passivate after an idle period. Commands append conditionally on the
  * stream versions they read; on conflict the actor reloads and re-runs them (bounded).
  */
-import { AppError, aborted, alreadyExists, internalError, ProgrammerError, unavailable } from '../kernel/errors.js';
+import { AppError, aborted, alreadyExists, internalError, ProgrammerError, unavailable, type ErrorCode } from '../kernel/errors.js';
 import type { AggregateKind, AggregateRecord, Loaded } from '../kernel/aggregate.js';
 import type { CommandContext, CommandHandler } from '../kernel/command.js';
 import { SYSTEM_TENANT, type ChangedStream, type Clock, type IdGenerator, type IndexReads, type Logger, type ProjectionState, type SecretSealer, type StoreAdapter, type StoredEvent } from '../kernel/ports.js';
@@ -17,7 +17,7 @@ export type ActorAddress =
   | { readonly kind: 'org'; readonly instanceId: string; readonly orgId: string };
 
 export interface UniqueScopeError {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly message: string;
 }
 

@@ -16,6 +16,7 @@ import {
   type ActorSystem,
   type AggregateRecord,
   type BrowserSessionSummary,
+  type ErrorCode,
   type Session,
   type User,
 } from '../../actors/index.js';
@@ -97,7 +98,8 @@ export function requiresTotp(user: User | undefined): boolean {
 /** `verified`: the password was checked against the user's hash (it took a hash's time). */
 export type PasswordLogin = { readonly ok: true; readonly held: HeldSession } | { readonly ok: false; readonly error: MessageKey; readonly verified?: boolean };
 
-const REFUSALS: Readonly<Record<string, MessageKey>> = {
+/** Error codes the page answers with a message instead of an error page (a misspelt code fails typecheck). */
+const REFUSALS: Readonly<Partial<Record<ErrorCode, MessageKey>>> = {
   'user.locked': 'userLocked',
   'user.inactive': 'userInactive',
   'user.not_found': 'userNotFound',

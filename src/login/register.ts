@@ -6,7 +6,7 @@
  * the machine's `registration.completed` event finishes the request like a password login.
  */
 import { z } from 'zod';
-import { addHumanUser, AppError, instanceSettingsKind } from '../../actors/index.js';
+import { addHumanUser, AppError, instanceSettingsKind, type ErrorCode } from '../../actors/index.js';
 import { readUserSettings } from '../query/user-auth.js';
 import { complexityViolations, hashPassword } from '../crypto/password.js';
 import type { HttpReply } from '../http/types.js';
@@ -33,7 +33,8 @@ const emailAddress = z.email();
 
 type Registration = z.infer<typeof registration>;
 
-const REFUSALS: Readonly<Record<string, MessageKey>> = {
+/** Error codes the page answers with a message instead of an error page (a misspelt code fails typecheck). */
+const REFUSALS: Readonly<Partial<Record<ErrorCode, MessageKey>>> = {
   'user.username_taken': 'usernameTaken',
   'user.exists': 'usernameTaken',
   'org.not_found': 'registerOrgUnknown',

@@ -18,7 +18,7 @@ describe('isUnavailableError', () => {
   });
 
   it('leaves AppErrors and values without a code alone', () => {
-    expect(isUnavailableError(new AppError('internal', 'x.y', 'z'))).toBe(false);
+    expect(isUnavailableError(new AppError('internal', 'internal.unexpected', 'z'))).toBe(false);
     expect(isUnavailableError(new Error('plain'))).toBe(false);
     expect(isUnavailableError('ECONNRESET')).toBe(false);
   });

@@ -3,7 +3,7 @@
  * default), and reads that treat everything of a removed organization as gone (a removed
  * org tombstones all it owns: its ids answer 404, searches skip them).
  */
-import { type AggregateKind, type AggregateRecord, failedPrecondition, notFound, orgKind } from '../../../actors/index.js';
+import { type AggregateKind, type AggregateRecord, type ErrorCode, failedPrecondition, notFound, orgKind } from '../../../actors/index.js';
 import type { CallContext } from '../call-context.js';
 import { defaultOrgId } from '../resources/organizations/shared.js';
 
@@ -29,7 +29,7 @@ export async function readOwned<S>(call: CallContext, kind: AggregateKind<S>, id
 }
 
 /** Like readOwned, but 404 with the given code when missing. */
-export async function requireOwned<S>(call: CallContext, kind: AggregateKind<S>, id: string, code: string, what: string): Promise<AggregateRecord<S>> {
+export async function requireOwned<S>(call: CallContext, kind: AggregateKind<S>, id: string, code: ErrorCode, what: string): Promise<AggregateRecord<S>> {
   const record = await readOwned(call, kind, id);
   if (record === undefined) throw notFound(code, `${what} not found`);
   return record;

@@ -26,6 +26,7 @@ import {
   userKind,
   type ActiveIdp,
   type AggregateRecord,
+  type ErrorCode,
   type HumanUser,
   type User,
 } from '../../../actors/index.js';
@@ -46,7 +47,8 @@ import { renderExternalPrompt, type ExternalCreationValues } from './pages.js';
 import type { ExternalUser } from './provider.js';
 
 const MAX_INPUT = 1024;
-const REFUSALS: Readonly<Record<string, MessageKey>> = {
+/** Error codes the page answers with a message instead of an error page (a misspelt code fails typecheck). */
+const REFUSALS: Readonly<Partial<Record<ErrorCode, MessageKey>>> = {
   'user.username_taken': 'usernameTaken',
   'user.exists': 'usernameTaken',
   'user.idp_link_taken': 'externalLinkTaken',

@@ -23,7 +23,7 @@ describe('toWireError', () => {
     ['unavailable', 503, 14],
     ['deadline_exceeded', 504, 4],
   ])('maps %s to HTTP %i and gRPC %i', (kind, httpStatus, grpcCode) => {
-    const error = new AppError(kind, 'thing.failed', 'Thing failed');
+    const error = new AppError(kind, 'internal.unexpected', 'Thing failed');
     expect(toWireError(error)).toEqual({
       httpStatus,
       grpcCode,
@@ -31,8 +31,8 @@ describe('toWireError', () => {
       headers: undefined,
       body: {
         code: grpcCode,
-        message: 'Thing failed (thing.failed)',
-        details: [{ '@type': 'type.googleapis.com/platform.v1.ErrorDetail', id: 'thing.failed', message: 'Thing failed' }],
+        message: 'Thing failed (internal.unexpected)',
+        details: [{ '@type': 'type.googleapis.com/platform.v1.ErrorDetail', id: 'internal.unexpected', message: 'Thing failed' }],
       },
     });
     expect(toConnectError(error).code).toBe(grpcCode);
@@ -59,7 +59,7 @@ describe('toWireError', () => {
     const error = new AppError('unavailable', 'store.unavailable', 'the database is unavailable', { retryAfterSeconds: 2 });
     expect(toWireError(error)).toMatchObject({ httpStatus: 503, headers: { 'retry-after': '2' } });
     expect(toConnectError(error).metadata.get('retry-after')).toBe('2');
-    expect(toConnectError(new AppError('unavailable', 'x.y', 'z')).metadata.get('retry-after')).toBeNull();
+    expect(toConnectError(new AppError('unavailable', 'store.unavailable', 'z')).metadata.get('retry-after')).toBeNull();
   });
 
   it('maps OAuthError by its kind', () => {
