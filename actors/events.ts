@@ -304,7 +304,10 @@ const projectSettings = {
 
 export const projectEvents = defineEvents<ProjectEvent>()('project', 'project', {
   'project.added': { emittedBy: 'CreateProject', payload: { name: 'the name, unique per organization', ...projectSettings } },
-  'project.changed': { emittedBy: 'PatchProject (only the fields that changed)', payload: { name: 'the new name', ...projectSettings } },
+  'project.changed': {
+    emittedBy: 'PatchProject (only when something changed; only the changed fields)',
+    payload: { name: 'when changed: the new name', ...projectSettings },
+  },
   'project.deactivated': { emittedBy: 'DeactivateProject (only on a state change)', payload: {} },
   'project.reactivated': { emittedBy: 'ActivateProject (only on a state change)', payload: {} },
   'project.removed': { emittedBy: 'DeleteProject (after `project.application.removed` for each of its apps)', payload: {} },
@@ -450,7 +453,6 @@ const idpAdded = {
 } as const;
 const idpChanged = {
   name: 'when changed',
-  idpType: 'unchanged (part of the event name)',
   policy: 'when changed',
   options: 'when changed',
   config: 'the whole config when any config field changed',

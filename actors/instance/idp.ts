@@ -48,7 +48,8 @@ export type IdpScope = 'instance' | 'org';
 
 export type IdpEvent =
   | { type: `${IdpScope}.idp.${IdpType}.added`; payload: Idp }
-  | { type: `${IdpScope}.idp.${IdpType}.changed`; payload: Partial<Idp> }
+  /** The type is part of the event name and never changes. */
+  | { type: `${IdpScope}.idp.${IdpType}.changed`; payload: Partial<Omit<Idp, 'idpType'>> }
   | { type: `${IdpScope}.idp.removed`; payload: Record<string, never> };
 
 function idpScope(owner: Owner): IdpScope {

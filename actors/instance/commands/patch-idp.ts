@@ -26,7 +26,7 @@ export const patchIdp: CommandHandler<PatchIdp, ResourceDetails> = {
     if (current === undefined || current.state.idpType !== c.idpType) throw notFound('idp.not_found', 'identity provider not found');
     const owner = current.meta.owner;
     const reply = (outcome: Outcome) => detailsAfter(outcome, { id: c.idpId, record: current, owner });
-    const changes: { -readonly [K in keyof Idp]?: Idp[K] } = {};
+    const changes: { -readonly [K in Exclude<keyof Idp, 'idpType'>]?: Idp[K] } = {};
     const name = c.name?.trim();
     if (name !== undefined && name !== current.state.name) changes.name = name;
     if (c.policy !== undefined && c.policy !== current.state.policy) changes.policy = c.policy;
