@@ -13,6 +13,8 @@ import type { IdpEvent } from './instance/idp.js';
 import type { LanguageSettingsEvent } from './instance/language-settings.js';
 import type { MembershipEvent } from './instance/membership.js';
 import type { InstanceSettingsEvent } from './instance/settings.js';
+import type { SmsProviderActivationEvent, SmsProviderEvent } from './instance/sms-provider.js';
+import type { SmtpProviderActivationEvent, SmtpProviderEvent } from './instance/smtp-provider.js';
 import type { TargetEvent } from './instance/target.js';
 import type { TextSettingsEvent } from './instance/text-settings.js';
 import type { UserSchemaEvent } from './instance/user-schema.js';
@@ -509,6 +511,98 @@ export const brandingSettingsEvents = defineEvents<BrandingSettingsEvent>()('bra
   'org.settings.branding.set': { emittedBy: 'SetBranding on an organization (only when something changes)', payload: brandingPayload },
 });
 
+export const smtpProviderEvents = defineEvents<SmtpProviderEvent>()('smtp_provider', 'smtp_provider (instance)', {
+  'instance.smtp.provider.added': {
+    emittedBy: 'CreateSMTPProvider',
+    payload: {
+      description: 'shown name',
+      host: 'the SMTP server (must resolve to a public address unless private networks are allowed)',
+      port: 'its port',
+      tlsMode: '`none`, `starttls` or `tls`',
+      user: "login name ('' when none)",
+      password: "sealed with the master key ('' when none)",
+      senderAddress: 'the From address',
+      senderName: 'the From name',
+      replyTo: "Reply-To address ('' when none)",
+    },
+  },
+  'instance.smtp.provider.changed': {
+    emittedBy: 'PatchSMTPProvider (only the changed fields; a password equal to the stored one is no change)',
+    payload: {
+      description: 'when changed',
+      host: 'when changed',
+      port: 'when changed',
+      tlsMode: 'when changed',
+      user: 'when changed',
+      password: 'when changed, sealed',
+      senderAddress: 'when changed',
+      senderName: 'when changed',
+      replyTo: 'when changed',
+    },
+  },
+  'instance.smtp.provider.removed': { emittedBy: 'DeleteSMTPProvider (after `…deactivated` in the same append when it was active)', payload: {} },
+});
+
+export const smtpProviderActivationEvents = defineEvents<SmtpProviderActivationEvent>()(
+  'smtp_provider_activation',
+  'smtp_provider_activation (one per instance, id = instance id)',
+  {
+    'instance.smtp.provider.activated': {
+      emittedBy: 'ActivateSMTPProvider (not when already active)',
+      payload: { id: 'the provider now active', previousId: "the one it replaced ('' when none)" },
+    },
+    'instance.smtp.provider.deactivated': {
+      emittedBy: 'DeactivateSMTPProvider of the active provider; DeleteSMTPProvider of the active provider',
+      payload: { id: 'the provider no longer active' },
+    },
+  },
+);
+
+export const smsProviderEvents = defineEvents<SmsProviderEvent>()('sms_provider', 'sms_provider (instance)', {
+  'instance.sms.provider.added': {
+    emittedBy: 'CreateSMSProvider',
+    payload: {
+      description: 'shown name',
+      providerType: "`generic` or `twilio` (the other type's fields are '')",
+      url: 'generic: the webhook URL',
+      signingKey: 'generic: HMAC-SHA256 key, sealed',
+      accountSid: 'twilio: the account',
+      authToken: 'twilio: sealed',
+      senderNumber: 'the sending number',
+      baseUrl: "twilio: the API base ('' = https://api.twilio.com)",
+    },
+  },
+  'instance.sms.provider.changed': {
+    emittedBy: 'PatchSMSProvider (only the changed fields; `regenerateSigningKey` records the new sealed key)',
+    payload: {
+      description: 'when changed',
+      providerType: 'not recorded in practice: a patch changing the type is refused',
+      url: 'when changed',
+      signingKey: 'when changed, sealed',
+      accountSid: 'when changed',
+      authToken: 'when changed, sealed',
+      senderNumber: 'when changed',
+      baseUrl: 'when changed',
+    },
+  },
+  'instance.sms.provider.removed': { emittedBy: 'DeleteSMSProvider (after `…deactivated` when it was active)', payload: {} },
+});
+
+export const smsProviderActivationEvents = defineEvents<SmsProviderActivationEvent>()(
+  'sms_provider_activation',
+  'sms_provider_activation (one per instance, id = instance id)',
+  {
+    'instance.sms.provider.activated': {
+      emittedBy: 'ActivateSMSProvider (not when already active)',
+      payload: { id: 'the provider now active', previousId: "the one it replaced ('' when none)" },
+    },
+    'instance.sms.provider.deactivated': {
+      emittedBy: 'DeactivateSMSProvider of the active provider; DeleteSMSProvider of the active provider',
+      payload: { id: 'the provider no longer active' },
+    },
+  },
+);
+
 /** Every aggregate's catalogue, in the order of docs/events.md. */
 export const EVENT_CATALOGUE = [
   instanceEvents,
@@ -532,6 +626,10 @@ export const EVENT_CATALOGUE = [
   languageSettingsEvents,
   textSettingsEvents,
   brandingSettingsEvents,
+  smtpProviderEvents,
+  smtpProviderActivationEvents,
+  smsProviderEvents,
+  smsProviderActivationEvents,
 ] as const;
 
 /** Any event `decide` may emit: a member of a catalogued union, with its stream type. */

@@ -6,64 +6,60 @@
  * instance" holds by construction, also under concurrent calls. Secret fields are recorded
  * sealed with the node's secret sealer and never leave the node through a read.
  */
+import type { DomainEvent } from '../events.js';
 import type { AggregateKind } from '../kernel/aggregate.js';
-import type { StoredEvent } from '../kernel/ports.js';
+import type { ErrorCode } from '../kernel/errors.js';
+import type { Owner } from '../kernel/ports.js';
+
+export type ProviderName = 'smtp' | 'sms';
 
 /** The activation aggregate's state: the active provider's id, '' when none. */
 export interface ProviderActivation {
   readonly activeId: string;
 }
 
+/** The events of one provider's stream: `instance.<name>.provider.added|changed|removed`. */
+export type ProviderEvent<N extends ProviderName, S> =
+  | { type: `instance.${N}.provider.added`; payload: S }
+  | { type: `instance.${N}.provider.changed`; payload: Partial<S> }
+  | { type: `instance.${N}.provider.removed`; payload: Record<string, never> };
+
+/** The events of the instance's activation aggregate of a family. */
+export type ProviderActivationEvent<N extends ProviderName> =
+  | { type: `instance.${N}.provider.activated`; payload: { id: string; previousId: string } }
+  | { type: `instance.${N}.provider.deactivated`; payload: { id: string } };
+
+/**
+ * Builds a family's events. Each family implements it with its own literal event types, so
+ * the shared commands below emit catalogued DomainEvents without knowing which family they run for.
+ */
+export interface ProviderEvents<S> {
+  added(providerId: string, owner: Owner, creator: string, payload: S): DomainEvent;
+  changed(providerId: string, owner: Owner, creator: string, payload: Partial<S>): DomainEvent;
+  removed(providerId: string, owner: Owner, creator: string): DomainEvent;
+  activated(instanceId: string, owner: Owner, creator: string, payload: { id: string; previousId: string }): DomainEvent;
+  deactivated(instanceId: string, owner: Owner, creator: string, payload: { id: string }): DomainEvent;
+}
+
 export interface ProviderFamily<S> {
   /** `smtp` or `sms`: events are `instance.<name>.provider.*`. */
-  readonly name: 'smtp' | 'sms';
+  readonly name: ProviderName;
   readonly kind: AggregateKind<S>;
   readonly activation: AggregateKind<ProviderActivation>;
+  readonly events: ProviderEvents<S>;
   /** Fields recorded sealed ('' stays ''). */
   readonly sealed: readonly (keyof S & string)[];
   /** Fields a patch may not change (error on the wire field `immutableField`). */
   readonly immutable: readonly (keyof S & string)[];
-  readonly notFoundCode: string;
+  readonly notFoundCode: ErrorCode;
 }
 
-export type ProviderEvent<S> =
-  | { type: `instance.${string}.provider.added`; payload: S }
-  | { type: `instance.${string}.provider.changed`; payload: Partial<S> }
-  | { type: `instance.${string}.provider.removed`; payload: Record<string, never> };
-
-export function eventType(family: { readonly name: string }, action: 'added' | 'changed' | 'removed' | 'activated' | 'deactivated'): string {
+export function eventType(family: { readonly name: ProviderName }, action: 'added' | 'changed' | 'removed' | 'activated' | 'deactivated'): string {
   return `instance.${family.name}.provider.${action}`;
 }
 
-/** The provider aggregate kind of a family: stream `<name>_provider`, table `<name>_providers`. */
-export function providerKind<S extends object>(name: 'smtp' | 'sms'): AggregateKind<S> {
-  const added = eventType({ name }, 'added');
-  const changed = eventType({ name }, 'changed');
-  const removed = eventType({ name }, 'removed');
-  return {
-    type: `${name}_provider`,
-    table: `${name}_providers`,
-    evolve(state, event: StoredEvent) {
-      if (event.type === added) return { ...(event.payload as S) };
-      if (event.type === changed) return state && { ...state, ...(event.payload as Partial<S>) };
-      if (event.type === removed) return undefined;
-      return state;
-    },
-  };
-}
-
-/** The activation aggregate of a family: stream `<name>_provider_activation`, id = instance id. */
-export function activationKind(name: 'smtp' | 'sms'): AggregateKind<ProviderActivation> {
-  const activated = eventType({ name }, 'activated');
-  const deactivated = eventType({ name }, 'deactivated');
-  return {
-    type: `${name}_provider_activation`,
-    table: `${name}_provider_activations`,
-    evolve(state, event: StoredEvent) {
-      const id = (event.payload as { id?: unknown }).id;
-      if (event.type === activated && typeof id === 'string') return { activeId: id };
-      if (event.type === deactivated) return { activeId: state?.activeId === id ? '' : (state?.activeId ?? '') };
-      return state;
-    },
-  };
+/** The activation state after `activated {id}` / `deactivated {id}` (deactivating another provider changes nothing). */
+export function nextActivation(state: ProviderActivation | undefined, change: { readonly activated: boolean; readonly id: string }): ProviderActivation {
+  if (change.activated) return { activeId: change.id };
+  return { activeId: state?.activeId === change.id ? '' : (state?.activeId ?? '') };
 }

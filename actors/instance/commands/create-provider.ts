@@ -5,7 +5,7 @@
 import { alreadyExists } from '../../kernel/errors.js';
 import { ref, type CommandHandler } from '../../kernel/command.js';
 import { detailsAfter, instanceOwner, type ResourceDetails } from '../../kernel/owner.js';
-import { eventType, type ProviderFamily } from '../provider-family.js';
+import type { ProviderFamily } from '../provider-family.js';
 import { SMS_PROVIDERS, type SmsProvider } from '../sms-provider.js';
 import { SMTP_PROVIDERS, type SmtpProvider } from '../smtp-provider.js';
 
@@ -15,13 +15,14 @@ export interface CreateProvider<S> {
   readonly fields: S;
 }
 
-export function sealFields<S extends object>(family: ProviderFamily<S>, fields: Partial<S>, seal: (plaintext: string) => string): Partial<S> {
+/** The fields with every secret field sealed: the same shape as given (a whole S or a patch of it). */
+export function sealFields<S extends object, F extends Partial<S>>(family: ProviderFamily<S>, fields: F, seal: (plaintext: string) => string): F {
   const out: Record<string, unknown> = { ...fields };
   for (const name of family.sealed) {
     const value = out[name];
     if (typeof value === 'string' && value !== '') out[name] = seal(value);
   }
-  return out as Partial<S>;
+  return out as F;
 }
 
 function createProviderCommand<S extends object>(family: ProviderFamily<S>): CommandHandler<CreateProvider<S>, ResourceDetails> {
@@ -32,7 +33,7 @@ function createProviderCommand<S extends object>(family: ProviderFamily<S>): Com
       const owner = instanceOwner(ctx.instanceId);
       const payload = sealFields(family, c.fields, (v) => ctx.sealer.seal(v));
       return {
-        events: [{ aggregateType: family.kind.type, aggregateId: c.providerId, type: eventType(family, 'added'), owner, creator: ctx.creator, payload }],
+        events: [family.events.added(c.providerId, owner, ctx.creator, payload)],
         reply: (outcome) => detailsAfter(outcome, { id: c.providerId, record: undefined, owner }),
       };
     },

@@ -6,7 +6,7 @@
 import { invalidArgument, notFound } from '../../kernel/errors.js';
 import { ref, type CommandHandler, type Outcome } from '../../kernel/command.js';
 import { detailsAfter, instanceOwner, type ResourceDetails } from '../../kernel/owner.js';
-import { eventType, type ProviderFamily } from '../provider-family.js';
+import type { ProviderFamily } from '../provider-family.js';
 import { SMS_PROVIDERS, type SmsProvider } from '../sms-provider.js';
 import { SMTP_PROVIDERS, type SmtpProvider } from '../smtp-provider.js';
 
@@ -40,7 +40,9 @@ function patchProviderCommand<S extends object>(family: ProviderFamily<S>): Comm
       }
       if (Object.keys(changes).length === 0) return { events: [], reply };
       return {
-        events: [{ aggregateType: family.kind.type, aggregateId: c.providerId, type: eventType(family, 'changed'), owner, creator: ctx.creator, payload: changes }],
+        // The keys come from `c.changes` (Partial<S>); each value is the patch's own, or for a
+        // sealed field (a string) its sealed form: still a Partial<S>.
+        events: [family.events.changed(c.providerId, owner, ctx.creator, changes as Partial<S>)],
         reply,
       };
     },

@@ -4,9 +4,9 @@
  */
 import { notFound } from '../../kernel/errors.js';
 import { ref, type CommandHandler } from '../../kernel/command.js';
-import type { NewEvent } from '../../kernel/ports.js';
+import type { DomainEvent } from '../../events.js';
 import { detailsAfter, instanceOwner, type ResourceDetails } from '../../kernel/owner.js';
-import { eventType, type ProviderFamily } from '../provider-family.js';
+import type { ProviderFamily } from '../provider-family.js';
 import { SMS_PROVIDERS, type SmsProvider } from '../sms-provider.js';
 import { SMTP_PROVIDERS, type SmtpProvider } from '../smtp-provider.js';
 
@@ -22,11 +22,9 @@ function removeProviderCommand<S extends object>(family: ProviderFamily<S>): Com
       if (current === undefined) throw notFound(family.notFoundCode, 'provider not found');
       const owner = instanceOwner(ctx.instanceId);
       const active = loaded.get(family.activation, ctx.instanceId).record?.state.activeId === c.providerId;
-      const events: NewEvent[] = [];
-      if (active) {
-        events.push({ aggregateType: family.activation.type, aggregateId: ctx.instanceId, type: eventType(family, 'deactivated'), owner, creator: ctx.creator, payload: { id: c.providerId } });
-      }
-      events.push({ aggregateType: family.kind.type, aggregateId: c.providerId, type: eventType(family, 'removed'), owner, creator: ctx.creator, payload: {} });
+      const events: DomainEvent[] = [];
+      if (active) events.push(family.events.deactivated(ctx.instanceId, owner, ctx.creator, { id: c.providerId }));
+      events.push(family.events.removed(c.providerId, owner, ctx.creator));
       return { events, reply: (outcome) => detailsAfter(outcome, { id: c.providerId, record: current, owner }) };
     },
   };

@@ -8,7 +8,7 @@
 import { notFound } from '../../kernel/errors.js';
 import { ref, type CommandHandler, type Outcome } from '../../kernel/command.js';
 import { detailsAfter, instanceOwner, type ResourceDetails } from '../../kernel/owner.js';
-import { eventType, type ProviderFamily } from '../provider-family.js';
+import type { ProviderFamily } from '../provider-family.js';
 import { SMS_PROVIDERS, type SmsProvider } from '../sms-provider.js';
 import { SMTP_PROVIDERS, type SmtpProvider } from '../smtp-provider.js';
 
@@ -30,10 +30,9 @@ function setActivationCommand<S extends object>(family: ProviderFamily<S>): Comm
       const reply = (outcome: Outcome) => detailsAfter(outcome, { id: c.providerId, record: latest, owner });
       const activeId = activation?.state.activeId ?? '';
       if (c.active === (activeId === c.providerId)) return { events: [], reply };
-      const base = { aggregateType: family.activation.type, aggregateId: ctx.instanceId, owner, creator: ctx.creator };
       const event = c.active
-        ? { ...base, type: eventType(family, 'activated'), payload: { id: c.providerId, previousId: activeId } }
-        : { ...base, type: eventType(family, 'deactivated'), payload: { id: c.providerId } };
+        ? family.events.activated(ctx.instanceId, owner, ctx.creator, { id: c.providerId, previousId: activeId })
+        : family.events.deactivated(ctx.instanceId, owner, ctx.creator, { id: c.providerId });
       return { events: [event], reply };
     },
   };
