@@ -9,6 +9,8 @@ import type { OAuthErrorCode } from './errors.js';
 export type ErrorCode =
   | 'actor.crashed'
   | 'actor.deadline'
+  | 'actor.instance_queue_full'
+  | 'actor.mailbox_full'
   | 'app.auth_method_not_allowed'
   | 'app.client_id_taken'
   | 'app.clock_skew_out_of_range'
@@ -114,6 +116,7 @@ export type ErrorCode =
   | 'query.limit_exceeded'
   | 'query.offset_invalid'
   | 'rate_limit.exceeded'
+  | 'rate_limit.instance_only'
   | 'request.cancelled'
   | 'request.extra_message'
   | 'request.invalid'

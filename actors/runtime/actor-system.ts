@@ -294,7 +294,7 @@ function addressKey(address: ActorAddress): string {
   }
 }
 
-function queueFull(code: string, message: string): AppError {
+function queueFull(code: ErrorCode, message: string): AppError {
   return unavailable(code, message, { retryAfterSeconds: 1 });
 }
 
