@@ -103,7 +103,7 @@ export function checkEvents(
   }
   if (checks.totpChecked === true) {
     if (user.state.type !== 'human' || user.state.totp?.verified !== true) throw failedPrecondition('session.totp_not_enrolled', 'the user has no verified TOTP');
-    events.push(emit('session.totp.checked'));
+    events.push(emit({ type: 'session.totp.checked', payload: {} }));
   }
   return events;
 }

@@ -7,6 +7,7 @@ import { setUserSettings } from '../../actors/instance/commands/set-user-setting
 import { orgKind } from '../../actors/organization/org.js';
 import { membershipId, membershipKind } from '../../actors/instance/membership.js';
 import { userKind, type HumanUser, type MachineUser, type User } from '../../actors/organization/user.js';
+import type { UserEvent } from '../../actors/organization/user-events.js';
 import { addHumanUser, type AddHumanUser } from '../../actors/organization/commands/add-human-user.js';
 import { addMachineUser } from '../../actors/organization/commands/add-machine-user.js';
 import { patchUser } from '../../actors/organization/commands/patch-user.js';
@@ -262,7 +263,7 @@ describe('TOTP', () => {
     const decision = recordOtpCheck.decide(withUser(user, otpSettings), { orgId: 'o1', userId: 'u1', sealedSecret: 'sealed:S', ...c }, context());
     return { types: decision.events.map((e) => e.type), reply: decision.reply({ events: [], record: () => undefined }) };
   };
-  const fold = (user: User, type: string, payload: unknown = {}) => userKind.evolve(user, { type, payload, createdAt: NOW } as unknown as StoredEvent) as HumanUser;
+  const fold = (user: User, e: UserEvent) => userKind.evolve(user, recorded(userKind, e)) as HumanUser;
 
   it('seals the secret on enrolment; a verified one must be removed before a new one', () => {
     const started = startTotp.decide(withUser(alice()), { orgId: 'o1', userId: 'u1', secret: 'S' }, context());
@@ -279,7 +280,7 @@ describe('TOTP', () => {
     expect(check(enrolled(), { step: 101 })).toEqual({ types: ['user.human.mfa.otp.check.succeeded'], reply: { outcome: 'valid', lockedNow: false } });
     expect(check(enrolled(), { step: 100 })).toEqual({ types: ['user.human.mfa.otp.check.failed'], reply: { outcome: 'replayed', lockedNow: false } });
     expect(check(enrolled(), {})).toEqual({ types: ['user.human.mfa.otp.check.failed'], reply: { outcome: 'invalid', lockedNow: false } });
-    const after = fold(enrolled(), 'user.human.mfa.otp.check.succeeded', { step: 101 });
+    const after = fold(enrolled(), { type: 'user.human.mfa.otp.check.succeeded', payload: { step: 101 } });
     expect(after.totp?.lastStep).toBe(101);
   });
 
@@ -287,17 +288,17 @@ describe('TOTP', () => {
     expect(check(enrolled({ failedOtpAttempts: 1 }), {})).toEqual({ types: ['user.human.mfa.otp.check.failed', 'user.locked'], reply: { outcome: 'invalid', lockedNow: true } });
     expect(check(enrolled({ state: 'locked' }), { step: 101 })).toEqual({ types: [], reply: { outcome: 'locked', lockedNow: false } });
     expect(check(enrolled(), { step: 101, sealedSecret: 'sealed:OLD' })).toEqual({ types: [], reply: { outcome: 'stale', lockedNow: false } });
-    const unlocked = fold(enrolled({ state: 'locked', failedOtpAttempts: 2 }), 'user.unlocked');
+    const unlocked = fold(enrolled({ state: 'locked', failedOtpAttempts: 2 }), { type: 'user.unlocked', payload: {} });
     expect(unlocked).toMatchObject({ state: 'active', failedOtpAttempts: 0 });
   });
 
   it('uses a recovery code once; needs a verified TOTP to generate; removal drops the codes', () => {
     expect(codeOf(() => generateRecoveryCodes.decide(withUser(alice()), { orgId: 'o1', userId: 'u1', digests: ['d1'] }, context()))).toBe('user.totp.not_verified');
-    const withCodes = fold(enrolled(), 'user.human.mfa.recovery.codes.generated', { digests: ['d1', 'd2'] });
+    const withCodes = fold(enrolled(), { type: 'user.human.mfa.recovery.codes.generated', payload: { digests: ['d1', 'd2'] } });
     expect(check(withCodes, { recoveryDigest: 'd1' })).toEqual({ types: ['user.human.mfa.recovery.code.used'], reply: { outcome: 'valid', lockedNow: false } });
-    const used = fold(withCodes, 'user.human.mfa.recovery.code.used', { digest: 'd1' });
+    const used = fold(withCodes, { type: 'user.human.mfa.recovery.code.used', payload: { digest: 'd1' } });
     expect(used.recoveryCodes).toEqual(['d2']);
     expect(check(used, { recoveryDigest: 'd1' }).reply.outcome).toBe('invalid');
-    expect(fold(used, 'user.human.mfa.otp.removed')).not.toHaveProperty('recoveryCodes');
+    expect(fold(used, { type: 'user.human.mfa.otp.removed', payload: {} })).not.toHaveProperty('recoveryCodes');
   });
 });

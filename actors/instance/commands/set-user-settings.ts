@@ -30,7 +30,7 @@ export const setUserSettings: CommandHandler<SetUserSettings, ResourceDetails> =
       events.push(emit({ type: 'instance.policy.lockout.set', payload: { maxPasswordAttempts: c.maxPasswordAttempts } }));
     }
     if (c.maxOtpAttempts !== undefined && c.maxOtpAttempts !== current.maxOtpAttempts) {
-      events.push(event('instance.policy.lockout.otp.set', { maxOtpAttempts: c.maxOtpAttempts }));
+      events.push(emit({ type: 'instance.policy.lockout.otp.set', payload: { maxOtpAttempts: c.maxOtpAttempts } }));
     }
     if (c.usernameUniquePerInstance !== undefined && c.usernameUniquePerInstance !== current.usernameUniquePerInstance) {
       events.push(emit({ type: 'instance.policy.username.set', payload: { uniquePerInstance: c.usernameUniquePerInstance } }));

@@ -10,7 +10,7 @@
 import { ref, type CommandHandler } from '../../kernel/command.js';
 import { alreadyExists, failedPrecondition, notFound } from '../../kernel/errors.js';
 import type { ResourceDetails } from '../../kernel/owner.js';
-import type { NewEvent } from '../../kernel/ports.js';
+import type { DomainEvent } from '../../events.js';
 import { userSettingsKind, userSettingsOf } from '../../instance/user-settings.js';
 import type { HumanTotp } from '../user.js';
 import { createUserEvents, loadUser, requireHuman, requireUser, userReply, type UserCommand } from '../user-rules.js';
@@ -27,7 +27,7 @@ export const startTotp: CommandHandler<StartTotp, ResourceDetails> = {
     const record = requireHuman(requireUser(loaded, c));
     if (record.state.totp?.verified === true) throw alreadyExists('user.totp.exists', 'the user already has a verified TOTP; remove it first');
     const emit = createUserEvents(c.userId, record.meta.owner, ctx);
-    return { events: [emit('user.human.mfa.otp.added', { sealedSecret: ctx.sealer.seal(c.secret) })], reply: userReply(c.userId, record) };
+    return { events: [emit({ type: 'user.human.mfa.otp.added', payload: { sealedSecret: ctx.sealer.seal(c.secret) } })], reply: userReply(c.userId, record) };
   },
 };
 
@@ -42,7 +42,7 @@ export const importTotp: CommandHandler<StartTotp, ResourceDetails> = {
     if (record.state.totp?.verified === true) throw alreadyExists('user.totp.exists', 'the user already has a verified TOTP');
     const emit = createUserEvents(c.userId, record.meta.owner, ctx);
     return {
-      events: [emit('user.human.mfa.otp.added', { sealedSecret: ctx.sealer.seal(c.secret) }), emit('user.human.mfa.otp.verified', { step: 0 })],
+      events: [emit({ type: 'user.human.mfa.otp.added', payload: { sealedSecret: ctx.sealer.seal(c.secret) } }), emit({ type: 'user.human.mfa.otp.verified', payload: { step: 0 } })],
       reply: userReply(c.userId, record),
     };
   },
@@ -64,7 +64,7 @@ export const verifyTotp: CommandHandler<VerifyTotp, ResourceDetails> = {
     if (totp.verified) throw failedPrecondition('user.totp.already_verified', 'the TOTP is already verified');
     if (totp.sealedSecret !== c.sealedSecret) throw failedPrecondition('user.totp.changed', 'the TOTP enrolment was restarted meanwhile');
     const emit = createUserEvents(c.userId, record.meta.owner, ctx);
-    return { events: [emit('user.human.mfa.otp.verified', { step: c.step })], reply: userReply(c.userId, record) };
+    return { events: [emit({ type: 'user.human.mfa.otp.verified', payload: { step: c.step } })], reply: userReply(c.userId, record) };
   },
 };
 
@@ -75,7 +75,7 @@ export const removeTotp: CommandHandler<UserCommand, ResourceDetails> = {
     const record = requireHuman(requireUser(loaded, c));
     requireTotp(record.state.totp);
     const emit = createUserEvents(c.userId, record.meta.owner, ctx);
-    return { events: [emit('user.human.mfa.otp.removed')], reply: userReply(c.userId, record) };
+    return { events: [emit({ type: 'user.human.mfa.otp.removed', payload: {} })], reply: userReply(c.userId, record) };
   },
 };
 
@@ -103,7 +103,7 @@ export const generateRecoveryCodes: CommandHandler<GenerateRecoveryCodes, Resour
     const record = requireHuman(requireUser(loaded, c));
     if (record.state.totp?.verified !== true) throw failedPrecondition('user.totp.not_verified', 'recovery codes need a verified TOTP');
     const emit = createUserEvents(c.userId, record.meta.owner, ctx);
-    return { events: [emit('user.human.mfa.recovery.codes.generated', { digests: [...c.digests] })], reply: userReply(c.userId, record) };
+    return { events: [emit({ type: 'user.human.mfa.recovery.codes.generated', payload: { digests: [...c.digests] } })], reply: userReply(c.userId, record) };
   },
 };
 
@@ -131,15 +131,15 @@ export const recordOtpCheck: CommandHandler<RecordOtpCheck, OtpCheckRecorded> = 
     if (user.totp === undefined || !user.totp.verified || user.totp.sealedSecret !== c.sealedSecret) return { events: [], reply: reply('stale') };
     const emit = createUserEvents(c.userId, record.meta.owner, ctx);
     if (c.recoveryDigest !== undefined && (user.recoveryCodes ?? []).includes(c.recoveryDigest)) {
-      return { events: [emit('user.human.mfa.recovery.code.used', { digest: c.recoveryDigest })], reply: reply('valid') };
+      return { events: [emit({ type: 'user.human.mfa.recovery.code.used', payload: { digest: c.recoveryDigest } })], reply: reply('valid') };
     }
     if (c.step !== undefined && c.step > user.totp.lastStep) {
-      return { events: [emit('user.human.mfa.otp.check.succeeded', { step: c.step })], reply: reply('valid') };
+      return { events: [emit({ type: 'user.human.mfa.otp.check.succeeded', payload: { step: c.step } })], reply: reply('valid') };
     }
     const max = userSettingsOf(loaded.get(userSettingsKind, ctx.instanceId).record).maxOtpAttempts;
     const locks = max > 0 && (user.failedOtpAttempts ?? 0) + 1 >= max;
-    const events: NewEvent[] = [emit('user.human.mfa.otp.check.failed')];
-    if (locks) events.push(emit('user.locked'));
+    const events: DomainEvent[] = [emit({ type: 'user.human.mfa.otp.check.failed', payload: {} })];
+    if (locks) events.push(emit({ type: 'user.locked', payload: {} }));
     return { events, reply: reply(c.step === undefined || c.recoveryDigest !== undefined ? 'invalid' : 'replayed', locks) };
   },
 };
