@@ -28,6 +28,7 @@ import type { ProjectGrantEvent } from './organization/project-grant.js';
 import type { ProjectEvent } from './organization/project.js';
 import type { SessionEvent } from './organization/session.js';
 import type { UserEvent } from './organization/user-events.js';
+import type { OutboxMessageEvent } from './organization/outbox-message.js';
 import type { UserGrantEvent } from './organization/user-grants.js';
 import type { InstanceEvent } from './system/instance.js';
 
@@ -178,6 +179,15 @@ export const userEvents = defineEvents<UserEvent>()('user', 'user', {
     payload: { number: 'the new number', verified: 'whether it is verified already' },
   },
   'user.human.phone.verified': { emittedBy: 'VerifyPhone', payload: {} },
+  'user.human.password.code.added': {
+    emittedBy: '"Forgot password?" in the login UI; RequestPasswordReset. In the same append as the `message.queued` carrying the code; a newer code replaces it, the next `user.human.password.changed` clears it (single use)',
+    payload: {
+      codeHash: 'SHA-256 of the code bound to the user (the code itself is never recorded in clear)',
+      expiresAt: 'epoch ms after which the code is refused (TESSERA_PASSWORD_RESET_CODE_TTL_MS)',
+      channel: '`mail`',
+      messageId: 'the outbox message carrying the code',
+    },
+  },
   'user.human.password.changed': {
     emittedBy: 'SetPassword (resets the failed-check counter)',
     payload: { passwordHash: 'argon2id PHC string (never the password)', changeRequired: 'the user must change it at the next login' },
@@ -540,6 +550,11 @@ export const smtpProviderEvents = defineEvents<SmtpProviderEvent>()('smtp_provid
       replyTo: 'when changed',
     },
   },
+  'instance.smtp.provider.delivery.failed': {
+    emittedBy: 'the outbox worker: a message sent through the provider failed (not repeated for the same error within a minute); shown as the provider\'s `lastError`',
+    payload: { error: "the server's or provider's answer, at most 500 characters" },
+  },
+  'instance.smtp.provider.delivery.recovered': { emittedBy: 'the outbox worker: the first accepted message after a failure (clears `lastError`)', payload: {} },
   'instance.smtp.provider.removed': { emittedBy: 'DeleteSMTPProvider (after `…deactivated` in the same append when it was active)', payload: {} },
 });
 
@@ -585,6 +600,11 @@ export const smsProviderEvents = defineEvents<SmsProviderEvent>()('sms_provider'
       baseUrl: 'when changed',
     },
   },
+  'instance.sms.provider.delivery.failed': {
+    emittedBy: 'the outbox worker: a message sent through the provider failed (not repeated for the same error within a minute); shown as the provider\'s `lastError`',
+    payload: { error: "the server's or provider's answer, at most 500 characters" },
+  },
+  'instance.sms.provider.delivery.recovered': { emittedBy: 'the outbox worker: the first accepted message after a failure (clears `lastError`)', payload: {} },
   'instance.sms.provider.removed': { emittedBy: 'DeleteSMSProvider (after `…deactivated` when it was active)', payload: {} },
 });
 
@@ -604,8 +624,34 @@ export const smsProviderActivationEvents = defineEvents<SmsProviderActivationEve
 );
 
 /** Every aggregate's catalogue, in the order of docs/events.md. */
+export const outboxMessageEvents = defineEvents<OutboxMessageEvent>()('message', 'message (outbox; owner: the organization of the fact that caused it)', {
+  'message.queued': {
+    emittedBy: 'the fact\'s command, in the same append (today: `user.human.password.code.added`)',
+    payload: {
+      channel: '`mail` or `sms`',
+      to: 'the email address or phone number',
+      subject: 'the subject (mail)',
+      text: 'the text, sealed with the master key (it carries a code)',
+      purpose: 'what it is for, e.g. `password.reset`',
+    },
+  },
+  'message.attempt.failed': {
+    emittedBy: 'the outbox worker: an attempt failed and another follows',
+    payload: { attempt: 'the attempt number', error: 'the answer or error', nextAttemptAt: 'epoch ms of the next attempt (backoff)', providerId: "the provider ('' for the node's default SMTP server)" },
+  },
+  'message.delivered': {
+    emittedBy: 'the outbox worker, after the provider accepted the message (the row is removed: never sent again)',
+    payload: { attempt: 'the attempt number', providerId: "the provider ('' for the default SMTP server)", answer: "the server's reply" },
+  },
+  'message.abandoned': {
+    emittedBy: 'the outbox worker: the last attempt (TESSERA_OUTBOX_MAX_ATTEMPTS) failed',
+    payload: { attempts: 'attempts made', error: 'the last error' },
+  },
+});
+
 export const EVENT_CATALOGUE = [
   instanceEvents,
+  outboxMessageEvents,
   instanceSettingsEvents,
   webKeyEvents,
   membershipEvents,

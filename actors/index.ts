@@ -418,3 +418,22 @@ export { createSmtpProvider, createSmsProvider, type CreateProvider } from './in
 export { patchSmtpProvider, patchSmsProvider, type PatchProvider } from './instance/commands/patch-provider.js';
 export { removeSmtpProvider, removeSmsProvider, type RemoveProvider } from './instance/commands/remove-provider.js';
 export { setSmtpProviderActivation, setSmsProviderActivation, type SetProviderActivation } from './instance/commands/set-provider-activation.js';
+export {
+  OUTBOX_TABLE,
+  outboxMessageKind,
+  type MessageChannel,
+  type MessageQueuedPayload,
+  type OutboxMessage,
+  type OutboxMessageEvent,
+} from './organization/outbox-message.js';
+export { recordMessageAttempt, type MessageAttemptOutcome, type RecordMessageAttempt } from './organization/commands/record-message-attempt.js';
+export {
+  requestPasswordReset,
+  resetPasswordWithCode,
+  type PasswordResetDone,
+  type PasswordResetRequested,
+  type RequestPasswordReset,
+  type ResetPasswordWithCode,
+} from './organization/commands/password-reset.js';
+export { recordSmtpProviderDelivery, recordSmsProviderDelivery, type RecordProviderDelivery } from './instance/commands/record-provider-delivery.js';
+export type { ProviderDeliveryState } from './instance/provider-family.js';

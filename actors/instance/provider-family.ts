@@ -22,7 +22,10 @@ export interface ProviderActivation {
 export type ProviderEvent<N extends ProviderName, S> =
   | { type: `instance.${N}.provider.added`; payload: S }
   | { type: `instance.${N}.provider.changed`; payload: Partial<S> }
-  | { type: `instance.${N}.provider.removed`; payload: Record<string, never> };
+  | { type: `instance.${N}.provider.removed`; payload: Record<string, never> }
+  /** The outbox could not deliver through the provider (its `lastError`); cleared by `…recovered`. */
+  | { type: `instance.${N}.provider.delivery.failed`; payload: { error: string } }
+  | { type: `instance.${N}.provider.delivery.recovered`; payload: Record<string, never> };
 
 /** The events of the instance's activation aggregate of a family. */
 export type ProviderActivationEvent<N extends ProviderName> =
@@ -37,6 +40,8 @@ export interface ProviderEvents<S> {
   added(providerId: string, owner: Owner, creator: string, payload: S): DomainEvent;
   changed(providerId: string, owner: Owner, creator: string, payload: Partial<S>): DomainEvent;
   removed(providerId: string, owner: Owner, creator: string): DomainEvent;
+  deliveryFailed(providerId: string, owner: Owner, creator: string, payload: { error: string }): DomainEvent;
+  deliveryRecovered(providerId: string, owner: Owner, creator: string): DomainEvent;
   activated(instanceId: string, owner: Owner, creator: string, payload: { id: string; previousId: string }): DomainEvent;
   deactivated(instanceId: string, owner: Owner, creator: string, payload: { id: string }): DomainEvent;
 }
@@ -56,6 +61,22 @@ export interface ProviderFamily<S> {
 
 export function eventType(family: { readonly name: ProviderName }, action: 'added' | 'changed' | 'removed' | 'activated' | 'deactivated'): string {
   return `instance.${family.name}.provider.${action}`;
+}
+
+/**
+ * What a provider's row adds to its settings: the last delivery error of the outbox worker
+ * (src/delivery/outbox.ts), cleared by the next accepted message.
+ */
+export interface ProviderDeliveryState {
+  readonly lastError?: { readonly error: string; readonly at: number };
+}
+
+/** The provider row after a delivery event (the settings untouched). */
+export function evolveDelivery<S>(state: S | undefined, failed: { readonly error: string; readonly at: number } | undefined): S | undefined {
+  if (state === undefined) return undefined;
+  if (failed !== undefined) return { ...state, lastError: failed };
+  const { lastError: _cleared, ...rest } = state as S & ProviderDeliveryState;
+  return rest as S;
 }
 
 /** The activation state after `activated {id}` / `deactivated {id}` (deactivating another provider changes nothing). */

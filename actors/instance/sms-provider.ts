@@ -6,7 +6,7 @@
 import { smsProviderActivationEvents, smsProviderEvents } from '../events.js';
 import type { AggregateKind } from '../kernel/aggregate.js';
 import { emitter } from '../kernel/events.js';
-import { nextActivation, type ProviderActivation, type ProviderActivationEvent, type ProviderEvent, type ProviderFamily } from './provider-family.js';
+import { evolveDelivery, nextActivation, type ProviderActivation, type ProviderActivationEvent, type ProviderEvent, type ProviderFamily } from './provider-family.js';
 
 export type SmsProviderType = 'generic' | 'twilio';
 
@@ -42,6 +42,10 @@ export const smsProviderKind: AggregateKind<SmsProvider, SmsProviderEvent, 'sms_
         return state && { ...state, ...e.payload };
       case 'instance.sms.provider.removed':
         return undefined;
+      case 'instance.sms.provider.delivery.failed':
+        return evolveDelivery(state, { error: e.payload.error, at: e.createdAt });
+      case 'instance.sms.provider.delivery.recovered':
+        return evolveDelivery(state, undefined);
       default:
         return state;
     }
@@ -66,6 +70,8 @@ export const SMS_PROVIDERS: ProviderFamily<SmsProvider> = {
     added: (id, owner, creator, payload) => emitter(smsProviderKind, id, owner, creator)({ type: 'instance.sms.provider.added', payload }),
     changed: (id, owner, creator, payload) => emitter(smsProviderKind, id, owner, creator)({ type: 'instance.sms.provider.changed', payload }),
     removed: (id, owner, creator) => emitter(smsProviderKind, id, owner, creator)({ type: 'instance.sms.provider.removed', payload: {} }),
+    deliveryFailed: (id, owner, creator, payload) => emitter(smsProviderKind, id, owner, creator)({ type: 'instance.sms.provider.delivery.failed', payload }),
+    deliveryRecovered: (id, owner, creator) => emitter(smsProviderKind, id, owner, creator)({ type: 'instance.sms.provider.delivery.recovered', payload: {} }),
     activated: (id, owner, creator, payload) => emitter(smsActivationKind, id, owner, creator)({ type: 'instance.sms.provider.activated', payload }),
     deactivated: (id, owner, creator, payload) => emitter(smsActivationKind, id, owner, creator)({ type: 'instance.sms.provider.deactivated', payload }),
   },

@@ -5,7 +5,7 @@
 import { smtpProviderActivationEvents, smtpProviderEvents } from '../events.js';
 import type { AggregateKind } from '../kernel/aggregate.js';
 import { emitter } from '../kernel/events.js';
-import { nextActivation, type ProviderActivation, type ProviderActivationEvent, type ProviderEvent, type ProviderFamily } from './provider-family.js';
+import { evolveDelivery, nextActivation, type ProviderActivation, type ProviderActivationEvent, type ProviderEvent, type ProviderFamily } from './provider-family.js';
 
 /** `none`: plain text; `starttls`: upgrade required; `tls`: TLS from the first byte. */
 export type SmtpTlsMode = 'none' | 'starttls' | 'tls';
@@ -39,6 +39,10 @@ export const smtpProviderKind: AggregateKind<SmtpProvider, SmtpProviderEvent, 's
         return state && { ...state, ...e.payload };
       case 'instance.smtp.provider.removed':
         return undefined;
+      case 'instance.smtp.provider.delivery.failed':
+        return evolveDelivery(state, { error: e.payload.error, at: e.createdAt });
+      case 'instance.smtp.provider.delivery.recovered':
+        return evolveDelivery(state, undefined);
       default:
         return state;
     }
@@ -63,6 +67,8 @@ export const SMTP_PROVIDERS: ProviderFamily<SmtpProvider> = {
     added: (id, owner, creator, payload) => emitter(smtpProviderKind, id, owner, creator)({ type: 'instance.smtp.provider.added', payload }),
     changed: (id, owner, creator, payload) => emitter(smtpProviderKind, id, owner, creator)({ type: 'instance.smtp.provider.changed', payload }),
     removed: (id, owner, creator) => emitter(smtpProviderKind, id, owner, creator)({ type: 'instance.smtp.provider.removed', payload: {} }),
+    deliveryFailed: (id, owner, creator, payload) => emitter(smtpProviderKind, id, owner, creator)({ type: 'instance.smtp.provider.delivery.failed', payload }),
+    deliveryRecovered: (id, owner, creator) => emitter(smtpProviderKind, id, owner, creator)({ type: 'instance.smtp.provider.delivery.recovered', payload: {} }),
     activated: (id, owner, creator, payload) => emitter(smtpActivationKind, id, owner, creator)({ type: 'instance.smtp.provider.activated', payload }),
     deactivated: (id, owner, creator, payload) => emitter(smtpActivationKind, id, owner, creator)({ type: 'instance.smtp.provider.deactivated', payload }),
   },

@@ -64,6 +64,12 @@ export type UserEvent =
    */
   | { type: 'user.human.mfa.recovery.codes.generated'; payload: { digests: readonly string[] } }
   | { type: 'user.human.mfa.recovery.code.used'; payload: { digest: string } }
+  /**
+   * A password reset code was sent (issue 14): only its SHA-256 digest is recorded, with its
+   * expiry; the message carrying it is queued in the same append (outbox-message.ts). A new
+   * code replaces the previous one; a password change (the reset itself) clears it.
+   */
+  | { type: 'user.human.password.code.added'; payload: { codeHash: string; expiresAt: number; channel: 'mail' | 'sms'; messageId: string } }
   | { type: 'user.machine.added'; payload: MachineAddedPayload }
   | { type: 'user.machine.changed'; payload: { name?: string; description?: string; accessTokenType?: AccessTokenType } }
   | { type: 'user.machine.key.added'; payload: { id: string; publicKey: string; expiresAt: number } }

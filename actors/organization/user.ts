@@ -72,6 +72,8 @@ export interface HumanUser extends UserCommon {
   readonly failedOtpAttempts?: number;
   /** SHA-256 digests (base64url) of the unused recovery codes; absent = none. Removed with the TOTP. */
   readonly recoveryCodes?: readonly string[];
+  /** The pending password reset code: its SHA-256 digest and expiry (absent: none). */
+  readonly passwordReset?: { readonly codeHash: string; readonly expiresAt: number };
 }
 
 export interface HumanTotp {
@@ -182,14 +184,18 @@ function evolveHuman(state: HumanUser, e: UserEvent, at: number): HumanUser {
       return { ...state, phone: { ...e.payload } };
     case 'user.human.phone.verified':
       return { ...state, phone: { ...state.phone, verified: true } };
-    case 'user.human.password.changed':
+    case 'user.human.password.code.added':
+      return { ...state, passwordReset: { codeHash: e.payload.codeHash, expiresAt: e.payload.expiresAt } };
+    case 'user.human.password.changed': {
+      const { passwordReset: _used, ...rest } = state;
       return {
-        ...state,
+        ...rest,
         passwordHash: e.payload.passwordHash,
         passwordChangeRequired: e.payload.changeRequired,
         passwordChangedAt: at,
         failedPasswordAttempts: 0,
       };
+    }
     case 'user.human.password.check.succeeded':
       return { ...state, failedPasswordAttempts: 0 };
     case 'user.human.password.rehashed':

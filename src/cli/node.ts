@@ -55,6 +55,7 @@ import { createReadiness, type ReadinessCheck } from '../http/readiness.js';
 import { loadTlsFiles } from '../http/tls-files.js';
 import type { NodeLogger } from '../observability/logger.js';
 import { createMetrics, type NodeMetrics } from '../observability/metrics.js';
+import { notifyOnQueued, OutboxWorker } from '../delivery/outbox.js';
 import { createRequestLog } from '../observability/request-log.js';
 import { timeStoreAppends } from '../observability/store-timing.js';
 import { ensureFirstRun, type FirstRunResult } from './first-run.js';
@@ -119,7 +120,8 @@ export interface StoreObserver {
   observeAppend(seconds: number, failed: boolean): void;
 }
 
-export async function prepareNode(config: Config, logger: NodeLogger, clock: Clock = systemClock, tracer: Tracer = NO_TRACER, observer?: StoreObserver): Promise<PreparedNode> {
+/** `onMessageQueued`: called after an append that queued an outbox message (wakes the outbox worker). */
+export async function prepareNode(config: Config, logger: NodeLogger, clock: Clock = systemClock, tracer: Tracer = NO_TRACER, observer?: StoreObserver, onMessageQueued?: (instanceId: string) => void): Promise<PreparedNode> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const masterKey = loadMasterKey(config);
   if (masterKey.origin === 'generated') {
@@ -129,7 +131,8 @@ export async function prepareNode(config: Config, logger: NodeLogger, clock: Clo
     logger.warn({ path: masterKey.path }, 'PostgreSQL store with a master key file: every node sharing the database needs the same key; set TESSERA_MASTERKEY');
   }
   const opened = await openConfiguredStore(config, { logger, clock });
-  const store = tracedStore(observer === undefined ? opened : timeStoreAppends(opened, observer.observeAppend), tracer);
+  const timed = tracedStore(observer === undefined ? opened : timeStoreAppends(opened, observer.observeAppend), tracer);
+  const store = onMessageQueued === undefined ? timed : notifyOnQueued(timed, onMessageQueued);
   const actors = new ActorSystem({
     store,
     ...(tracer.enabled ? { traceAsk: askTracer(tracer) } : {}),
@@ -162,7 +165,9 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   const tracing = await startTracing(config);
   const tracer = tracing.tracer;
   const metrics = createMetrics(createRequestLog(logger, { mode: config.accessLog, sample: config.accessLogSample }), { instanceLabel: config.metricsInstanceLabel });
-  const { store, actors, setup, close } = await prepareNode(config, logger, clock, tracer, metrics);
+  let outbox: OutboxWorker | undefined;
+  const { store, actors, setup, close } = await prepareNode(config, logger, clock, tracer, metrics, (instanceId) => outbox?.wake(instanceId));
+  outbox = new OutboxWorker({ actors, store, clock, logger, config, metrics });
 
   const tenants = new TenantDirectory(actors, () => clock.now());
   await tenants.load();
@@ -184,6 +189,7 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   let ready = false;
   metrics.gauge('tessera_ready', 'Whether the node accepts traffic (1): started and not draining. Dependency checks are on /readyz.', () => (ready ? 1 : 0));
   metrics.gauge('tessera_actors_loaded', 'Tenant actors currently in memory.', () => actors.loadedCount);
+  metrics.gauge('tessera_outbox_pending', 'Outbox messages (mail, SMS) not yet delivered in the instances this node delivers for, as of their last scan.', () => outbox.pending());
   metrics.gauge('tessera_execution_event_lag', 'Events not yet delivered to event executions (all instances).', () => executions.eventLag());
   const http = await selectHttpAdapter(config.http);
   reportHttpAdapter(http, logger, metrics);
@@ -210,6 +216,7 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   const sweeper = startSweeper(store, clock, config.sweepIntervalMs, logger);
   const keyMaintenance = startKeyMaintenance({ actors, webKeys, clock, logger });
   await executions.start();
+  outbox.start();
   // Other nodes' writes drop this node's caches (PostgreSQL change feed; nothing on LMDB).
   const cluster = await startClusterSync({ store, actors, tenants, signer, executions, logger, limits, observeLag: (seconds) => metrics.observeChangeFeedLag(seconds) });
   ready = true;
@@ -230,6 +237,7 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
       sweeper.stop();
       await keyMaintenance.stop();
       await executions.stop();
+      await outbox.stop();
       cluster.stop();
       await rateCounters?.close();
       await close();

@@ -109,6 +109,18 @@ export const CONFIG_KEYS = {
   rateLimitApiCaller: { env: 'TESSERA_RATE_LIMIT_API_CALLER', schema: rateLimit('6000/1m'), description: 'Resource and settings API calls per authenticated caller of an instance, over every transport: `N/duration` or `off`.' },
   otlpTracesEndpoint: { env: 'TESSERA_OTLP_TRACES_ENDPOINT', schema: z.url({ protocol: /^https?$/ }).optional(), description: 'OTLP/HTTP (JSON) traces endpoint, e.g. `http://127.0.0.1:4318/v1/traces`. Tracing is off unless set (docs/operations/tracing.md).' },
   traceSampleRatio: { env: 'TESSERA_TRACE_SAMPLE_RATIO', schema: z.coerce.number().min(0).max(1).default(1), description: 'Share of new traces recorded (0–1, default 1); a request continuing a sampled `traceparent` is always recorded.' },
+  smtpHost: { env: 'TESSERA_SMTP_HOST', schema: z.string().min(1).max(253).optional(), description: 'Default SMTP server of the node (host name or IP address): used to send the mail of instances without an active SMTP provider (password reset codes). Unset: such instances have no mail, and flows that need it are hidden in the login UI and answer 412 in the API. Obeys the outbound policy (TESSERA_OUTBOUND_ALLOW_PRIVATE_NETWORKS).' },
+  smtpPort: { env: 'TESSERA_SMTP_PORT', schema: port.default(587), description: 'Port of the default SMTP server (TESSERA_SMTP_HOST).' },
+  smtpTls: { env: 'TESSERA_SMTP_TLS', schema: z.enum(['none', 'starttls', 'tls']).default('starttls'), description: 'TLS mode of the default SMTP server: `none` (plain text), `starttls` (upgrade required) or `tls` (implicit TLS, usually port 465).' },
+  smtpUser: { env: 'TESSERA_SMTP_USER', schema: z.string().max(320).default(''), description: 'User name for SMTP AUTH at the default SMTP server (empty: no authentication).' },
+  smtpPassword: { env: 'TESSERA_SMTP_PASSWORD', schema: z.string().max(1024).default(''), description: 'Password for SMTP AUTH at the default SMTP server.' },
+  smtpFrom: { env: 'TESSERA_SMTP_FROM', schema: z.email().optional(), description: 'Sender address of the default SMTP server\'s mail; required when TESSERA_SMTP_HOST is set.' },
+  smtpFromName: { env: 'TESSERA_SMTP_FROM_NAME', schema: z.string().max(200).default(''), description: 'Sender display name of the default SMTP server\'s mail.' },
+  outboxPollMs: { env: 'TESSERA_OUTBOX_POLL_MS', schema: positiveInt.default(2_000), description: 'How often the outbox worker looks for pending messages (mail, SMS) besides being woken by a new one on this node; also how soon a node picks up messages queued on another node sharing the store.' },
+  outboxBackoffMs: { env: 'TESSERA_OUTBOX_BACKOFF_MS', schema: positiveInt.default(5_000), description: 'Wait before the second delivery attempt of an outbox message; doubled after every failed attempt up to TESSERA_OUTBOX_MAX_BACKOFF_MS.' },
+  outboxMaxBackoffMs: { env: 'TESSERA_OUTBOX_MAX_BACKOFF_MS', schema: positiveInt.default(600_000), description: 'Longest wait between two delivery attempts of an outbox message.' },
+  outboxMaxAttempts: { env: 'TESSERA_OUTBOX_MAX_ATTEMPTS', schema: positiveInt.max(100).default(10), description: 'Delivery attempts of an outbox message (the first included) before it is abandoned (`message.abandoned`, counted as `result="abandoned"`).' },
+  passwordResetCodeTtlMs: { env: 'TESSERA_PASSWORD_RESET_CODE_TTL_MS', schema: positiveInt.default(900_000), description: 'Lifetime of a password reset code sent by mail (default 15 minutes); a code is single-use and replaced by a newer one.' },
   systemUsers: { env: 'TESSERA_SYSTEM_USERS', schema: systemUsersSchema, description: 'System API users (docs/api/instances.md): a map of user name → `{ publicKey: <PEM> }` or `{ publicKeyPath: <file> }`, with optional `roles` (`SYSTEM_OWNER` (default), `SYSTEM_OWNER_VIEWER`). The environment variable takes the map as JSON. A user signs JWTs (RS256, ES256 or EdDSA) with `iss` = `sub` = its name.' },
 } as const satisfies Record<string, KeySpec>;
 
@@ -128,6 +140,9 @@ export const configSchema = z
     }
     if (config.rateLimitStore === 'postgres' && config.databaseUrl === undefined) {
       ctx.addIssue({ code: 'custom', path: ['rateLimitStore'], message: 'postgres needs TESSERA_DATABASE_URL (the node stores its data in PostgreSQL)' });
+    }
+    if (config.smtpHost !== undefined && config.smtpFrom === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['smtpFrom'], message: 'set TESSERA_SMTP_FROM with TESSERA_SMTP_HOST' });
     }
   });
 

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock, Logger, TtlStore } from '../../actors/index.js';
 
+/** The event executions' lease row (the outbox passes its own table and key). */
 const TABLE = 'executions.lease';
 const KEY = 'events';
 
@@ -17,6 +18,11 @@ export interface DeliveryLeaseOptions {
   readonly logger: Logger;
   /** How long a lease lives without renewal (renewed every third of it). */
   readonly leaseMs: number;
+  /** The TTL row of the lease (default: the event executions'; the outbox has its own). */
+  readonly table?: string;
+  readonly key?: string;
+  /** What the lease is for, in log lines (default `event delivery`). */
+  readonly label?: string;
 }
 
 export class DeliveryLease {
@@ -24,8 +30,14 @@ export class DeliveryLease {
   /** Instances whose lease this node holds, with when it runs out. */
   private readonly held = new Map<string, number>();
   private readonly timer: NodeJS.Timeout | undefined;
+  private readonly table: string;
+  private readonly key: string;
+  private readonly label: string;
 
   constructor(private readonly options: DeliveryLeaseOptions) {
+    this.table = options.table ?? TABLE;
+    this.key = options.key ?? KEY;
+    this.label = options.label ?? 'event delivery';
     if (options.ttl.claim === undefined) return;
     this.timer = setInterval(() => void this.renewAll(), Math.max(50, Math.floor(options.leaseMs / 3)));
     this.timer.unref();
@@ -48,9 +60,9 @@ export class DeliveryLease {
   async release(instanceId: string): Promise<void> {
     if (!this.held.delete(instanceId)) return;
     try {
-      if ((await this.options.ttl.get(instanceId, TABLE, KEY)) === this.holder) await this.options.ttl.delete(instanceId, TABLE, KEY);
+      if ((await this.options.ttl.get(instanceId, this.table, this.key)) === this.holder) await this.options.ttl.delete(instanceId, this.table, this.key);
     } catch (err) {
-      this.options.logger.warn({ err, instanceId }, 'event delivery lease release failed; it expires on its own');
+      this.options.logger.warn({ err, instanceId }, `${this.label} lease release failed; it expires on its own`);
     }
   }
 
@@ -63,9 +75,9 @@ export class DeliveryLease {
     const until = this.options.clock.now() + this.options.leaseMs;
     let won = false;
     try {
-      won = (await this.options.ttl.claim?.(instanceId, TABLE, KEY, this.holder, until)) === true;
+      won = (await this.options.ttl.claim?.(instanceId, this.table, this.key, this.holder, until)) === true;
     } catch (err) {
-      this.options.logger.warn({ err, instanceId }, 'event delivery lease claim failed');
+      this.options.logger.warn({ err, instanceId }, `${this.label} lease claim failed`);
     }
     if (won) this.held.set(instanceId, until);
     else this.held.delete(instanceId);

@@ -22,6 +22,8 @@ export interface NodeMetrics {
   countRateLimitRejection(limit: string, instanceId: string): void;
   /** This node applied another node's change `seconds` after it was committed (change-feed lag). */
   observeChangeFeedLag(seconds: number): void;
+  /** One delivery attempt of an outbox message (kind `mail`/`sms`; delivered, failed, abandoned). */
+  outboxDelivery(kind: string, result: 'delivered' | 'failed' | 'abandoned'): void;
 }
 
 export interface MetricsOptions {
@@ -86,6 +88,12 @@ export function createMetrics(log: RequestLog, options: MetricsOptions = {}): No
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [registry],
   });
+  const outboxDeliveries = new Counter({
+    name: 'tessera_outbox_deliveries_total',
+    help: 'Delivery attempts of outbox messages by kind (mail, sms) and result (delivered; failed: retried later; abandoned: the last attempt failed).',
+    labelNames: ['kind', 'result'] as const,
+    registers: [registry],
+  });
   const appendOk = appends.labels('ok');
   const appendFailed = appends.labels('error');
 
@@ -144,6 +152,9 @@ export function createMetrics(log: RequestLog, options: MetricsOptions = {}): No
     },
     observeChangeFeedLag(seconds) {
       feedLag.observe(Math.max(0, seconds));
+    },
+    outboxDelivery(kind, result) {
+      outboxDeliveries.labels(kind, result).inc();
     },
   };
 }
