@@ -46,11 +46,9 @@ import { settingsOf as smsSettingsOf } from '../api/resources/sms-providers/shar
 import { outboundPolicyOf } from './policy.js';
 import { sendSms } from './sms.js';
 import { clip, sendMail, type DeliveryResult, type SmtpSettings } from './smtp.js';
+import { defaultSmtpOf, type DefaultSmtpConfig } from './default-smtp.js';
 
-export type OutboxConfig = Pick<
-  Config,
-  'outboxPollMs' | 'outboxBackoffMs' | 'outboxMaxBackoffMs' | 'outboxMaxAttempts' | 'outboundAllowPrivateNetworks' | 'smtpHost' | 'smtpPort' | 'smtpTls' | 'smtpUser' | 'smtpPassword' | 'smtpFrom' | 'smtpFromName'
->;
+export type OutboxConfig = DefaultSmtpConfig & Pick<Config, 'outboxPollMs' | 'outboxBackoffMs' | 'outboxMaxBackoffMs' | 'outboxMaxAttempts' | 'outboundAllowPrivateNetworks'>;
 
 export interface OutboxMetrics {
   outboxDelivery(kind: string, result: 'delivered' | 'failed' | 'abandoned'): void;
@@ -74,28 +72,6 @@ interface Sender {
 }
 
 const FULL_SCAN_EVERY = 15;
-
-/** The node's default SMTP server from TESSERA_SMTP_*, or undefined when TESSERA_SMTP_HOST is unset. */
-export function defaultSmtpOf(config: OutboxConfig): SmtpSettings | undefined {
-  if (config.smtpHost === undefined || config.smtpFrom === undefined) return undefined;
-  return {
-    host: config.smtpHost,
-    port: config.smtpPort,
-    tlsMode: config.smtpTls,
-    user: config.smtpUser,
-    password: config.smtpPassword,
-    senderAddress: config.smtpFrom,
-    senderName: config.smtpFromName,
-    replyTo: '',
-  };
-}
-
-/** Whether mail can be sent for the instance: an active SMTP provider, or the node's default. */
-export async function canSendMail(actors: ActorSystem, config: OutboxConfig, instanceId: string): Promise<boolean> {
-  if (defaultSmtpOf(config) !== undefined) return true;
-  const activeId = (await actors.readRecord(instanceId, SMTP_PROVIDERS.activation, instanceId))?.state.activeId ?? '';
-  return activeId !== '' && (await actors.readRecord(instanceId, SMTP_PROVIDERS.kind, activeId)) !== undefined;
-}
 
 /** A store whose appends of `message.queued` call `onQueued` with the instance (after the commit). */
 export function notifyOnQueued(store: StoreAdapter, onQueued: (instanceId: string) => void): StoreAdapter {

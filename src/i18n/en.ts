@@ -64,6 +64,16 @@ export const en = {
   externalNoAccount: 'No account is linked to this external identity and none can be created or linked here. Contact your administrator.',
   externalLinkTaken: 'This external identity is already linked to another account.',
   externalContinue: 'Continue',
+  forgotPassword: 'Forgot password?',
+  resetTitle: 'Reset your password',
+  resetIntro: 'If the account has an email address, we sent a code to it. Enter the code and choose a new password.',
+  resetCodeLabel: 'Code from the mail',
+  newPasswordLabel: 'New password',
+  resetSubmit: 'Set new password',
+  resetResend: 'Send a new code',
+  resetRules: 'The new password',
+  resetCodeInvalid: 'The code is wrong or was already used.',
+  resetCodeExpired: 'The code has expired. Send a new code.',
 } as const;
 
 export type MessageKey = keyof typeof en;

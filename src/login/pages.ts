@@ -91,14 +91,16 @@ export function renderLoginNamePage(ctx: FormContext, options: { loginHint?: str
   return page(ctx, ctx.tr.t('title'), body, options.error === undefined ? 200 : 400);
 }
 
-export function renderPasswordPage(ctx: FormContext, options: { loginName: string; error?: MessageKey }): HttpReply {
+/** `canReset`: the instance can send mail, so "Forgot password?" is offered. */
+export function renderPasswordPage(ctx: FormContext, options: { loginName: string; error?: MessageKey; canReset?: boolean }): HttpReply {
   const fields =
     `<input type="hidden" name="username" autocomplete="username" value="${escapeHtml(options.loginName)}">` +
     `<label for="password">${escapeHtml(ctx.tr.t('passwordLabel'))}</label>` +
     `<input id="password" name="password" type="password" autocomplete="current-password" required autofocus>`;
   const body =
     `<p>${escapeHtml(displayLoginName(ctx.tr, options.loginName))}</p><p>${escapeHtml(ctx.tr.t('passwordIntro'))}</p>` +
-    `${errorLine(ctx, options.error)}${form(ctx, 'password', fields, ctx.tr.t('signIn'))}`;
+    `${errorLine(ctx, options.error)}${form(ctx, 'password', fields, ctx.tr.t('signIn'))}` +
+    (options.canReset === true ? form(ctx, 'reset.request', '', ctx.tr.t('forgotPassword')) : '');
   return page(ctx, ctx.tr.t('title'), body, options.error === undefined ? 200 : 400);
 }
 
@@ -111,6 +113,23 @@ export function renderOtpPage(ctx: FormContext, options: { loginName: string; er
     `<p>${escapeHtml(displayLoginName(ctx.tr, options.loginName))}</p><p>${escapeHtml(ctx.tr.t('otpIntro'))}</p>` +
     `${errorLine(ctx, options.error)}${form(ctx, 'otp', fields, ctx.tr.t('otpSubmit'))}${form(ctx, 'other', '', ctx.tr.t('otherAccount'))}`;
   return page(ctx, ctx.tr.t('title'), body, options.error === undefined ? 200 : 400);
+}
+
+/**
+ * The password reset page: the code from the mail, the new password twice, the password
+ * rules of the instance (`rules`, shown as a list), and a way to send a new code.
+ */
+export function renderPasswordResetPage(ctx: FormContext, options: { loginName: string; rules: readonly string[]; error?: MessageKey; status?: number }): HttpReply {
+  const fields =
+    `<input type="hidden" name="username" autocomplete="username" value="${escapeHtml(options.loginName)}">` +
+    field(ctx, 'code', 'resetCodeLabel', 'autocomplete="one-time-code" inputmode="numeric" maxlength="64" autofocus') +
+    field(ctx, 'password', 'newPasswordLabel', 'type="password" autocomplete="new-password" maxlength="256"') +
+    field(ctx, 'passwordRepeat', 'passwordRepeatLabel', 'type="password" autocomplete="new-password" maxlength="256"');
+  const rules = options.rules.length === 0 ? '' : `<p>${escapeHtml(ctx.tr.t('resetRules'))}:</p><ul class="rules">${options.rules.map((r) => `<li>${escapeHtml(r)}</li>`).join('')}</ul>`;
+  const body =
+    `<p>${escapeHtml(displayLoginName(ctx.tr, options.loginName))}</p><p>${escapeHtml(ctx.tr.t('resetIntro'))}</p>${rules}` +
+    `${errorLine(ctx, options.error)}${form(ctx, 'reset.submit', fields, ctx.tr.t('resetSubmit'))}${form(ctx, 'reset.request', '', ctx.tr.t('resetResend'))}`;
+  return page(ctx, ctx.tr.t('resetTitle'), body, options.status ?? (options.error === undefined ? 200 : 400));
 }
 
 export function renderSelectAccountPage(ctx: FormContext, accounts: readonly AccountChoice[]): HttpReply {

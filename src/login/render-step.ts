@@ -2,6 +2,7 @@
 import type { HttpReply } from '../http/types.js';
 import type { MessageKey } from '../i18n/index.js';
 import { readBrowserSessions } from './browser-sessions.js';
+import { canSendMail } from '../delivery/default-smtp.js';
 import type { LoginContext } from './login-context.js';
 import { renderIdpButtons } from './external/pages.js';
 import { loginIdpsOf } from './external/login-idps.js';
@@ -17,8 +18,10 @@ export async function renderStep(ctx: LoginContext, error?: MessageKey, values?:
       const idpButtons = renderIdpButtons(ctx.form, (await loginIdpsOf(ctx)).idps);
       return renderLoginNamePage(ctx.form, { ...(hint === undefined ? {} : { loginHint: hint }), ...withError, idpButtons });
     }
-    case 'awaitingPassword':
-      return renderPasswordPage(ctx.form, { loginName: machine.context.loginName ?? '', ...withError });
+    case 'awaitingPassword': {
+      const canReset = await canSendMail(ctx.deps.actors, ctx.deps.config, ctx.instanceId);
+      return renderPasswordPage(ctx.form, { loginName: machine.context.loginName ?? '', canReset, ...withError });
+    }
     case 'awaitingOtp':
       return renderOtpPage(ctx.form, { loginName: machine.context.loginName ?? '', ...withError });
     case 'selectingAccount': {

@@ -22,6 +22,7 @@ import { createCustomizationResolver, customizeLoginContext } from './appearance
 import { createLoginContext, isCsrfValid, type LoginContext } from './login-context.js';
 import { renderErrorPage } from './pages.js';
 import { renderStep } from './render-step.js';
+import { requestPasswordResetStep, submitPasswordResetStep } from './password-reset.js';
 import { requestRegistration, submitRegistration } from './register.js';
 import { selectAccount, submitLoginName, submitOtp, submitPassword, useOtherAccount } from './steps.js';
 import { confirmProposedLink, createExternalAccount, linkOtherAccount } from './external/resolve.js';
@@ -92,6 +93,10 @@ async function submitLogin(req: HttpRequest, load: ContextLoader): Promise<HttpR
       return submitLimited(ctx, form, submitPassword);
     case 'otp':
       return submitLimited(ctx, form, submitOtp);
+    case 'reset.request':
+      return submitLimited(ctx, form, requestPasswordResetStep);
+    case 'reset.submit':
+      return submitLimited(ctx, form, submitPasswordResetStep);
     case 'select':
       return selectAccount(ctx, form);
     case 'other':
@@ -112,8 +117,9 @@ async function submitLogin(req: HttpRequest, load: ContextLoader): Promise<HttpR
 }
 
 /**
- * A password or TOTP check counts against the client's IP address and against the account it is
- * for (TESSERA_RATE_LIMIT_PASSWORD_IP / _LOGIN_NAME); past either the page says to wait (429).
+ * A password or TOTP check, a password reset request and a reset code check each count against
+ * the client's IP address and against the account it is for (TESSERA_RATE_LIMIT_PASSWORD_IP /
+ * _LOGIN_NAME); past either the page says to wait (429).
  */
 async function submitLimited(ctx: LoginContext, form: FormParams, submit: (ctx: LoginContext, form: FormParams) => Promise<HttpReply>): Promise<HttpReply> {
   const limits = ctx.deps.limits;

@@ -1,0 +1,272 @@
+/**
+ * Password reset in the login UI through the durable outbox (#14), against a real SMTP server
+ * on 127.0.0.1 (smtp-server) as the node's default SMTP server (TESSERA_SMTP_*): "Forgot
+ * password?" on the password step queues a mail; the test reads the delivered mail, uses its
+ * code to set a new password, the login continues, the user's sessions ended, the old password
+ * fails and the new one works; a wrong, a reused and an expired code (test clock) are refused
+ * with the right one accepted beside them. A node killed (SIGKILL) while the SMTP server refuses
+ * the first attempt delivers the message exactly once after the restart. A node without any
+ * SMTP hides the link. Runs on the store the suite is set to (TESSERA_TEST_STORE).
+ */
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, startTestNode, type TestNode } from './harness.js';
+import { codeRequest, logInWithFetch, openLogin, postLogin, submitLoginName, submitPassword, type LoginSteps, type PageResult } from './login-flow.fixture.js';
+import { createFlowTenant, createHuman, PASSWORD, type FlowTenant } from './oidc-code-flow.fixture.js';
+
+const REDIRECT_URI = 'http://127.0.0.1:9/cb';
+const NEW_PASSWORD = 'N3w-Passw0rd!';
+
+interface Mail {
+  readonly to: readonly string[];
+  readonly raw: string;
+}
+
+/** A real SMTP server; while `refusing`, every recipient is refused with 451 (a temporary failure). */
+async function startSmtpServer() {
+  const state = { refusing: false, attempts: 0, delivered: [] as Mail[] };
+  const server = new SMTPServer({
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    logger: false,
+    onRcptTo(_address, _session, callback) {
+      state.attempts += 1;
+      if (state.refusing) return callback(Object.assign(new Error('Try again later'), { responseCode: 451 }));
+      return callback();
+    },
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => {
+        state.delivered.push({ to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString('utf8') });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.server.address() as AddressInfo).port;
+  return { state, port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+type Smtp = Awaited<ReturnType<typeof startSmtpServer>>;
+
+function nodeEnv(smtp: Smtp): Record<string, string> {
+  return {
+    TESSERA_OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
+    TESSERA_SMTP_HOST: '127.0.0.1',
+    TESSERA_SMTP_PORT: String(smtp.port),
+    TESSERA_SMTP_TLS: 'none',
+    TESSERA_SMTP_FROM: 'noreply@tessera.example',
+    TESSERA_SMTP_FROM_NAME: 'Tessera',
+    TESSERA_OUTBOX_POLL_MS: '200',
+    TESSERA_OUTBOX_BACKOFF_MS: '300',
+  };
+}
+
+async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The mails to an address, and the code of the newest. */
+function mailsTo(smtp: Smtp, address: string): Mail[] {
+  return smtp.state.delivered.filter((m) => m.to.includes(address));
+}
+function codeOf(mail: Mail): string {
+  const code = /reset code is (\d{8})/.exec(mail.raw)?.[1];
+  if (code === undefined) throw new Error(`no code in ${mail.raw.slice(0, 400)}`);
+  return code;
+}
+
+function alertOf(page: PageResult): string | undefined {
+  return /<p class="error" role="alert">([^<]*)<\/p>/.exec(page.text)?.[1];
+}
+
+const post = (node: TestNode, steps: LoginSteps, form: Record<string, string>) =>
+  postLogin(node, { authRequest: steps.started.authRequest, csrf: steps.csrf, ...form }, steps.headers);
+
+/** Opens a login for `username` up to the password page. */
+async function atPasswordStep(node: TestNode, tenant: FlowTenant, username: string): Promise<{ steps: LoginSteps; page: PageResult }> {
+  const steps = await openLogin(node, codeRequest(node, tenant.clientId, REDIRECT_URI).url);
+  const page = await submitLoginName(node, steps, username);
+  expect(page.status).toBe(200);
+  return { steps, page };
+}
+
+/** Asks for a code on the password step and waits for the mail; returns the code. */
+async function requestCode(node: TestNode, smtp: Smtp, steps: LoginSteps, address: string): Promise<string> {
+  const before = mailsTo(smtp, address).length;
+  const page = await post(node, steps, { action: 'reset.request' });
+  expect(page.status).toBe(200);
+  expect(page.text).toContain('name="code"');
+  const mail = await waitFor('the reset mail', () => mailsTo(smtp, address)[before]);
+  return codeOf(mail);
+}
+
+const reset = (node: TestNode, steps: LoginSteps, code: string, password = NEW_PASSWORD) =>
+  post(node, steps, { action: 'reset.submit', code, password, passwordRepeat: password });
+
+describe('password reset in the login UI', () => {
+  let smtp: Smtp;
+  let node: TestNode;
+  let tenant: FlowTenant;
+
+  beforeAll(async () => {
+    smtp = await startSmtpServer();
+    // Codes live 2 minutes here, so one expires while the login request (longer) is still open.
+    node = await startTestNode({ env: { ...nodeEnv(smtp), TESSERA_PASSWORD_RESET_CODE_TTL_MS: '120000' }, testClock: true });
+    tenant = await createFlowTenant(node, REDIRECT_URI);
+  });
+  afterAll(async () => {
+    await node?.stop();
+    node?.cleanup();
+    await smtp?.close();
+  });
+
+  it('mails a code, sets the new password with it, ends the sessions and continues the login', async () => {
+    const userId = await createHuman(node, 'pr-alice');
+    const session = await api(node)('POST', '/resources/v3alpha/sessions', { checks: { user: { userId }, password: { password: PASSWORD } } });
+    expect(session.status).toBe(201);
+    const sessionId = session.body.details.id as string;
+    expect((await api(node)('GET', `/resources/v3alpha/sessions/${sessionId}`)).status).toBe(200);
+
+    const { steps, page } = await atPasswordStep(node, tenant, 'pr-alice');
+    expect(page.text).toContain('Forgot password?');
+    const code = await requestCode(node, smtp, steps, 'pr-alice@example.com');
+    expect(mailsTo(smtp, 'pr-alice@example.com')[0]?.raw).toContain('From: Tessera <noreply@tessera.example>');
+
+    // A wrong code is refused; the password rules are on the page.
+    const wrong = await reset(node, steps, code === '00000000' ? '11111111' : '00000000');
+    expect({ status: wrong.status, alert: alertOf(wrong) }).toEqual({ status: 400, alert: 'The code is wrong or was already used.' });
+    expect(wrong.text).toContain('must be at least');
+    // The right code with a password the policy refuses.
+    const weak = await reset(node, steps, code, 'short');
+    expect(alertOf(weak)).toBe('The password does not meet the password policy.');
+    // The right code and a good password: the login continues to the client with a code.
+    const done = await reset(node, steps, code);
+    expect(done.status, done.text.slice(0, 300)).toBe(303);
+    expect(new URL(done.location ?? 'x:/').searchParams.get('code')).toEqual(expect.any(String));
+
+    // The session made before the reset ended.
+    expect((await api(node)('GET', `/resources/v3alpha/sessions/${sessionId}`)).status).toBe(404);
+
+    // The code is single-use.
+    const again = await atPasswordStep(node, tenant, 'pr-alice');
+    const reused = await reset(node, again.steps, code, 'An0ther-Passw0rd!');
+    expect(alertOf(reused)).toBe('The code is wrong or was already used.');
+    // The old password fails, the new one logs in.
+    const old = await submitPassword(node, again.steps, PASSWORD);
+    expect(old.status).toBe(400);
+    const fresh = await submitPassword(node, again.steps, NEW_PASSWORD);
+    expect(fresh.status).toBe(303);
+    expect(mailsTo(smtp, 'pr-alice@example.com')).toHaveLength(1);
+  });
+
+  it('refuses an expired code (test clock) and accepts a fresh one', async () => {
+    await createHuman(node, 'pr-bob');
+    const { steps } = await atPasswordStep(node, tenant, 'pr-bob');
+    const code = await requestCode(node, smtp, steps, 'pr-bob@example.com');
+    node.advanceClock(3 * 60_000);
+    const expired = await reset(node, steps, code);
+    expect(alertOf(expired)).toBe('The code has expired. Send a new code.');
+    const fresh = await requestCode(node, smtp, steps, 'pr-bob@example.com');
+    const done = await reset(node, steps, fresh);
+    expect(done.status).toBe(303);
+    expect(await logInWithFetch(node, codeRequest(node, tenant.clientId, REDIRECT_URI), 'pr-bob', NEW_PASSWORD)).toContain('code=');
+  });
+
+  it('sends nothing for an unknown login name but shows the same page', async () => {
+    const { steps } = await atPasswordStep(node, tenant, 'pr-nobody');
+    const before = smtp.state.attempts;
+    const page = await post(node, steps, { action: 'reset.request' });
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('name="code"');
+    expect(alertOf(await reset(node, steps, '12345678'))).toBe('The code is wrong or was already used.');
+    // Control: a known user's request in the same period reaches the server.
+    await createHuman(node, 'pr-carol');
+    const known = await atPasswordStep(node, tenant, 'pr-carol');
+    await requestCode(node, smtp, known.steps, 'pr-carol@example.com');
+    expect(smtp.state.delivered.some((m) => m.to.includes('pr-nobody@example.com'))).toBe(false);
+    expect(smtp.state.attempts).toBe(before + 1);
+  });
+});
+
+describe('the outbox across a crash', () => {
+  let smtp: Smtp;
+  let node: TestNode;
+
+  afterAll(async () => {
+    await node?.stop();
+    node?.cleanup();
+    await smtp?.close();
+  });
+
+  it('delivers a message queued before SIGKILL exactly once after the restart', async () => {
+    smtp = await startSmtpServer();
+    node = await startTestNode({ env: { ...nodeEnv(smtp), TESSERA_OUTBOX_BACKOFF_MS: '60000' } });
+    const tenant = await createFlowTenant(node, REDIRECT_URI);
+    await createHuman(node, 'crash-dave');
+    smtp.state.refusing = true;
+    const { steps } = await atPasswordStep(node, tenant, 'crash-dave');
+    const page = await post(node, steps, { action: 'reset.request' });
+    expect(page.status).toBe(200);
+    // The first attempt was refused (451): the message is pending, its retry a minute away.
+    await waitFor('the refused attempt', () => (smtp.state.attempts >= 1 ? true : undefined));
+    const metrics = await waitFor('the failed attempt in the metrics', async () => {
+      const text = await (await fetch(`${node.baseUrl}/metrics`)).text();
+      return text.includes('tessera_outbox_deliveries_total{kind="mail",result="failed"} 1') ? text : undefined;
+    });
+    expect(metrics).toContain('tessera_outbox_pending 1');
+    expect(smtp.state.delivered).toHaveLength(0);
+    expect(node.logs.some((l) => l.msg === 'outbox message delivery failed; will retry')).toBe(true);
+
+    await node.kill();
+    smtp.state.refusing = false;
+    // The restarted node picks the pending message up at start; its backoff was a minute, so the clock is moved past it.
+    node = await startTestNode({ dataDir: node.dataDir, env: { ...nodeEnv(smtp), TESSERA_OUTBOX_BACKOFF_MS: '60000' }, testClock: true });
+    node.advanceClock(61_000);
+    const mail = await waitFor('the mail after the restart', () => mailsTo(smtp, 'crash-dave@example.com')[0]);
+    await waitFor('nothing pending', async () => ((await (await fetch(`${node.baseUrl}/metrics`)).text()).includes('tessera_outbox_pending 0') ? true : undefined));
+    expect(mailsTo(smtp, 'crash-dave@example.com')).toHaveLength(1);
+
+    // The code of the one mail resets the password.
+    const again = await atPasswordStep(node, tenant, 'crash-dave');
+    const done = await reset(node, again.steps, codeOf(mail));
+    expect(done.status).toBe(303);
+
+    // Another restart sends nothing again: the next mail to the user is the only new one.
+    await node.stop();
+    node = await startTestNode({ dataDir: node.dataDir, env: nodeEnv(smtp) });
+    const later = await atPasswordStep(node, tenant, 'crash-dave');
+    await requestCode(node, smtp, later.steps, 'crash-dave@example.com');
+    expect(mailsTo(smtp, 'crash-dave@example.com')).toHaveLength(2);
+  });
+});
+
+describe('without any SMTP', () => {
+  let node: TestNode;
+  let tenant: FlowTenant;
+  beforeAll(async () => {
+    node = await startTestNode();
+    tenant = await createFlowTenant(node, REDIRECT_URI);
+    await createHuman(node, 'nomail-erin');
+  });
+  afterAll(async () => {
+    await node?.stop();
+    node?.cleanup();
+  });
+
+  it('hides "Forgot password?" and answers a forged request with the password page', async () => {
+    const { steps, page } = await atPasswordStep(node, tenant, 'nomail-erin');
+    expect(page.text).not.toContain('Forgot password?');
+    expect(page.text).toContain('name="password"');
+    const forged = await post(node, steps, { action: 'reset.request' });
+    expect(forged.text).not.toContain('name="code"');
+    expect(forged.text).toContain('name="password"');
+  });
+});
