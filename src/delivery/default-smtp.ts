@@ -1,7 +1,7 @@
 /**
  * The node's default SMTP server (TESSERA_SMTP_*), used for instances without an active SMTP
  * provider, and whether an instance can send mail at all (flows needing mail are hidden in the
- * login UI and answer 412 in the API when it cannot).
+ * login UI and answer 400 FailedPrecondition in the API when it cannot).
  */
 import { SMTP_PROVIDERS, type ActorSystem } from '../../actors/index.js';
 import type { Config } from '../config/schema.js';

@@ -20,7 +20,7 @@ export function resetCodeDigest(userId: string, code: string): string {
   return createHash('sha256').update(`password-reset\u0000${userId}\u0000${code.trim()}`).digest('base64url');
 }
 
-/** 412 `delivery.mail_unavailable` unless the instance can send mail. */
+/** 400 FailedPrecondition `delivery.mail_unavailable` unless the instance can send mail. */
 export async function requireMail(actors: ActorSystem, config: DefaultSmtpConfig, instanceId: string): Promise<void> {
   if (!(await canSendMail(actors, config, instanceId))) {
     throw failedPrecondition('delivery.mail_unavailable', 'this instance cannot send mail: activate an SMTP provider or configure the default SMTP server (TESSERA_SMTP_HOST)');

@@ -15,6 +15,7 @@ import { generateMachineSecretRpc, removeMachineSecretRpc } from './machine-secr
 import { patchUserRpc } from './patch-user.js';
 import { searchUsersRpc } from './search-users.js';
 import { setPasswordRpc } from './set-password.js';
+import { requestPasswordResetRpc } from './request-password-reset.js';
 import { setUserMetadataRpc } from './set-user-metadata.js';
 import { addTotpRpc, generateRecoveryCodesRpc, removeTotpRpc, verifyTotpRpc } from './totp.js';
 import { verifyEmailRpc, verifyPhoneRpc } from './verify-contact.js';
@@ -30,6 +31,7 @@ export const userRpcs = [
   lockUserRpc,
   unlockUserRpc,
   setPasswordRpc,
+  requestPasswordResetRpc,
   verifyEmailRpc,
   verifyPhoneRpc,
   setUserMetadataRpc,
