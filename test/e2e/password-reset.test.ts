@@ -233,6 +233,42 @@ describe('password reset over the user API', () => {
     expect((await call('POST', '/resources/v3alpha/sessions', { checks: { user: { userId }, password: { password: NEW_PASSWORD } } })).status).toBe(201);
     expect((await call('POST', '/resources/v3alpha/sessions', { checks: { user: { userId }, password: { password: PASSWORD } } })).status).not.toBe(201);
   });
+
+  it("sends through the instance's active SMTP provider and shows its last error until a message is accepted", async () => {
+    const call = api(node);
+    const own = await startSmtpServer();
+    try {
+      own.state.refusing = true;
+      const created = await call('POST', '/resources/v3alpha/smtp_providers', {
+        description: 'Own mail',
+        host: '127.0.0.1',
+        port: own.port,
+        tlsMode: 'SMTP_TLS_MODE_NONE',
+        senderAddress: 'own@tessera.example',
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const providerId = created.body.details.id as string;
+      expect((await call('POST', `/resources/v3alpha/smtp_providers/${providerId}/_activate`, {})).status).toBe(200);
+      expect((await call('GET', `/resources/v3alpha/smtp_providers/${providerId}`)).body.smtpProvider.lastError).toBeUndefined();
+
+      const userId = await createHuman(node, 'api-hanna');
+      expect((await call('POST', `/resources/v3alpha/users/${userId}/password/_reset`, {})).status).toBe(200);
+      const failed = await waitFor('the provider error', async () => {
+        const got = await call('GET', `/resources/v3alpha/smtp_providers/${providerId}`);
+        return got.body.smtpProvider.lastError;
+      });
+      expect(failed.message).toContain('451');
+      expect(failed.date).toEqual(expect.any(String));
+      // The provider accepts again: the retry delivers through it (not the default server) and the error clears.
+      own.state.refusing = false;
+      await waitFor('the delivery through the provider', () => mailsTo(own, 'api-hanna@example.com')[0]);
+      await waitFor('the error cleared', async () => ((await call('GET', `/resources/v3alpha/smtp_providers/${providerId}`)).body.smtpProvider.lastError === undefined ? true : undefined));
+      expect(mailsTo(smtp, 'api-hanna@example.com')).toHaveLength(0);
+      expect((await call('POST', `/resources/v3alpha/smtp_providers/${providerId}/_deactivate`, {})).status).toBe(200);
+    } finally {
+      await own.close();
+    }
+  });
 });
 
 describe('the outbox across a crash', () => {

@@ -2,7 +2,8 @@
  * What the SMTP and SMS provider services share: reading a provider, the instance's active
  * provider, the state filter, and the outbound policy check of a configured host.
  */
-import { type AggregateRecord, idTerm, notFound, type ProviderFamily, validationFailed } from '../../../actors/index.js';
+import { timestampFromMs, type Timestamp } from '@bufbuild/protobuf/wkt';
+import { type AggregateRecord, idTerm, notFound, type ProviderDeliveryState, type ProviderFamily, validationFailed } from '../../../actors/index.js';
 import { refusedAddress } from '../../delivery/outbound-host.js';
 import { outboundPolicyOf } from '../../delivery/policy.js';
 import type { CallContext } from '../call-context.js';
@@ -35,4 +36,10 @@ export async function requireAllowedHost(call: CallContext, host: string, field:
     [{ field, description: `resolves to the non-public address ${refused}; only public addresses are allowed (TESSERA_OUTBOUND_ALLOW_PRIVATE_NETWORKS is off)` }],
     'outbound.address_refused',
   );
+}
+
+/** The provider's last delivery error (outbox), for the read shape; nothing when none stands. */
+export function lastErrorOf(state: object): { lastError?: { message: string; date: Timestamp } } {
+  const last = (state as ProviderDeliveryState).lastError;
+  return last === undefined ? {} : { lastError: { message: last.error, date: timestampFromMs(last.at) } };
 }

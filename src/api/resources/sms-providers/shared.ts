@@ -5,6 +5,7 @@ import { TWILIO_BASE_URL, type SmsSettings } from '../../../delivery/sms.js';
 import { GetSMSProviderSchema, SmsProviderState, type GetSMSProvider } from '../../../gen/platform/resources/sms/v3alpha/sms_service_pb.js';
 import type { CallContext } from '../../call-context.js';
 import { toDetails } from '../../shared/convert.js';
+import { lastErrorOf } from '../../shared/providers.js';
 import { requireAllowedHost } from '../../shared/providers.js';
 
 /** Generic providers' signing keys: 36 characters of [A-Za-z0-9], like targets'. */
@@ -22,6 +23,7 @@ export function toGetSmsProvider(record: AggregateRecord<SmsProvider>, activeId:
           : { case: 'twilio', value: { accountSid: s.accountSid, hasAuthToken: s.authToken !== '', senderNumber: s.senderNumber, baseUrl: s.baseUrl } },
     },
     state: record.id === activeId ? SmsProviderState.ACTIVE : SmsProviderState.INACTIVE,
+    ...lastErrorOf(record.state),
   });
 }
 

@@ -3,6 +3,7 @@ import { create } from '@bufbuild/protobuf';
 import { type AggregateRecord, detailsOf, type SmtpProvider } from '../../../../actors/index.js';
 import { GetSMTPProviderSchema, SmtpProviderState, type GetSMTPProvider } from '../../../gen/platform/resources/smtp/v3alpha/smtp_service_pb.js';
 import { toDetails } from '../../shared/convert.js';
+import { lastErrorOf } from '../../shared/providers.js';
 import { WIRE_TLS_MODES } from './input.js';
 
 export function toGetSmtpProvider(record: AggregateRecord<SmtpProvider>, activeId: string): GetSMTPProvider {
@@ -21,5 +22,6 @@ export function toGetSmtpProvider(record: AggregateRecord<SmtpProvider>, activeI
       replyToAddress: s.replyTo,
     },
     state: record.id === activeId ? SmtpProviderState.ACTIVE : SmtpProviderState.INACTIVE,
+    ...lastErrorOf(record.state),
   });
 }
