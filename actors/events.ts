@@ -189,7 +189,7 @@ export const userEvents = defineEvents<UserEvent>()('user', 'user', {
     },
   },
   'user.human.password.changed': {
-    emittedBy: 'SetPassword (resets the failed-check counter)',
+    emittedBy: 'SetPassword (resets the failed-check counter); a password reset with a code (login UI, SetPassword with `verificationCode`: clears the code, the user\'s sessions end in the same append)',
     payload: { passwordHash: 'argon2id PHC string (never the password)', changeRequired: 'the user must change it at the next login' },
   },
   'user.human.password.rehashed': {
@@ -420,7 +420,7 @@ export const sessionEvents = defineEvents<SessionEvent>()('session', "session (o
     emittedBy: 'CreateSession with metadata; PatchSession (changed keys only)',
     payload: { metadata: 'key → value; an empty value removed the key' },
   },
-  'session.terminated': { emittedBy: 'DeleteSession; `terminateSession` (token digest released)', payload: {} },
+  'session.terminated': { emittedBy: 'DeleteSession; `terminateSession` (token digest released); a password reset with a code, for every live session of the user, in the same append as `user.human.password.changed`', payload: {} },
 });
 
 const targetFields = {
