@@ -4,15 +4,17 @@
  * password?" on the password step queues a mail; the test reads the delivered mail, uses its
  * code to set a new password, the login continues, the user's sessions ended, the old password
  * fails and the new one works; a wrong, a reused and an expired code (test clock) are refused
- * with the right one accepted beside them. A node killed (SIGKILL) while the SMTP server refuses
+ * with the right one accepted beside them; a user with TOTP is still asked for the code after the
+ * reset. A node killed (SIGKILL) while the SMTP server refuses
  * the first attempt delivers the message exactly once after the restart. A node without any
  * SMTP hides the link. Runs on the store the suite is set to (TESSERA_TEST_STORE).
  */
 import type { AddressInfo } from 'node:net';
+import { Secret, TOTP } from 'otpauth';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startTestNode, type TestNode } from './harness.js';
-import { codeRequest, logInWithFetch, openLogin, postLogin, submitLoginName, submitPassword, type LoginSteps, type PageResult } from './login-flow.fixture.js';
+import { codeRequest, getPage, logInWithFetch, openLogin, postLogin, submitLoginName, submitPassword, type LoginSteps, type PageResult } from './login-flow.fixture.js';
 import { createFlowTenant, createHuman, PASSWORD, type FlowTenant } from './oidc-code-flow.fixture.js';
 
 const REDIRECT_URI = 'http://127.0.0.1:9/cb';
@@ -165,6 +167,27 @@ describe('password reset in the login UI', () => {
     const fresh = await submitPassword(node, again.steps, NEW_PASSWORD);
     expect(fresh.status).toBe(303);
     expect(mailsTo(smtp, 'pr-alice@example.com')).toHaveLength(1);
+  });
+
+  it('still asks a user with a verified TOTP for the code after the reset', async () => {
+    const call = api(node);
+    const userId = await createHuman(node, 'pr-tom');
+    const added = await call('POST', `/resources/v3alpha/users/${userId}/totp`);
+    expect(added.status).toBe(200);
+    const totp = new TOTP({ secret: Secret.fromBase32(added.body.secret as string) });
+    expect((await call('POST', `/resources/v3alpha/users/${userId}/totp/_verify`, { code: totp.generate() })).status).toBe(200);
+
+    const { steps } = await atPasswordStep(node, tenant, 'pr-tom');
+    const code = await requestCode(node, smtp, steps, 'pr-tom@example.com');
+    const done = await reset(node, steps, code);
+    // Not the client yet: the login page again, now asking for the TOTP code.
+    expect(done.status).toBe(303);
+    expect(done.location).toMatch(/^\/ui\/login\/login\?/);
+    const otpPage = await getPage(node, done.location ?? '', steps.started.jar.header());
+    expect(otpPage.text).toContain('value="otp"');
+    const finished = await post(node, steps, { action: 'otp', code: totp.generate({ timestamp: Date.now() + 30_000 }) });
+    expect(finished.status, finished.text.slice(0, 300)).toBe(303);
+    expect(new URL(finished.location ?? 'x:/').searchParams.get('code')).toEqual(expect.any(String));
   });
 
   it('refuses an expired code (test clock) and accepts a fresh one', async () => {
