@@ -153,22 +153,26 @@ export class OutboxWorker {
   }
 
   private async deliverInstance(instanceId: string): Promise<void> {
-    if (!(await this.lease.acquire(instanceId))) {
-      this.active.set(instanceId, 0); // another node delivers this instance's messages
-      return;
-    }
+    // Read first: an instance without pending messages costs one range read, no lease write.
     const rows: AggregateRecord<OutboxMessage>[] = [];
     for await (const row of this.o.actors.scanRecords(instanceId, outboxMessageKind)) rows.push(row);
-    this.active.set(instanceId, rows.length);
     if (rows.length === 0) {
       this.active.delete(instanceId);
       await this.lease.release(instanceId);
       return;
     }
+    if (!(await this.lease.acquire(instanceId))) {
+      this.active.set(instanceId, 0); // another node delivers this instance's messages
+      return;
+    }
+    this.active.set(instanceId, rows.length);
     for (const row of rows) {
       if (this.stopping.signal.aborted || !this.lease.isHeld(instanceId)) return;
       if (row.state.nextAttemptAt > this.o.clock.now()) continue;
-      await this.deliver(instanceId, row);
+      // Read again: another node may have delivered it, or recorded an attempt, before this one held the lease.
+      const fresh = await this.o.actors.readRecord(instanceId, outboxMessageKind, row.id);
+      if (fresh === undefined || fresh.state.nextAttemptAt > this.o.clock.now()) continue;
+      await this.deliver(instanceId, fresh);
     }
   }
 
