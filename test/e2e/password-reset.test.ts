@@ -346,6 +346,39 @@ describe('the outbox across a crash', () => {
   });
 });
 
+describe('an outbox message the server keeps refusing', () => {
+  let smtp: Smtp;
+  let node: TestNode;
+  afterAll(async () => {
+    await node?.stop();
+    node?.cleanup();
+    await smtp?.close();
+  });
+
+  it('is retried with backoff, then abandoned after the last attempt, visibly', async () => {
+    smtp = await startSmtpServer();
+    smtp.state.refusing = true;
+    node = await startTestNode({ env: { ...nodeEnv(smtp), TESSERA_OUTBOX_BACKOFF_MS: '100', TESSERA_OUTBOX_MAX_ATTEMPTS: '3' } });
+    const userId = await createHuman(node, 'refused-ivy');
+    expect((await api(node)('POST', `/resources/v3alpha/users/${userId}/password/_reset`, {})).status).toBe(200);
+    const metrics = await waitFor('the abandoned message', async () => {
+      const text = await (await fetch(`${node.baseUrl}/metrics`)).text();
+      return text.includes('tessera_outbox_deliveries_total{kind="mail",result="abandoned"} 1') ? text : undefined;
+    });
+    // Three attempts: two failures retried, the third abandoned; nothing delivered, nothing pending.
+    expect(metrics).toContain('tessera_outbox_deliveries_total{kind="mail",result="failed"} 2');
+    expect(smtp.state.attempts).toBe(3);
+    expect(smtp.state.delivered).toHaveLength(0);
+    expect(node.logs.some((l) => l.msg === 'outbox message abandoned after the last attempt')).toBe(true);
+    await waitFor('nothing pending', async () => ((await (await fetch(`${node.baseUrl}/metrics`)).text()).includes('tessera_outbox_pending 0') ? true : undefined));
+    // Control: with the server accepting again, a new request is delivered.
+    smtp.state.refusing = false;
+    expect((await api(node)('POST', `/resources/v3alpha/users/${userId}/password/_reset`, {})).status).toBe(200);
+    await waitFor('the new mail', () => mailsTo(smtp, 'refused-ivy@example.com')[0]);
+    expect(smtp.state.attempts).toBe(4);
+  });
+});
+
 describe('without any SMTP', () => {
   let node: TestNode;
   let tenant: FlowTenant;
