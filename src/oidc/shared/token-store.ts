@@ -10,7 +10,8 @@
  * refresh looks at it; when it is there, the token was used twice and the whole grant is
  * revoked (the `g:` row every token check already reads), so the hot paths gain no read.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { pooledRandomBase64url } from '../../crypto/random.js';
 import type { TtlStore } from '../../../actors/index.js';
 
 const ACCESS = 'oidc.at';
@@ -74,15 +75,15 @@ export interface RotatedRefreshToken {
 
 /** A random 256-bit token value (base64url, 43 characters). */
 export function newTokenValue(): string {
-  return randomBytes(32).toString('base64url');
+  return pooledRandomBase64url(32);
 }
 
 export function newGrantId(): string {
-  return randomBytes(16).toString('base64url');
+  return pooledRandomBase64url(16);
 }
 
 export function newJti(grantId: string): string {
-  return `${grantId}.${randomBytes(12).toString('base64url')}`;
+  return `${grantId}.${pooledRandomBase64url(12)}`;
 }
 
 export function grantOfJti(jti: string): string {
