@@ -5,6 +5,7 @@
  * guide §6: internal errors are logged in full with the request id; the client sees a fixed
  * message). docs/operations/observability.md lists the fields.
  */
+import { pino } from 'pino';
 import type { HttpRequest, ObservedRequest } from '../http/types.js';
 import type { NodeLogger } from './logger.js';
 
@@ -41,15 +42,69 @@ export function createRequestLog(logger: NodeLogger, access: AccessLogOptions = 
   const errorsOnly = access.mode === 'errors';
   const sample = access.sample;
   const random = access.random ?? Math.random;
+  const write = directLineWriter(logger);
   return {
     ...log,
     onResponse(request, status, seconds) {
       const rpcCode = request?.notes?.rpcCode;
       const failed = status >= 400 || (rpcCode !== undefined && rpcCode !== 0);
       if (!failed && (errorsOnly || (sample < 1 && random() >= sample))) return;
-      logger.info(accessLine(request, status, seconds), 'request');
+      if (write !== undefined) write(accessFields(request, status, seconds));
+      else logger.info(accessLine(request, status, seconds), 'request');
     },
   };
+}
+
+interface PinoInternals {
+  readonly [key: symbol]: unknown;
+}
+
+/**
+ * Writes an access line straight to the logger's destination, in the form pino writes it
+ * (`{"level":"info","time":…,<bindings>,<fields>,"msg":"request"}`), skipping pino's generic
+ * per-key serialisation and the redaction wildcard (the access fields hold no secret: ids, a
+ * route template, numbers). Undefined when the logger is not a plain pino one (a mixin, a
+ * write hook, a destination that wants metadata): then lines go through `logger.info`.
+ */
+function directLineWriter(logger: NodeLogger): ((fields: string) => void) | undefined {
+  const internals = logger as unknown as PinoInternals;
+  const symbols = pino.symbols;
+  const stream = internals[symbols.streamSym] as ({ write?: unknown } & PinoInternals) | undefined;
+  const time = internals[symbols.timeSym];
+  const bindings = internals[symbols.chindingsSym];
+  const levelStart = (internals[symbols.lsCacheSym] as Record<number, unknown> | undefined)?.[logger.levels.values.info ?? 30];
+  const hooks = internals[Symbol.for('pino.hooks')] as { streamWrite?: unknown } | undefined;
+  if (stream === undefined || typeof stream.write !== 'function' || stream[Symbol.for('pino.metadata')] === true) return undefined;
+  if (typeof time !== 'function' || typeof bindings !== 'string' || typeof levelStart !== 'string') return undefined;
+  if (internals[symbols.mixinSym] !== undefined || hooks?.streamWrite !== undefined) return undefined;
+  const destination = stream as unknown as { write(line: string): unknown };
+  const now = time as () => string;
+  return (fields) => {
+    destination.write(`${levelStart}${now()}${bindings}${fields},"msg":"request"}\n`);
+  };
+}
+
+/** accessLine's fields as JSON members (`,"name":value` each; undefined ones left out). */
+function accessFields(request: ObservedRequest | undefined, status: number, seconds: number): string {
+  const notes = request?.notes;
+  const trace = request?.trace;
+  let out = member('requestId', request?.requestId);
+  out += `,"transport":"${notes?.transport ?? 'http'}"`;
+  out += member('method', request?.method);
+  out += member('route', request?.route ?? notes?.rpc ?? 'unmatched');
+  out += `,"status":${status}`;
+  const rpcCode = notes?.rpcCode;
+  if (rpcCode !== undefined) out += `,"rpcCode":${rpcCode}`;
+  out += `,"durationMs":${Math.round(seconds * 1e5) / 100}`;
+  out += member('instanceId', notes?.instanceId);
+  out += member('clientId', notes?.clientId);
+  out += member('userId', notes?.userId);
+  if (trace !== undefined) out += member('traceId', trace.traceId) + member('spanId', trace.spanId) + member('parentSpanId', trace.parentId);
+  return out;
+}
+
+function member(name: string, value: string | undefined): string {
+  return value === undefined ? '' : `,"${name}":${JSON.stringify(value)}`;
 }
 
 /** The access-log fields; undefined ones are left out of the JSON line. */

@@ -7,8 +7,11 @@ import { nodeAdapter } from '../../src/http/node-adapter.js';
 import { json } from '../../src/http/reply.js';
 import { nextRequestId } from '../../src/http/request-id.js';
 import { createRouter } from '../../src/http/router.js';
-import type { HttpRequest, ListeningServer } from '../../src/http/types.js';
+import type { HttpRequest, ListeningServer, ObservedRequest } from '../../src/http/types.js';
 import { createMetrics } from '../../src/observability/metrics.js';
+import type { NodeLogger } from '../../src/observability/logger.js';
+import { createRequestLog } from '../../src/observability/request-log.js';
+import { pino } from 'pino';
 import { uwsAdapter } from '../http/uws.fixture.js';
 
 describe('request ids', () => {
@@ -60,5 +63,57 @@ describe.each(uwsAdapter === undefined ? [nodeAdapter] : [nodeAdapter, uwsAdapte
     expect(thrown[0]?.requestId).toMatch(/^[0-9a-f]{8}-[0-9a-z]+$/);
     expect(serverErrors[0]?.requestId).toBe(thrown[0]?.requestId);
     expect(serverErrors[1]?.requestId).not.toBe(serverErrors[0]?.requestId);
+  });
+});
+
+describe('access lines', () => {
+  /** A node-style logger (createLogger's options) writing into an array instead of stdout. */
+  function capturingLogger(options: { mixin?: boolean } = {}): { logger: NodeLogger; lines: Record<string, unknown>[] } {
+    const lines: Record<string, unknown>[] = [];
+    const destination = { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) };
+    const logger = pino(
+      {
+        level: 'info',
+        base: { service: 'tessera' },
+        timestamp: pino.stdTimeFunctions.isoTime,
+        formatters: { level: (label) => ({ level: label }) },
+        redact: { paths: ['token', '*.token', 'authorization'], censor: '[redacted]' },
+        ...(options.mixin === true ? { mixin: () => ({ mixed: true }) } : {}),
+      },
+      destination,
+    );
+    return { logger, lines };
+  }
+  const request = (trace: boolean): ObservedRequest =>
+    ({
+      requestId: 'req-1',
+      method: 'POST',
+      route: '/oauth/v2/token',
+      trace: trace ? { traceId: 't'.repeat(32), spanId: 's'.repeat(16), parentId: 'p'.repeat(16), sampled: true } : undefined,
+      notes: { transport: 'http', instanceId: 'inst"1', clientId: 'client\\1', grant: 'client_credentials' },
+    }) as unknown as ObservedRequest;
+
+  it('are what pino itself writes for the same fields (written directly, or through logger.info when the logger has a mixin)', () => {
+    const direct = capturingLogger();
+    const viaPino = capturingLogger({ mixin: true });
+    for (const { logger } of [direct, viaPino]) {
+      const log = createRequestLog(logger, { mode: 'all', sample: 1 });
+      log.onResponse?.(request(true), 200, 0.0123456);
+      log.onResponse?.(request(false), 401, 0.5);
+    }
+    expect(direct.lines).toHaveLength(2);
+    expect(viaPino.lines).toHaveLength(2);
+    for (let i = 0; i < 2; i++) {
+      const { time: t1, ...a } = direct.lines[i] as Record<string, unknown>;
+      const { time: t2, mixed, ...b } = viaPino.lines[i] as Record<string, unknown>;
+      expect(mixed).toBe(true); // the control: that line did go through pino
+      expect(a).toEqual(b);
+      expect(Object.keys(a)).toEqual(Object.keys(b)); // the same order, too
+      expect(typeof t1).toBe('string');
+      expect(Number.isNaN(Date.parse(String(t1)))).toBe(false);
+      expect(typeof t2).toBe('string');
+    }
+    expect(direct.lines[0]).toMatchObject({ level: 'info', service: 'tessera', msg: 'request', requestId: 'req-1', route: '/oauth/v2/token', status: 200, durationMs: 12.35, instanceId: 'inst"1', clientId: 'client\\1', traceId: 't'.repeat(32), parentSpanId: 'p'.repeat(16) });
+    expect(direct.lines[1]).not.toHaveProperty('traceId');
   });
 });
