@@ -2,8 +2,9 @@
  * Prometheus metrics (GET /metrics, docs/operations/observability.md): requests and latency by
  * route template or RPC method, HTTP method, transport and status class on every transport;
  * tokens issued by grant (and instance), logins by result and reason, store append latency,
- * and gauges read at scrape time. One registry per node, no globals. Label children are bound
- * once per series and cached, so a request costs lookups and increments, no label objects.
+ * and gauges read at scrape time. One registry per node, no globals. Series are bound once and
+ * count requests, tokens and latencies into plain numbers that prom-client receives at scrape
+ * time, so a request costs lookups and increments: no label objects, no hashing, no closures.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { HttpObserver, Transport } from '../http/types.js';
@@ -31,9 +32,12 @@ export interface MetricsOptions {
   readonly instanceLabel?: boolean;
 }
 
+/** One (route, method, transport, status class): counted here, handed to prom-client at scrape time. */
 interface Series {
-  readonly count: Counter.Internal;
-  readonly latency: Histogram.Internal<string>;
+  /** Requests not yet added to the prom-client child (flushed by the counter's collect()). */
+  pending: number;
+  readonly child: Counter.Internal;
+  readonly latency: LatencySeries;
 }
 
 const TRANSPORTS: readonly Transport[] = ['http', 'connect', 'grpc-web', 'grpc'];
@@ -55,14 +59,22 @@ export function createMetrics(log: RequestLog, options: MetricsOptions = {}): No
     help: 'Requests on every transport by route template (or RPC method), HTTP method, transport and status class (failed RPCs by their code).',
     labelNames: ['route', 'method', 'transport', 'status'] as const,
     registers: [registry],
+    collect() {
+      for (const series of counted) {
+        if (series.pending === 0) continue;
+        series.child.inc(series.pending);
+        series.pending = 0;
+      }
+    },
   });
-  const latency = new Histogram({
+  const latency = new LatencyHistogram({
     name: 'tessera_http_request_duration_seconds',
     help: 'Request latency by route template (or RPC method), HTTP method and transport.',
     labelNames: ['route', 'method', 'transport'] as const,
     buckets: LATENCY_BUCKETS,
     registers: [registry],
   });
+  const counted: Series[] = [];
   const tokens = createTokenCounter(registry, options.instanceLabel !== false);
   const logins = new Counter({
     name: 'tessera_logins_total',
@@ -104,11 +116,18 @@ export function createMetrics(log: RequestLog, options: MetricsOptions = {}): No
     if (methods === undefined) cache.set(route, (methods = new Map()));
     let slots = methods.get(method);
     if (slots === undefined) methods.set(method, (slots = []));
-    const slot = TRANSPORTS.indexOf(transport) * CLASSES.length + statusClass - 1;
-    return (slots[slot] ??= {
-      count: requests.labels(route, method, transport, CLASSES[statusClass - 1] as string),
-      latency: latency.labels(route, method, transport),
-    });
+    const transportIndex = TRANSPORTS.indexOf(transport);
+    const slot = transportIndex * CLASSES.length + statusClass - 1;
+    let series = slots[slot];
+    if (series === undefined) {
+      // The latency series has no status label: the status classes of one transport share it.
+      let shared: LatencySeries | undefined;
+      for (let other = transportIndex * CLASSES.length; other < (transportIndex + 1) * CLASSES.length && shared === undefined; other++) shared = slots[other]?.latency;
+      series = { pending: 0, child: requests.labels(route, method, transport, CLASSES[statusClass - 1] as string), latency: shared ?? latency.series(route, method, transport) };
+      slots[slot] = series;
+      counted.push(series);
+    }
+    return series;
   }
 
   const loginCache = new Map<string, Counter.Internal>();
@@ -129,7 +148,7 @@ export function createMetrics(log: RequestLog, options: MetricsOptions = {}): No
         const route = request?.route ?? notes?.rpc ?? 'unmatched';
         const method = request !== undefined && METHODS.has(request.method) ? request.method : 'other';
         const series = seriesOf(route, method, notes?.transport ?? 'http', statusClassOf(status, notes?.rpcCode));
-        series.count.inc();
+        series.pending += 1;
         series.latency.observe(seconds);
         if (notes?.grant !== undefined) tokens.count(notes.grant, notes.instanceId ?? '');
         if (notes?.login !== undefined) countLogin(notes.login);
@@ -178,17 +197,118 @@ function createLabelledCounter(registry: Registry, byInstance: boolean, spec: { 
     help: byInstance ? `${spec.help} and instance.` : `${spec.help}.`,
     labelNames: byInstance ? [spec.label, 'instance'] : [spec.label],
     registers: [registry],
+    collect() {
+      for (const byValue of children.values()) {
+        for (const entry of byValue.values()) {
+          if (entry.pending === 0) continue;
+          entry.child.inc(entry.pending);
+          entry.pending = 0;
+        }
+      }
+    },
   });
-  const children = new Map<string, Map<string, Counter.Internal>>();
+  const children = new Map<string, Map<string, { pending: number; readonly child: Counter.Internal }>>();
   return {
     count(value, instanceId) {
       const instance = byInstance ? instanceId : '';
       let byValue = children.get(value);
       if (byValue === undefined) children.set(value, (byValue = new Map()));
-      let child = byValue.get(instance);
-      if (child === undefined) byValue.set(instance, (child = byInstance ? counter.labels(value, instance) : counter.labels(value)));
-      child.inc();
+      let entry = byValue.get(instance);
+      if (entry === undefined) byValue.set(instance, (entry = { pending: 0, child: byInstance ? counter.labels(value, instance) : counter.labels(value) }));
+      entry.pending += 1;
     },
   };
+}
+
+/** One label set of a LatencyHistogram: plain counters, no allocation per observation. */
+class LatencySeries {
+  /** Observations per bucket (not cumulative); the last slot counts those above every bound. */
+  readonly counts: Float64Array;
+  sum = 0;
+  count = 0;
+
+  constructor(
+    readonly labels: Readonly<Record<string, string>>,
+    private readonly bounds: readonly number[],
+  ) {
+    this.counts = new Float64Array(bounds.length + 1);
+  }
+
+  observe(value: number): void {
+    const bounds = this.bounds;
+    let i = 0;
+    while (i < bounds.length && value > (bounds[i] as number)) i++;
+    this.counts[i] = (this.counts[i] ?? 0) + 1;
+    this.sum += value;
+    this.count += 1;
+  }
+}
+
+type HistogramValues = Awaited<ReturnType<Histogram['get']>>;
+
+/**
+ * A prom-client Histogram (same registry entry, same exposition) whose series are bound once
+ * and observe into plain counters: prom-client's own observe validates and hashes the labels
+ * and allocates per call. Only `series(...).observe` is used to record.
+ */
+class LatencyHistogram<T extends string> extends Histogram<T> {
+  private readonly metricName: string;
+  private readonly metricHelp: string;
+  private readonly bounds: readonly number[];
+  private readonly names: readonly T[];
+  private readonly all: LatencySeries[] = [];
+
+  constructor(configuration: ConstructorParameters<typeof Histogram<T>>[0] & { readonly labelNames: readonly T[]; readonly buckets: readonly number[] }) {
+    super(configuration);
+    this.metricName = configuration.name;
+    this.metricHelp = configuration.help;
+    this.bounds = [...configuration.buckets].sort((a, b) => a - b);
+    this.names = configuration.labelNames;
+  }
+
+  series(...values: string[]): LatencySeries {
+    const labels: Record<string, string> = {};
+    this.names.forEach((name, i) => (labels[name] = values[i] ?? ''));
+    const series = new LatencySeries(labels, this.bounds);
+    this.all.push(series);
+    return series;
+  }
+
+  override get(): Promise<HistogramValues> {
+    return Promise.resolve(this.snapshot());
+  }
+
+  /** What the registry renders (prom-client prefers it over get()). */
+  getForPromString(): Promise<HistogramValues> {
+    return Promise.resolve(this.snapshot());
+  }
+
+  override reset(): void {
+    super.reset();
+    // The base constructor calls reset() before this class's fields exist.
+    for (const series of this.all ?? []) {
+      series.counts.fill(0);
+      series.sum = 0;
+      series.count = 0;
+    }
+  }
+
+  private snapshot(): HistogramValues {
+    const name = this.metricName;
+    const values: HistogramValues['values'] = [];
+    for (const series of this.all) {
+      if (series.count === 0) continue;
+      let cumulative = 0;
+      this.bounds.forEach((bound, i) => {
+        cumulative += series.counts[i] ?? 0;
+        values.push({ labels: { le: bound, ...series.labels }, value: cumulative, metricName: `${name}_bucket` });
+      });
+      values.push({ labels: { le: '+Inf', ...series.labels }, value: series.count, metricName: `${name}_bucket` });
+      values.push({ labels: { ...series.labels }, value: series.sum, metricName: `${name}_sum` });
+      values.push({ labels: { ...series.labels }, value: series.count, metricName: `${name}_count` });
+    }
+    const result: Omit<HistogramValues, 'collect'> = { name, help: this.metricHelp, type: 'histogram' as unknown as HistogramValues['type'], values, aggregator: 'sum' };
+    return result as HistogramValues;
+  }
 }
 
