@@ -28,8 +28,8 @@ class UwsExchange extends Exchange<UwsServer> {
   readonly method: string;
   readonly path: string;
   readonly query: string;
-  readonly remoteAddress: string;
   watchingWritable = false;
+  private remote: string | undefined = undefined;
 
   constructor(readonly res: UwsResponse, req: UwsRequest, server: UwsServer) {
     super(server);
@@ -42,7 +42,20 @@ class UwsExchange extends Exchange<UwsServer> {
     req.forEach(collectHeader);
     this.headerCount = headerCount;
     this.headerBytes = headerBytes;
-    this.remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
+  }
+
+  /**
+   * The peer address, read from uWS on first use (most requests never look at it). uWS forgets
+   * the response once it is answered or aborted: a first read after that gets ''.
+   */
+  get remoteAddress(): string {
+    if (this.remote === undefined) this.remote = this.done || this.aborted ? '' : Buffer.from(this.res.getRemoteAddressAsText()).toString('latin1');
+    return this.remote;
+  }
+
+  /** The client-origin step replaces it with the forwarded client's address. */
+  set remoteAddress(address: string) {
+    this.remote = address;
   }
 }
 

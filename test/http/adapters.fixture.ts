@@ -79,6 +79,8 @@ export function createApp(probes: Probes): HttpHandler {
       { method: 'DELETE', pattern: '/items/{id}', handler: () => empty(204) },
       { method: 'GET', pattern: '/items/_special', handler: (req) => json(200, { special: true, route: req.route }) },
       { method: 'POST', pattern: '/echo', handler: async (req) => ({ status: 200, headers: { 'content-type': 'application/octet-stream' }, body: req.body }) },
+      // The peer address read only after the body arrived and a timer passed (uWS reads it lazily).
+      { method: 'POST', pattern: '/remote-later', handler: async (req) => { await new Promise((resolve) => setTimeout(resolve, 5)); return json(200, { remote: req.remoteAddress }); } },
       { method: 'POST', pattern: '/echo-large', handler: (req) => ({ status: 200, headers: { 'content-type': 'application/octet-stream' }, body: req.body }) },
       { method: 'POST', pattern: '/constructor', handler: (req) => json(200, { bytes: req.body.length }) },
       { method: 'GET', pattern: '/html', handler: () => html(200, '<!doctype html><title>t</title>') },

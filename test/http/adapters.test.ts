@@ -91,6 +91,12 @@ for (const { name, adapter, skip } of adapters) describe.skipIf(skip !== undefin
     expect(probes.responses.at(-1)).toEqual({ status: 200, route: '/items/{id}' });
   });
 
+  it('gives the peer address to a handler that first reads a body and waits', async () => {
+    const res = await fetch(`${base}/remote-later`, { method: 'POST', body: 'x'.repeat(100) });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ remote: '127.0.0.1' });
+  });
+
   it('prefers a literal segment over a param', async () => {
     const res = await fetch(`${base}/items/_special`);
     expect(await res.json()).toEqual({ special: true, route: '/items/_special' });
