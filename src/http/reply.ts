@@ -20,6 +20,11 @@ function withHeaders(base: ReplyHeaders, extra: ReplyHeaders | undefined): Reply
   return extra === undefined ? base : { ...base, ...extra };
 }
 
+/** The JSON reply headers plus `extra`, built once by a caller that sends them on every reply (hot paths). */
+export function jsonHeadersWith(extra: ReplyHeaders): ReplyHeaders {
+  return Object.freeze({ ...JSON_HEADERS, ...extra });
+}
+
 /** A JSON reply; `body` goes through JSON.stringify. */
 export function json(status: number, body: unknown, headers?: ReplyHeaders): HttpReply {
   return { status, headers: withHeaders(JSON_HEADERS, headers), body: JSON.stringify(body) };

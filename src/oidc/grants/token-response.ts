@@ -12,12 +12,14 @@ export interface TokenResponse {
 }
 
 export function toTokenResponse(issued: IssuedTokens): TokenResponse {
-  return {
+  const response: { -readonly [K in keyof TokenResponse]: TokenResponse[K] } = {
     access_token: issued.accessToken,
     token_type: 'Bearer',
     expires_in: issued.expiresIn,
     scope: issued.record.scope.join(' '),
-    ...(issued.idToken === undefined ? {} : { id_token: issued.idToken }),
-    ...(issued.refreshToken === undefined ? {} : { refresh_token: issued.refreshToken }),
   };
+  // Set only when present (no spread of throwaway objects on the token path).
+  if (issued.idToken !== undefined) response.id_token = issued.idToken;
+  if (issued.refreshToken !== undefined) response.refresh_token = issued.refreshToken;
+  return response;
 }

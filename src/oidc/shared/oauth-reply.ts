@@ -6,11 +6,13 @@
  */
 import { AppError, OAuthError, type OAuthErrorCode } from '../../../actors/index.js';
 import { toWireError } from '../../http/error-mapping.js';
-import { json } from '../../http/reply.js';
+import { json, jsonHeadersWith } from '../../http/reply.js';
 import type { RouteHandler } from '../../http/router.js';
 import type { HttpReply, HttpRequest } from '../../http/types.js';
 
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' } as const;
+/** The headers of every successful OAuth JSON reply, built once (no header record per request). */
+const NO_STORE_JSON = jsonHeadersWith(NO_STORE);
 
 export interface ErrorLogger {
   error(details: Record<string, unknown>, message: string): void;
@@ -18,7 +20,7 @@ export interface ErrorLogger {
 
 /** A 200 JSON reply that must not be cached. */
 export function noStoreJson(body: unknown, status = 200): HttpReply {
-  return json(status, body, NO_STORE);
+  return { status, headers: NO_STORE_JSON, body: JSON.stringify(body) };
 }
 
 export function statusOfOAuthCode(code: OAuthErrorCode): number {
