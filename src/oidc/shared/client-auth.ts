@@ -88,6 +88,7 @@ function decodeBasic(value: string): { clientId: string; secret: string } {
 }
 
 function formDecode(text: string): string {
+  if (!text.includes('%') && !text.includes('+')) return text; // nothing encoded (the usual client id and secret)
   return decodeURIComponent(text.replace(/\+/g, ' '));
 }
 

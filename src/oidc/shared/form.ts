@@ -24,7 +24,7 @@ const REPEATABLE = new Set(['audience', 'resource']);
 /** Parses urlencoded text; a repeated name throws invalid_request. */
 export function parseUrlEncoded(text: string): FormParams {
   const params = new Map<string, string>();
-  for (const [name, value] of new URLSearchParams(text)) {
+  for (const [name, value] of pairsOf(text)) {
     const previous = params.get(name);
     if (previous !== undefined && REPEATABLE.has(name)) params.set(name, value === '' ? previous : previous === '' ? value : `${previous} ${value}`);
     else if (previous !== undefined) throw invalidRequest(`the parameter ${safeName(name)} is repeated`);
@@ -32,6 +32,27 @@ export function parseUrlEncoded(text: string): FormParams {
   }
   for (const [name, value] of params) if (value === '') params.delete(name);
   return params;
+}
+
+/**
+ * The name/value pairs of urlencoded text as URLSearchParams yields them. Text without `%`, `+`
+ * or a leading `?` (a token request's `grant_type=client_credentials&scope=openid`) needs no
+ * decoding: it is split directly, without a URLSearchParams object.
+ */
+function pairsOf(text: string): Iterable<[string, string]> {
+  if (text.charCodeAt(0) === 63 /* ? */ || text.includes('%') || text.includes('+')) return new URLSearchParams(text);
+  const pairs: [string, string][] = [];
+  let start = 0;
+  while (start <= text.length) {
+    let end = text.indexOf('&', start);
+    if (end === -1) end = text.length;
+    if (end > start) {
+      const equals = text.indexOf('=', start);
+      pairs.push(equals === -1 || equals > end ? [text.slice(start, end), ''] : [text.slice(start, equals), text.slice(equals + 1, end)]);
+    }
+    start = end + 1;
+  }
+  return pairs;
 }
 
 /** The parameter, or invalid_request when absent. */
