@@ -86,24 +86,24 @@ async function activeResponse(deps: OAuthDeps, request: OAuthRequest, record: Ac
     clientProjectId: projectId,
     assertClientProjectRoles: caller.project.state.projectRoleAssertion,
   });
-  const body = {
-    ...userClaims({ user, org }, record.scope),
-    ...roles,
-    active: true,
-    scope: record.scope.join(' '),
-    client_id: record.clientId,
-    token_type: 'Bearer',
-    exp: record.exp,
-    iat: record.iat,
-    nbf: record.iat,
-    ...(record.authTime === undefined ? {} : { auth_time: record.authTime }),
-    sub: record.sub,
-    aud: record.aud,
-    ...(record.amr === undefined ? {} : { amr: record.amr }),
-    iss: request.issuer,
-    jti: record.jti,
-    ...(record.act === undefined ? {} : { act: record.act }),
-    username: preferredUsername({ user, org }),
-  };
+  // Assigned onto userClaims' fresh object in the reply's key order (the spread literal this
+  // replaces was the endpoint's largest self time): a key already there keeps its place and
+  // takes the later value, as in a spread.
+  const body: Record<string, unknown> = Object.assign(userClaims({ user, org }, record.scope), roles);
+  body.active = true;
+  body.scope = record.scope.join(' ');
+  body.client_id = record.clientId;
+  body.token_type = 'Bearer';
+  body.exp = record.exp;
+  body.iat = record.iat;
+  body.nbf = record.iat;
+  if (record.authTime !== undefined) body.auth_time = record.authTime;
+  body.sub = record.sub;
+  body.aud = record.aud;
+  if (record.amr !== undefined) body.amr = record.amr;
+  body.iss = request.issuer;
+  body.jti = record.jti;
+  if (record.act !== undefined) body.act = record.act;
+  body.username = preferredUsername({ user, org });
   return deps.claimHooks.apply('preuserinfo', { instanceId, clientId: record.clientId, subject: { user, org } }, body);
 }
