@@ -4,7 +4,7 @@
  * digest; either way its grant and its id must not be revoked. ID tokens are not access tokens
  * (they carry no `scope`). Undefined for any problem: callers answer inactive / invalid_token.
  */
-import type { Signer } from '../../crypto/signer.js';
+import type { Signer, VerifyJwtOptions } from '../../crypto/signer.js';
 import { looksLikeJwt } from '../../crypto/jwt-bearer.js';
 import { type AccessTokenRecord, type ActorClaim, grantOfJti, type TokenStore } from './token-store.js';
 
@@ -26,10 +26,13 @@ export async function resolveAccessToken(ctx: AccessTokenContext, token: string,
   return record;
 }
 
+const REQUIRED_CLAIMS: readonly string[] = Object.freeze(['exp', 'iat', 'jti', 'sub']);
+
 async function decodeJwtAccessToken(ctx: AccessTokenContext, token: string): Promise<AccessTokenRecord | undefined> {
-  let payload: Record<string, unknown>;
+  let payload: Readonly<Record<string, unknown>>;
   try {
-    payload = (await ctx.signer.verifyJwt(ctx.instanceId, token, { ...(ctx.issuer === undefined ? {} : { issuer: ctx.issuer }), now: ctx.now, requiredClaims: ['exp', 'iat', 'jti', 'sub'] })).payload;
+    const options: VerifyJwtOptions = ctx.issuer === undefined ? { now: ctx.now, requiredClaims: REQUIRED_CLAIMS } : { issuer: ctx.issuer, now: ctx.now, requiredClaims: REQUIRED_CLAIMS };
+    payload = (await ctx.signer.verifyJwt(ctx.instanceId, token, options)).payload;
   } catch {
     return undefined;
   }
@@ -37,7 +40,7 @@ async function decodeJwtAccessToken(ctx: AccessTokenContext, token: string): Pro
   if (typeof jti !== 'string' || typeof sub !== 'string' || typeof scope !== 'string' || typeof clientId !== 'string') return undefined;
   if (typeof iat !== 'number' || typeof exp !== 'number') return undefined;
   const audience = typeof aud === 'string' ? [aud] : Array.isArray(aud) ? aud.filter((a): a is string => typeof a === 'string') : [];
-  return {
+  const record: { -readonly [K in keyof AccessTokenRecord]: AccessTokenRecord[K] } = {
     format: 'jwt',
     jti,
     grantId: grantOfJti(jti),
@@ -47,9 +50,11 @@ async function decodeJwtAccessToken(ctx: AccessTokenContext, token: string): Pro
     scope: scope.split(' ').filter((s) => s !== ''),
     iat,
     exp,
-    ...(typeof payload.sid === 'string' ? { sid: payload.sid } : {}),
-    ...(isActor(payload.act) ? { act: payload.act } : {}),
   };
+  // Set only when present (no spread of throwaway objects per request).
+  if (typeof payload.sid === 'string') record.sid = payload.sid;
+  if (isActor(payload.act)) record.act = payload.act;
+  return record;
 }
 
 function isActor(value: unknown): value is ActorClaim {
