@@ -36,6 +36,7 @@ export const de = {
   passwordInvalid: 'Das Passwort ist ungültig.',
   tooManyRequests: 'Zu viele Versuche. Warte eine Minute und versuche es dann erneut.',
   loginFailed: 'Der Loginname oder das Passwort ist falsch, oder das Konto ist gesperrt.',
+  linkNeedsSecondFactor: 'Dieses Konto ist mit einem zweiten Faktor geschützt und kann nicht allein mit seinem Passwort verknüpft werden. Melde dich stattdessen direkt damit an.',
   userLocked: 'Der Benutzer ist gesperrt. Wende dich an deinen Administrator.',
   userInactive: 'Der Benutzer ist nicht aktiv.',
   noPassword: 'Der Benutzer hat kein Passwort.',

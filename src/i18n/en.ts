@@ -34,6 +34,7 @@ export const en = {
   passwordInvalid: 'The password is invalid.',
   tooManyRequests: 'Too many attempts. Wait a minute, then try again.',
   loginFailed: 'The login name or password is wrong, or the account is locked.',
+  linkNeedsSecondFactor: 'This account is protected by a second factor, so it cannot be linked with its password alone. Sign in with it directly instead.',
   userLocked: 'The user is locked. Contact your administrator.',
   userInactive: 'The user is not active.',
   noPassword: 'The user has no password.',

@@ -8,6 +8,7 @@
  * deactivated IDP (not shown, start refused, callback refused) and a wrong / reused state.
  */
 import * as oidc from 'openid-client';
+import { Secret, TOTP } from 'otpauth';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, describeIfMet, meet } from '../requirements.js';
@@ -242,6 +243,31 @@ describeIfMet(chromium, 'external login through a second Tessera node', () => {
     const second = await startFlow(context);
     await signInAtB(second.page, idps.manualLink);
     expect(await second.subject()).toBe(localId);
+    await context.close();
+  });
+
+  it('does not link an account with a verified TOTP on its password alone (control: the right password was accepted)', async () => {
+    const local = api(nodeA);
+    const localId = await addHuman(local, { username: 'tina-local', givenName: 'Tina', familyName: 'Local', email: 'tina@a.example', emailVerified: false });
+    const enrolled = await local('POST', `/resources/v3alpha/users/${localId}/totp`);
+    expect(enrolled.status, JSON.stringify(enrolled.body)).toBe(200);
+    const code = new TOTP({ secret: Secret.fromBase32(enrolled.body.secret) }).generate();
+    expect((await local('POST', `/resources/v3alpha/users/${localId}/totp/_verify`, { code })).status).toBe(200);
+    await addHuman(providerApi(nodeB), { username: 'tina', givenName: 'Tina', familyName: 'Remote', email: 'tina@b.example', emailVerified: true });
+    const context = await browser!.newContext();
+    const flow = await startFlow(context);
+    await signInAtB(flow.page, idps.manualLink, 'tina');
+    await flow.page.waitForURL(atCallback);
+    await flow.page.fill('input[name=loginName]', 'tina-local');
+    await flow.page.fill('input[name=password]', 'wrong-password');
+    await flow.page.click('button[value="external.link"]');
+    expect(await flow.page.textContent('[role=alert]')).toBe('The login name or password is wrong, or the account is locked.');
+    await flow.page.fill('input[name=loginName]', 'tina-local');
+    await flow.page.fill('input[name=password]', IDP_PASSWORD);
+    await flow.page.click('button[value="external.link"]');
+    // The right password gets its own answer (the wrong one above did not), and nothing is linked.
+    expect(await flow.page.textContent('[role=alert]')).toContain('protected by a second factor');
+    expect((await linksOf(nodeA, localId)).events).toEqual([]);
     await context.close();
   });
 

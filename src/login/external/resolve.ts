@@ -34,7 +34,7 @@ import { verifyDummyPassword } from '../../crypto/password.js';
 import { findUserByLoginName, readUserSettings } from '../../query/user-auth.js';
 import type { HttpReply } from '../../http/types.js';
 import type { FormParams } from '../../oidc/shared/form.js';
-import { cookieWithSession, logInWithIdp, logInWithPassword, type HeldSession } from '../browser-sessions.js';
+import { checkPasswordStep, cookieWithSession, logInWithIdp, logInWithPassword, requiresTotp, type HeldSession } from '../browser-sessions.js';
 import type { MessageKey } from '../../i18n/index.js';
 import type { LoginContext } from '../login-context.js';
 import { admitsOrg, type LoginOrg } from '../login-org.js';
@@ -99,7 +99,12 @@ export async function confirmProposedLink(ctx: LoginContext): Promise<HttpReply>
   return refusal === undefined ? finish(ctx, proposed, idp.id) : showPrompt(ctx, idp, login, ext, refusal);
 }
 
-/** Manual linking: the user proves an existing account with its password (lockout counted), then it is linked. */
+/**
+ * Manual linking: the user proves an existing account with its password (lockout counted), then
+ * it is linked. An account with a verified TOTP is never linked on its password alone: after a
+ * right password (checked first, so the refusal reveals nothing to someone without it) the
+ * prompt says to sign in with the account directly; no session, no link.
+ */
 export async function linkOtherAccount(ctx: LoginContext, form: FormParams): Promise<HttpReply> {
   const pending = await pendingIdentity(ctx);
   if (!('idp' in pending)) return pending.reply;
@@ -116,6 +121,13 @@ export async function linkOtherAccount(ctx: LoginContext, form: FormParams): Pro
   if (user === undefined || user.state.type !== 'human' || !admitsOrg(login.loginOrg, user.state.orgId)) {
     if (!ignoreUnknownUsernames) return showPrompt(ctx, idp, login, ext, 'userNotFound');
     await verifyDummyPassword(password);
+    return showPrompt(ctx, idp, login, ext, 'loginFailed');
+  }
+  if (requiresTotp(user.state)) {
+    const step = await checkPasswordStep(ctx.deps.actors, ctx.instanceId, user.id, password, ctx.req);
+    if (step.ok) return showPrompt(ctx, idp, login, ext, 'linkNeedsSecondFactor');
+    if (!ignoreUnknownUsernames) return showPrompt(ctx, idp, login, ext, step.error);
+    if (step.verified !== true) await verifyDummyPassword(password);
     return showPrompt(ctx, idp, login, ext, 'loginFailed');
   }
   const proven = await logInWithPassword(ctx.deps.actors, ctx.instanceId, user.id, password, ctx.req);
