@@ -7,7 +7,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
-import { Storage, type File, type StorageOptions } from '@google-cloud/storage';
+import type { File, StorageOptions } from '@google-cloud/storage';
 import { AppError, failedPrecondition, notFound, validationFailed } from '../../../../actors/index.js';
 import { ServiceAccountAuth, type ServiceAccount } from './bucket-auth.js';
 
@@ -17,7 +17,14 @@ export interface BucketLocation {
   readonly account: ServiceAccount;
 }
 
-function objectOf(location: BucketLocation, endpoint: string | undefined): File {
+/**
+ * The storage client is loaded on first use: it and its Google dependencies cost ~30 MB of
+ * resident memory, which a node that never exports to a bucket should not carry (#13).
+ */
+let storageModule: Promise<typeof import('@google-cloud/storage')> | undefined;
+
+async function objectOf(location: BucketLocation, endpoint: string | undefined): Promise<File> {
+  const { Storage } = await (storageModule ??= import('@google-cloud/storage'));
   const options: StorageOptions = {
     // The storage client accepts any object with getRequestHeaders(); see bucket-auth.ts for why.
     authClient: new ServiceAccountAuth(location.account) as unknown as StorageOptions['authClient'],
@@ -32,7 +39,7 @@ function objectOf(location: BucketLocation, endpoint: string | undefined): File 
 
 /** Streams the file at `source` into the object (replacing it); returns nothing until it is stored. */
 export async function uploadObject(location: BucketLocation, endpoint: string | undefined, source: string, signal: AbortSignal): Promise<void> {
-  const target = objectOf(location, endpoint).createWriteStream({ resumable: false, contentType: 'application/json', validation: 'md5' });
+  const target = (await objectOf(location, endpoint)).createWriteStream({ resumable: false, contentType: 'application/json', validation: 'md5' });
   try {
     await pipeline(createReadStream(source), target, { signal });
   } catch (error) {
@@ -45,7 +52,7 @@ export async function readObject(location: BucketLocation, endpoint: string | un
   const chunks: Buffer[] = [];
   let size = 0;
   try {
-    const stream = objectOf(location, endpoint).createReadStream();
+    const stream = (await objectOf(location, endpoint)).createReadStream();
     signal.addEventListener('abort', () => stream.destroy(new AppError('cancelled', 'request.cancelled', 'the client went away')), { once: true });
     for await (const chunk of stream) {
       size += (chunk as Buffer).byteLength;
