@@ -46,6 +46,7 @@ import {
 import { measureSigningRate, type SigningRate } from './signing-rate.js';
 import { backendCpuDelta, openBenchDatabase, type BenchDatabase } from './postgres.js';
 import { coldStudy, fairnessStudy, rssStudy, STUDY_NAMES, type StudyName, type Studies } from './studies.js';
+import { loginStudy } from './login-study.js';
 import { createSystemUser } from './tenants.js';
 import { closeHttpClient, httpRequest, memoryOf, ORGANIZATIONS_PATH, seedOrganizations, startTessera, TESSERA_HOST_HEADER, type TesseraNode } from './tessera.js';
 
@@ -72,6 +73,9 @@ interface Settings {
   /** cold-instance: instances created, and how many of them get a first token. */
   readonly instances: number;
   readonly coldSample: number;
+  readonly loginUsers: number;
+  readonly loginSeconds: number;
+  readonly loginConcurrency: number;
 }
 
 type ServerName = 'hello-uws' | 'hello-node' | 'ceiling' | 'tessera' | 'tessera-pg';
@@ -121,6 +125,9 @@ function readSettings(env: NodeJS.ProcessEnv): Settings {
     fairnessRate: int('BENCH_FAIRNESS_RATE', 200, 1),
     instances: int('BENCH_INSTANCES', 1000, 1),
     coldSample: int('BENCH_COLD_SAMPLE', 100, 1),
+    loginUsers: int('BENCH_LOGIN_USERS', 600, 1),
+    loginSeconds: int('BENCH_LOGIN_SECONDS', 10, 1),
+    loginConcurrency: int('BENCH_LOGIN_CONCURRENCY', 8, 1),
   };
 }
 
@@ -568,7 +575,7 @@ async function main(): Promise<number> {
     select(unseeded); // names checked before anything starts
     const studies = new Set<StudyName>(STUDY_NAMES.filter((name) => settings.only === undefined || settings.only.has(name)));
     // rss-opaque and tenant-fairness load the main node with the seeded service users.
-    const studiesOnMain = studies.has('rss-opaque') || studies.has('tenant-fairness');
+    const studiesOnMain = studies.has('rss-opaque') || studies.has('tenant-fairness') || studies.has('login-totp');
     const needsTessera = studiesOnMain || select(unseeded).some((s) => s.server === 'tessera');
     const needsOidc = studiesOnMain || select(unseeded).some((s) => s.server === 'tessera' && isOidc(s));
     // Instances are created through the system API as this system user.
@@ -686,6 +693,18 @@ async function main(): Promise<number> {
       if (prepared !== undefined) log(`  ${prepared}`);
       studyResults.fairness = await fairnessStudy({ node: tessera, system, aAuthorization: seed.oidc.jwtClientAuthorization, runId, rate: settings.fairnessRate, load: studyLoad }).catch(failedStudy);
     }
+    if (studies.has('login-totp') && tessera !== undefined) {
+      log(`\n[login-totp] password + TOTP logins through the login UI for ${settings.loginSeconds} s beside the argon2id limit`);
+      studyResults.login = await loginStudy({
+        node: tessera,
+        runId,
+        users: settings.loginUsers,
+        concurrency: settings.loginConcurrency,
+        seconds: settings.loginSeconds,
+        ticksPerSecond,
+        log,
+      }).catch(failedStudy);
+    }
     if (studies.has('cold-instance')) {
       log(`\n[cold-instance] ${settings.instances} instances on a node of their own, restarted; first tokens of ${Math.min(settings.coldSample, settings.instances)}`);
       studyResults.cold = await coldStudy({
@@ -731,7 +750,7 @@ async function main(): Promise<number> {
     const file = join(RESULTS_DIR, `${report.startedAt.replace(/:/g, '-')}.json`);
     writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
     process.stdout.write(`\n${renderMarkdown(report)}\nFull results: ${file}\n`);
-    const studyFailed = [studyResults.rss, studyResults.fairness, studyResults.cold].some((r) => r !== undefined && 'error' in r);
+    const studyFailed = [studyResults.rss, studyResults.fairness, studyResults.cold, studyResults.login].some((r) => r !== undefined && 'error' in r);
     return studyFailed || results.some((r) => r.error !== undefined) ? 1 : 0;
   } finally {
     closeHttpClient();

@@ -10,11 +10,12 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { measureAutocannon, measurePaced, type CpuTarget, type LoadSpec, type PacedRun } from './measure.js';
 import { jwsAlgorithm, TOKEN_PATH } from './oidc.js';
+import { renderLoginStudy, type LoginStudy } from './login-study.js';
 import type { Cleanup } from './processes.js';
 import { createInstance, createServiceClient, inParallel, type SystemUser } from './tenants.js';
 import { httpRequest, memoryOf, startTessera, TESSERA_HOST_HEADER, type TesseraNode } from './tessera.js';
 
-export const STUDY_NAMES = ['rss-opaque', 'tenant-fairness', 'cold-instance'] as const;
+export const STUDY_NAMES = ['rss-opaque', 'tenant-fairness', 'cold-instance', 'login-totp'] as const;
 export type StudyName = (typeof STUDY_NAMES)[number];
 
 const LOAD_PROCESS = fileURLToPath(new URL('./load-process.js', import.meta.url));
@@ -75,6 +76,7 @@ export interface Studies {
   rss?: RssStudy | { readonly error: string };
   fairness?: FairnessStudy | { readonly error: string };
   cold?: ColdStudy | { readonly error: string };
+  login?: LoginStudy | { readonly error: string };
 }
 
 interface StudyLoad {
@@ -302,5 +304,6 @@ export function renderStudies(studies: Studies): string[] {
       );
     }
   }
+  if (studies.login !== undefined) lines.push(...renderLoginStudy(studies.login));
   return lines;
 }

@@ -4,7 +4,7 @@
  * to 127.0.0.1 with `Host: localhost`, the domain of the first instance.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { Agent, request, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServer, type Cleanup, type ServerProcess } from './processes.js';
@@ -75,6 +75,7 @@ export async function startTessera(options: {
 export interface HttpResult {
   readonly status: number;
   readonly body: string;
+  readonly headers: IncomingHttpHeaders;
 }
 
 const agent = new Agent({ keepAlive: true, maxSockets: 16 });
@@ -98,7 +99,7 @@ export function httpRequest(origin: string, method: string, path: string, header
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.once('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        res.once('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
         res.once('error', reject);
       },
     );
