@@ -9,7 +9,7 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { CHROMIUM, describeIfMet, meet } from '../requirements.js';
-import { launchBrowser, type TestBrowser } from './browser.fixture.js';
+import { docScreenshot, launchBrowser, type TestBrowser } from './browser.fixture.js';
 import { api, startTestNode, type TestNode } from './harness.js';
 import { startCallbackServer, type CallbackServer } from './oidc-code-flow.fixture.js';
 
@@ -106,6 +106,7 @@ describeIfMet(chromium, 'registration in a real browser', () => {
       expect(await page.locator(`form:has(button[value="register.submit"]) input[name=${name}]`).count(), name).toBe(1);
     }
     expect(await page.getAttribute('input[name=password]', 'type')).toBe('password');
+    await docScreenshot(page, 'register');
     await context.close();
   });
 
@@ -115,6 +116,7 @@ describeIfMet(chromium, 'registration in a real browser', () => {
     await page.goto((await authorizationUrl()).url.toString());
     await fillRegistration(page, 'reg-weak', 'weak');
     expect(await page.textContent('[role=alert]')).toContain('password policy');
+    await docScreenshot(page, 'register-weak-password');
     expect(await page.inputValue('input[name=username]')).toBe('reg-weak'); // kept, the passwords are not
     expect(await page.inputValue('input[name=password]')).toBe('');
     expect(await usersNamed('reg-weak')).toEqual([]);

@@ -6,7 +6,7 @@
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CHROMIUM, describeIfMet, meet } from '../requirements.js';
-import { launchBrowser, type TestBrowser } from './browser.fixture.js';
+import { docScreenshot, launchBrowser, type TestBrowser } from './browser.fixture.js';
 import { api, startTestNode, type TestNode } from './harness.js';
 import { codeRequest } from './login-flow.fixture.js';
 import { createFlowTenant, createHuman, PASSWORD, startCallbackServer, type CallbackServer, type FlowTenant } from './oidc-code-flow.fixture.js';
@@ -51,11 +51,14 @@ describeIfMet(chromium, 'TOTP login in Chromium', () => {
     const request = codeRequest(node, tenant.clientId, callback.redirectUri);
     const arrived = callback.next();
     await page.goto(request.url.toString());
+    await docScreenshot(page, 'login-name');
     await page.fill('input[name=loginName]', 'browser-totp');
     await page.click('button[value=loginname]');
+    await docScreenshot(page, 'password');
     await page.fill('input[name=password]', PASSWORD);
     await page.click('button[value=password]');
     await page.waitForSelector('input[name=code]');
+    await docScreenshot(page, 'totp-code');
     expect(await page.locator('script').count()).toBe(0);
 
     const accepted = new Set([-1, 0, 1].map((s) => codeAt(secret, s)));
@@ -66,6 +69,7 @@ describeIfMet(chromium, 'TOTP login in Chromium', () => {
     await page.click('button[value=otp]');
     await page.waitForSelector('p.error');
     expect(await page.textContent('p.error')).toContain('The code is wrong');
+    await docScreenshot(page, 'totp-code-wrong');
     expect(await page.locator('input[name=code]').count(), 'the code step again').toBe(1);
 
     await page.fill('input[name=code]', codeAt(secret));
