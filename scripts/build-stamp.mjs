@@ -1,4 +1,4 @@
-// The build stamp: one SHA-256 over every input of `npm run build` (the TypeScript sources, the
+// The build stamp: one SHA-256 over every input of `npm run build` (the TypeScript sources, the templates, the
 // protos, tsconfig.json and tsconfig.build.json, package-lock.json and the build scripts). build.mjs writes it to
 // dist/.build-stamp after a successful build; start.mjs rebuilds only when it differs.
 // Contents are hashed, not mtimes, so a checkout that touches files without changing them
@@ -9,7 +9,7 @@ import { join, relative } from 'node:path';
 
 /** Folders whose sources the build compiles or generates from; src/gen is an output. */
 const SOURCE_DIRS = ['src', 'actors', 'bench', 'proto', 'scripts'];
-const SOURCE_FILE = /\.(ts|mts|proto|mjs)$/;
+const SOURCE_FILE = /\.(ts|mts|proto|mjs|eta)$/;
 const SKIPPED_DIRS = new Set(['gen', 'node_modules', 'results']);
 const INPUT_FILES = ['tsconfig.json', 'tsconfig.build.json', 'package-lock.json'];
 

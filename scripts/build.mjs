@@ -34,8 +34,27 @@ if (isStale()) {
   renameSync(out, join(root, 'src', 'gen'));
 }
 run(bin('tsc'), ['-p', 'tsconfig.build.json']);
+copyTemplates(join(root, 'src'), join(root, 'dist', 'src'));
 // Written last, only after tsc succeeded (execFileSync throws otherwise): start.mjs trusts it.
 writeFileSync(join(root, STAMP_PATH), `${stamp}\n`);
+
+/**
+ * HTML templates (a templates/ folder of *.eta files anywhere under src/) are read by the compiled modules beside them, so
+ * they are copied into dist/ (tsc copies only what it compiles); stale copies are removed first.
+ */
+function copyTemplates(from, to) {
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    if (!entry.isDirectory() || entry.name === 'gen') continue;
+    const source = join(from, entry.name);
+    const target = join(to, entry.name);
+    if (entry.name === 'templates') {
+      mkdirSync(target, { recursive: true });
+      for (const file of readdirSync(target)) if (file.endsWith('.eta')) rmSync(join(target, file));
+      for (const file of readdirSync(source)) if (file.endsWith('.eta')) cpSync(join(source, file), join(target, file));
+    }
+    copyTemplates(source, target);
+  }
+}
 
 /** The buf.gen.yaml template with another output folder. */
 function genTemplate(out) {

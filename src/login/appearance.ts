@@ -18,7 +18,7 @@ import {
   textSettingsKind,
 } from '../../actors/index.js';
 import { settingsGeneration } from '../query/settings-changes.js';
-import { escapeHtml } from '../oidc/shared/authorization-response.js';
+import { LOGIN_TEMPLATES } from './views.js';
 import { catalogFor, createTranslator, type Customization, MESSAGE_KEYS, type MessageKey, type Translator } from '../i18n/index.js';
 import type { LoginContext } from './login-context.js';
 import { loginOrgOf } from './login-org.js';
@@ -140,21 +140,25 @@ export function brandingStyle(branding: BrandingSettingsValues | undefined): str
     'background:var(--background-color);color:var(--font-color)}' +
     'label,input,button{display:block;width:100%;margin:.4rem 0}input,button{padding:.5rem;box-sizing:border-box}' +
     'button{background:var(--primary-color);color:#fff;border:1px solid var(--primary-color);border-radius:4px}' +
+    'button.secondary{background:transparent;color:var(--primary-color)}' +
     '.error{color:var(--warn-color)}.logo{display:block;max-width:12rem;max-height:4rem;margin:0 0 1rem}' +
     '.watermark{margin-top:2rem;font-size:.75rem;opacity:.7;text-align:center}'
   );
 }
 
-/** The logo (with its dark variant when set), or '' without one. */
-export function logoHtml(branding: BrandingSettingsValues | undefined): string {
+/** The branding's logo for the layout (its dark variant when set), undefined without one. */
+export function logoOf(branding: BrandingSettingsValues | undefined): { readonly url: string; readonly dark?: string } | undefined {
   const b = branding ?? BRANDING_DEFAULTS;
-  if (b.logoUrl === '' || !isBrandingUrl(b.logoUrl)) return '';
-  const img = `<img class="logo" src="${escapeHtml(b.logoUrl)}" alt="">`;
-  if (b.logoUrlDark === '' || !isBrandingUrl(b.logoUrlDark)) return img;
-  return `<picture><source srcset="${escapeHtml(b.logoUrlDark)}" media="(prefers-color-scheme: dark)">${img}</picture>`;
+  if (b.logoUrl === '' || !isBrandingUrl(b.logoUrl)) return undefined;
+  return b.logoUrlDark === '' || !isBrandingUrl(b.logoUrlDark) ? { url: b.logoUrl } : { url: b.logoUrl, dark: b.logoUrlDark };
 }
 
-/** "Powered by Tessera", unless the branding disables the watermark. */
+/** The logo as the layout shows it (templates/_logo.eta), or '' without one. */
+export function logoHtml(branding: BrandingSettingsValues | undefined): string {
+  return LOGIN_TEMPLATES.render('_logo', { logo: logoOf(branding) });
+}
+
+/** "Powered by Tessera" (templates/_watermark.eta), unless the branding disables the watermark. */
 export function watermarkHtml(branding: BrandingSettingsValues | undefined): string {
-  return (branding ?? BRANDING_DEFAULTS).disableWatermark ? '' : '<footer class="watermark">Powered by Tessera</footer>';
+  return LOGIN_TEMPLATES.render('_watermark', { watermark: !(branding ?? BRANDING_DEFAULTS).disableWatermark });
 }

@@ -25,6 +25,7 @@ import { tokenDigest } from '../crypto/token-digest.js';
 import { createLoginSession, findSessionByToken, terminateSession, type SessionFactorInput } from '../query/sessions.js';
 import { loginNamesOf, verifyUserPassword, type PasswordCheckOutcome } from '../query/user-auth.js';
 import type { HttpRequest } from '../http/types.js';
+import { clearCookie, readCookie, setCookie } from '../http/cookies.js';
 import type { MessageKey } from '../i18n/index.js';
 
 export const SESSION_COOKIE = 'tessera_sessions';
@@ -45,18 +46,15 @@ export interface HeldSession {
 
 /** The session tokens in a Cookie header (malformed ones dropped). */
 export function parseSessionCookie(cookieHeader: string | undefined): string[] {
-  for (const part of (cookieHeader ?? '').split(';')) {
-    const [name, value] = part.trim().split('=', 2);
-    if (name === SESSION_COOKIE && value !== undefined) return value.split('.').filter((t) => TOKEN.test(t)).slice(0, MAX_SESSIONS_PER_BROWSER);
-  }
-  return [];
+  const value = readCookie(cookieHeader, SESSION_COOKIE);
+  return value === undefined ? [] : value.split('.').filter((t) => TOKEN.test(t)).slice(0, MAX_SESSIONS_PER_BROWSER);
 }
 
 /** The Set-Cookie value holding `tokens` (newest first); an empty list clears the cookie. */
 export function toSessionCookie(tokens: readonly string[], secure: boolean): string {
   const value = tokens.slice(0, MAX_SESSIONS_PER_BROWSER).join('.');
-  const attributes = ['Path=/', 'HttpOnly', 'SameSite=Lax', ...(secure ? ['Secure'] : [])].join('; ');
-  return value === '' ? `${SESSION_COOKIE}=; Max-Age=0; ${attributes}` : `${SESSION_COOKIE}=${value}; Max-Age=${BROWSER_COOKIE_MAX_AGE_S}; ${attributes}`;
+  const scope = { path: '/', secure };
+  return value === '' ? clearCookie(SESSION_COOKIE, scope) : setCookie(SESSION_COOKIE, value, BROWSER_COOKIE_MAX_AGE_S, scope);
 }
 
 async function preferredLoginName(actors: ActorSystem, instanceId: string, user: AggregateRecord<User>): Promise<string> {

@@ -1,14 +1,16 @@
 /**
  * Server-rendered login pages, usable without JavaScript: every form posts to the login
- * endpoint with the auth request id and its CSRF token. Text comes from the i18n catalogs and
- * every dynamic value is escaped. A login page may be redirected to the client after a POST,
+ * endpoint with the auth request id and its CSRF token. Each page is a template in
+ * ./templates (Eta, auto-escaping; docs/login-ui.md "Templates") inside the layout template;
+ * text comes from the i18n catalogs. A login page may be redirected to the client after a POST,
  * so its CSP form-action allows the redirect URI's origin besides 'self' (CSP3 §6.3.1.1).
  */
 import { html } from '../http/reply.js';
-import { escapeHtml, formActionSource } from '../oidc/shared/authorization-response.js';
+import { formActionSource } from '../oidc/shared/authorization-response.js';
 import { LOGIN_PATH } from '../oidc/shared/auth-request-flow.js';
-import { brandingSources, brandingStyle, displayLoginName, logoHtml, watermarkHtml } from './appearance.js';
-import { AppError } from '../../actors/index.js';
+import { brandingSources, brandingStyle, displayLoginName, logoOf } from './appearance.js';
+import { LOGIN_TEMPLATES } from './views.js';
+import { AppError, BRANDING_DEFAULTS } from '../../actors/index.js';
 import type { RateLimits } from '../http/rate-limits.js';
 import type { TenantDirectory } from '../query/tenant.js';
 import type { Route } from '../http/router.js';
@@ -35,18 +37,31 @@ export interface AccountChoice {
   readonly loginName: string;
 }
 
+/** An external login link of the login name page (external/pages.ts builds them). */
+export interface IdpLink {
+  readonly id: string;
+  readonly name: string;
+  readonly href: string;
+}
+
 /**
- * The page frame: the branding of the login context (CSS custom properties, logo, font,
- * watermark; issue 6) from `tr.branding`, the built-in look without it. No script: every
- * page works without JavaScript.
+ * The layout's data: the language, the title, and the branding of the login context (CSS
+ * custom properties, logo, font, watermark; issue 6) from `tr.branding`, the built-in look
+ * without it. No script: every page works without JavaScript.
  */
-function layout(tr: Translator, title: string, body: string): string {
-  return (
-    `<!doctype html><html lang="${escapeHtml(tr.lang)}"><head><meta charset="utf-8">` +
-    `<meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title>` +
-    `<style>${brandingStyle(tr.branding)}</style></head><body><main>${logoHtml(tr.branding)}<h1>${escapeHtml(title)}</h1>${body}</main>` +
-    `${watermarkHtml(tr.branding)}</body></html>`
-  );
+function frameOf(tr: Translator, title: string) {
+  const branding = tr.branding ?? BRANDING_DEFAULTS;
+  // The style is written raw into <style>: built from validated colors and a CSS-escaped font
+  // URL; a '<' could still never close the element.
+  const style = brandingStyle(branding).replace(/</g, '\\3c ');
+  return { lang: tr.lang, title, style, logo: logoOf(branding), watermark: !branding.disableWatermark };
+}
+
+/** Every template's data besides its own: the frame, the texts, and what a form posts back. */
+function templateData(tr: Translator, title: string, data: object, form?: FormContext): object {
+  const t = (key: MessageKey): string => tr.t(key);
+  const posting = form === undefined ? {} : { authRequest: form.authRequestId, csrf: form.csrf, loginPath: LOGIN_PATH };
+  return { ...data, ...posting, t, frame: frameOf(tr, title) };
 }
 
 function loginCsp(redirectUri: string, tr: Translator): string {
@@ -59,60 +74,41 @@ function loginCsp(redirectUri: string, tr: Translator): string {
   );
 }
 
-export function page(ctx: FormContext, title: string, body: string, status = 200): HttpReply {
-  return html(status, layout(ctx.tr, title, body), { 'content-security-policy': loginCsp(ctx.redirectUri, ctx.tr), 'cache-control': 'no-store' });
+/**
+ * A login step page: template `template` (src/login/templates/<template>.eta) with `data` and
+ * the login request's form context (`it.authRequest`, `it.csrf`, `it.loginPath` for the `_form`
+ * partial), titled `title`, with the login CSP. `data.errorText` is the usual refusal line.
+ */
+export function renderLoginPage(ctx: FormContext, template: string, title: string, data: object, status = 200): HttpReply {
+  const text = LOGIN_TEMPLATES.render(template, templateData(ctx.tr, title, data, ctx));
+  return html(status, text, { 'content-security-policy': loginCsp(ctx.redirectUri, ctx.tr), 'cache-control': 'no-store' });
 }
 
-export function form(ctx: FormContext, action: string, fields: string, submit: string): string {
-  return (
-    `<form method="post" action="${LOGIN_PATH}">` +
-    `<input type="hidden" name="authRequest" value="${escapeHtml(ctx.authRequestId)}">` +
-    `<input type="hidden" name="csrf" value="${escapeHtml(ctx.csrf)}">` +
-    `<input type="hidden" name="action" value="${action}">${fields}` +
-    `<button type="submit" name="submit" value="${action}">${escapeHtml(submit)}</button></form>`
-  );
+/** The text of a refusal (`errorText` of the templates), undefined without one. */
+export function errorText(ctx: FormContext, error: MessageKey | undefined): string | undefined {
+  return error === undefined ? undefined : ctx.tr.t(error);
 }
 
-export function errorLine(ctx: FormContext, error: MessageKey | undefined): string {
-  return error === undefined ? '' : `<p class="error" role="alert">${escapeHtml(ctx.tr.t(error))}</p>`;
+function stepStatus(error: MessageKey | undefined): number {
+  return error === undefined ? 200 : 400;
 }
 
-/** `idpButtons`: the external login links (external/pages.ts), already escaped. */
-export function renderLoginNamePage(ctx: FormContext, options: { loginHint?: string; error?: MessageKey; idpButtons?: string } = {}): HttpReply {
-  const value = options.loginHint === undefined ? '' : ` value="${escapeHtml(options.loginHint)}"`;
-  const fields =
-    `<label for="loginName">${escapeHtml(ctx.tr.t('loginNameLabel'))}</label>` +
-    `<input id="loginName" name="loginName" autocomplete="username" required autofocus${value}>`;
-  // Registration is always offered (the instance has no setting to turn it off yet).
-  const body =
-    `<p>${escapeHtml(ctx.tr.t('loginNameIntro'))}</p>${errorLine(ctx, options.error)}${form(ctx, 'loginname', fields, ctx.tr.t('next'))}` +
-    form(ctx, 'register', '', ctx.tr.t('registerLink')) +
-    (options.idpButtons ?? '');
-  return page(ctx, ctx.tr.t('title'), body, options.error === undefined ? 200 : 400);
+/** `idps`: the external login links (external/pages.ts `idpLinks`). */
+export function renderLoginNamePage(ctx: FormContext, options: { loginHint?: string; error?: MessageKey; idps?: readonly IdpLink[] } = {}): HttpReply {
+  const data = { loginHint: options.loginHint, errorText: errorText(ctx, options.error), idps: options.idps ?? [] };
+  return renderLoginPage(ctx, 'login-name', ctx.tr.t('title'), data, stepStatus(options.error));
 }
 
 /** `canReset`: the instance can send mail, so "Forgot password?" is offered. */
 export function renderPasswordPage(ctx: FormContext, options: { loginName: string; error?: MessageKey; canReset?: boolean }): HttpReply {
-  const fields =
-    `<input type="hidden" name="username" autocomplete="username" value="${escapeHtml(options.loginName)}">` +
-    `<label for="password">${escapeHtml(ctx.tr.t('passwordLabel'))}</label>` +
-    `<input id="password" name="password" type="password" autocomplete="current-password" required autofocus>`;
-  const body =
-    `<p>${escapeHtml(displayLoginName(ctx.tr, options.loginName))}</p><p>${escapeHtml(ctx.tr.t('passwordIntro'))}</p>` +
-    `${errorLine(ctx, options.error)}${form(ctx, 'password', fields, ctx.tr.t('signIn'))}` +
-    (options.canReset === true ? form(ctx, 'reset.request', '', ctx.tr.t('forgotPassword')) : '');
-  return page(ctx, ctx.tr.t('title'), body, options.error === undefined ? 200 : 400);
+  const data = { loginName: options.loginName, displayName: displayLoginName(ctx.tr, options.loginName), errorText: errorText(ctx, options.error), canReset: options.canReset === true };
+  return renderLoginPage(ctx, 'password', ctx.tr.t('title'), data, stepStatus(options.error));
 }
 
-/** The second factor: a TOTP code after the password (a numeric one-time-code field, no script). */
+/** The second factor: a TOTP code after the password (a one-time-code field, no script). */
 export function renderOtpPage(ctx: FormContext, options: { loginName: string; error?: MessageKey }): HttpReply {
-  const fields =
-    `<label for="code">${escapeHtml(ctx.tr.t('otpLabel'))}</label>` +
-    `<input id="code" name="code" autocomplete="one-time-code" maxlength="32" required autofocus>`;
-  const body =
-    `<p>${escapeHtml(displayLoginName(ctx.tr, options.loginName))}</p><p>${escapeHtml(ctx.tr.t('otpIntro'))}</p>` +
-    `${errorLine(ctx, options.error)}${form(ctx, 'otp', fields, ctx.tr.t('otpSubmit'))}${form(ctx, 'other', '', ctx.tr.t('otherAccount'))}`;
-  return page(ctx, ctx.tr.t('title'), body, options.error === undefined ? 200 : 400);
+  const data = { displayName: displayLoginName(ctx.tr, options.loginName), errorText: errorText(ctx, options.error) };
+  return renderLoginPage(ctx, 'otp', ctx.tr.t('title'), data, stepStatus(options.error));
 }
 
 /**
@@ -120,50 +116,23 @@ export function renderOtpPage(ctx: FormContext, options: { loginName: string; er
  * rules of the instance (`rules`, shown as a list), and a way to send a new code.
  */
 export function renderPasswordResetPage(ctx: FormContext, options: { loginName: string; rules: readonly string[]; error?: MessageKey; status?: number }): HttpReply {
-  const fields =
-    `<input type="hidden" name="username" autocomplete="username" value="${escapeHtml(options.loginName)}">` +
-    field(ctx, 'code', 'resetCodeLabel', 'autocomplete="one-time-code" inputmode="numeric" maxlength="64" autofocus') +
-    field(ctx, 'password', 'newPasswordLabel', 'type="password" autocomplete="new-password" maxlength="256"') +
-    field(ctx, 'passwordRepeat', 'passwordRepeatLabel', 'type="password" autocomplete="new-password" maxlength="256"');
-  const rules = options.rules.length === 0 ? '' : `<p>${escapeHtml(ctx.tr.t('resetRules'))}:</p><ul class="rules">${options.rules.map((r) => `<li>${escapeHtml(r)}</li>`).join('')}</ul>`;
-  const body =
-    `<p>${escapeHtml(displayLoginName(ctx.tr, options.loginName))}</p><p>${escapeHtml(ctx.tr.t('resetIntro'))}</p>${rules}` +
-    `${errorLine(ctx, options.error)}${form(ctx, 'reset.submit', fields, ctx.tr.t('resetSubmit'))}${form(ctx, 'reset.request', '', ctx.tr.t('resetResend'))}`;
-  return page(ctx, ctx.tr.t('resetTitle'), body, options.status ?? (options.error === undefined ? 200 : 400));
+  const data = { loginName: options.loginName, displayName: displayLoginName(ctx.tr, options.loginName), rules: options.rules, errorText: errorText(ctx, options.error) };
+  return renderLoginPage(ctx, 'password-reset', ctx.tr.t('resetTitle'), data, options.status ?? stepStatus(options.error));
 }
 
 export function renderSelectAccountPage(ctx: FormContext, accounts: readonly AccountChoice[]): HttpReply {
-  const choices = accounts
-    .map((a) => form(ctx, 'select', `<input type="hidden" name="sessionId" value="${escapeHtml(a.sessionId)}">`, displayLoginName(ctx.tr, a.loginName)))
-    .join('');
-  const body = `<p>${escapeHtml(ctx.tr.t('selectAccountIntro'))}</p>${choices}${form(ctx, 'other', '', ctx.tr.t('otherAccount'))}`;
-  return page(ctx, ctx.tr.t('selectAccountTitle'), body);
-}
-
-export function field(ctx: FormContext, name: string, label: MessageKey, attributes: string, value?: string): string {
-  const prefilled = value === undefined ? '' : ` value="${escapeHtml(value)}"`;
-  return `<label for="${name}">${escapeHtml(ctx.tr.t(label))}</label><input id="${name}" name="${name}" ${attributes} required${prefilled}>`;
+  const data = { accounts: accounts.map((a) => ({ sessionId: a.sessionId, displayName: displayLoginName(ctx.tr, a.loginName) })) };
+  return renderLoginPage(ctx, 'select-account', ctx.tr.t('selectAccountTitle'), data);
 }
 
 export function renderRegisterPage(ctx: FormContext, options: { values?: RegistrationValues; error?: MessageKey } = {}): HttpReply {
-  const v = options.values ?? {};
-  const fields =
-    field(ctx, 'username', 'usernameLabel', 'autocomplete="username" maxlength="200" autofocus', v.username) +
-    field(ctx, 'givenName', 'givenNameLabel', 'autocomplete="given-name" maxlength="200"', v.givenName) +
-    field(ctx, 'familyName', 'familyNameLabel', 'autocomplete="family-name" maxlength="200"', v.familyName) +
-    field(ctx, 'email', 'emailLabel', 'type="email" autocomplete="email" maxlength="200"', v.email) +
-    field(ctx, 'password', 'passwordLabel', 'type="password" autocomplete="new-password" maxlength="256"') +
-    field(ctx, 'passwordRepeat', 'passwordRepeatLabel', 'type="password" autocomplete="new-password" maxlength="256"');
-  const body =
-    `<p>${escapeHtml(ctx.tr.t('registerIntro'))}</p>${errorLine(ctx, options.error)}` +
-    `${form(ctx, 'register.submit', fields, ctx.tr.t('registerSubmit'))}${form(ctx, 'other', '', ctx.tr.t('haveAccount'))}`;
-  return page(ctx, ctx.tr.t('registerTitle'), body, options.error === undefined ? 200 : 400);
+  const data = { values: options.values ?? {}, errorText: errorText(ctx, options.error) };
+  return renderLoginPage(ctx, 'register', ctx.tr.t('registerTitle'), data, stepStatus(options.error));
 }
 
 /** An error page on the server (unknown auth request, client or redirect URI in doubt). */
 export function renderErrorPage(tr: Translator, message: MessageKey, status = 400): HttpReply {
-  const body = `<p class="error" role="alert">${escapeHtml(tr.t(message))}</p>`;
-  return html(status, layout(tr, tr.t('errorTitle'), body), { 'cache-control': 'no-store' });
+  return html(status, LOGIN_TEMPLATES.render('error', templateData(tr, tr.t('errorTitle'), { message: tr.t(message) })), { 'cache-control': 'no-store' });
 }
 
 /**
@@ -172,21 +141,16 @@ export function renderErrorPage(tr: Translator, message: MessageKey, status = 40
  * post_logout_redirect_uri the POST may be redirected to (CSP form-action covers redirects).
  */
 export function renderLogoutConfirmPage(tr: Translator, options: { action: string; csrf: string; params: Readonly<Record<string, string>>; formActionOrigin?: string }): HttpReply {
-  const hidden = Object.entries({ ...options.params, csrf: options.csrf })
-    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
-    .join('');
-  const body =
-    `<p>${escapeHtml(tr.t('logoutConfirmIntro'))}</p><form method="post" action="${escapeHtml(options.action)}">${hidden}` +
-    `<button type="submit">${escapeHtml(tr.t('logoutConfirm'))}</button></form>`;
+  const hidden = Object.entries({ ...options.params, csrf: options.csrf }).map(([name, value]) => ({ name, value }));
+  const text = LOGIN_TEMPLATES.render('logout-confirm', templateData(tr, tr.t('logoutConfirmTitle'), { action: options.action, hidden }));
   const formAction = ["'self'", ...(options.formActionOrigin === undefined ? [] : [options.formActionOrigin])].join(' ');
   const csp = `default-src 'self'; frame-ancestors 'none'; form-action ${formAction}; base-uri 'none'; object-src 'none'; style-src 'self' 'unsafe-inline'`;
-  return html(200, layout(tr, tr.t('logoutConfirmTitle'), body), { 'content-security-policy': csp, 'cache-control': 'no-store' });
+  return html(200, text, { 'content-security-policy': csp, 'cache-control': 'no-store' });
 }
 
 /** A page with a title and one message (signed out, ...). */
 export function renderMessagePage(tr: Translator, title: MessageKey, message: MessageKey): HttpReply {
-  const body = `<p role="status">${escapeHtml(tr.t(message))}</p>`;
-  return html(200, layout(tr, tr.t(title), body), { 'cache-control': 'no-store' });
+  return html(200, LOGIN_TEMPLATES.render('message', templateData(tr, tr.t(title), { message: tr.t(message) })), { 'cache-control': 'no-store' });
 }
 
 /**

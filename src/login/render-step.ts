@@ -4,7 +4,7 @@ import type { MessageKey } from '../i18n/index.js';
 import { readBrowserSessions } from './browser-sessions.js';
 import { canSendMail } from '../delivery/default-smtp.js';
 import type { LoginContext } from './login-context.js';
-import { renderIdpButtons } from './external/pages.js';
+import { idpLinks } from './external/pages.js';
 import { loginIdpsOf } from './external/login-idps.js';
 import { renderErrorPage, renderLoginNamePage, renderOtpPage, renderPasswordPage, renderRegisterPage, renderSelectAccountPage, type RegistrationValues } from './pages.js';
 
@@ -15,8 +15,8 @@ export async function renderStep(ctx: LoginContext, error?: MessageKey, values?:
   switch (machine.value) {
     case 'awaitingLoginName': {
       const hint = request.loginHint;
-      const idpButtons = renderIdpButtons(ctx.form, (await loginIdpsOf(ctx)).idps);
-      return renderLoginNamePage(ctx.form, { ...(hint === undefined ? {} : { loginHint: hint }), ...withError, idpButtons });
+      const idps = idpLinks(ctx.form, (await loginIdpsOf(ctx)).idps);
+      return renderLoginNamePage(ctx.form, { ...(hint === undefined ? {} : { loginHint: hint }), ...withError, idps });
     }
     case 'awaitingPassword': {
       const canReset = await canSendMail(ctx.deps.actors, ctx.deps.config, ctx.instanceId);

@@ -19,6 +19,7 @@ import { findAppByClientId } from '../query/app-clients.js';
 import { redirect } from '../http/reply.js';
 import type { Route } from '../http/router.js';
 import type { HttpReply, HttpRequest } from '../http/types.js';
+import { clearCookie, readCookie, setCookie, type CookieScope } from '../http/cookies.js';
 import { readBrowserSessions, terminateBrowserSessions, toSessionCookie } from '../login/browser-sessions.js';
 import { chooseLanguage, createTranslator } from '../i18n/index.js';
 import { renderErrorPage, renderLogoutConfirmPage, renderMessagePage } from '../login/pages.js';
@@ -66,7 +67,7 @@ export async function handleEndSession(req: HttpRequest, deps: AuthFlowDeps): Pr
       const confirmation = await checkConfirmation(deps.ttl, instance.id, req, params, issuer);
       if (confirmation === 'absent') return await confirmationPage(deps, instance.id, req, params, target);
       if (confirmation === 'refused') return renderErrorPage(translatorOf(req, params), 'logoutRefused', 403);
-      cookies.push(`${CONFIRM_COOKIE}=; Max-Age=0; ${confirmCookieAttributes(req)}`);
+      cookies.push(clearCookie(CONFIRM_COOKIE, confirmCookieScope(req)));
     }
     cookies.unshift(await endSessions(deps, instance.id, req, hint.sid));
     const headers = { 'set-cookie': cookies, 'cache-control': 'no-store' };
@@ -136,16 +137,13 @@ function digestOf(value: string): string {
   return createHash('sha256').update(value).digest('base64url');
 }
 
-function confirmCookieAttributes(req: HttpRequest): string {
-  return [`Path=${END_SESSION_PATH}`, 'HttpOnly', 'SameSite=Lax', ...(req.scheme === 'https' ? ['Secure'] : [])].join('; ');
+function confirmCookieScope(req: HttpRequest): CookieScope {
+  return { path: END_SESSION_PATH, secure: req.scheme === 'https' };
 }
 
 function confirmCookieOf(cookieHeader: string | undefined): string | undefined {
-  for (const part of (cookieHeader ?? '').split(';')) {
-    const [name, value] = part.trim().split('=', 2);
-    if (name === CONFIRM_COOKIE && value !== undefined && TOKEN.test(value)) return value;
-  }
-  return undefined;
+  const value = readCookie(cookieHeader, CONFIRM_COOKIE);
+  return value !== undefined && TOKEN.test(value) ? value : undefined;
 }
 
 /** The confirmation page with a fresh single-use token bound to this browser's cookie. */
@@ -164,7 +162,7 @@ async function confirmationPage(deps: AuthFlowDeps, instanceId: string, req: Htt
     params: kept,
     ...(target === undefined ? {} : { formActionOrigin: formActionSource(target) }),
   });
-  const cookie = `${CONFIRM_COOKIE}=${binding}; Max-Age=${CONFIRM_LIFETIME_MS / 1000}; ${confirmCookieAttributes(req)}`;
+  const cookie = setCookie(CONFIRM_COOKIE, binding, CONFIRM_LIFETIME_MS / 1000, confirmCookieScope(req));
   return { ...page, headers: { ...page.headers, 'set-cookie': cookie } };
 }
 

@@ -6,9 +6,8 @@
  * the page's CSP form-action (CSP3 §6.3.1.1); the link still carries the CSRF token.
  */
 import type { HttpReply } from '../../http/types.js';
-import { escapeHtml } from '../../oidc/shared/authorization-response.js';
 import type { MessageKey } from '../../i18n/index.js';
-import { errorLine, field, form, page, type FormContext } from '../pages.js';
+import { errorText, renderLoginPage, type FormContext, type IdpLink } from '../pages.js';
 
 export const EXTERNAL_START_PATH = '/ui/login/external/start';
 export const EXTERNAL_CALLBACK_PATH = '/ui/login/external/callback';
@@ -39,38 +38,15 @@ export function startUrl(ctx: FormContext, idpId: string): string {
   return `${EXTERNAL_START_PATH}?${query.toString()}`;
 }
 
-/** The IDP links of the login name page ('' when there are none). */
-export function renderIdpButtons(ctx: FormContext, idps: readonly IdpChoice[]): string {
-  if (idps.length === 0) return '';
-  const links = idps
-    .map((idp) => `<li><a class="idp" data-idp="${escapeHtml(idp.id)}" href="${escapeHtml(startUrl(ctx, idp.id))}">${escapeHtml(`${ctx.tr.t('signInWith')} ${idp.name}`)}</a></li>`)
-    .join('');
-  return `<section><p>${escapeHtml(ctx.tr.t('externalIntro'))}</p><ul>${links}</ul></section>`;
+/** The IDP links of the login name page (templates/_idp-links.eta). */
+export function idpLinks(ctx: FormContext, idps: readonly IdpChoice[]): IdpLink[] {
+  return idps.map((idp) => ({ id: idp.id, name: idp.name, href: startUrl(ctx, idp.id) }));
 }
 
+/** The prompt after an external login no account is linked to (templates/external-prompt.eta). */
 export function renderExternalPrompt(ctx: FormContext, prompt: ExternalPrompt): HttpReply {
-  const t = (key: MessageKey): string => escapeHtml(ctx.tr.t(key));
-  let body = errorLine(ctx, prompt.error);
-  if (prompt.proposed !== undefined) {
-    body += `<p>${t('externalLinkProposed')}</p><p><strong class="proposed">${escapeHtml(prompt.proposed)}</strong></p>`;
-    body += form(ctx, 'external.link.proposed', '', ctx.tr.t('externalLinkConfirm'));
-  }
-  if (prompt.manualLinking) {
-    const fields =
-      field(ctx, 'loginName', 'loginNameLabel', 'autocomplete="username" maxlength="1024"') +
-      field(ctx, 'password', 'passwordLabel', 'type="password" autocomplete="current-password" maxlength="1024"');
-    body += `<p>${t('externalLinkOther')}</p>${form(ctx, 'external.link', fields, ctx.tr.t('externalLinkSubmit'))}`;
-  }
-  if (prompt.creation !== undefined) {
-    const v = prompt.creation;
-    const fields =
-      field(ctx, 'username', 'usernameLabel', 'autocomplete="username" maxlength="200"', v.username) +
-      field(ctx, 'givenName', 'givenNameLabel', 'autocomplete="given-name" maxlength="200"', v.givenName) +
-      field(ctx, 'familyName', 'familyNameLabel', 'autocomplete="family-name" maxlength="200"', v.familyName) +
-      field(ctx, 'email', 'emailLabel', 'type="email" autocomplete="email" maxlength="200"', v.email);
-    body += `<p>${t('externalCreateIntro')}</p>${form(ctx, 'external.create', fields, ctx.tr.t('externalCreateSubmit'))}`;
-  }
-  return page(ctx, ctx.tr.t('externalLinkTitle'), body, prompt.error === undefined ? 200 : 400);
+  const data = { proposed: prompt.proposed, manualLinking: prompt.manualLinking, creation: prompt.creation, errorText: errorText(ctx, prompt.error) };
+  return renderLoginPage(ctx, 'external-prompt', ctx.tr.t('externalLinkTitle'), data, prompt.error === undefined ? 200 : 400);
 }
 
 /**
@@ -81,6 +57,6 @@ export function renderExternalPrompt(ctx: FormContext, prompt: ExternalPrompt): 
  * callback); a refresh is a new navigation outside that chain.
  */
 export function renderContinuePage(ctx: FormContext, location: string): HttpReply {
-  const reply = page(ctx, ctx.tr.t('title'), `<p><a id="continue" href="${escapeHtml(location)}">${escapeHtml(ctx.tr.t('externalContinue'))}</a></p>`);
+  const reply = renderLoginPage(ctx, 'continue', ctx.tr.t('title'), { location });
   return { ...reply, headers: { ...reply.headers, refresh: `0;url=${location}` } };
 }

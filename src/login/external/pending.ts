@@ -9,6 +9,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { TtlStore } from '../../../actors/index.js';
+import { clearCookie, readCookie, setCookie } from '../../http/cookies.js';
 import type { ExternalUser } from './provider.js';
 
 const PENDING_TABLE = 'external_logins';
@@ -61,16 +62,17 @@ export async function takePending(ttl: TtlStore, instanceId: string, state: stri
 }
 
 export function bindingCookie(value: string, secure: boolean): string {
-  const attributes = ['Path=/', 'HttpOnly', 'SameSite=Lax', ...(secure ? ['Secure'] : [])].join('; ');
-  return `${BINDING_COOKIE}=${value}; Max-Age=${PENDING_LIFETIME_MS / 1000}; ${attributes}`;
+  return setCookie(BINDING_COOKIE, value, PENDING_LIFETIME_MS / 1000, { path: '/', secure });
+}
+
+/** The Set-Cookie value removing the binding cookie (the callback took the pending login). */
+export function clearedBindingCookie(secure: boolean): string {
+  return clearCookie(BINDING_COOKIE, { path: '/', secure });
 }
 
 function bindingCookieOf(cookieHeader: string | undefined): string | undefined {
-  for (const part of (cookieHeader ?? '').split(';')) {
-    const [name, value] = part.trim().split('=', 2);
-    if (name === BINDING_COOKIE && value !== undefined && TOKEN.test(value)) return value;
-  }
-  return undefined;
+  const value = readCookie(cookieHeader, BINDING_COOKIE);
+  return value !== undefined && TOKEN.test(value) ? value : undefined;
 }
 
 export function saveIdentified(ttl: TtlStore, instanceId: string, authRequestId: string, identified: IdentifiedExternalUser, now: number): Promise<void> {

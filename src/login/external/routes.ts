@@ -21,7 +21,7 @@ import { renderErrorPage } from '../pages.js';
 import { renderStep } from '../render-step.js';
 import { activeLoginIdp } from './login-idps.js';
 import { EXTERNAL_CALLBACK_PATH, EXTERNAL_START_PATH, renderContinuePage } from './pages.js';
-import { bindingCookie, digestOf, randomToken, savePending, takePending } from './pending.js';
+import { bindingCookie, clearedBindingCookie, digestOf, randomToken, savePending, takePending } from './pending.js';
 import { createExternalProvider, ExternalLoginError, type ExternalProvider } from './provider.js';
 import { acceptsExternalLogin, resolveExternalUser } from './resolve.js';
 
@@ -106,7 +106,7 @@ function outOfRedirectChain(ctx: LoginContext, reply: HttpReply): HttpReply {
 
 /** The binding cookie has served its purpose once the callback took the pending login. */
 function withBindingCleared(reply: HttpReply, secure: boolean): HttpReply {
-  const cleared = bindingCookie('', secure).replace(/Max-Age=\d+/u, 'Max-Age=0');
+  const cleared = clearedBindingCookie(secure);
   const existing = reply.headers?.['set-cookie'];
   const cookies = existing === undefined ? [cleared] : [...(Array.isArray(existing) ? existing : [existing as string]), cleared];
   return { ...reply, headers: { ...reply.headers, 'set-cookie': cookies } };

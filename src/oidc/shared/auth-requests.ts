@@ -12,6 +12,7 @@
  * not overwrite each other's binding.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { readCookie, setCookie } from '../../http/cookies.js';
 import {
   AUTH_REQUEST_SNAPSHOT_VERSION,
   authRequestMachine,
@@ -91,22 +92,18 @@ function bindingDigestOf(value: string): string {
 
 /** The Set-Cookie value binding auth request `id` to this browser. */
 export function browserBindingCookie(id: string, value: string, secure: boolean): string {
-  const attributes = [`Path=${BINDING_COOKIE_PATH}`, 'HttpOnly', 'SameSite=Lax', ...(secure ? ['Secure'] : [])].join('; ');
-  return `${BINDING_COOKIE_PREFIX}${id}=${value}; Max-Age=${AUTH_REQUEST_LIFETIME_MS / 1000}; ${attributes}`;
+  return setCookie(`${BINDING_COOKIE_PREFIX}${id}`, value, AUTH_REQUEST_LIFETIME_MS / 1000, { path: BINDING_COOKIE_PATH, secure });
 }
 
 /** Whether the Cookie header holds the binding of `stored` (compared in constant time). */
 export function isBoundToBrowser(stored: StoredAuthRequest, cookieHeader: string | undefined): boolean {
   const name = `${BINDING_COOKIE_PREFIX}${stored.id}`;
   if (typeof stored.bindingDigest !== 'string') return false;
-  for (const part of (cookieHeader ?? '').split(';')) {
-    const [key, value] = part.trim().split('=', 2);
-    if (key !== name || value === undefined || !BINDING_VALUE.test(value)) continue;
-    const expected = Buffer.from(stored.bindingDigest);
-    const actual = Buffer.from(bindingDigestOf(value));
-    if (expected.length === actual.length && timingSafeEqual(expected, actual)) return true;
-  }
-  return false;
+  const value = readCookie(cookieHeader, name);
+  if (value === undefined || !BINDING_VALUE.test(value)) return false;
+  const expected = Buffer.from(stored.bindingDigest);
+  const actual = Buffer.from(bindingDigestOf(value));
+  return expected.length === actual.length && timingSafeEqual(expected, actual);
 }
 
 /** The persisted form of a machine snapshot. */

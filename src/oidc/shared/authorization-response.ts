@@ -9,8 +9,12 @@
 import { randomBytes } from 'node:crypto';
 import type { OAuthError } from '../../../actors/index.js';
 import { html, redirect } from '../../http/reply.js';
+import { loadTemplates } from '../../html/templates.js';
 import type { HttpReply } from '../../http/types.js';
 import type { ResponseMode } from './auth-requests.js';
+
+/** The form_post page (../templates/form-post.eta), compiled once at start. */
+const TEMPLATES = loadTemplates(new URL('../templates/', import.meta.url));
 
 export interface ResponseTarget {
   readonly redirectUri: string;
@@ -18,11 +22,6 @@ export interface ResponseTarget {
   readonly state?: string;
   /** The issuer of the request (discovery's `issuer`), sent as `iss`. */
   readonly issuer: string;
-}
-
-/** Escapes text for HTML element content and double-quoted attributes. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 /** The origin (or scheme, for custom schemes) a login form may be redirected to (CSP form-action). */
@@ -49,13 +48,7 @@ export function toAuthorizationError(target: ResponseTarget, error: OAuthError):
 
 function formPost(redirectUri: string, params: Record<string, string>): HttpReply {
   const nonce = randomBytes(16).toString('base64');
-  const inputs = Object.entries(params)
-    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
-    .join('');
-  const page =
-    `<!doctype html><html><head><meta charset="utf-8"><title>Submit</title></head><body>` +
-    `<form id="f" method="post" action="${escapeHtml(redirectUri)}">${inputs}<noscript><button type="submit">Continue</button></noscript></form>` +
-    `<script nonce="${nonce}">document.getElementById('f').submit();</script></body></html>`;
+  const page = TEMPLATES.render('form-post', { action: redirectUri, params: Object.entries(params).map(([name, value]) => ({ name, value })), nonce });
   const csp = `default-src 'none'; script-src 'nonce-${nonce}'; form-action ${formActionSource(redirectUri)}; frame-ancestors 'none'; base-uri 'none'`;
   return html(200, page, { 'content-security-policy': csp, 'cache-control': 'no-store' });
 }
