@@ -157,6 +157,8 @@ export const authRequestMachine = setup({
         'otp.required': { target: 'awaitingOtp', actions: assign({ passwordCheckedAt: ({ event }) => event.passwordCheckedAt }) },
         // The login name page's IDP buttons stay reachable with the browser's back button.
         'external.completed': { target: 'succeeded', actions: ['takeExternalLogin', 'issueCode'] },
+        // "Not you?": back to the login name.
+        'account.other': { target: 'awaitingLoginName' },
       },
     },
     // Second factor: the password was verified; a session is created only with the TOTP code.

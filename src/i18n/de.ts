@@ -8,6 +8,8 @@ export const de = {
   next: 'Weiter',
   passwordLabel: 'Passwort',
   passwordIntro: 'Gib dein Passwort ein.',
+  notYou: 'Nicht du?',
+  signingInTo: 'Anmeldung bei',
   signIn: 'Anmelden',
   otpLabel: 'Code',
   otpIntro: 'Gib den 6-stelligen Code aus deiner Authenticator-App oder einen deiner Wiederherstellungscodes ein.',

@@ -6,6 +6,8 @@ export const en = {
   next: 'Next',
   passwordLabel: 'Password',
   passwordIntro: 'Enter your password.',
+  notYou: 'Not you?',
+  signingInTo: 'Signing in to',
   signIn: 'Sign in',
   otpLabel: 'Code',
   otpIntro: 'Enter the 6-digit code from your authenticator app, or one of your recovery codes.',

@@ -141,7 +141,9 @@ export function brandingStyle(branding: BrandingSettingsValues | undefined): str
     'label,input,button{display:block;width:100%;margin:.4rem 0}input,button{padding:.5rem;box-sizing:border-box}' +
     'button{background:var(--primary-color);color:#fff;border:1px solid var(--primary-color);border-radius:4px}' +
     'button.secondary{background:transparent;color:var(--primary-color)}' +
-    '.error{color:var(--warn-color)}.logo{display:block;max-width:12rem;max-height:4rem;margin:0 0 1rem}' +
+    '.links{margin-top:.75rem}' +
+    'button.link{display:inline;width:auto;margin:0;padding:0;background:none;border:none;color:var(--primary-color);text-decoration:underline;cursor:pointer}' +
+    '.error{color:var(--warn-color)}.audience{margin-top:-.5rem;opacity:.8}.logo{display:block;max-width:12rem;max-height:4rem;margin:0 0 1rem}' +
     '.watermark{margin-top:2rem;font-size:.75rem;opacity:.7;text-align:center}'
   );
 }

@@ -22,6 +22,15 @@ export interface FormContext {
   readonly csrf: string;
   readonly redirectUri: string;
   readonly tr: Translator;
+  /** What the person is signing in to, named under the title of every step (login-context.ts). */
+  readonly audience?: LoginAudience;
+}
+
+/** The application of the auth request and the organization the login is for. */
+export interface LoginAudience {
+  readonly app: string;
+  /** The organization an org scope restricts the login to, else the application's; '' when unknown. */
+  readonly org: string;
 }
 
 /** What a re-rendered registration form keeps (never the passwords). */
@@ -49,19 +58,19 @@ export interface IdpLink {
  * custom properties, logo, font, watermark; issue 6) from `tr.branding`, the built-in look
  * without it. No script: every page works without JavaScript.
  */
-function frameOf(tr: Translator, title: string) {
+function frameOf(tr: Translator, title: string, audience?: LoginAudience) {
   const branding = tr.branding ?? BRANDING_DEFAULTS;
   // The style is written raw into <style>: built from validated colors and a CSS-escaped font
   // URL; a '<' could still never close the element.
   const style = brandingStyle(branding).replace(/</g, '\\3c ');
-  return { lang: tr.lang, title, style, logo: logoOf(branding), watermark: !branding.disableWatermark };
+  return { lang: tr.lang, title, style, logo: logoOf(branding), watermark: !branding.disableWatermark, audience };
 }
 
 /** Every template's data besides its own: the frame, the texts, and what a form posts back. */
 function templateData(tr: Translator, title: string, data: object, form?: FormContext): object {
   const t = (key: MessageKey): string => tr.t(key);
   const posting = form === undefined ? {} : { authRequest: form.authRequestId, csrf: form.csrf, loginPath: LOGIN_PATH };
-  return { ...data, ...posting, t, frame: frameOf(tr, title) };
+  return { ...data, ...posting, t, frame: frameOf(tr, title, form?.audience) };
 }
 
 function loginCsp(redirectUri: string, tr: Translator): string {

@@ -19,7 +19,7 @@ import { AppError, OAuthError } from '../../actors/index.js';
 import { chooseLanguage, createTranslator } from '../i18n/index.js';
 import { createUiLocalesResolver, type UiLocalesResolver } from '../oidc/shared/ui-locales.js';
 import { createCustomizationResolver, customizeLoginContext } from './appearance.js';
-import { createLoginContext, isCsrfValid, type LoginContext } from './login-context.js';
+import { createLoginContext, loginAudienceOf, isCsrfValid, type LoginContext } from './login-context.js';
 import { renderErrorPage } from './pages.js';
 import { renderStep } from './render-step.js';
 import { requestPasswordResetStep, submitPasswordResetStep } from './password-reset.js';
@@ -71,7 +71,9 @@ function originOf(url: string): string | undefined {
 async function loadContext(req: HttpRequest, deps: AuthFlowDeps, languages: UiLocalesResolver, id: string | undefined): Promise<LoginContext | undefined> {
   const instance = await requireInstance(deps.tenants, req);
   const stored = id === undefined ? undefined : await loadAuthRequest(deps.ttl, instance.id, id);
-  return stored === undefined ? undefined : createLoginContext(deps, instance.id, req, stored, await languages(instance.id));
+  if (stored === undefined) return undefined;
+  const [offered, audience] = await Promise.all([languages(instance.id), loginAudienceOf(deps.actors, instance.id, stored)]);
+  return createLoginContext(deps, instance.id, req, stored, offered, audience);
 }
 
 async function showLogin(req: HttpRequest, load: ContextLoader): Promise<HttpReply> {

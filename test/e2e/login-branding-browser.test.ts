@@ -82,7 +82,7 @@ interface ShownImage {
 /** What the login name page shows. */
 async function looks(page: Page) {
   return {
-    intro: await page.locator('main p').first().textContent(),
+    intro: await page.locator('main p:not(.audience)').first().textContent(),
     buttonColor: await page.locator('button[type=submit]').first().evaluate((b) => getComputedStyle(b).backgroundColor),
     logo: await page.locator('img.logo').evaluateAll((imgs) => (imgs as ShownImage[]).map((i) => ({ src: i.src, loaded: i.naturalWidth > 0 }))),
     watermark: await page.locator('footer.watermark').count(),
@@ -115,7 +115,7 @@ describeIfMet(chromium, 'login UI with text and branding settings', () => {
     await page.fill('input[name=loginName]', `branded-frank@${orgDomain}`);
     await page.click('button[type=submit]');
     await page.waitForSelector('input[name=password]');
-    expect(await page.locator('main p').first().textContent()).toBe('branded-frank');
+    expect(await page.locator('main p:not(.audience)').first().textContent()).toBe('branded-frank');
 
     // The unscoped login keeps the instance's look.
     await page.goto(await loginUrl('openid'));
@@ -123,7 +123,7 @@ describeIfMet(chromium, 'login UI with text and branding settings', () => {
     await page.fill('input[name=loginName]', `branded-frank@${orgDomain}`);
     await page.click('button[type=submit]');
     await page.waitForSelector('input[name=password]');
-    expect(await page.locator('main p').first().textContent()).toBe(`branded-frank@${orgDomain}`);
+    expect(await page.locator('main p:not(.audience)').first().textContent()).toBe(`branded-frank@${orgDomain}`);
 
     // A reset in the org shows the instance's value again at once.
     await patch(`/settings/v3alpha/branding?ctx.orgId=${orgId}`, { primaryColor: { reset: true } });
