@@ -264,6 +264,36 @@ export const userEvents = defineEvents<UserEvent>()('user', 'user', {
     emittedBy: 'login UI TOTP step with a recovery code (that code is gone; resets the failed-OTP counter)',
     payload: { digest: 'SHA-256 of the used code' },
   },
+  'user.human.otp.email.added': { emittedBy: 'AddOTPEmail (needs a verified email address)', payload: {} },
+  'user.human.otp.email.removed': { emittedBy: 'RemoveOTPEmail', payload: {} },
+  'user.human.otp.email.code.added': {
+    emittedBy: 'login UI, OTP by email step: a login code was sent. In the same append as the `message.queued` carrying it; a newer code replaces it, a successful check clears it (single use)',
+    payload: {
+      codeHash: 'SHA-256 of the code bound to the user (the code itself is never recorded in clear)',
+      expiresAt: 'epoch ms after which the code is refused (TESSERA_OTP_CODE_TTL_MS)',
+      messageId: 'the outbox message carrying the code',
+    },
+  },
+  'user.human.otp.email.check.succeeded': { emittedBy: 'login UI, OTP by email step: the pending, unexpired code (clears it; resets the failed-OTP counter)', payload: {} },
+  'user.human.otp.email.check.failed': {
+    emittedBy: "login UI, OTP by email step: a wrong, used or expired code; a failure at the instance's `maxOtpAttempts` is followed by `user.locked`",
+    payload: {},
+  },
+  'user.human.otp.sms.added': { emittedBy: 'AddOTPSMS (needs a verified phone number)', payload: {} },
+  'user.human.otp.sms.removed': { emittedBy: 'RemoveOTPSMS', payload: {} },
+  'user.human.otp.sms.code.added': {
+    emittedBy: 'login UI, OTP by SMS step: a login code was sent. In the same append as the `message.queued` carrying it; a newer code replaces it, a successful check clears it (single use)',
+    payload: {
+      codeHash: 'SHA-256 of the code bound to the user (the code itself is never recorded in clear)',
+      expiresAt: 'epoch ms after which the code is refused (TESSERA_OTP_CODE_TTL_MS)',
+      messageId: 'the outbox message carrying the code',
+    },
+  },
+  'user.human.otp.sms.check.succeeded': { emittedBy: 'login UI, OTP by SMS step: the pending, unexpired code (clears it; resets the failed-OTP counter)', payload: {} },
+  'user.human.otp.sms.check.failed': {
+    emittedBy: "login UI, OTP by SMS step: a wrong, used or expired code; a failure at the instance's `maxOtpAttempts` is followed by `user.locked`",
+    payload: {},
+  },
   'user.removed': { emittedBy: 'DeleteUser (username claims and token digests released)', payload: {} },
 });
 
@@ -411,6 +441,8 @@ export const sessionEvents = defineEvents<SessionEvent>()('session', "session (o
   },
   'session.idp.checked': { emittedBy: 'login UI external login (the session of a user linked to the IDP)', payload: { idpId: 'the identity provider' } },
   'session.totp.checked': { emittedBy: 'login UI TOTP step (the session is created with the password and this check together)', payload: {} },
+  'session.otp.email.checked': { emittedBy: 'login UI OTP by email step (the session is created with the first factor and this check together)', payload: {} },
+  'session.otp.sms.checked': { emittedBy: 'login UI OTP by SMS step (the session is created with the first factor and this check together)', payload: {} },
   'session.token.set': {
     emittedBy: 'CreateSession',
     payload: { digest: 'SHA-256 of the session token (never the token; claimed under `session.token`)' },

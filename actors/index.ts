@@ -144,6 +144,7 @@ export {
   type User,
   type HumanUser,
   type HumanTotp,
+  type HumanOtpMessage,
   type MachineUser,
   type HumanProfile,
   type MachineKey,
@@ -283,6 +284,7 @@ export {
   isSessionLive,
   sessionAmr,
   sessionAuthTime,
+  secondFactorCheckedAt,
   type Session,
   type SessionUserAgent,
 } from './organization/session.js';
@@ -296,6 +298,7 @@ export {
   type AuthPrompt,
   type AuthRequestContext,
   type AuthRequestEvent,
+  type OtpMethod,
   type AuthRequestFailure,
   type AuthRequestInput,
   type AuthRequestStep,
@@ -435,5 +438,15 @@ export {
   type RequestPasswordReset,
   type ResetPasswordWithCode,
 } from './organization/commands/password-reset.js';
+export {
+  addOtpMessage,
+  recordOtpCodeCheck,
+  removeOtpMessage,
+  sendOtpCode,
+  type OtpChannel,
+  type OtpChannelCommand,
+  type RecordOtpCodeCheck,
+  type SendOtpCode,
+} from './organization/commands/otp-message.js';
 export { recordSmtpProviderDelivery, recordSmsProviderDelivery, type RecordProviderDelivery } from './instance/commands/record-provider-delivery.js';
 export type { ProviderDeliveryState } from './instance/provider-family.js';

@@ -44,13 +44,32 @@ export interface AuthRequestContext {
   readonly failure: AuthRequestFailure | undefined;
   /** Epoch ms when the password was verified, while the second factor (TOTP) is awaited. */
   readonly passwordCheckedAt?: number;
+  /** Epoch ms and IDP of an external login, when that was the first factor and the second is awaited. */
+  readonly idpCheckedAt?: number;
+  readonly idpId?: string;
+  /** The second factor the code page asks for (the user may switch among theirs). */
+  readonly otpMethod?: OtpMethod;
 }
+
+/** A second factor the code page can ask for: a TOTP code, or a code sent by SMS or email. */
+export type OtpMethod = 'totp' | 'sms' | 'email';
 
 export type AuthRequestEvent =
   | { readonly type: 'loginName.submitted'; readonly userId: string; readonly loginName: string }
   | { readonly type: 'password.verified'; readonly session: BrowserSessionSummary }
   /** The password was right and the user has a verified TOTP: the code is asked next (no session yet). */
-  | { readonly type: 'otp.required'; readonly passwordCheckedAt: number }
+  | { readonly type: 'otp.required'; readonly passwordCheckedAt: number; readonly method?: OtpMethod }
+  /** An external login resolved a user with a second factor: the code is asked next (no session yet). */
+  | {
+      readonly type: 'external.otp.required';
+      readonly userId: string;
+      readonly loginName: string;
+      readonly idpId: string;
+      readonly idpCheckedAt: number;
+      readonly method: OtpMethod;
+    }
+  /** The user switched the code page to another of their second factors. */
+  | { readonly type: 'otp.method.selected'; readonly method: OtpMethod }
   /** The edge accepted the TOTP code and created a session with both checks. */
   | { readonly type: 'otp.verified'; readonly session: BrowserSessionSummary }
   | { readonly type: 'account.selected'; readonly sessionId: string }
@@ -92,6 +111,10 @@ export const authRequestMachine = setup({
     pickOnlySession: assign({ session: ({ context }) => context.sessions[0] }),
     pickHintedSession: assign({ session: ({ context }) => hintedSession(context) }),
     fail: assign({ failure: (_, params: { failure: AuthRequestFailure }) => params.failure }),
+    awaitExternalOtp: assign(({ event }) => {
+      assertEvent(event, 'external.otp.required');
+      return { userId: event.userId, loginName: event.loginName, idpId: event.idpId, idpCheckedAt: event.idpCheckedAt, otpMethod: event.method, passwordCheckedAt: undefined };
+    }),
     takeExternalLogin: assign(({ event }) => {
       assertEvent(event, 'external.completed');
       return { userId: event.userId, loginName: event.loginName, session: event.session };
@@ -149,23 +172,33 @@ export const authRequestMachine = setup({
         },
         'registration.requested': { target: 'registering' },
         'external.completed': { target: 'succeeded', actions: ['takeExternalLogin', 'issueCode'] },
+        'external.otp.required': { target: 'awaitingOtp', actions: 'awaitExternalOtp' },
       },
     },
     awaitingPassword: {
       on: {
         'password.verified': { target: 'succeeded', actions: [assign({ session: ({ event }) => event.session }), 'issueCode'] },
-        'otp.required': { target: 'awaitingOtp', actions: assign({ passwordCheckedAt: ({ event }) => event.passwordCheckedAt }) },
+        'otp.required': {
+          target: 'awaitingOtp',
+          actions: assign({ passwordCheckedAt: ({ event }) => event.passwordCheckedAt, otpMethod: ({ event }) => event.method ?? 'totp' }),
+        },
         // The login name page's IDP buttons stay reachable with the browser's back button.
         'external.completed': { target: 'succeeded', actions: ['takeExternalLogin', 'issueCode'] },
+        'external.otp.required': { target: 'awaitingOtp', actions: 'awaitExternalOtp' },
         // "Not you?": back to the login name.
         'account.other': { target: 'awaitingLoginName' },
       },
     },
-    // Second factor: the password was verified; a session is created only with the TOTP code.
+    // Second factor: the password (or an external login) was verified; a session is created only
+    // with the code of a second factor (TOTP, or one sent by SMS or email; the user may switch).
     awaitingOtp: {
       on: {
         'otp.verified': { target: 'succeeded', actions: [assign({ session: ({ event }) => event.session }), 'issueCode'] },
-        'account.other': { target: 'awaitingLoginName', actions: assign({ passwordCheckedAt: () => undefined }) },
+        'otp.method.selected': { actions: assign({ otpMethod: ({ event }) => event.method }) },
+        'account.other': {
+          target: 'awaitingLoginName',
+          actions: assign({ passwordCheckedAt: () => undefined, idpCheckedAt: () => undefined, idpId: () => undefined, otpMethod: () => undefined }),
+        },
       },
     },
     selectingAccount: {

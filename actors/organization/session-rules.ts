@@ -26,6 +26,11 @@ export interface SessionChecks {
    * (`user.human.mfa.otp.check.succeeded`); the user must have a verified TOTP.
    */
   readonly totpChecked?: boolean;
+  /**
+   * The edge accepted a login code sent by email / SMS and recorded it on the user
+   * (`user.human.otp.email|sms.check.succeeded`); the user must have that factor.
+   */
+  readonly otpMessageChecked?: 'email' | 'sms';
 }
 
 /** What a session command knows about the session it targets. */
@@ -104,6 +109,12 @@ export function checkEvents(
   if (checks.totpChecked === true) {
     if (user.state.type !== 'human' || user.state.totp?.verified !== true) throw failedPrecondition('session.totp_not_enrolled', 'the user has no verified TOTP');
     events.push(emit({ type: 'session.totp.checked', payload: {} }));
+  }
+  if (checks.otpMessageChecked !== undefined) {
+    const human = user.state.type === 'human' ? user.state : undefined;
+    const enabled = checks.otpMessageChecked === 'email' ? human?.otpEmail : human?.otpSms;
+    if (enabled === undefined) throw failedPrecondition('session.otp_not_enabled', `the user has no OTP by ${checks.otpMessageChecked}`);
+    events.push(emit({ type: checks.otpMessageChecked === 'email' ? 'session.otp.email.checked' : 'session.otp.sms.checked', payload: {} }));
   }
   return events;
 }

@@ -40,6 +40,9 @@ export interface Session {
   readonly idpId?: string;
   /** Epoch ms of the last TOTP check (absent: never). */
   readonly totpCheckedAt?: number;
+  /** Epoch ms of the last accepted OTP by email / by SMS (absent: never). */
+  readonly otpEmailCheckedAt?: number;
+  readonly otpSmsCheckedAt?: number;
   /** Sorted by key. */
   readonly metadata: readonly { readonly key: string; readonly value: string }[];
 }
@@ -53,6 +56,9 @@ export type SessionEvent =
   | { type: 'session.idp.checked'; payload: { idpId: string } }
   /** The user's TOTP code was accepted (login UI second step; checked and recorded on the user). */
   | { type: 'session.totp.checked'; payload: Record<string, never> }
+  /** A login code sent by email / SMS was accepted (login UI second step; checked and recorded on the user). */
+  | { type: 'session.otp.email.checked'; payload: Record<string, never> }
+  | { type: 'session.otp.sms.checked'; payload: Record<string, never> }
   | { type: 'session.token.set'; payload: { digest: string } }
   | { type: 'session.lifetime.set'; payload: { expiresAt: number } }
   | { type: 'session.metadata.set'; payload: { metadata: Record<string, string> } }
@@ -90,6 +96,10 @@ export const sessionKind: AggregateKind<Session, SessionEvent, 'session'> = {
         return { ...state, idpCheckedAt: e.createdAt, idpId: e.payload.idpId };
       case 'session.totp.checked':
         return { ...state, totpCheckedAt: e.createdAt };
+      case 'session.otp.email.checked':
+        return { ...state, otpEmailCheckedAt: e.createdAt };
+      case 'session.otp.sms.checked':
+        return { ...state, otpSmsCheckedAt: e.createdAt };
       case 'session.token.set':
         return { ...state, tokenDigest: e.payload.digest };
       case 'session.lifetime.set':
@@ -121,25 +131,31 @@ export function isSessionLive(record: AggregateRecord<Session> | undefined, now:
 }
 
 /**
- * Epoch ms of the session's last interactive authentication (password, TOTP or external IDP) — the
+ * Epoch ms of the session's last interactive authentication (password, an OTP or external IDP) — the
  * login UI reuses only such sessions; 0 when it has neither.
  */
 export function sessionAuthTime(session: Session): number {
-  return Math.max(session.passwordCheckedAt, session.idpCheckedAt ?? 0, session.totpCheckedAt ?? 0);
+  return Math.max(session.passwordCheckedAt, session.idpCheckedAt ?? 0, secondFactorCheckedAt(session));
+}
+
+/** Epoch ms of the session's last second-factor check (TOTP, OTP by email or SMS); 0 when none. */
+export function secondFactorCheckedAt(session: Session): number {
+  return Math.max(session.totpCheckedAt ?? 0, session.otpEmailCheckedAt ?? 0, session.otpSmsCheckedAt ?? 0);
 }
 
 /**
  * The authentication methods the session's checks prove (OIDC `amr`, RFC 8176): `pwd` for a
- * password, `otp` for a TOTP code, and `mfa` when two factors were checked (password + TOTP).
- * An external IDP login adds none: RFC 8176 has no value for federated authentication.
+ * password, `otp` for any one-time code (TOTP, by email, by SMS), and `mfa` when two factors were
+ * checked (a password or an external IDP login, and an OTP). An external IDP login alone adds
+ * none: RFC 8176 has no value for federated authentication.
  */
 export function sessionAmr(session: Session): string[] {
   const amr: string[] = [];
   const password = session.passwordCheckedAt > 0;
-  const otp = (session.totpCheckedAt ?? 0) > 0;
+  const otp = secondFactorCheckedAt(session) > 0;
   if (password) amr.push('pwd');
   if (otp) amr.push('otp');
-  if (password && otp) amr.push('mfa');
+  if ((password || (session.idpCheckedAt ?? 0) > 0) && otp) amr.push('mfa');
   if (session.patCheckedAt > 0) amr.push('pat');
   return amr;
 }

@@ -36,6 +36,13 @@ export interface MachineAddedPayload {
   readonly usernameInstanceWide?: boolean;
 }
 
+/** A login code of OTP by email / SMS: its digest (bound to the user), expiry and the outbox message carrying it. */
+export interface OtpCodePayload {
+  readonly codeHash: string;
+  readonly expiresAt: number;
+  readonly messageId: string;
+}
+
 export type UserEvent =
   | { type: 'user.human.added'; payload: HumanAddedPayload }
   | { type: 'user.human.changed'; payload: Partial<HumanProfilePayload> }
@@ -70,6 +77,22 @@ export type UserEvent =
    * code replaces the previous one; a password change (the reset itself) clears it.
    */
   | { type: 'user.human.password.code.added'; payload: { codeHash: string; expiresAt: number; channel: 'mail' | 'sms'; messageId: string } }
+  /**
+   * OTP by email / by SMS as second factors (issue 14): added for a verified address / number,
+   * removed; a login code sent (its SHA-256 digest and expiry only; the message carrying it is
+   * queued in the same append); a login's check of that code (success clears it: single use;
+   * a failure counts towards `maxOtpAttempts`).
+   */
+  | { type: 'user.human.otp.email.added'; payload: Record<string, never> }
+  | { type: 'user.human.otp.email.removed'; payload: Record<string, never> }
+  | { type: 'user.human.otp.email.code.added'; payload: OtpCodePayload }
+  | { type: 'user.human.otp.email.check.succeeded'; payload: Record<string, never> }
+  | { type: 'user.human.otp.email.check.failed'; payload: Record<string, never> }
+  | { type: 'user.human.otp.sms.added'; payload: Record<string, never> }
+  | { type: 'user.human.otp.sms.removed'; payload: Record<string, never> }
+  | { type: 'user.human.otp.sms.code.added'; payload: OtpCodePayload }
+  | { type: 'user.human.otp.sms.check.succeeded'; payload: Record<string, never> }
+  | { type: 'user.human.otp.sms.check.failed'; payload: Record<string, never> }
   | { type: 'user.machine.added'; payload: MachineAddedPayload }
   | { type: 'user.machine.changed'; payload: { name?: string; description?: string; accessTokenType?: AccessTokenType } }
   | { type: 'user.machine.key.added'; payload: { id: string; publicKey: string; expiresAt: number } }

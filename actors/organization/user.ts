@@ -72,8 +72,16 @@ export interface HumanUser extends UserCommon {
   readonly failedOtpAttempts?: number;
   /** SHA-256 digests (base64url) of the unused recovery codes; absent = none. Removed with the TOTP. */
   readonly recoveryCodes?: readonly string[];
+  /** OTP by email / by SMS (issue 14): enabled as second factors (absent: no), and each one's pending login code. */
+  readonly otpEmail?: HumanOtpMessage;
+  readonly otpSms?: HumanOtpMessage;
   /** The pending password reset code: its SHA-256 digest and expiry (absent: none). */
   readonly passwordReset?: { readonly codeHash: string; readonly expiresAt: number };
+}
+
+/** An OTP-by-message factor; `code` is the pending login code (digest and expiry), absent when none. */
+export interface HumanOtpMessage {
+  readonly code?: { readonly codeHash: string; readonly expiresAt: number };
 }
 
 export interface HumanTotp {
@@ -217,6 +225,29 @@ function evolveHuman(state: HumanUser, e: UserEvent, at: number): HumanUser {
     case 'user.human.mfa.otp.check.succeeded':
       return state.totp === undefined ? state : { ...state, totp: { ...state.totp, lastStep: e.payload.step }, failedOtpAttempts: 0 };
     case 'user.human.mfa.otp.check.failed':
+      return { ...state, failedOtpAttempts: (state.failedOtpAttempts ?? 0) + 1 };
+    case 'user.human.otp.email.added':
+      return { ...state, otpEmail: {} };
+    case 'user.human.otp.sms.added':
+      return { ...state, otpSms: {} };
+    case 'user.human.otp.email.removed': {
+      const { otpEmail: _removed, ...rest } = state;
+      return rest;
+    }
+    case 'user.human.otp.sms.removed': {
+      const { otpSms: _removed, ...rest } = state;
+      return rest;
+    }
+    case 'user.human.otp.email.code.added':
+      return state.otpEmail === undefined ? state : { ...state, otpEmail: { code: { codeHash: e.payload.codeHash, expiresAt: e.payload.expiresAt } } };
+    case 'user.human.otp.sms.code.added':
+      return state.otpSms === undefined ? state : { ...state, otpSms: { code: { codeHash: e.payload.codeHash, expiresAt: e.payload.expiresAt } } };
+    case 'user.human.otp.email.check.succeeded':
+      return state.otpEmail === undefined ? state : { ...state, otpEmail: {}, failedOtpAttempts: 0 };
+    case 'user.human.otp.sms.check.succeeded':
+      return state.otpSms === undefined ? state : { ...state, otpSms: {}, failedOtpAttempts: 0 };
+    case 'user.human.otp.email.check.failed':
+    case 'user.human.otp.sms.check.failed':
       return { ...state, failedOtpAttempts: (state.failedOtpAttempts ?? 0) + 1 };
     case 'user.idp.link.added':
       return { ...state, idpLinks: [...(state.idpLinks ?? []), { ...e.payload }] };

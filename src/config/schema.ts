@@ -121,6 +121,7 @@ export const CONFIG_KEYS = {
   outboxMaxBackoffMs: { env: 'TESSERA_OUTBOX_MAX_BACKOFF_MS', schema: positiveInt.default(600_000), description: 'Longest wait between two delivery attempts of an outbox message.' },
   outboxMaxAttempts: { env: 'TESSERA_OUTBOX_MAX_ATTEMPTS', schema: positiveInt.max(100).default(10), description: 'Delivery attempts of an outbox message (the first included) before it is abandoned (`message.abandoned`, counted as `result="abandoned"`).' },
   passwordResetCodeTtlMs: { env: 'TESSERA_PASSWORD_RESET_CODE_TTL_MS', schema: positiveInt.default(900_000), description: 'Lifetime of a password reset code sent by mail (default 15 minutes); a code is single-use and replaced by a newer one.' },
+  otpCodeTtlMs: { env: 'TESSERA_OTP_CODE_TTL_MS', schema: positiveInt.default(300_000), description: 'Lifetime of a login code of OTP by email or SMS (default 5 minutes); a code is single-use and replaced by a newer one.' },
   systemUsers: { env: 'TESSERA_SYSTEM_USERS', schema: systemUsersSchema, description: 'System API users (docs/api/instances.md): a map of user name → `{ publicKey: <PEM> }` or `{ publicKeyPath: <file> }`, with optional `roles` (`SYSTEM_OWNER` (default), `SYSTEM_OWNER_VIEWER`). The environment variable takes the map as JSON. A user signs JWTs (RS256, ES256 or EdDSA) with `iss` = `sub` = its name.' },
 } as const satisfies Record<string, KeySpec>;
 

@@ -6,18 +6,18 @@
  * password against the instance's complexity policy, sets it, clears the code (single use) and
  * ends every session of the user in the same append.
  */
-import { createHash, randomInt } from 'node:crypto';
 import { failedPrecondition, idTerm, requestPasswordReset, resetPasswordWithCode, type ActorSystem, type PasswordResetDone } from '../../actors/index.js';
 import type { Config } from '../config/schema.js';
 import { requirePasswordComplexity, hashPassword } from '../crypto/password.js';
 import { canSendMail, type DefaultSmtpConfig } from '../delivery/default-smtp.js';
+import { newOneTimeCode, oneTimeCodeDigest } from './one-time-code.js';
 import { readUserSettings } from './user-auth.js';
 
 export type PasswordResetConfig = DefaultSmtpConfig & Pick<Config, 'passwordResetCodeTtlMs'>;
 
 /** The digest a code is recorded as, bound to its user. */
 export function resetCodeDigest(userId: string, code: string): string {
-  return createHash('sha256').update(`password-reset\u0000${userId}\u0000${code.trim()}`).digest('base64url');
+  return oneTimeCodeDigest('password-reset', userId, code);
 }
 
 /** 400 FailedPrecondition `delivery.mail_unavailable` unless the instance can send mail. */
@@ -34,7 +34,7 @@ export async function sendPasswordResetCode(
   target: { readonly instanceId: string; readonly orgId: string; readonly userId: string; readonly creator: string },
 ): Promise<{ readonly to: string; readonly sequence: number; readonly changedAt: number }> {
   await requireMail(actors, config, target.instanceId);
-  const code = String(randomInt(0, 100_000_000)).padStart(8, '0');
+  const code = newOneTimeCode();
   const minutes = Math.round(config.passwordResetCodeTtlMs / 60_000);
   const text = `Your password reset code is ${code}\n\nIt is valid for ${minutes} minutes and can be used once. If you did not ask to reset your password, ignore this mail.\n`;
   const result = await actors.ask(

@@ -47,6 +47,8 @@ export interface SessionFactorInput {
   readonly verifiedPasswordHash?: string;
   /** Human users, login UI: the TOTP code was accepted and recorded on the user. */
   readonly totpChecked?: boolean;
+  /** Human users, login UI: a login code sent by email / SMS was accepted and recorded on the user. */
+  readonly otpMessageChecked?: 'email' | 'sms';
 }
 
 export interface SessionWriteOptions {
@@ -110,6 +112,7 @@ export async function createLoginSession(
       ...(factors.pat === undefined ? {} : { patDigest: tokenDigest(factors.pat) }),
       ...(factors.idpId === undefined ? {} : { idpId: factors.idpId }),
       ...(factors.totpChecked === true ? { totpChecked: true } : {}),
+      ...(factors.otpMessageChecked === undefined ? {} : { otpMessageChecked: factors.otpMessageChecked }),
     },
     { creator },
   );

@@ -89,7 +89,7 @@ export const resetPasswordWithCode: CommandHandler<ResetPasswordWithCode, Passwo
 };
 
 /** Compares two digests without stopping at the first difference. */
-function sameDigest(a: string, b: string): boolean {
+export function sameDigest(a: string, b: string): boolean {
   if (a.length !== b.length) return false;
   let diff = 0;
   for (let i = 0; i < a.length; i += 1) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);

@@ -25,6 +25,7 @@ import type { CallContext } from '../../call-context.js';
 import { toDetails, toTimestamp } from '../../shared/convert.js';
 import { readSession } from '../../../query/sessions.js';
 import { loginNamesOf } from '../../../query/user-auth.js';
+import { lacksSecondFactor } from '../../../query/second-factors.js';
 
 /**
  * The live session with this id, if the caller holds `permission` in its organization: 404 when
@@ -62,6 +63,9 @@ export async function toFactors(call: CallContext, session: Session): Promise<Fa
     ...(session.passwordCheckedAt > 0 ? { password: { verifiedAt: toTimestamp(session.passwordCheckedAt) } } : {}),
     ...(session.patCheckedAt > 0 ? { token: { verifiedAt: toTimestamp(session.patCheckedAt) } } : {}),
     ...((session.totpCheckedAt ?? 0) > 0 ? { totp: { verifiedAt: toTimestamp(session.totpCheckedAt!) } } : {}),
+    ...((session.otpSmsCheckedAt ?? 0) > 0 ? { otpSms: { verifiedAt: toTimestamp(session.otpSmsCheckedAt!) } } : {}),
+    ...((session.otpEmailCheckedAt ?? 0) > 0 ? { otpEmail: { verifiedAt: toTimestamp(session.otpEmailCheckedAt!) } } : {}),
+    secondFactorMissing: user !== undefined && lacksSecondFactor(user.state, session),
   });
 }
 

@@ -17,6 +17,7 @@ import { searchUsersRpc } from './search-users.js';
 import { setPasswordRpc } from './set-password.js';
 import { requestPasswordResetRpc } from './request-password-reset.js';
 import { setUserMetadataRpc } from './set-user-metadata.js';
+import { addOtpEmailRpc, addOtpSmsRpc, removeOtpEmailRpc, removeOtpSmsRpc } from './otp-message.js';
 import { addTotpRpc, generateRecoveryCodesRpc, removeTotpRpc, verifyTotpRpc } from './totp.js';
 import { verifyEmailRpc, verifyPhoneRpc } from './verify-contact.js';
 
@@ -49,4 +50,8 @@ export const userRpcs = [
   verifyTotpRpc,
   removeTotpRpc,
   generateRecoveryCodesRpc,
+  addOtpEmailRpc,
+  removeOtpEmailRpc,
+  addOtpSmsRpc,
+  removeOtpSmsRpc,
 ] as const;

@@ -80,6 +80,8 @@ export function toGetUser(record: AggregateRecord<User>, org: Org | undefined): 
               totpState: user.totp === undefined ? TotpState.NONE : user.totp.verified ? TotpState.VERIFIED : TotpState.UNVERIFIED,
               failedOtpAttempts: user.failedOtpAttempts ?? 0,
               recoveryCodesLeft: user.recoveryCodes?.length ?? 0,
+              otpEmail: user.otpEmail !== undefined,
+              otpSms: user.otpSms !== undefined,
             },
           }
         : {

@@ -110,7 +110,7 @@ export const generateRecoveryCodesRpc = defineRpc({
 });
 
 /** The human user: the caller themself, or one the caller may write credentials of. */
-async function requireHumanFor(call: CallContext, id: string): Promise<AggregateRecord<User>> {
+export async function requireHumanFor(call: CallContext, id: string): Promise<AggregateRecord<User>> {
   const user = id === call.caller.userId ? await readOwned(call, userKind, id) : await requireUserFor(call, id, 'user.credential.write');
   if (user === undefined) throw notFound('user.not_found', 'user not found');
   if (user.state.type !== 'human') throw failedPrecondition('user.not_human', 'only human users have a TOTP');
