@@ -1,8 +1,9 @@
 /**
  * The user agent's login sessions: PlatformSessions whose tokens the browser holds in one
  * cookie (several, so the user can pick an account). Only sessions with a password check count
- * as authenticated here, and for a user with a verified TOTP only sessions that also checked a
- * TOTP code (a session from before the enrolment asks for both factors again). The cookie is
+ * as authenticated here, and for a user with a second factor (TOTP, OTP by email or SMS) only
+ * sessions that also checked one (a session from before the enrolment, or a password-only
+ * session made through the sessions API, asks for both factors again). The cookie is
  * HttpOnly, SameSite=Lax, Path=/ and Secure unless the external URL is plain http
  * (TESSERA_EXTERNAL_SECURE=false, e.g. http://localhost).
  */
@@ -17,6 +18,7 @@ import {
   type AggregateRecord,
   type BrowserSessionSummary,
   type ErrorCode,
+  type HumanUser,
   type Session,
   type User,
 } from '../../actors/index.js';
@@ -24,6 +26,7 @@ import { matchTotp, normalizeRecoveryCode, TOTP_CODE } from '../crypto/totp.js';
 import { tokenDigest } from '../crypto/token-digest.js';
 import { createLoginSession, findSessionByToken, terminateSession, type SessionFactorInput } from '../query/sessions.js';
 import { loginNamesOf, verifyUserPassword, type PasswordCheckOutcome } from '../query/user-auth.js';
+import { lacksSecondFactor } from '../query/second-factors.js';
 import type { HttpRequest } from '../http/types.js';
 import { clearCookie, readCookie, setCookie } from '../http/cookies.js';
 import type { MessageKey } from '../i18n/index.js';
@@ -57,7 +60,8 @@ export function toSessionCookie(tokens: readonly string[], secure: boolean): str
   return value === '' ? clearCookie(SESSION_COOKIE, scope) : setCookie(SESSION_COOKIE, value, BROWSER_COOKIE_MAX_AGE_S, scope);
 }
 
-async function preferredLoginName(actors: ActorSystem, instanceId: string, user: AggregateRecord<User>): Promise<string> {
+/** The user's preferred login name (account picker, code page). */
+export async function preferredLoginName(actors: ActorSystem, instanceId: string, user: AggregateRecord<User>): Promise<string> {
   const org = await actors.readRecord(instanceId, orgKind, user.state.orgId);
   return loginNamesOf(user.state.username, org?.state).preferredLoginName;
 }
@@ -81,16 +85,6 @@ export async function readBrowserSessions(actors: ActorSystem, instanceId: strin
     held.push({ token, session });
   }
   return held;
-}
-
-/** A user with a verified TOTP whose session never checked a code (e.g. created before the enrolment). */
-function lacksSecondFactor(user: User, session: Session): boolean {
-  return user.type === 'human' && user.state === 'active' && user.totp?.verified === true && (session.totpCheckedAt ?? 0) === 0;
-}
-
-/** True when the login UI asks this user for a TOTP code after the password. */
-export function requiresTotp(user: User | undefined): boolean {
-  return user?.type === 'human' && user.totp?.verified === true;
 }
 
 /** `verified`: the password was checked against the user's hash (it took a hash's time). */
@@ -201,32 +195,41 @@ export async function checkPasswordStep(actors: ActorSystem, instanceId: string,
 }
 
 /**
- * The second step: the TOTP code of a user whose password was verified at `passwordCheckedAt`.
+ * The first factor of a two-factor login, verified in an earlier step of the same login: the
+ * password (at `passwordCheckedAt`; a password changed since starts the login again), or an
+ * external login through a linked IDP.
+ */
+export type FirstFactor = { readonly passwordCheckedAt: number } | { readonly idpId: string };
+
+/**
+ * The second step: the TOTP code of a user whose first factor was verified (`first`).
  * The check is recorded on the user (replay of an accepted step refused; failures count towards
  * `maxOtpAttempts`); on success a session with both checks is created. A recovery code (any
  * input that is not six digits) is used up instead. A malformed code is refused without
- * counting. A password changed since the first step starts the login again.
+ * counting.
  */
-export async function logInWithTotp(
-  actors: ActorSystem,
-  instanceId: string,
-  userId: string,
-  code: string,
-  passwordCheckedAt: number,
-  req: HttpRequest,
-): Promise<PasswordLogin> {
-  const login = await checkTotp(actors, instanceId, userId, code, passwordCheckedAt, req);
+export async function logInWithTotp(actors: ActorSystem, instanceId: string, userId: string, code: string, first: FirstFactor, req: HttpRequest): Promise<PasswordLogin> {
+  const login = await checkTotp(actors, instanceId, userId, code, first, req);
   if (req.notes !== undefined) req.notes.login = `otp:${login.ok ? 'success' : login.error}`;
   return login;
 }
 
-async function checkTotp(actors: ActorSystem, instanceId: string, userId: string, code: string, passwordCheckedAt: number, req: HttpRequest): Promise<PasswordLogin> {
+/** The user, while the first factor still holds: refusals as page messages. */
+async function secondStepUser(actors: ActorSystem, instanceId: string, userId: string, first: FirstFactor): Promise<AggregateRecord<HumanUser> | { readonly error: MessageKey }> {
   const user = await actors.readRecord(instanceId, userKind, userId);
-  if (user === undefined || user.state.type !== 'human') return { ok: false, error: 'userNotFound' };
+  if (user === undefined || user.state.type !== 'human') return { error: 'userNotFound' };
   const human = user.state;
-  if (human.state === 'locked') return { ok: false, error: 'userLocked' };
-  if (human.state === 'inactive') return { ok: false, error: 'userInactive' };
-  if (human.passwordChangedAt > passwordCheckedAt || human.totp?.verified !== true) return { ok: false, error: 'loginFailed' };
+  if (human.state === 'locked') return { error: 'userLocked' };
+  if (human.state === 'inactive') return { error: 'userInactive' };
+  if ('passwordCheckedAt' in first && human.passwordChangedAt > first.passwordCheckedAt) return { error: 'loginFailed' };
+  return user as AggregateRecord<HumanUser>;
+}
+
+async function checkTotp(actors: ActorSystem, instanceId: string, userId: string, code: string, first: FirstFactor, req: HttpRequest): Promise<PasswordLogin> {
+  const user = await secondStepUser(actors, instanceId, userId, first);
+  if ('error' in user) return { ok: false, error: user.error };
+  const human = user.state;
+  if (human.totp?.verified !== true) return { ok: false, error: 'loginFailed' };
   const recovery = TOTP_CODE.test(code) ? undefined : normalizeRecoveryCode(code);
   if (!TOTP_CODE.test(code) && recovery === undefined) return { ok: false, error: 'otpInvalid' };
   const step = recovery === undefined ? matchTotp(actors.options.sealer.open(human.totp.sealedSecret), code, actors.options.clock.now()) : undefined;
@@ -244,10 +247,26 @@ async function checkTotp(actors: ActorSystem, instanceId: string, userId: string
   );
   if (recorded.outcome === 'locked' || recorded.lockedNow) return { ok: false, error: 'userLocked' };
   if (recorded.outcome !== 'valid') return { ok: false, error: 'otpInvalid' };
+  return createSecondFactorSession(actors, instanceId, userId, first, { totpChecked: true }, req);
+}
+
+/**
+ * After an accepted second factor (recorded on the user): the session with both checks — the
+ * first factor (the password hash it was verified against, or the IDP) and the second.
+ */
+export async function createSecondFactorSession(
+  actors: ActorSystem,
+  instanceId: string,
+  userId: string,
+  first: FirstFactor,
+  second: Pick<SessionFactorInput, 'totpChecked' | 'otpMessageChecked'>,
+  req: HttpRequest,
+): Promise<PasswordLogin> {
   const after = await actors.readRecord(instanceId, userKind, userId);
   if (after === undefined || after.state.type !== 'human') return { ok: false, error: 'userNotFound' };
+  const firstInput: SessionFactorInput = 'idpId' in first ? { idpId: first.idpId } : { verifiedPasswordHash: after.state.passwordHash };
   try {
-    return { ok: true, held: await createHeldSession(actors, instanceId, after, { verifiedPasswordHash: after.state.passwordHash, totpChecked: true }, req) };
+    return { ok: true, held: await createHeldSession(actors, instanceId, after, { ...firstInput, ...second }, req) };
   } catch (error) {
     const refusal = error instanceof AppError ? REFUSALS[error.code] : undefined;
     if (refusal === undefined) throw error;

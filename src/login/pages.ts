@@ -114,12 +114,6 @@ export function renderPasswordPage(ctx: FormContext, options: { loginName: strin
   return renderLoginPage(ctx, 'password', ctx.tr.t('title'), data, stepStatus(options.error));
 }
 
-/** The second factor: a TOTP code after the password (a one-time-code field, no script). */
-export function renderOtpPage(ctx: FormContext, options: { loginName: string; error?: MessageKey }): HttpReply {
-  const data = { displayName: displayLoginName(ctx.tr, options.loginName), errorText: errorText(ctx, options.error) };
-  return renderLoginPage(ctx, 'otp', ctx.tr.t('title'), data, stepStatus(options.error));
-}
-
 /**
  * The password reset page: the code from the mail, the new password twice, the password
  * rules of the instance (`rules`, shown as a list), and a way to send a new code.

@@ -6,7 +6,8 @@ import { canSendMail } from '../delivery/default-smtp.js';
 import type { LoginContext } from './login-context.js';
 import { idpLinks } from './external/pages.js';
 import { loginIdpsOf } from './external/login-idps.js';
-import { renderErrorPage, renderLoginNamePage, renderOtpPage, renderPasswordPage, renderRegisterPage, renderSelectAccountPage, type RegistrationValues } from './pages.js';
+import { renderSecondFactorStep } from './second-factor.js';
+import { renderErrorPage, renderLoginNamePage, renderPasswordPage, renderRegisterPage, renderSelectAccountPage, type RegistrationValues } from './pages.js';
 
 /** `values`: what the registration form keeps when it is shown again with an error. */
 export async function renderStep(ctx: LoginContext, error?: MessageKey, values?: RegistrationValues): Promise<HttpReply> {
@@ -23,7 +24,7 @@ export async function renderStep(ctx: LoginContext, error?: MessageKey, values?:
       return renderPasswordPage(ctx.form, { loginName: machine.context.loginName ?? '', canReset, ...withError });
     }
     case 'awaitingOtp':
-      return renderOtpPage(ctx.form, { loginName: machine.context.loginName ?? '', ...withError });
+      return renderSecondFactorStep(ctx, error);
     case 'selectingAccount': {
       const reusable = new Set(machine.context.sessions.map((s) => s.sessionId));
       const held = await readBrowserSessions(ctx.deps.actors, ctx.instanceId, ctx.req.headers.cookie);

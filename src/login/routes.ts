@@ -24,7 +24,8 @@ import { renderErrorPage } from './pages.js';
 import { renderStep } from './render-step.js';
 import { requestPasswordResetStep, submitPasswordResetStep } from './password-reset.js';
 import { requestRegistration, submitRegistration } from './register.js';
-import { selectAccount, submitLoginName, submitOtp, submitPassword, useOtherAccount } from './steps.js';
+import { selectAccount, submitLoginName, submitPassword, useOtherAccount } from './steps.js';
+import { resendSecondFactorCode, selectSecondFactor, submitSecondFactor } from './second-factor.js';
 import { confirmProposedLink, createExternalAccount, linkOtherAccount } from './external/resolve.js';
 import { externalLoginRoutes, isRefusal, type ContextLoader } from './external/routes.js';
 
@@ -94,7 +95,11 @@ async function submitLogin(req: HttpRequest, load: ContextLoader): Promise<HttpR
     case 'password':
       return submitLimited(ctx, form, submitPassword);
     case 'otp':
-      return submitLimited(ctx, form, submitOtp);
+      return submitLimited(ctx, form, submitSecondFactor);
+    case 'otp.method':
+      return submitLimited(ctx, form, selectSecondFactor);
+    case 'otp.resend':
+      return submitLimited(ctx, form, resendSecondFactorCode);
     case 'reset.request':
       return submitLimited(ctx, form, requestPasswordResetStep);
     case 'reset.submit':
@@ -119,7 +124,8 @@ async function submitLogin(req: HttpRequest, load: ContextLoader): Promise<HttpR
 }
 
 /**
- * A password or TOTP check, a password reset request and a reset code check each count against
+ * A password or second-factor check, a code sent by SMS or email (choosing that factor, "Send a
+ * new code"), a password reset request and a reset code check each count against
  * the client's IP address and against the account it is for (TESSERA_RATE_LIMIT_PASSWORD_IP /
  * _LOGIN_NAME); past either the page says to wait (429).
  */

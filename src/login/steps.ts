@@ -1,8 +1,9 @@
 /**
  * The POSTed login steps: login name → user lookup (only within the org an org scope of the
  * request names); password → verification with lockout accounting (the instance's max
- * attempts) and a new browser session — for a user with a verified TOTP, first the password
- * (recorded, no session) and then the code (`submitOtp`), the session only with both; account choice. Each
+ * attempts) and a new browser session — for a user with a second factor (TOTP, OTP by SMS or
+ * email), first the password (recorded, no session) and then the code (second-factor.ts), the
+ * session only with both; account choice. Each
  * turns into an auth-request machine event; a refused input re-renders the step with a message.
  *
  * Account enumeration: unless the instance shows unknown users (user settings
@@ -14,13 +15,15 @@
 import { transition } from 'xstate';
 import { authRequestMachine, type AuthRequestEvent } from '../../actors/index.js';
 import { verifyDummyPassword } from '../crypto/password.js';
-import { userKind } from '../../actors/index.js';
+import { userKind, type User } from '../../actors/index.js';
 import { findUserByLoginName, readUserSettings } from '../query/user-auth.js';
 import type { HttpReply } from '../http/types.js';
 import { settleAuthRequest } from '../oidc/shared/auth-request-flow.js';
 import { toMachineSnapshot } from '../oidc/shared/auth-requests.js';
 import type { FormParams } from '../oidc/shared/form.js';
-import { checkPasswordStep, logInWithPassword, logInWithTotp, parseSessionCookie, requiresTotp, toSessionCookie } from './browser-sessions.js';
+import { checkPasswordStep, logInWithPassword, parseSessionCookie, toSessionCookie } from './browser-sessions.js';
+import { requiresSecondFactor } from '../query/second-factors.js';
+import { enterSecondFactorAfterPassword } from './second-factor.js';
 import type { LoginContext } from './login-context.js';
 import { admitsOrg, loginOrgOf } from './login-org.js';
 import { renderStep } from './render-step.js';
@@ -58,7 +61,8 @@ export async function submitPassword(ctx: LoginContext, form: FormParams): Promi
     await verifyDummyPassword(password);
     return renderStep(ctx, 'loginFailed');
   }
-  if (requiresTotp((await ctx.deps.actors.readRecord(ctx.instanceId, userKind, userId))?.state)) return submitFirstFactor(ctx, userId, password);
+  const user = await ctx.deps.actors.readRecord(ctx.instanceId, userKind, userId);
+  if (user !== undefined && requiresSecondFactor(user.state)) return submitFirstFactor(ctx, user.state, userId, password);
   const login = await logInWithPassword(ctx.deps.actors, ctx.instanceId, userId, password, ctx.req);
   if (!login.ok) {
     if (!(await readUserSettings(ctx.deps.actors, ctx.instanceId)).ignoreUnknownUsernames) return renderStep(ctx, login.error);
@@ -71,24 +75,13 @@ export async function submitPassword(ctx: LoginContext, form: FormParams): Promi
   return advance(ctx, { type: 'password.verified', session: held.session }, { 'set-cookie': cookie });
 }
 
-/** The password of a user with a verified TOTP: verified and recorded, then the code is asked for. */
-async function submitFirstFactor(ctx: LoginContext, userId: string, password: string): Promise<HttpReply> {
+/** The password of a user with a second factor: verified and recorded, then the code is asked for (second-factor.ts). */
+async function submitFirstFactor(ctx: LoginContext, user: User, userId: string, password: string): Promise<HttpReply> {
   const step = await checkPasswordStep(ctx.deps.actors, ctx.instanceId, userId, password, ctx.req);
-  if (step.ok) return advance(ctx, { type: 'otp.required', passwordCheckedAt: step.checkedAt });
+  if (step.ok) return enterSecondFactorAfterPassword(ctx, user, step.checkedAt);
   if (!(await readUserSettings(ctx.deps.actors, ctx.instanceId)).ignoreUnknownUsernames) return renderStep(ctx, step.error);
   if (step.verified !== true) await verifyDummyPassword(password);
   return renderStep(ctx, 'loginFailed');
-}
-
-/** The TOTP code after the password: a wrong or replayed code shows the step again with an error. */
-export async function submitOtp(ctx: LoginContext, form: FormParams): Promise<HttpReply> {
-  const { userId, passwordCheckedAt } = ctx.stored.machine.context;
-  if (ctx.stored.machine.value !== 'awaitingOtp' || userId === undefined || userId === UNKNOWN_USER || passwordCheckedAt === undefined) return renderStep(ctx);
-  const code = (form.get('code') ?? '').trim();
-  const login = await logInWithTotp(ctx.deps.actors, ctx.instanceId, userId, code.slice(0, MAX_INPUT), passwordCheckedAt, ctx.req);
-  if (!login.ok) return renderStep(ctx, login.error);
-  const cookie = toSessionCookie([login.held.token, ...parseSessionCookie(ctx.req.headers.cookie)], ctx.req.scheme === 'https');
-  return advance(ctx, { type: 'otp.verified', session: login.held.session }, { 'set-cookie': cookie });
 }
 
 export async function selectAccount(ctx: LoginContext, form: FormParams): Promise<HttpReply> {

@@ -15,7 +15,6 @@ import {
   renderLoginNamePage,
   renderLogoutConfirmPage,
   renderMessagePage,
-  renderOtpPage,
   renderPasswordPage,
   renderPasswordResetPage,
   renderRegisterPage,
@@ -23,6 +22,7 @@ import {
   type FormContext,
 } from '../../src/login/pages.js';
 import { idpLinks, renderContinuePage, renderExternalPrompt } from '../../src/login/external/pages.js';
+import { renderSecondFactorPage } from '../../src/login/second-factor-pages.js';
 import { LOGIN_TEMPLATES } from '../../src/login/views.js';
 import { toAuthorizationResponse } from '../../src/oidc/shared/authorization-response.js';
 import type { HttpReply } from '../../src/http/types.js';
@@ -57,7 +57,9 @@ describe('login templates escape every slot', () => {
   });
 
   it('escapes element text (login name lines, reset rules, account buttons, error line)', () => {
-    expectEscaped(body(renderOtpPage(ctx, { loginName: HOSTILE })));
+    expectEscaped(body(renderSecondFactorPage(ctx, { loginName: HOSTILE, method: 'totp', others: [] })));
+    expectEscaped(body(renderSecondFactorPage(ctx, { loginName: 'ann', method: 'sms', others: ['email'], sentTo: HOSTILE })));
+    expect(body(renderSecondFactorPage(ctx, { loginName: 'ann', method: 'sms', others: ['email'], sentTo: '•••67' }))).toContain('<p class="sent-to">Sent to: •••67</p>');
     expectEscaped(body(renderPasswordResetPage(ctx, { loginName: 'ann', rules: [HOSTILE] })));
     expect(body(renderPasswordResetPage(ctx, { loginName: 'ann', rules: ['at least 8 characters'] }))).toContain('<li>at least 8 characters</li>');
     expectEscaped(body(renderSelectAccountPage(ctx, [{ sessionId: HOSTILE, loginName: HOSTILE }])));

@@ -12,7 +12,8 @@
  *    the login is refused.
  *
  * The login then finishes like a password login: a session (with an IDP check) for the user,
- * the session cookie, and the machine's `external.completed` → the client gets its code.
+ * the session cookie, and the machine's `external.completed` → the client gets its code. A
+ * user with a second factor is asked for it first, like after a password (`finish`).
  */
 import { z } from 'zod';
 import {
@@ -34,7 +35,9 @@ import { verifyDummyPassword } from '../../crypto/password.js';
 import { findUserByLoginName, readUserSettings } from '../../query/user-auth.js';
 import type { HttpReply } from '../../http/types.js';
 import type { FormParams } from '../../oidc/shared/form.js';
-import { checkPasswordStep, cookieWithSession, logInWithIdp, logInWithPassword, requiresTotp, type HeldSession } from '../browser-sessions.js';
+import { checkPasswordStep, cookieWithSession, logInWithIdp, logInWithPassword, preferredLoginName, type HeldSession } from '../browser-sessions.js';
+import { requiresSecondFactor } from '../../query/second-factors.js';
+import { enterSecondFactorAfterIdp } from '../second-factor.js';
 import type { MessageKey } from '../../i18n/index.js';
 import type { LoginContext } from '../login-context.js';
 import { admitsOrg, type LoginOrg } from '../login-org.js';
@@ -101,7 +104,7 @@ export async function confirmProposedLink(ctx: LoginContext): Promise<HttpReply>
 
 /**
  * Manual linking: the user proves an existing account with its password (lockout counted), then
- * it is linked. An account with a verified TOTP is never linked on its password alone: after a
+ * it is linked. An account with a second factor is never linked on its password alone: after a
  * right password (checked first, so the refusal reveals nothing to someone without it) the
  * prompt says to sign in with the account directly; no session, no link.
  */
@@ -123,7 +126,7 @@ export async function linkOtherAccount(ctx: LoginContext, form: FormParams): Pro
     await verifyDummyPassword(password);
     return showPrompt(ctx, idp, login, ext, 'loginFailed');
   }
-  if (requiresTotp(user.state)) {
+  if (requiresSecondFactor(user.state)) {
     const step = await checkPasswordStep(ctx.deps.actors, ctx.instanceId, user.id, password, ctx.req);
     if (step.ok) return showPrompt(ctx, idp, login, ext, 'linkNeedsSecondFactor');
     if (!ignoreUnknownUsernames) return showPrompt(ctx, idp, login, ext, step.error);
@@ -287,8 +290,17 @@ async function updateFromProvider(ctx: LoginContext, user: Human, ext: ExternalU
   );
 }
 
-/** Logs the resolved user in with an IDP-checked session. */
+/**
+ * Logs the resolved user in with an IDP-checked session — or, for a user with a second factor
+ * (TOTP, OTP by SMS or email), asks for it first: the external login is only the first factor,
+ * the session is created with both (../second-factor.ts).
+ */
 async function finish(ctx: LoginContext, user: Human, idpId: string): Promise<HttpReply> {
+  if (requiresSecondFactor(user.state)) {
+    await dropIdentified(ctx.deps.ttl, ctx.instanceId, ctx.stored.id);
+    if (ctx.req.notes !== undefined) ctx.req.notes.login = 'idp:second_factor';
+    return enterSecondFactorAfterIdp(ctx, user, await preferredLoginName(ctx.deps.actors, ctx.instanceId, user), idpId);
+  }
   const login = await logInWithIdp(ctx.deps.actors, ctx.instanceId, user, idpId, ctx.req);
   if (!login.ok) return renderStep(ctx, login.error);
   return complete(ctx, login.held);

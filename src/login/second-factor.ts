@@ -1,0 +1,163 @@
+/**
+ * The login UI's second step (issue 14): after the first factor — the password, or an external
+ * login of a linked account — a user with a second factor gets the code page, for one of their
+ * factors: a TOTP code from the authenticator app, or a code sent by SMS or by email through the
+ * durable outbox (src/query/otp-message.ts). The page offers the user's other factors (a
+ * "use … instead" button each; choosing SMS or email sends a code) and, for a sent code, "Send
+ * a new code". Sending and checking count against the password rate limits (routes.ts), checks
+ * count towards the `maxOtpAttempts` lockout. The session is created only with both factors;
+ * its amr then holds `otp` and `mfa`.
+ *
+ * The first factor stays in the auth request (its machine context): `passwordCheckedAt` (a
+ * password changed meanwhile starts the login again) or the IDP of the external login.
+ */
+import { AppError, userKind, type AggregateRecord, type HumanUser, type OtpMethod, type User } from '../../actors/index.js';
+import type { HttpReply } from '../http/types.js';
+import type { MessageKey } from '../i18n/index.js';
+import type { FormParams } from '../oidc/shared/form.js';
+import { ONE_TIME_CODE_DIGITS } from '../query/one-time-code.js';
+import { canSendOtp, checkOtpLoginCode, sendOtpLoginCode } from '../query/otp-message.js';
+import { secondFactorsOf } from '../query/second-factors.js';
+import { createSecondFactorSession, logInWithTotp, parseSessionCookie, toSessionCookie, type FirstFactor, type PasswordLogin } from './browser-sessions.js';
+import type { LoginContext } from './login-context.js';
+import { renderSecondFactorPage } from './second-factor-pages.js';
+import { renderStep } from './render-step.js';
+import { advance } from './steps.js';
+
+const MAX_INPUT = 1024;
+const METHODS: readonly OtpMethod[] = ['totp', 'sms', 'email'];
+const CODE = new RegExp(`^\\d{${ONE_TIME_CODE_DIGITS}}$`, 'u');
+
+type Human = AggregateRecord<HumanUser>;
+
+/** The first factor of this login while the code is awaited; undefined outside the code step. */
+function firstFactorOf(ctx: LoginContext): FirstFactor | undefined {
+  const { passwordCheckedAt, idpId } = ctx.stored.machine.context;
+  if (passwordCheckedAt !== undefined) return { passwordCheckedAt };
+  return idpId === undefined ? undefined : { idpId };
+}
+
+async function readHuman(ctx: LoginContext, userId: string | undefined): Promise<Human | undefined> {
+  if (userId === undefined || userId === '') return undefined;
+  const user = await ctx.deps.actors.readRecord(ctx.instanceId, userKind, userId);
+  return user?.state.type === 'human' ? (user as Human) : undefined;
+}
+
+/**
+ * Sends a code of `method` to the user (SMS, email); nothing for TOTP. A channel the instance
+ * cannot deliver on (no provider) answers the page's message instead.
+ */
+async function sendCode(ctx: LoginContext, user: Human, method: OtpMethod): Promise<MessageKey | undefined> {
+  if (method === 'totp') return undefined;
+  try {
+    await sendOtpLoginCode(ctx.deps.actors, ctx.deps.config, { instanceId: ctx.instanceId, orgId: user.state.orgId, userId: user.id, creator: user.id }, method);
+    return undefined;
+  } catch (error) {
+    if (error instanceof AppError && error.kind === 'failed_precondition') return 'otpDeliveryUnavailable';
+    throw error;
+  }
+}
+
+/** The factor the code page starts with: the first of TOTP, SMS, email the user has and the instance can deliver. */
+async function firstMethod(ctx: LoginContext, user: User): Promise<OtpMethod> {
+  const factors = secondFactorsOf(user);
+  for (const method of factors) {
+    if (method === 'totp' || (await canSendOtp(ctx.deps.actors, ctx.deps.config, ctx.instanceId, method))) return method;
+  }
+  return factors[0] ?? 'totp';
+}
+
+/** After the password: the code page for the user's first factor (a code sent for SMS / email). */
+export async function enterSecondFactorAfterPassword(ctx: LoginContext, user: User, passwordCheckedAt: number): Promise<HttpReply> {
+  const method = await firstMethod(ctx, user);
+  const human = await readHuman(ctx, ctx.stored.machine.context.userId);
+  if (human !== undefined) await sendCode(ctx, human, method);
+  return advance(ctx, { type: 'otp.required', passwordCheckedAt, method });
+}
+
+/** After an external login of a linked account with a second factor: the code page, no session yet. */
+export async function enterSecondFactorAfterIdp(ctx: LoginContext, user: Human, loginName: string, idpId: string): Promise<HttpReply> {
+  if (user.state.state === 'locked') return renderStep(ctx, 'userLocked');
+  if (user.state.state === 'inactive') return renderStep(ctx, 'userInactive');
+  const method = await firstMethod(ctx, user.state);
+  await sendCode(ctx, user, method);
+  return advance(ctx, { type: 'external.otp.required', userId: user.id, loginName, idpId, idpCheckedAt: ctx.deps.clock.now(), method });
+}
+
+/** The code page of the current factor. */
+export async function renderSecondFactorStep(ctx: LoginContext, error?: MessageKey): Promise<HttpReply> {
+  const { loginName, otpMethod, userId } = ctx.stored.machine.context;
+  const user = await readHuman(ctx, userId);
+  const method = otpMethod ?? 'totp';
+  const others = secondFactorsOf(user?.state).filter((m) => m !== method);
+  const sentTo = user === undefined || method === 'totp' ? undefined : method === 'sms' ? maskPhone(user.state.phone.number) : maskEmail(user.state.email.address);
+  return renderSecondFactorPage(ctx.form, { loginName: loginName ?? '', method, others, ...(sentTo === undefined ? {} : { sentTo }), ...(error === undefined ? {} : { error }) });
+}
+
+/** "Use … instead": switches to another of the user's factors (sending a code for SMS / email). */
+export async function selectSecondFactor(ctx: LoginContext, form: FormParams): Promise<HttpReply> {
+  const wanted = form.get('method') ?? '';
+  const user = await readHuman(ctx, ctx.stored.machine.context.userId);
+  if (ctx.stored.machine.value !== 'awaitingOtp' || user === undefined) return renderStep(ctx);
+  const method = METHODS.find((m) => m === wanted);
+  if (method === undefined || !secondFactorsOf(user.state).includes(method)) return renderSecondFactorStep(ctx);
+  // A channel that cannot deliver now keeps the current factor, with the message.
+  const refused = await sendCode(ctx, user, method);
+  return refused === undefined ? advance(ctx, { type: 'otp.method.selected', method }) : renderSecondFactorStep(ctx, refused);
+}
+
+/** "Send a new code" for the SMS / email factor. */
+export async function resendSecondFactorCode(ctx: LoginContext): Promise<HttpReply> {
+  const { otpMethod, userId } = ctx.stored.machine.context;
+  const user = await readHuman(ctx, userId);
+  if (ctx.stored.machine.value !== 'awaitingOtp' || user === undefined || otpMethod === undefined || otpMethod === 'totp') return renderStep(ctx);
+  if (!secondFactorsOf(user.state).includes(otpMethod)) return renderSecondFactorStep(ctx);
+  const refused = await sendCode(ctx, user, otpMethod);
+  return renderSecondFactorStep(ctx, refused ?? 'otpCodeSent');
+}
+
+/** The code: checked for the current factor; a wrong, expired or used code shows the page again with the error. */
+export async function submitSecondFactor(ctx: LoginContext, form: FormParams): Promise<HttpReply> {
+  const { userId, otpMethod } = ctx.stored.machine.context;
+  const first = firstFactorOf(ctx);
+  if (ctx.stored.machine.value !== 'awaitingOtp' || userId === undefined || userId === '' || first === undefined) return renderStep(ctx);
+  const code = (form.get('code') ?? '').trim().slice(0, MAX_INPUT);
+  const method = otpMethod ?? 'totp';
+  const login = method === 'totp' ? await logInWithTotp(ctx.deps.actors, ctx.instanceId, userId, code, first, ctx.req) : await checkSentCode(ctx, userId, method, code, first);
+  if (!login.ok) return renderSecondFactorStep(ctx, login.error);
+  const cookie = toSessionCookie([login.held.token, ...parseSessionCookie(ctx.req.headers.cookie)], ctx.req.scheme === 'https');
+  return advance(ctx, { type: 'otp.verified', session: login.held.session }, { 'set-cookie': cookie });
+}
+
+/** A code sent by SMS / email: recorded on the user (single use, lockout), then the session with both factors. */
+async function checkSentCode(ctx: LoginContext, userId: string, channel: 'sms' | 'email', code: string, first: FirstFactor): Promise<PasswordLogin> {
+  const login = await checkSentCodeOnce(ctx, userId, channel, code, first);
+  if (ctx.req.notes !== undefined) ctx.req.notes.login = `otp:${login.ok ? 'success' : login.error}`;
+  return login;
+}
+
+async function checkSentCodeOnce(ctx: LoginContext, userId: string, channel: 'sms' | 'email', code: string, first: FirstFactor): Promise<PasswordLogin> {
+  const { actors } = ctx.deps;
+  const user = await readHuman(ctx, userId);
+  if (user === undefined) return { ok: false, error: 'userNotFound' };
+  if (user.state.state === 'locked') return { ok: false, error: 'userLocked' };
+  if (user.state.state === 'inactive') return { ok: false, error: 'userInactive' };
+  if ('passwordCheckedAt' in first && user.state.passwordChangedAt > first.passwordCheckedAt) return { ok: false, error: 'loginFailed' };
+  // A malformed code is refused without counting (like a malformed TOTP code).
+  if (!CODE.test(code)) return { ok: false, error: 'otpMessageInvalid' };
+  const recorded = await checkOtpLoginCode(actors, { instanceId: ctx.instanceId, orgId: user.state.orgId, userId, creator: userId }, channel, code);
+  if (recorded.outcome === 'locked' || recorded.lockedNow) return { ok: false, error: 'userLocked' };
+  if (recorded.outcome !== 'valid') return { ok: false, error: recorded.expired ? 'otpCodeExpired' : 'otpMessageInvalid' };
+  return createSecondFactorSession(actors, ctx.instanceId, userId, first, { otpMessageChecked: channel }, ctx.req);
+}
+
+/** `+491701234567` → `•••••••••67`: enough to recognise the phone, not to learn the number. */
+function maskPhone(number: string): string {
+  return number.length <= 2 ? number : `${'•'.repeat(Math.max(3, number.length - 2))}${number.slice(-2)}`;
+}
+
+/** `alice@example.com` → `a•••@example.com`. */
+function maskEmail(address: string): string {
+  const at = address.lastIndexOf('@');
+  return at <= 0 ? address : `${address[0]}•••${address.slice(at)}`;
+}
