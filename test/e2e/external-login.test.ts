@@ -5,7 +5,8 @@
  * auto-creation (+ auto-update on the next login), auto-linking by verified email and by
  * username (prompt),
  * manual linking with the local password, manual creation, the link used on the next login, a
- * deactivated IDP (not shown, start refused, callback refused) and a wrong / reused state.
+ * deactivated IDP (not shown, start refused, callback refused) and a wrong / reused state; a
+ * linked account with a second factor is asked for it after the external login.
  */
 import * as oidc from 'openid-client';
 import { Secret, TOTP } from 'otpauth';
@@ -268,6 +269,40 @@ describeIfMet(chromium, 'external login through a second Tessera node', () => {
     // The right password gets its own answer (the wrong one above did not), and nothing is linked.
     expect(await flow.page.textContent('[role=alert]')).toContain('protected by a second factor');
     expect((await linksOf(nodeA, localId)).events).toEqual([]);
+    await context.close();
+  });
+
+  it('asks a linked account with a verified TOTP for its code after the external login (control: before the enrolment it went straight through)', async () => {
+    const local = api(nodeA);
+    const localId = await addHuman(local, { username: 'otto-local', givenName: 'Otto', familyName: 'Local', email: 'otto@shared.example', emailVerified: true });
+    await addHuman(providerApi(nodeB), { username: 'otto', givenName: 'Otto', familyName: 'Remote', email: 'otto@shared.example', emailVerified: true });
+    const context = await browser!.newContext();
+    // Control: linked without a second factor, the external login alone signs in.
+    const first = await startFlow(context);
+    await signInAtB(first.page, idps.emailLink, 'otto');
+    await first.page.waitForURL(atCallback);
+    await first.page.click('button[value="external.link.proposed"]');
+    expect(await first.subject()).toBe(localId);
+
+    const enrolled = await local('POST', `/resources/v3alpha/users/${localId}/totp`);
+    const totp = new TOTP({ secret: Secret.fromBase32(enrolled.body.secret) });
+    expect((await local('POST', `/resources/v3alpha/users/${localId}/totp/_verify`, { code: totp.generate() })).status).toBe(200);
+    // Now the same external login stops at A's code page: no client callback before the code.
+    const second = await startFlow(context);
+    await signInAtB(second.page, idps.emailLink);
+    await second.page.waitForSelector('input[name=code]');
+    expect(await second.page.locator('button[value=otp]').count()).toBe(1);
+    const accepted = new Set([-1, 0, 1].map((s) => totp.generate({ timestamp: Date.now() + s * 30_000 })));
+    let wrong = 0;
+    while (accepted.has(String(wrong).padStart(6, '0'))) wrong += 1;
+    await second.page.fill('input[name=code]', String(wrong).padStart(6, '0'));
+    await second.page.click('button[value=otp]');
+    await second.page.waitForSelector('p.error');
+    expect(await second.page.textContent('p.error')).toContain('The code is wrong');
+    // The verify step accepted the current code; the next step's code is not a replay.
+    await second.page.fill('input[name=code]', totp.generate({ timestamp: Date.now() + 30_000 }));
+    await second.page.click('button[value=otp]');
+    expect(await second.subject()).toBe(localId);
     await context.close();
   });
 
