@@ -332,3 +332,40 @@ describe('sessions API and second factors', () => {
     expect(withPlain.headers.get('location')).toMatch(/^http:\/\/127\.0\.0\.1:9\/cb\?code=/);
   });
 });
+
+describe('"Send a new code" and the rate limits', () => {
+  let limited: TestNode;
+  beforeAll(async () => {
+    limited = await startTestNode({ env: { TESSERA_OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true', TESSERA_OUTBOX_POLL_MS: '200', TESSERA_RATE_LIMIT_PASSWORD_LOGIN_NAME: '4/1m' } });
+    const on = api(limited);
+    const provider = await on('POST', '/resources/v3alpha/sms_providers', { generic: { url: sms.url } });
+    expect((await on('POST', `/resources/v3alpha/sms_providers/${provider.body.details.id}/_activate`)).status).toBe(200);
+  });
+  afterAll(async () => {
+    await limited?.stop();
+    limited?.cleanup();
+  });
+
+  it('sends codes while the account is under its limit (control) and refuses with 429, sending nothing, past it', async () => {
+    const phone = '+491701110099';
+    const on = api(limited);
+    const id = await createHuman(limited, 'otp-rate-ivo');
+    expect((await on('PATCH', `/resources/v3alpha/users/${id}`, { human: { phone: { number: phone } } })).status).toBe(200);
+    expect((await on('POST', `/resources/v3alpha/users/${id}/_verify_phone`)).status).toBe(200);
+    expect((await on('POST', `/resources/v3alpha/users/${id}/otp_sms`)).status).toBe(200);
+    const limitedTenant = await createFlowTenant(limited, REDIRECT_URI);
+    const steps = await openLogin(limited, codeRequest(limited, limitedTenant.clientId, REDIRECT_URI).url);
+    await submitLoginName(limited, steps, 'otp-rate-ivo');
+    const form = (f: Record<string, string>) => postLogin(limited, { authRequest: steps.started.authRequest, csrf: steps.csrf, ...f }, steps.headers);
+    // The password (1) sends the first code; three new codes (2..4) stay within 4 per minute.
+    expect((await submitPassword(limited, steps, PASSWORD)).status).toBe(303);
+    for (let i = 0; i < 3; i += 1) expect((await form({ action: 'otp.resend' })).status).toBe(200);
+    await waitFor('four SMS', () => (smsTo(phone).length === 4 ? true : undefined));
+    const refused = await form({ action: 'otp.resend' });
+    expect(refused.status).toBe(429);
+    expect(refused.text).toContain('Too many attempts');
+    // A refused request is answered before any code is made: the user still has the code of the
+    // fourth message pending (it signs in once the window allows a check again — not waited for).
+    expect(smsTo(phone)).toHaveLength(4);
+  });
+});
