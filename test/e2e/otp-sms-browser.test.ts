@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CHROMIUM, describeIfMet, meet } from '../requirements.js';
-import { launchBrowser, type TestBrowser } from './browser.fixture.js';
+import { docScreenshot, launchBrowser, type TestBrowser } from './browser.fixture.js';
 import { api, startTestNode, type TestNode } from './harness.js';
 import { codeRequest } from './login-flow.fixture.js';
 import { createFlowTenant, createHuman, PASSWORD, startCallbackServer, type CallbackServer, type FlowTenant } from './oidc-code-flow.fixture.js';
@@ -84,6 +84,7 @@ describeIfMet(chromium, 'OTP by SMS login in Chromium', () => {
     await page.waitForSelector('input[name=code]');
     expect(await page.textContent('main')).toContain('We sent a code by SMS.');
     expect(await page.locator('script').count()).toBe(0);
+    await docScreenshot(page, 'otp-sms-code');
     const code = await nextSms(0);
 
     await page.fill('input[name=code]', code === '00000000' ? '11111111' : '00000000');
