@@ -11,6 +11,8 @@
  *   and "Send a new code"; failed codes lock the user at maxOtpAttempts.
  * - Sessions API: a password-only session of a user with a second factor says
  *   `secondFactorMissing` and is not reused by the login UI (control: a user without one).
+ * - "Send a new code" within / past the per-account rate limit; OTP by SMS refused without an
+ *   active SMS provider (control: added once one is active).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -333,13 +335,15 @@ describe('sessions API and second factors', () => {
   });
 });
 
-describe('"Send a new code" and the rate limits', () => {
+describe('"Send a new code", the rate limits and delivery', () => {
   let limited: TestNode;
+  let providerId: string;
   beforeAll(async () => {
     limited = await startTestNode({ env: { TESSERA_OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true', TESSERA_OUTBOX_POLL_MS: '200', TESSERA_RATE_LIMIT_PASSWORD_LOGIN_NAME: '4/1m' } });
     const on = api(limited);
     const provider = await on('POST', '/resources/v3alpha/sms_providers', { generic: { url: sms.url } });
-    expect((await on('POST', `/resources/v3alpha/sms_providers/${provider.body.details.id}/_activate`)).status).toBe(200);
+    providerId = provider.body.details.id;
+    expect((await on('POST', `/resources/v3alpha/sms_providers/${providerId}/_activate`)).status).toBe(200);
   });
   afterAll(async () => {
     await limited?.stop();
@@ -367,5 +371,18 @@ describe('"Send a new code" and the rate limits', () => {
     // A refused request is answered before any code is made: the user still has the code of the
     // fourth message pending (it signs in once the window allows a check again — not waited for).
     expect(smsTo(phone)).toHaveLength(4);
+  });
+
+  it('refuses OTP by SMS without an active SMS provider (400 delivery.sms_unavailable; control: added once one is active)', async () => {
+    const on = api(limited);
+    const id = await createHuman(limited, 'otp-nosms-jo');
+    expect((await on('PATCH', `/resources/v3alpha/users/${id}`, { human: { phone: { number: '+491701110098' } } })).status).toBe(200);
+    expect((await on('POST', `/resources/v3alpha/users/${id}/_verify_phone`)).status).toBe(200);
+    expect((await on('POST', `/resources/v3alpha/sms_providers/${providerId}/_deactivate`)).status).toBe(200);
+    const refused = await on('POST', `/resources/v3alpha/users/${id}/otp_sms`);
+    expect(refused.status).toBe(400);
+    expect(refused.body.details[0].id).toBe('delivery.sms_unavailable');
+    expect((await on('POST', `/resources/v3alpha/sms_providers/${providerId}/_activate`)).status).toBe(200);
+    expect((await on('POST', `/resources/v3alpha/users/${id}/otp_sms`)).status).toBe(200);
   });
 });
