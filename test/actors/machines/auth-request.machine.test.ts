@@ -144,3 +144,44 @@ describe('auth request machine: external login', () => {
     expect(transition(authRequestMachine, selecting, external)[0].value).toBe('selectingAccount');
   });
 });
+
+describe('auth request machine: second factor', () => {
+  it('waits for the code after an external login of a user with a second factor (control: external.completed issues the code)', () => {
+    const [created] = start({});
+    const [waiting, waitActions] = transition(authRequestMachine, created, {
+      type: 'external.otp.required',
+      userId: 'u-alice',
+      loginName: 'alice',
+      idpId: 'idp-1',
+      idpCheckedAt: NOW,
+      method: 'sms',
+    });
+    expect(waiting.value).toBe('awaitingOtp');
+    expect(intents(waitActions)).toEqual([]);
+    expect(waiting.context).toMatchObject({ userId: 'u-alice', idpId: 'idp-1', otpMethod: 'sms', passwordCheckedAt: undefined });
+    const [direct, directActions] = transition(authRequestMachine, created, { type: 'external.completed', userId: 'u-alice', loginName: 'alice', session: alice });
+    expect(direct.value).toBe('succeeded');
+    expect(intents(directActions)).toEqual(['issueCode']);
+
+    // Switching the factor stays on the code step; only otp.verified issues the code.
+    const [switched, switchActions] = transition(authRequestMachine, waiting, { type: 'otp.method.selected', method: 'email' });
+    expect(switched.value).toBe('awaitingOtp');
+    expect(switched.context.otpMethod).toBe('email');
+    expect(intents(switchActions)).toEqual([]);
+    const [done, doneActions] = transition(authRequestMachine, switched, { type: 'otp.verified', session: alice });
+    expect(done.value).toBe('succeeded');
+    expect(intents(doneActions)).toEqual(['issueCode']);
+    // Another account forgets the first factor.
+    const [other] = transition(authRequestMachine, switched, { type: 'account.other' });
+    expect(other.value).toBe('awaitingLoginName');
+    expect(other.context).toMatchObject({ idpId: undefined, otpMethod: undefined, passwordCheckedAt: undefined });
+  });
+
+  it('starts the code step after the password with the chosen factor (TOTP when none is named)', () => {
+    const [named] = transition(authRequestMachine, start({})[0], { type: 'loginName.submitted', userId: 'u-alice', loginName: 'alice' });
+    const [sms] = transition(authRequestMachine, named, { type: 'otp.required', passwordCheckedAt: NOW, method: 'sms' });
+    expect(sms.context).toMatchObject({ passwordCheckedAt: NOW, otpMethod: 'sms' });
+    const [totp] = transition(authRequestMachine, named, { type: 'otp.required', passwordCheckedAt: NOW });
+    expect(totp.context.otpMethod).toBe('totp');
+  });
+});
