@@ -1,15 +1,36 @@
 /**
- * Picks the login UI language: the first of ui_locales, then of Accept-Language (RFC 9110
- * §12.5.4, by q-value), that the instance supports and that has a catalog; English otherwise.
- * TODO(issue 6): restrict to the instance's restricted languages once language settings exist.
+ * The login UI's catalogs and language choice. A catalog per shipped language (en, de, es, fr,
+ * it, ja, nl, pt, zh; each `satisfies Catalog`, so a missing key fails typecheck). The page
+ * language is the first of ui_locales, then of Accept-Language (RFC 9110 §12.5.4, by q-value),
+ * whose primary subtag (`pt-BR` → pt, `zh-Hans`/`zh-CN` → zh) the instance offers and has a
+ * catalog; English otherwise.
  */
 import { type BrandingSettingsValues, SUPPORTED_LANGUAGES } from '../../actors/index.js';
 import { de } from './de.js';
 import { en, type Catalog, type MessageKey } from './en.js';
+import { es } from './es.js';
+import { fr } from './fr.js';
+import { it } from './it.js';
+import { ja } from './ja.js';
+import { nl } from './nl.js';
+import { pt } from './pt.js';
+import { zh } from './zh.js';
 
 export type { Catalog, MessageKey };
 
-const CATALOGS: Readonly<Record<string, Catalog>> = { en, de };
+const CATALOGS: Readonly<Record<string, Catalog>> = { de, en, es, fr, it, ja, nl, pt, zh };
+
+/** The languages the login UI ships a catalog for, in the order of the supported languages. */
+export const CATALOG_LANGUAGES: readonly string[] = Object.freeze(SUPPORTED_LANGUAGES.filter((lang) => Object.hasOwn(CATALOGS, lang)));
+
+/**
+ * The languages of `offered` (an instance's restricted or supported languages) the login UI can
+ * show, in their order; English (the fallback every page then uses) when none of them has a catalog.
+ */
+export function withCatalogs(offered: readonly string[]): readonly string[] {
+  const shown = offered.filter((lang) => Object.hasOwn(CATALOGS, lang));
+  return shown.length > 0 ? shown : ['en'];
+}
 
 /** Every key of the login catalog (the keys text settings may set). */
 export const MESSAGE_KEYS: readonly MessageKey[] = Object.freeze(Object.keys(en) as MessageKey[]);
@@ -31,8 +52,9 @@ export interface Customization {
   readonly branding?: BrandingSettingsValues;
 }
 
+/** The primary language subtag (`pt-BR` → pt, `zh-Hans-CN` → zh; `_` accepted as separator). */
 function baseLanguage(tag: string): string {
-  return tag.trim().toLowerCase().split('-')[0] ?? '';
+  return tag.trim().toLowerCase().split(/[-_]/u)[0] ?? '';
 }
 
 /** Accept-Language tags ordered by q (ties keep header order); `*` and q=0 dropped. */

@@ -49,7 +49,8 @@ export interface AccountChoice {
 /** An external login link of the login name page (external/pages.ts builds them). */
 export interface IdpLink {
   readonly id: string;
-  readonly name: string;
+  /** The link's text ("Sign in with <provider>"). */
+  readonly label: string;
   readonly href: string;
 }
 

@@ -2,7 +2,8 @@
  * PlatformLanguageSettings over JSON/HTTP against a started node: set at the instance, read
  * inherited in an org with the owner, override and reset in the org, invalid keys, the default
  * outside the restricted languages, permissions, the feature flag, and discovery's
- * `ui_locales_supported` following the instance's restricted languages at once.
+ * `ui_locales_supported` following the instance's restricted languages at once (only those the
+ * login UI has a catalog for; all shipped catalogs without a restriction).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startTestNode, type TestNode, violatedFields } from './harness.js';
@@ -11,6 +12,8 @@ import { readSetup, seedMachineUser } from './seed.fixture.js';
 const L = '/settings/v3alpha/languages';
 const FEATURES = { TESSERA_DEFAULT_FEATURES: 'multitenancy_settings' };
 const SUPPORTED = ['bg', 'cs', 'de', 'en', 'es', 'fr', 'hu', 'id', 'it', 'ja', 'ko', 'mk', 'nl', 'pl', 'pt', 'ro', 'ru', 'sv', 'tr', 'zh'];
+/** The supported languages the login UI ships a catalog for: discovery lists these without a restriction. */
+const SHIPPED = ['de', 'en', 'es', 'fr', 'it', 'ja', 'nl', 'pt', 'zh'];
 const langs = (...keys: string[]) => keys.map((key) => ({ key }));
 
 let node: TestNode;
@@ -58,7 +61,7 @@ describe('language settings', () => {
       restrictedLanguages: { owner: system },
       supportedLanguages: { value: langs(...SUPPORTED), owner: system },
     });
-    expect(await discoveryLocales()).toEqual(SUPPORTED);
+    expect(await discoveryLocales()).toEqual(SHIPPED);
   });
 
   it('sets at the instance, reads inherited in the org with the owner, overrides and resets there', async () => {
@@ -104,7 +107,7 @@ describe('language settings', () => {
     const reset = (await resolve()).settings;
     expect(reset.defaultLanguage).toEqual({ value: 'en', owner: system });
     expect(reset.restrictedLanguages).toEqual({ owner: system });
-    expect(await discoveryLocales()).toEqual(SUPPORTED);
+    expect(await discoveryLocales()).toEqual(SHIPPED);
     const changed = await fetch(`${node.baseUrl}/.well-known/openid-configuration`, { headers: { 'if-none-match': etag } });
     expect(changed.status).toBe(200);
     expect(changed.headers.get('etag')).not.toBe(etag);
@@ -130,6 +133,8 @@ describe('language settings', () => {
     expect(outside.status).toBe(400);
     expect(outside.body.details[0].id).toBe('language.default_not_restricted');
     await set({ restrictedLanguages: { languages: langs('en', 'sv') } });
+    // Restricted to a language without a catalog (sv): discovery lists only the restricted ones the UI can show.
+    expect(await discoveryLocales()).toEqual(['en']);
     const inOrg = await call('PATCH', `${L}?ctx.orgId=${orgId}`, { defaultLanguage: { key: 'de' } });
     expect(inOrg.status).toBe(400);
     expect(inOrg.body.details[0].id).toBe('language.default_not_restricted');

@@ -40,7 +40,13 @@ export function startUrl(ctx: FormContext, idpId: string): string {
 
 /** The IDP links of the login name page (templates/_idp-links.eta). */
 export function idpLinks(ctx: FormContext, idps: readonly IdpChoice[]): IdpLink[] {
-  return idps.map((idp) => ({ id: idp.id, name: idp.name, href: startUrl(ctx, idp.id) }));
+  return idps.map((idp) => ({ id: idp.id, label: signInWith(ctx, idp.name), href: startUrl(ctx, idp.id) }));
+}
+
+/** "Sign in with …": the text's `{name}` replaced by the provider's name, else the name appended (ja, zh put it first). */
+function signInWith(ctx: FormContext, name: string): string {
+  const text = ctx.tr.t('signInWith');
+  return text.includes('{name}') ? text.replace('{name}', () => name) : `${text} ${name}`;
 }
 
 /** The prompt after an external login no account is linked to (templates/external-prompt.eta). */
