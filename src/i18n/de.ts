@@ -88,6 +88,11 @@ export const de = {
   resetSubmit: 'Neues Passwort setzen',
   resetResend: 'Neuen Code senden',
   resetRules: 'Das neue Passwort',
+  passwordRuleMinLength: 'muss mindestens {n} Zeichen lang sein',
+  passwordRuleUppercase: 'muss einen Großbuchstaben enthalten',
+  passwordRuleLowercase: 'muss einen Kleinbuchstaben enthalten',
+  passwordRuleNumber: 'muss eine Ziffer enthalten',
+  passwordRuleSymbol: 'muss ein Sonderzeichen enthalten',
   resetCodeInvalid: 'Der Code ist falsch oder wurde schon verwendet.',
   resetCodeExpired: 'Der Code ist abgelaufen. Fordere einen neuen Code an.',
 } as const satisfies Catalog;

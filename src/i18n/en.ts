@@ -86,6 +86,11 @@ export const en = {
   resetSubmit: 'Set new password',
   resetResend: 'Send a new code',
   resetRules: 'The new password',
+  passwordRuleMinLength: 'must be at least {n} characters long',
+  passwordRuleUppercase: 'must contain an uppercase letter',
+  passwordRuleLowercase: 'must contain a lowercase letter',
+  passwordRuleNumber: 'must contain a number',
+  passwordRuleSymbol: 'must contain a symbol',
   resetCodeInvalid: 'The code is wrong or was already used.',
   resetCodeExpired: 'The code has expired. Send a new code.',
 } as const;

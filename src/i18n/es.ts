@@ -75,6 +75,11 @@ export const es = {
   resetSubmit: 'Guardar la contraseña nueva',
   resetResend: 'Enviar un código nuevo',
   resetRules: 'La contraseña nueva',
+  passwordRuleMinLength: 'debe tener al menos {n} caracteres',
+  passwordRuleUppercase: 'debe contener una letra mayúscula',
+  passwordRuleLowercase: 'debe contener una letra minúscula',
+  passwordRuleNumber: 'debe contener un número',
+  passwordRuleSymbol: 'debe contener un símbolo',
   resetCodeInvalid: 'El código es incorrecto o ya se ha usado.',
   resetCodeExpired: 'El código ha caducado. Solicita uno nuevo.',
 } as const satisfies Catalog;

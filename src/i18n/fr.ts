@@ -75,6 +75,11 @@ export const fr = {
   resetSubmit: 'Enregistrer le nouveau mot de passe',
   resetResend: 'Envoyer un nouveau code',
   resetRules: 'Le nouveau mot de passe',
+  passwordRuleMinLength: 'doit comporter au moins {n} caractères',
+  passwordRuleUppercase: 'doit contenir une lettre majuscule',
+  passwordRuleLowercase: 'doit contenir une lettre minuscule',
+  passwordRuleNumber: 'doit contenir un chiffre',
+  passwordRuleSymbol: 'doit contenir un caractère spécial',
   resetCodeInvalid: 'Le code est incorrect ou a déjà été utilisé.',
   resetCodeExpired: 'Le code a expiré. Demandez-en un nouveau.',
 } as const satisfies Catalog;

@@ -75,6 +75,11 @@ export const it = {
   resetSubmit: 'Imposta la nuova password',
   resetResend: 'Invia un nuovo codice',
   resetRules: 'La nuova password',
+  passwordRuleMinLength: 'deve contenere almeno {n} caratteri',
+  passwordRuleUppercase: 'deve contenere una lettera maiuscola',
+  passwordRuleLowercase: 'deve contenere una lettera minuscola',
+  passwordRuleNumber: 'deve contenere un numero',
+  passwordRuleSymbol: 'deve contenere un simbolo',
   resetCodeInvalid: 'Il codice è errato o è già stato usato.',
   resetCodeExpired: 'Il codice è scaduto. Richiedine uno nuovo.',
 } as const satisfies Catalog;

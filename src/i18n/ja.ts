@@ -75,6 +75,11 @@ export const ja = {
   resetSubmit: '新しいパスワードを設定',
   resetResend: '新しいコードを送信',
   resetRules: '新しいパスワードの条件',
+  passwordRuleMinLength: '{n}文字以上であること',
+  passwordRuleUppercase: '英大文字を含むこと',
+  passwordRuleLowercase: '英小文字を含むこと',
+  passwordRuleNumber: '数字を含むこと',
+  passwordRuleSymbol: '記号を含むこと',
   resetCodeInvalid: 'コードが正しくないか、すでに使用されています。',
   resetCodeExpired: 'コードの有効期限が切れています。新しいコードを送信してください。',
 } as const satisfies Catalog;

@@ -75,6 +75,11 @@ export const nl = {
   resetSubmit: 'Nieuw wachtwoord instellen',
   resetResend: 'Nieuwe code sturen',
   resetRules: 'Het nieuwe wachtwoord',
+  passwordRuleMinLength: 'moet minstens {n} tekens lang zijn',
+  passwordRuleUppercase: 'moet een hoofdletter bevatten',
+  passwordRuleLowercase: 'moet een kleine letter bevatten',
+  passwordRuleNumber: 'moet een cijfer bevatten',
+  passwordRuleSymbol: 'moet een symbool bevatten',
   resetCodeInvalid: 'De code is onjuist of al gebruikt.',
   resetCodeExpired: 'De code is verlopen. Vraag een nieuwe code aan.',
 } as const satisfies Catalog;

@@ -75,6 +75,11 @@ export const pt = {
   resetSubmit: 'Definir nova senha',
   resetResend: 'Enviar um novo código',
   resetRules: 'A nova senha',
+  passwordRuleMinLength: 'deve ter pelo menos {n} caracteres',
+  passwordRuleUppercase: 'deve conter uma letra maiúscula',
+  passwordRuleLowercase: 'deve conter uma letra minúscula',
+  passwordRuleNumber: 'deve conter um número',
+  passwordRuleSymbol: 'deve conter um símbolo',
   resetCodeInvalid: 'O código está incorreto ou já foi usado.',
   resetCodeExpired: 'O código expirou. Solicite um novo código.',
 } as const satisfies Catalog;

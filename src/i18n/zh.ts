@@ -75,6 +75,11 @@ export const zh = {
   resetSubmit: '设置新密码',
   resetResend: '发送新验证码',
   resetRules: '新密码要求',
+  passwordRuleMinLength: '至少 {n} 个字符',
+  passwordRuleUppercase: '包含一个大写字母',
+  passwordRuleLowercase: '包含一个小写字母',
+  passwordRuleNumber: '包含一个数字',
+  passwordRuleSymbol: '包含一个符号',
   resetCodeInvalid: '验证码错误或已被使用。',
   resetCodeExpired: '验证码已过期。请重新获取验证码。',
 } as const satisfies Catalog;

@@ -8,7 +8,6 @@
  * no mail is sent (no account enumeration). Both steps count against the password rate limits.
  */
 import { AppError, userKind } from '../../actors/index.js';
-import { complexityViolations } from '../crypto/password.js';
 import type { HttpReply } from '../http/types.js';
 import type { FormParams } from '../oidc/shared/form.js';
 import { resetPasswordByCode, sendPasswordResetCode } from '../query/password-reset.js';
@@ -16,6 +15,7 @@ import { readUserSettings } from '../query/user-auth.js';
 import type { MessageKey } from '../i18n/index.js';
 import type { LoginContext } from './login-context.js';
 import { renderPasswordResetPage } from './pages.js';
+import { passwordRules } from './password-rules.js';
 import { renderStep } from './render-step.js';
 import { submitPassword } from './steps.js';
 
@@ -29,8 +29,7 @@ const REFUSALS: Readonly<Record<string, MessageKey>> = {
 
 async function resetPage(ctx: LoginContext, error?: MessageKey): Promise<HttpReply> {
   const { passwordComplexity } = await readUserSettings(ctx.deps.actors, ctx.instanceId);
-  // Every rule an empty password misses: the policy, in the words of the complexity check.
-  const rules = complexityViolations('', passwordComplexity);
+  const rules = passwordRules(ctx.form.tr, passwordComplexity);
   return renderPasswordResetPage(ctx.form, { loginName: ctx.stored.machine.context.loginName ?? '', rules, ...(error === undefined ? {} : { error }) });
 }
 

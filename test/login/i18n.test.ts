@@ -4,6 +4,8 @@ import { de } from '../../src/i18n/de.js';
 import { en, type Catalog } from '../../src/i18n/en.js';
 import { CATALOG_LANGUAGES, catalogFor, chooseLanguage, createTranslator, parseAcceptLanguage, withCatalogs } from '../../src/i18n/index.js';
 import { idpLinks } from '../../src/login/external/pages.js';
+import { passwordRules } from '../../src/login/password-rules.js';
+import { complexityViolations } from '../../src/crypto/password.js';
 
 describe('login language', () => {
   it.each([
@@ -75,5 +77,13 @@ describe('login language', () => {
     expect(link('en')).toBe('Sign in with Acme $&');
     expect(link('ja')).toBe('Acme $& でログイン');
     expect(link('zh')).toBe('使用 Acme $& 登录');
+  });
+
+  it('lists the password rules in the page language, in English the words of the complexity check', () => {
+    const policy = { minLength: 12, hasUppercase: true, hasLowercase: false, hasNumber: true, hasSymbol: true };
+    expect(passwordRules(createTranslator('en'), policy)).toEqual(complexityViolations('', policy));
+    expect(passwordRules(createTranslator('de'), policy)).toEqual(['muss mindestens 12 Zeichen lang sein', 'muss einen Großbuchstaben enthalten', 'muss eine Ziffer enthalten', 'muss ein Sonderzeichen enthalten']);
+    expect(passwordRules(createTranslator('ja'), { ...policy, hasUppercase: false, hasNumber: false, hasSymbol: false })).toEqual(['12文字以上であること']);
+    expect(passwordRules(createTranslator('en'), { minLength: 0, hasUppercase: false, hasLowercase: false, hasNumber: false, hasSymbol: false })).toEqual([]);
   });
 });
