@@ -70,12 +70,17 @@ export function parseAcceptLanguage(header: string | undefined): string[] {
     .map((e) => e.tag);
 }
 
-export function chooseLanguage(uiLocales: readonly string[], acceptLanguage: string | undefined, supported: readonly string[] = SUPPORTED_LANGUAGES): string {
+/**
+ * `fallback`: the language when nothing asked for is offered (the instance's default language,
+ * used when it is offered and has a catalog); else English when offered, else the first offered
+ * language with a catalog.
+ */
+export function chooseLanguage(uiLocales: readonly string[], acceptLanguage: string | undefined, supported: readonly string[] = SUPPORTED_LANGUAGES, fallback?: string): string {
   for (const tag of [...uiLocales, ...parseAcceptLanguage(acceptLanguage)]) {
     const lang = baseLanguage(tag);
     if (supported.includes(lang) && Object.hasOwn(CATALOGS, lang)) return lang;
   }
-  // Nothing asked for is offered: English when offered, else the first offered language with a catalog.
+  if (fallback !== undefined && supported.includes(fallback) && Object.hasOwn(CATALOGS, fallback)) return fallback;
   if (supported.includes('en')) return 'en';
   return supported.find((lang) => Object.hasOwn(CATALOGS, lang)) ?? 'en';
 }

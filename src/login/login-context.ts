@@ -3,6 +3,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { HttpRequest } from '../http/types.js';
 import type { AuthFlowDeps } from '../oidc/shared/auth-flow-deps.js';
 import type { StoredAuthRequest } from '../oidc/shared/auth-requests.js';
+import type { PageLanguages } from '../oidc/shared/ui-locales.js';
 import { chooseLanguage, createTranslator } from '../i18n/index.js';
 import { orgKind, type ActorSystem } from '../../actors/index.js';
 import { findAppByClientId } from '../query/app-clients.js';
@@ -17,16 +18,16 @@ export interface LoginContext {
   readonly form: FormContext;
 }
 
-/** `languages`: the instance's offered languages (its restricted languages, or all supported). */
+/** `languages`: the instance's offered languages (its restricted languages, or all supported, with a catalog) and its default language. */
 export function createLoginContext(
   deps: AuthFlowDeps,
   instanceId: string,
   req: HttpRequest,
   stored: StoredAuthRequest,
-  languages: readonly string[],
+  languages: PageLanguages,
   audience?: LoginAudience,
 ): LoginContext {
-  const tr = createTranslator(chooseLanguage(stored.request.uiLocales, req.headers['accept-language'], languages));
+  const tr = createTranslator(chooseLanguage(stored.request.uiLocales, req.headers['accept-language'], languages.offered, languages.defaultLanguage));
   const form = { authRequestId: stored.id, csrf: stored.csrf, redirectUri: stored.request.redirectUri, tr, ...(audience === undefined ? {} : { audience }) };
   return { deps, instanceId, req, stored, form };
 }

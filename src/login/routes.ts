@@ -17,7 +17,7 @@ import { requireInstance, withErrorReplies } from '../oidc/shared/endpoint.js';
 import { parseForm, parseUrlEncoded, type FormParams } from '../oidc/shared/form.js';
 import { AppError, OAuthError } from '../../actors/index.js';
 import { chooseLanguage, createTranslator } from '../i18n/index.js';
-import { createUiLocalesResolver, type UiLocalesResolver } from '../oidc/shared/ui-locales.js';
+import { createPageLanguagesResolver, type PageLanguagesResolver } from '../oidc/shared/ui-locales.js';
 import { createCustomizationResolver, customizeLoginContext } from './appearance.js';
 import { createLoginContext, loginAudienceOf, isCsrfValid, type LoginContext } from './login-context.js';
 import { renderErrorPage } from './pages.js';
@@ -30,7 +30,7 @@ import { confirmProposedLink, createExternalAccount, linkOtherAccount } from './
 import { externalLoginRoutes, isRefusal, type ContextLoader } from './external/routes.js';
 
 export function loginRoutes(deps: AuthFlowDeps): Route[] {
-  const languages = createUiLocalesResolver(deps.actors);
+  const languages = createPageLanguagesResolver(deps.actors);
   const customization = createCustomizationResolver(deps.actors);
   // Texts and branding of the login context (issue 6) apply to every page of the request.
   const load: ContextLoader = async (req, id) => {
@@ -69,12 +69,12 @@ function originOf(url: string): string | undefined {
   }
 }
 
-async function loadContext(req: HttpRequest, deps: AuthFlowDeps, languages: UiLocalesResolver, id: string | undefined): Promise<LoginContext | undefined> {
+async function loadContext(req: HttpRequest, deps: AuthFlowDeps, languages: PageLanguagesResolver, id: string | undefined): Promise<LoginContext | undefined> {
   const instance = await requireInstance(deps.tenants, req);
   const stored = id === undefined ? undefined : await loadAuthRequest(deps.ttl, instance.id, id);
   if (stored === undefined) return undefined;
-  const [offered, audience] = await Promise.all([languages(instance.id), loginAudienceOf(deps.actors, instance.id, stored)]);
-  return createLoginContext(deps, instance.id, req, stored, offered, audience);
+  const [pageLanguages, audience] = await Promise.all([languages(instance.id), loginAudienceOf(deps.actors, instance.id, stored)]);
+  return createLoginContext(deps, instance.id, req, stored, pageLanguages, audience);
 }
 
 async function showLogin(req: HttpRequest, load: ContextLoader): Promise<HttpReply> {

@@ -2,13 +2,13 @@
  * The login UI's languages against a started node, with fetch as the browser: pages in Japanese
  * and French through ui_locales (title, labels, buttons, a refusal), Accept-Language with the
  * fallbacks (pt-BR → pt, zh-CN / zh-Hans → zh, a language without a catalog skipped, English
- * when nothing matches), ui_locales before Accept-Language, and discovery's
- * `ui_locales_supported` equal to the catalogs shipped in src/i18n.
+ * when nothing matches, the instance's default language when set), ui_locales before
+ * Accept-Language, and discovery's `ui_locales_supported` equal to the catalogs shipped in src/i18n.
  */
 import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG_LANGUAGES, catalogFor } from '../../src/i18n/index.js';
-import { startTestNode, type TestNode } from './harness.js';
+import { api, startTestNode, type TestNode } from './harness.js';
 import { createFlowTenant, createHuman, type FlowTenant } from './oidc-code-flow.fixture.js';
 import { codeRequest, csrfOf, getPage, postLogin, startLogin, type PageResult } from './login-flow.fixture.js';
 
@@ -18,7 +18,7 @@ let node: TestNode;
 let tenant: FlowTenant;
 
 beforeAll(async () => {
-  node = await startTestNode();
+  node = await startTestNode({ env: { TESSERA_DEFAULT_FEATURES: 'multitenancy_settings' } });
   tenant = await createFlowTenant(node, REDIRECT_URI);
   await createHuman(node, 'lang-user');
 });
@@ -100,6 +100,20 @@ describe('login UI languages', () => {
     expect(langOf((await firstPage('zh-Hans')).page)).toBe('zh');
     expect(langOf((await firstPage('pt-BR')).page)).toBe('pt');
     expect(langOf((await firstPage('sv nl')).page)).toBe('nl');
+  });
+
+  it('falls back to the instance’s default language when the browser asks for none offered', async () => {
+    const set = await api(node)('PATCH', '/settings/v3alpha/languages', { defaultLanguage: { key: 'nl' } });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    try {
+      expect(langOf((await firstPage(undefined, 'sv, ko')).page)).toBe('nl');
+      expect(langOf((await firstPage(undefined, undefined)).page)).toBe('nl');
+      // Control: a language asked for and offered still wins over the default.
+      expect(langOf((await firstPage(undefined, 'sv, fr;q=0.5')).page)).toBe('fr');
+    } finally {
+      expect((await api(node)('PATCH', '/settings/v3alpha/languages', { defaultLanguage: { key: '' } })).status).toBe(200);
+    }
+    expect(langOf((await firstPage(undefined, 'sv, ko')).page)).toBe('en');
   });
 
   it('shows error pages outside a login request in the Accept-Language', async () => {

@@ -70,6 +70,11 @@ describe('login language', () => {
     expect(chooseLanguage(['fr'], undefined, withCatalogs(['de', 'fr']))).toBe('fr');
     // Restricted without English: the first offered language with a catalog.
     expect(chooseLanguage(['ja'], undefined, withCatalogs(['de', 'nl']))).toBe('de');
+    // The instance's default language when nothing asked for is offered (only when it has a catalog and is offered).
+    expect(chooseLanguage(['sv'], 'ko', CATALOG_LANGUAGES, 'nl')).toBe('nl');
+    expect(chooseLanguage(['fr'], 'ko', CATALOG_LANGUAGES, 'nl')).toBe('fr');
+    expect(chooseLanguage(['sv'], undefined, CATALOG_LANGUAGES, 'sv')).toBe('en');
+    expect(chooseLanguage(['sv'], undefined, withCatalogs(['de', 'en']), 'nl')).toBe('en');
   });
 
   it('puts the provider name where the language wants it ("Sign in with X", "X でログイン")', () => {

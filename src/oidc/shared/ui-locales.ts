@@ -15,6 +15,14 @@ export { SUPPORTED_LANGUAGES };
 /** The languages an instance offers. */
 export type UiLocalesResolver = (instanceId: string) => readonly string[] | Promise<readonly string[]>;
 
+/** The login pages' languages of an instance: those offered, and its default language (the fallback when a browser asks for none of them). */
+export interface PageLanguages {
+  readonly offered: readonly string[];
+  readonly defaultLanguage: string;
+}
+
+export type PageLanguagesResolver = (instanceId: string) => Promise<PageLanguages>;
+
 /** Every language with a catalog, for every instance (tests and nodes without language settings). */
 export const allSupportedLanguages: UiLocalesResolver = () => CATALOG_LANGUAGES;
 
@@ -22,13 +30,20 @@ const MAX_CACHED = 10_000;
 
 /** The instance's effective restricted languages (or all supported), cached by settings row version. */
 export function createUiLocalesResolver(actors: ActorSystem): UiLocalesResolver {
-  const cache = new Map<string, { version: number; languages: readonly string[] }>();
+  const pages = createPageLanguagesResolver(actors);
+  return async (instanceId) => (await pages(instanceId)).offered;
+}
+
+/** The offered languages and the default language of an instance, cached by settings row version. */
+export function createPageLanguagesResolver(actors: ActorSystem): PageLanguagesResolver {
+  const cache = new Map<string, { version: number; languages: PageLanguages }>();
   return async (instanceId) => {
     const row = await actors.readRecord(instanceId, languageSettingsKind, instanceId);
     const version = row?.meta.version ?? 0;
     const hit = cache.get(instanceId);
     if (hit !== undefined && hit.version === version) return hit.languages;
-    const languages = Object.freeze([...withCatalogs(offeredLanguages(resolveLanguageSettings(instanceId, row?.state)))]);
+    const settings = resolveLanguageSettings(instanceId, row?.state);
+    const languages = Object.freeze({ offered: Object.freeze([...withCatalogs(offeredLanguages(settings))]), defaultLanguage: settings.defaultLanguage.value });
     if (cache.size >= MAX_CACHED) cache.clear();
     cache.set(instanceId, { version, languages });
     return languages;
