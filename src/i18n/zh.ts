@@ -36,7 +36,7 @@ export const zh = {
   passwordInvalid: '密码无效。',
   tooManyRequests: '尝试次数过多。请等待一分钟后重试。',
   loginFailed: '登录名或密码错误，或账号已被锁定。',
-  linkNeedsSecondFactor: '此账号受第二重验证保护，无法仅凭密码关联。请直接使用此账号登录。',
+  linkNeedsSecondFactor: '此账号已启用双重验证，无法仅凭密码关联。请直接使用此账号登录。',
   userLocked: '该用户已被锁定。请联系您的管理员。',
   userInactive: '该用户未启用。',
   noPassword: '该用户没有设置密码。',
