@@ -230,6 +230,12 @@ export interface StoreAdapter extends IndexReads {
   /** Other processes' appends; absent when the store has a single process (LMDB). */
   readonly changes?: ChangeFeed;
   /**
+   * Makes the next reads of this thread see every commit made so far by other threads or
+   * processes (LMDB: lmdb-js keeps a read transaction open until the next timer turn; this resets
+   * it). Absent when every read sees the latest commit anyway (PostgreSQL).
+   */
+  renewReads?(): void;
+  /**
    * Resolves when the store answers a trivial query within `timeoutMs`, rejects otherwise
    * (readiness); absent when the store cannot be down while the process runs (LMDB).
    */

@@ -13,5 +13,5 @@ export async function openConfiguredStore(config: Config, options: { logger: Log
   if (config.databaseUrl !== undefined) {
     return openPostgresStore({ url: config.databaseUrl, schema: config.databaseSchema, logger, clock, catalog: INDEX_CATALOG });
   }
-  return openLmdbStore({ path: join(config.dataDir, 'lmdb'), logger, clock, catalog: INDEX_CATALOG });
+  return openLmdbStore({ path: join(config.dataDir, 'lmdb'), logger, clock, catalog: INDEX_CATALOG, claims: config.workers > 1 });
 }

@@ -95,6 +95,8 @@ function writeHead(ex: NodeExchange, reply: HttpReply, length: number | undefine
   const res = ex.res;
   const headers = reply.headers;
   res.setHeader('x-request-id', ex.requestId);
+  const worker = ex.server.options.worker;
+  if (worker !== undefined) res.setHeader('x-tessera-worker', worker);
   const trace = ex.trace;
   if (trace !== undefined) res.setHeader('traceparent', toTraceparent(trace));
   if (headers !== undefined) {
@@ -203,7 +205,7 @@ function listen(handler: HttpHandler, options: HttpServerOptions, observer?: Htt
   http.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => onClientError(server, error, socket));
   return new Promise((resolve, reject) => {
     http.once('error', reject);
-    http.listen(options.port, options.host, () => {
+    http.listen({ port: options.port, host: options.host, ...(options.reusePort === true ? { reusePort: true } : {}) }, () => {
       http.off('error', reject);
       const port = (http.address() as AddressInfo).port; // a TCP listener always has an AddressInfo
       resolve({ port, close: (graceMs = 0) => closeServer(server, http, graceMs) });

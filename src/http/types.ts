@@ -104,6 +104,10 @@ export interface HttpServerOptions {
   readonly maxHeaderBytes: number;
   /** Serve HTTPS with this certificate and key instead of plain HTTP. */
   readonly tls?: TlsFiles;
+  /** Sent as `x-tessera-worker` on every reply: which worker thread answered (nodes with TESSERA_WORKERS > 1). */
+  readonly worker?: string;
+  /** Bind with SO_REUSEPORT so several worker threads listen on one port (node:http on Node >= 22.12; uWS always does on Linux). */
+  readonly reusePort?: boolean;
   /** Fair admission across instances while the node is busy (fair-scheduler.ts); one listener per scheduler. */
   readonly fair?: FairScheduler;
 }

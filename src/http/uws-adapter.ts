@@ -135,6 +135,8 @@ function writeHead(ex: UwsExchange, reply: HttpReply): void {
   const res = ex.res;
   res.writeStatus(statusLine(reply.status));
   res.writeHeader('x-request-id', ex.requestId);
+  const worker = ex.server.options.worker;
+  if (worker !== undefined) res.writeHeader('x-tessera-worker', worker);
   const trace = ex.trace;
   if (trace !== undefined) res.writeHeader('traceparent', toTraceparent(trace));
   const headers = reply.headers;

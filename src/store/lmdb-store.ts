@@ -39,6 +39,12 @@ export interface LmdbStoreOptions {
    * catalog version, are indexed at open. Every process writing a directory must pass the same.
    */
   readonly catalog?: IndexCatalog;
+  /**
+   * Offer `ttl.claim` (one write transaction: LMDB's writer lock decides between racing
+   * threads): for nodes whose worker threads share the store (TESSERA_WORKERS > 1). Off, callers
+   * fall back to get + put, enough for one thread.
+   */
+  readonly claims?: boolean;
 }
 
 type Db = ReturnType<typeof open<unknown, Key>>;
@@ -74,10 +80,11 @@ export function openLmdbStore(options: LmdbStoreOptions): StoreAdapter {
     putMeta: async (key, value) => {
       await durable(db.put(keys.metaKey(key), value));
     },
-    ttl: createTtlStore(db, clock, durable),
+    ttl: createTtlStore(db, clock, durable, options.claims === true),
     dump: (dumpOptions) => dumpLmdb(db, dumpOptions?.now ?? clock.now()),
     load: (entries, loadOptions) => loadLmdb(db, entries, durable, loadOptions, options.catalog),
     close: () => (closed ??= closeDb(db, noSync)),
+    renewReads: () => db.resetReadTxn(),
   };
 }
 
@@ -213,8 +220,9 @@ async function* pagedValues<T>(
   }
 }
 
-function createTtlStore(db: Db, clock: Clock, durable: <T>(write: Promise<T>) => Promise<T>): TtlStore {
+function createTtlStore(db: Db, clock: Clock, durable: <T>(write: Promise<T>) => Promise<T>, claims: boolean): TtlStore {
   return {
+    ...(claims ? { claim: (instanceId: string, table: string, key: string, holder: string, expiresAt: number) => claimTtlRow(db, clock, durable, { instanceId, table, key, holder, expiresAt }) } : {}),
     async put(instanceId, table, key, value, expiresAt) {
       const indexKey = keys.ttlIndexKey(expiresAt, instanceId, table, key);
       const rowKey = keys.ttlKey(instanceId, table, key);
@@ -251,6 +259,21 @@ function createTtlStore(db: Db, clock: Clock, durable: <T>(write: Promise<T>) =>
     },
     sweep: (now) => sweep(db, now),
   };
+}
+
+/** Writes the row when absent, expired, or held by the same holder (a renewal); true when written. */
+async function claimTtlRow(db: Db, clock: Clock, durable: <T>(write: Promise<T>) => Promise<T>, row: { instanceId: string; table: string; key: string; holder: string; expiresAt: number }): Promise<boolean> {
+  if (!keys.isKeyPart(row.key)) return false;
+  const rowKey = keys.ttlKey(row.instanceId, row.table, row.key);
+  return durable(
+    db.transaction(() => {
+      const held = db.get(rowKey);
+      if (held !== undefined && held !== row.holder && getLastVersion() > clock.now()) return false;
+      void db.put(keys.ttlIndexKey(row.expiresAt, row.instanceId, row.table, row.key), null);
+      void db.put(rowKey, row.holder, row.expiresAt);
+      return true;
+    }),
+  );
 }
 
 /**
