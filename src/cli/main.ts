@@ -51,7 +51,7 @@ async function main(argv: readonly string[]): Promise<number> {
   if (command === 'backup') return runBackupCommand(argv.slice(1), config);
   if (command === 'restore') return runRestoreCommand(argv.slice(1), config);
   // The node's modules load only for the commands that run one: the other commands start fast.
-  const { prepareNode, startNode } = await import('./node.js');
+  const { prepareNode, startConfiguredNode } = await import('./node.js');
   if (command === 'init') {
     const prepared = await prepareNode(config, logger);
     await prepared.close();
@@ -60,7 +60,7 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const { clock, testClockFile } = clockFromEnv(process.env);
   if (testClockFile !== undefined) logger.warn({ file: testClockFile }, 'test clock: TESSERA_TEST_MODE=1, time is shifted by the offset in TESSERA_TEST_CLOCK_FILE');
-  const node = await startNode(config, logger, clock);
+  const node = await startConfiguredNode(config, logger, clock);
   await new Promise<void>((resolve) => {
     let stopping = false;
     // Handlers stay installed: Ctrl-C reaches the node both from the terminal and through

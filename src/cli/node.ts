@@ -93,6 +93,8 @@ import { createUiLocalesResolver } from '../oidc/shared/ui-locales.js';
 import { createExecutionCatalog } from '../executions/catalog.js';
 import { ExecutionRuntime } from '../executions/runtime.js';
 import { startClusterSync } from '../cluster/cluster-sync.js';
+import type { WorkerFeed } from '../cluster/worker-feed.js';
+import type { HttpHandler } from '../http/types.js';
 
 /** Every service this node serves on all transports. */
 export const SERVICES: readonly DescService[] = [PlatformOrganizations, PlatformProjects, PlatformGrants, PlatformApps, PlatformActions, PlatformWebKeys, PlatformDomains, PlatformMemberships, PlatformInstances, PlatformFeatures, PlatformUsers, PlatformUserSchemas, PlatformUserSettings, PlatformRateLimitSettings, PlatformSessions, PlatformIdentityProviders, PlatformLanguageSettings, PlatformTextSettings, PlatformBrandingSettings, PlatformEvents, PlatformSMTPProviders, PlatformSMSProviders];
@@ -104,7 +106,27 @@ export interface RunningNode {
   readonly httpPort: number;
   readonly grpcPort: number;
   readonly setup: FirstRunResult;
+  /** This thread's metrics as prom-client JSON (a worker's share of the node's /metrics). */
+  metricsAsJson(): Promise<unknown>;
+  /** Closes the listeners at once, cutting in-flight requests (a worker thread that failed: uWS sockets must be closed before its thread ends). */
+  abort(): Promise<void>;
   stop(): Promise<void>;
+}
+
+/**
+ * What a worker thread of a node with TESSERA_WORKERS > 1 is (src/cluster/workers.ts). The first
+ * worker also runs the node-wide singletons (outbox, event executions, sweeper, key maintenance),
+ * the gRPC port and TESSERA_METRICS_PORT; every worker serves the main port.
+ */
+export interface WorkerRole {
+  readonly index: number;
+  readonly feed: WorkerFeed;
+  /** The main port (bound by the first worker; the others join it with SO_REUSEPORT). */
+  readonly port: number;
+  /** The gRPC port (a restarted first worker binds the one it had). */
+  readonly grpcPort: number;
+  /** The metrics of every worker, aggregated by the main thread (Prometheus text). */
+  readonly collectMetrics: () => Promise<string>;
 }
 
 /** Store, actors and first-run setup: everything but the listeners (used by `init` alone). */
@@ -121,7 +143,7 @@ export interface StoreObserver {
 }
 
 /** `onMessageQueued`: called after an append that queued an outbox message (wakes the outbox worker). */
-export async function prepareNode(config: Config, logger: NodeLogger, clock: Clock = systemClock, tracer: Tracer = NO_TRACER, observer?: StoreObserver, onMessageQueued?: (instanceId: string) => void): Promise<PreparedNode> {
+export async function prepareNode(config: Config, logger: NodeLogger, clock: Clock = systemClock, tracer: Tracer = NO_TRACER, observer?: StoreObserver, onMessageQueued?: (instanceId: string) => void, feed?: WorkerFeed): Promise<PreparedNode> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const masterKey = loadMasterKey(config);
   if (masterKey.origin === 'generated') {
@@ -130,7 +152,9 @@ export async function prepareNode(config: Config, logger: NodeLogger, clock: Clo
   if (config.databaseUrl !== undefined && masterKey.origin !== 'environment') {
     logger.warn({ path: masterKey.path }, 'PostgreSQL store with a master key file: every node sharing the database needs the same key; set TESSERA_MASTERKEY');
   }
-  const opened = await openConfiguredStore(config, { logger, clock });
+  const raw = await openConfiguredStore(config, { logger, clock });
+  // Worker threads: this worker's commits reach the others before their replies leave (worker-feed.ts).
+  const opened = feed === undefined ? raw : feed.wrap(raw);
   const timed = tracedStore(observer === undefined ? opened : timeStoreAppends(opened, observer.observeAppend), tracer);
   const store = onMessageQueued === undefined ? timed : notifyOnQueued(timed, onMessageQueued);
   const actors = new ActorSystem({
@@ -159,14 +183,38 @@ export async function prepareNode(config: Config, logger: NodeLogger, clock: Clo
   };
 }
 
-export async function startNode(config: Config, logger: NodeLogger, clock: Clock = systemClock): Promise<RunningNode> {
+/**
+ * Starts the node the configuration asks for: one thread, or (TESSERA_WORKERS > 1) a main thread
+ * supervising worker threads (src/cluster/workers.ts). node:http needs `reusePort` for that
+ * (Node 22.12+); on older Node it serves with one thread and says so.
+ */
+export async function startConfiguredNode(config: Config, logger: NodeLogger, clock: Clock = systemClock): Promise<RunningNode> {
+  if (config.workers <= 1) return startNode(config, logger, clock);
+  const { nodeHasReusePort, startWorkers } = await import('../cluster/workers.js');
+  if (!nodeHasReusePort()) {
+    const http = await selectHttpAdapter(config.http);
+    if (http.adapter.name === 'node') {
+      logger.warn({ workers: config.workers, node: process.versions.node }, 'TESSERA_WORKERS > 1 with node:http needs Node 22.12 or later (reusePort); serving with one thread');
+      return startNode(config, logger, clock);
+    }
+  }
+  return startWorkers(config, logger, config.workers);
+}
+
+export async function startNode(config: Config, logger: NodeLogger, clock: Clock = systemClock, worker?: WorkerRole): Promise<RunningNode> {
+  /** Whether this thread runs the node-wide singletons: a node without workers, or its first worker. */
+  const singletons = worker === undefined || worker.index === 0;
   // Checked before anything opens: a bad certificate stops the start with a message naming the file.
   const tls = config.tlsCertPath === undefined || config.tlsKeyPath === undefined ? undefined : loadTlsFiles(config.tlsCertPath, config.tlsKeyPath);
   const tracing = await startTracing(config);
   const tracer = tracing.tracer;
   const metrics = createMetrics(createRequestLog(logger, { mode: config.accessLog, sample: config.accessLogSample }), { instanceLabel: config.metricsInstanceLabel });
   let outbox: OutboxWorker | undefined;
-  const { store, actors, setup, close } = await prepareNode(config, logger, clock, tracer, metrics, (instanceId) => outbox?.wake(instanceId));
+  const feed = worker?.feed;
+  // A message queued on another worker wakes the first worker's outbox through the worker feed.
+  const wakeOutbox = singletons ? (instanceId: string) => outbox?.wake(instanceId) : (instanceId: string) => feed?.wakeOutbox(instanceId);
+  const { store, actors, setup, close } = await prepareNode(config, logger, clock, tracer, metrics, wakeOutbox, feed);
+  if (singletons) feed?.onWake((instanceId) => outbox?.wake(instanceId));
   outbox = new OutboxWorker({ actors, store, clock, logger, config, metrics });
 
   const tenants = new TenantDirectory(actors, () => clock.now());
@@ -195,7 +243,7 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   reportHttpAdapter(http, logger, metrics);
   const readiness = createReadiness({ checks: storeChecks(store), onChange: (name, state, err) => (state === 'up' ? logger.info({ check: name }, 'readiness check up again') : logger.warn({ check: name, state, err }, 'readiness check down')) });
   const metricsOwnPort = config.metricsPort !== undefined;
-  const metricsRouteOfNode = metricsRoute(metrics.registry, config.metricsToken);
+  const metricsRouteOfNode = metricsRoute(metrics.registry, config.metricsToken, worker?.collectMetrics);
   if (!metricsOwnPort && config.metricsToken === undefined) logger.warn({}, 'GET /metrics answers anyone who reaches the main port; set TESSERA_METRICS_TOKEN or TESSERA_METRICS_PORT (docs/operations/observability.md)');
   const routes = [...systemRoutes({ metrics: metricsOwnPort ? undefined : metricsRouteOfNode, isReady: () => ready, readiness, http: { adapter: http.adapter.name, requested: http.requested } }), ...createJsonRoutes(SERVICES, invoke), ...openApiRoutes(SERVICES, rpcs), ...oidcRoutes({ config, tenants, signer, oauth, uiLocales: createUiLocalesResolver(actors) }), ...adminRoutes({ dataDir: config.dataDir, actors, tenants, clock, logger, accessTokens: createApiAccessTokens(oauth), gcsEndpoint: config.gcsEndpoint, importMaxBytes: config.importMaxBodyBytes })];
   const router = createRouter(routes, { fallback: createConnectFallback(SERVICES, invoke), corsPathPrefixes: CORS_PREFIXES, notFound: (req) => unencodedExecutionIdReply(req) ?? notFoundReply });
@@ -207,40 +255,48 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
     metrics.gauge('tessera_http_queue_refused', 'Requests answered 503 because their instance\'s queue was full, since start (TESSERA_FAIR_QUEUE_CAPACITY).', () => fair.refused);
   }
   const listener = await http.adapter.listen(
-    withClientOrigin(withTracing(router, tracer), origin),
-    { host: config.host, port: config.port, maxBodyBytes: config.maxBodyBytes, bodyLimits: { [IMPORT_PATH]: config.importMaxBodyBytes }, bodyTimeoutMs: config.bodyTimeoutMs, maxHeaderCount: config.maxHeaderCount, maxHeaderBytes: config.maxHeaderBytes, tls, ...(fair === undefined ? {} : { fair }) },
+    caughtUp(withClientOrigin(withTracing(router, tracer), origin), feed),
+    { host: config.host, port: worker?.port ?? config.port, ...(worker === undefined ? {} : { worker: String(worker.index), reusePort: true }), maxBodyBytes: config.maxBodyBytes, bodyLimits: { [IMPORT_PATH]: config.importMaxBodyBytes }, bodyTimeoutMs: config.bodyTimeoutMs, maxHeaderCount: config.maxHeaderCount, maxHeaderBytes: config.maxHeaderBytes, tls, ...(fair === undefined ? {} : { fair }) },
     metrics.httpObserver,
   );
-  const metricsListener = config.metricsPort === undefined ? undefined : await http.adapter.listen(createRouter([metricsRouteOfNode], { corsPathPrefixes: [] }), { host: config.host, port: config.metricsPort, maxBodyBytes: 1024, bodyTimeoutMs: config.bodyTimeoutMs, maxHeaderCount: config.maxHeaderCount, maxHeaderBytes: config.maxHeaderBytes });
-  const grpc = await startGrpcServer({ host: config.host, port: config.grpcPort, services: SERVICES, invoke, tls, origin: createOriginResolver(origin), observer: metrics.httpObserver, onCallFailed: (err, call) => logger.error({ err, ...call }, 'grpc call failed') });
-  const sweeper = startSweeper(store, clock, config.sweepIntervalMs, logger);
-  const keyMaintenance = startKeyMaintenance({ actors, webKeys, clock, logger });
-  await executions.start();
-  outbox.start();
+  const metricsListener = config.metricsPort === undefined || !singletons ? undefined : await http.adapter.listen(createRouter([metricsRouteOfNode], { corsPathPrefixes: [] }), { host: config.host, port: config.metricsPort, maxBodyBytes: 1024, bodyTimeoutMs: config.bodyTimeoutMs, maxHeaderCount: config.maxHeaderCount, maxHeaderBytes: config.maxHeaderBytes });
+  const grpc = !singletons ? undefined : await startGrpcServer({ host: config.host, port: worker?.grpcPort ?? config.grpcPort, services: SERVICES, invoke: feed === undefined ? invoke : (...args) => (feed.catchUp(), invoke(...args)), tls, origin: createOriginResolver(origin), observer: metrics.httpObserver, onCallFailed: (err, call) => logger.error({ err, ...call }, 'grpc call failed') });
+  const sweeper = singletons ? startSweeper(store, clock, config.sweepIntervalMs, logger) : undefined;
+  const keyMaintenance = singletons ? startKeyMaintenance({ actors, webKeys, clock, logger }) : undefined;
+  if (singletons) {
+    await executions.start();
+    outbox.start();
+  }
   // Other nodes' writes drop this node's caches (PostgreSQL change feed; nothing on LMDB).
   const cluster = await startClusterSync({ store, actors, tenants, signer, executions, logger, limits, observeLag: (seconds) => metrics.observeChangeFeedLag(seconds) });
   ready = true;
-  logger.info({ httpPort: listener.port, grpcPort: grpc.port, metricsPort: metricsListener?.port, http: http.adapter.name, uwsPackage: http.uwsPackage, tls: tls !== undefined, dataDir: config.dataDir }, 'listening');
+  logger.info({ httpPort: listener.port, grpcPort: grpc?.port ?? 0, metricsPort: metricsListener?.port, http: http.adapter.name, uwsPackage: http.uwsPackage, tls: tls !== undefined, dataDir: config.dataDir }, worker === undefined ? 'listening' : 'worker listening');
 
   return {
     httpPort: listener.port,
-    grpcPort: grpc.port,
+    grpcPort: grpc?.port ?? 0,
     setup,
+    metricsAsJson: () => metrics.registry.getMetricsAsJSON(),
+    async abort() {
+      ready = false;
+      await Promise.all([listener.close(0), grpc?.close(0), metricsListener?.close(0)]);
+    },
     async stop() {
       ready = false; // /readyz answers 503 from here on, while the listeners still serve
       if (config.shutdownDrainMs > 0) {
         logger.info({ drainMs: config.shutdownDrainMs }, 'draining: /readyz answers 503 until the listeners close');
         await delay(config.shutdownDrainMs);
       }
-      await Promise.all([listener.close(config.shutdownGraceMs), grpc.close(config.shutdownGraceMs), metricsListener?.close(0)]);
+      await Promise.all([listener.close(config.shutdownGraceMs), grpc?.close(config.shutdownGraceMs), metricsListener?.close(0)]);
       fair?.close();
-      sweeper.stop();
-      await keyMaintenance.stop();
+      sweeper?.stop();
+      await keyMaintenance?.stop();
       await executions.stop();
       await outbox.stop();
       cluster.stop();
       await rateCounters?.close();
       await close();
+      feed?.close();
       await tracing.shutdown();
     },
   };
@@ -278,6 +334,15 @@ function reportHttpAdapter(http: SelectedAdapter, logger: NodeLogger, metrics: N
     { requested: http.requested, adapter: http.adapter.name, reasons: http.fallbackReasons, node: process.versions.node, abi: process.versions.modules, glibc: header?.glibcVersionRuntime },
     'uWebSockets.js is unavailable on this platform: serving HTTP with node:http, at roughly half the throughput per CPU (docs/operations/running.md#http-adapter)',
   );
+}
+
+/** A worker's handler: first applies what the other workers committed (one Atomics.load when nothing did). */
+function caughtUp(handler: HttpHandler, feed: WorkerFeed | undefined): HttpHandler {
+  if (feed === undefined) return handler;
+  return (request) => {
+    feed.catchUp();
+    return handler(request);
+  };
 }
 
 /** Requests that never wait for admission: probes and metrics must answer while the node is busy. */

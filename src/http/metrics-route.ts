@@ -17,14 +17,15 @@ const unauthorized: HttpReply = Object.freeze({
   body: '{"code":16,"message":"a bearer token is required for the metrics"}',
 });
 
-export function metricsRoute(registry: Registry, token?: string): Route {
+/** `collect`: the text to serve (a node with workers aggregates them all); default: the registry's own metrics. */
+export function metricsRoute(registry: Registry, token?: string, collect?: () => Promise<string>): Route {
   const expected = token === undefined ? undefined : digest(token);
   return {
     method: 'GET',
     pattern: METRICS_PATH,
     handler: async (req) => {
       if (expected !== undefined && !hasToken(req, expected)) return unauthorized;
-      return { status: 200, headers: { 'content-type': registry.contentType, 'cache-control': 'no-store' }, body: await registry.metrics() };
+      return { status: 200, headers: { 'content-type': registry.contentType, 'cache-control': 'no-store' }, body: await (collect === undefined ? registry.metrics() : collect()) };
     },
   };
 }

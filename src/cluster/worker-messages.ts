@@ -1,0 +1,17 @@
+/** Messages between the main thread (workers.ts) and a worker thread (worker-main.ts). */
+
+export type ToWorker =
+  | { readonly type: 'stop' }
+  /** TESSERA_TEST_MODE only: fail with an uncaught error, as a bug would (the restart test). */
+  | { readonly type: 'crash' }
+  /** Send this thread's metrics as prom-client JSON. */
+  | { readonly type: 'metrics-collect'; readonly id: number }
+  /** The aggregated metrics the worker asked for. */
+  | { readonly type: 'metrics-result'; readonly id: number; readonly text: string };
+
+export type FromWorker =
+  | { readonly type: 'ready'; readonly httpPort: number; readonly grpcPort: number }
+  /** A /metrics request: aggregate every worker's metrics. */
+  | { readonly type: 'metrics-request'; readonly id: number }
+  | { readonly type: 'metrics-json'; readonly id: number; readonly json: unknown }
+  | { readonly type: 'stopped' };
