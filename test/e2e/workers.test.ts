@@ -1,0 +1,191 @@
+/**
+ * A node with two worker threads (TESSERA_WORKERS=2, docs/architecture.md "Workers"): both
+ * serve the one port, and which one answered is in `x-tessera-worker`. A write answered by one
+ * worker is read back at once, over a connection the other worker serves, many times each way
+ * (read-your-writes across workers: rows, caches, TTL rows such as opaque tokens). Tokens are
+ * issued on both; /metrics counts the requests of both; a worker that fails is restarted and
+ * serves again; SIGTERM stops the node cleanly.
+ *
+ * No negative control for the read-your-writes loop: with one request at a time, an idle
+ * worker renews its read snapshot on its next timer turn and its channel listener applies the
+ * change, so switching the generation check off would not make this loop fail deterministically.
+ * The check itself is shown deterministically in test/cluster/worker-feed.test.ts.
+ */
+import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestNode, type TestNode } from './harness.js';
+import { basic } from './oidc.fixture.js';
+
+type Reply = { status: number; headers: IncomingHttpHeaders; body: Record<string, any> };
+
+let node: TestNode;
+/** One keep-alive connection per worker: index = the worker that serves it. */
+let connections: Agent[] = [];
+
+/** A call over one connection (agent with a single socket), so the worker serving it stays the same. */
+function call(agent: Agent, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+    const req = httpRequest(
+      {
+        agent,
+        host: '127.0.0.1',
+        port: node.httpPort,
+        method,
+        path,
+        headers: {
+          host: `localhost:${node.httpPort}`,
+          authorization: `Bearer ${node.adminToken}`,
+          ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
+          ...headers,
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString();
+          let json: unknown = text;
+          try {
+            json = text === '' ? undefined : JSON.parse(text);
+          } catch {
+            // not JSON (metrics)
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: json as Record<string, any> });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+const form = (agent: Agent, path: string, params: Record<string, string>, headers: Record<string, string>) => call(agent, 'POST', path, new URLSearchParams(params).toString(), { 'content-type': 'application/x-www-form-urlencoded', ...headers });
+
+/** Opens connections until each worker serves one; returns them by worker index. */
+async function connectionPerWorker(workers: number): Promise<Agent[]> {
+  const found = new Map<number, Agent>();
+  for (let attempt = 0; attempt < 200 && found.size < workers; attempt += 1) {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const res = await call(agent, 'GET', '/healthz');
+    const worker = Number(res.headers['x-tessera-worker']);
+    if (res.status === 200 && !found.has(worker)) found.set(worker, agent);
+    else agent.destroy();
+  }
+  return Array.from({ length: workers }, (_, i) => found.get(i) as Agent);
+}
+
+/** Every call on `agent` is answered by `worker` (the connection stays on its worker). */
+function expectWorker(res: Reply, worker: number): void {
+  expect(res.headers['x-tessera-worker']).toBe(String(worker));
+}
+
+beforeAll(async () => {
+  // TESSERA_TEST_MODE: SIGUSR2 makes the last worker fail (the restart test).
+  node = await startTestNode({ env: { TESSERA_WORKERS: '2', TESSERA_TEST_MODE: '1' } });
+  connections = await connectionPerWorker(2);
+}, 120_000);
+afterAll(async () => {
+  for (const agent of connections) agent?.destroy();
+  if (node?.process.exitCode === null) await node.stop();
+  node?.cleanup();
+});
+
+describe('a node with two workers', () => {
+  it('serves the port from both workers', () => {
+    expect(connections.every((agent) => agent !== undefined)).toBe(true);
+    expect(node.logs.filter((l) => l.msg === 'worker started').map((l) => l.worker)).toEqual(expect.arrayContaining([0, 1]));
+  });
+
+  it('reads every write back at once on the other worker (organizations created and renamed)', async () => {
+    const mismatches: string[] = [];
+    for (let i = 0; i < 30; i += 1) {
+      const writer = i % 2;
+      const reader = 1 - writer;
+      const created = await call(connections[writer] as Agent, 'POST', '/resources/v3alpha/organizations', { name: `Worker Org ${i}` });
+      expect(created.status).toBe(201);
+      expectWorker(created, writer);
+      const id = String(created.body.details.id);
+      const read = await call(connections[reader] as Agent, 'GET', `/resources/v3alpha/organizations/${id}`);
+      expectWorker(read, reader);
+      if (read.status !== 200 || read.body.organization?.organization?.name !== `Worker Org ${i}`) mismatches.push(`create ${i}: ${read.status} ${JSON.stringify(read.body)}`);
+      // Renamed on the reader's worker, read on the writer's: the writer's actor cached the org.
+      const renamed = await call(connections[reader] as Agent, 'PATCH', `/resources/v3alpha/organizations/${id}`, { name: `Renamed Org ${i}` });
+      expect(renamed.status).toBe(200);
+      const reread = await call(connections[writer] as Agent, 'GET', `/resources/v3alpha/organizations/${id}`);
+      if (reread.body.organization?.organization?.name !== `Renamed Org ${i}`) mismatches.push(`rename ${i}: ${JSON.stringify(reread.body)}`);
+      // And the writer's actor writes again on top of the rename at once (its cached state was dropped).
+      const again = await call(connections[writer] as Agent, 'PATCH', `/resources/v3alpha/organizations/${id}`, { name: `Final Org ${i}` });
+      expect(again.status).toBe(200);
+      const final = await call(connections[reader] as Agent, 'GET', `/resources/v3alpha/organizations/${id}`);
+      if (final.body.organization?.organization?.name !== `Final Org ${i}`) mismatches.push(`final ${i}: ${JSON.stringify(final.body)}`);
+    }
+    expect(mismatches).toEqual([]);
+  }, 120_000);
+
+  it('issues tokens on both workers for a client created on the other, and introspects each on the other (opaque tokens are TTL rows)', async () => {
+    const w0 = connections[0] as Agent;
+    const w1 = connections[1] as Agent;
+    const project = await call(w0, 'POST', '/resources/v3alpha/projects', { name: 'Workers Project' });
+    expect(project.status).toBe(201);
+    const projectId = String(project.body.details.id);
+    const apiApp = await call(w1, 'POST', '/resources/v3alpha/apps', { projectId, name: 'Workers API', api: { authMethod: 'API_AUTH_METHOD_TYPE_BASIC' } });
+    expect(apiApp.status).toBe(201);
+    const appAuth = basic(String(apiApp.body.clientId), String(apiApp.body.clientSecret));
+    const scope = `profile urn:platform:iam:org:project:id:${projectId}:aud`;
+    const results: string[] = [];
+    for (let i = 0; i < 10; i += 1) {
+      const writer = i % 2;
+      const reader = 1 - writer;
+      const tokenType = i % 4 < 2 ? 'BEARER' : 'JWT';
+      const user = await call(connections[writer] as Agent, 'POST', '/resources/v3alpha/users', { machine: { username: `worker-bot-${i}`, name: `bot ${i}`, accessTokenType: `ACCESS_TOKEN_TYPE_${tokenType}` } });
+      expect(user.status).toBe(201);
+      const secret = await call(connections[writer] as Agent, 'POST', `/resources/v3alpha/users/${user.body.details.id}/_generate_secret`);
+      expect(secret.status).toBe(200);
+      // The client made on one worker gets its token from the other at once.
+      const token = await form(connections[reader] as Agent, '/oauth/v2/token', { grant_type: 'client_credentials', scope }, basic(String(secret.body.clientId), String(secret.body.clientSecret)));
+      expectWorker(token, reader);
+      // And the token issued there is active on the first one at once.
+      const introspected = await form(connections[writer] as Agent, '/oauth/v2/introspect', { token: String(token.body.access_token) }, appAuth);
+      expectWorker(introspected, writer);
+      results.push(`${i} ${tokenType} token ${token.status} active ${introspected.body.active} sub ${introspected.body.sub === user.body.details.id}`);
+    }
+    expect(results).toEqual(Array.from({ length: 10 }, (_, i) => `${i} ${i % 4 < 2 ? 'BEARER' : 'JWT'} token 200 active true sub true`));
+  }, 120_000);
+
+  it("counts both workers' requests in /metrics, whichever worker answers the scrape", async () => {
+    const served = async (agent: Agent): Promise<number> => {
+      const res = await call(agent, 'GET', '/metrics');
+      expect(res.status).toBe(200);
+      return Number(/^tessera_http_requests_total\{route="\/healthz",method="GET",transport="http",status="2xx"\} (\d+)$/m.exec(String(res.body))?.[1] ?? 0);
+    };
+    const before = await served(connections[0] as Agent);
+    for (const agent of connections) for (let i = 0; i < 3; i += 1) expect((await call(agent, 'GET', '/healthz')).status).toBe(200);
+    // Six probes, three on each worker: the scrape of either worker counts all six.
+    expect(await served(connections[1] as Agent)).toBe(before + 6);
+    const ready = await call(connections[0] as Agent, 'GET', '/metrics');
+    expect(/^tessera_ready 1$/m.test(String(ready.body))).toBe(true);
+  });
+
+  it('restarts a worker that failed; it serves again', async () => {
+    const restartedBefore = node.logs.filter((l) => l.msg === 'worker started' && l.worker === 1).length;
+    node.process.kill('SIGUSR2'); // TESSERA_TEST_MODE: the last worker throws an uncaught error
+    const deadline = Date.now() + 60_000;
+    while (node.logs.filter((l) => l.msg === 'worker started' && l.worker === 1).length === restartedBefore && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(node.logs.some((l) => l.msg === 'worker exited; restarting it' && l.worker === 1)).toBe(true);
+    expect(node.logs.filter((l) => l.msg === 'worker started' && l.worker === 1).length).toBe(restartedBefore + 1);
+    // Its connection was closed; new connections reach both workers again, and writes still read back across them.
+    for (const agent of connections) agent.destroy();
+    connections = await connectionPerWorker(2);
+    expect(connections.every((agent) => agent !== undefined)).toBe(true);
+    const created = await call(connections[1] as Agent, 'POST', '/resources/v3alpha/organizations', { name: 'After Restart' });
+    expect(created.status).toBe(201);
+    expect((await call(connections[0] as Agent, 'GET', `/resources/v3alpha/organizations/${created.body.details.id}`)).body.organization?.organization?.name).toBe('After Restart');
+  }, 120_000);
+
+  it('stops cleanly on SIGTERM: every worker drains, exit code 0', async () => {
+    for (const agent of connections) agent.destroy();
+    expect(await node.stop()).toBe(0);
+    expect(node.logs.some((l) => l.msg === 'stopped')).toBe(true);
+  }, 60_000);
+});
