@@ -123,6 +123,33 @@ describe('a node with two workers', () => {
     expect(mismatches).toEqual([]);
   }, 120_000);
 
+  it('loses no update when both workers write to the same organization at once (conflicts retried or refused cleanly)', async () => {
+    const created = await call(connections[0] as Agent, 'POST', '/resources/v3alpha/organizations', { name: 'Contended Org' });
+    expect(created.status).toBe(201);
+    const orgId = String(created.body.details.id);
+    const add = (worker: number, domain: string) => call(connections[worker] as Agent, 'POST', `/resources/v3alpha/domains?ctx.orgId=${orgId}`, { domain });
+    // Separate connections per request (new agents), so both workers receive many at once.
+    const results = await Promise.all(
+      Array.from({ length: 30 }, async (_, i) => {
+        const domain = `d${i}.contended.test`;
+        const res = await call(new Agent({ keepAlive: false }), 'POST', `/resources/v3alpha/domains?ctx.orgId=${orgId}`, { domain });
+        return { domain, worker: res.headers['x-tessera-worker'], status: res.status, code: res.body?.details?.[0]?.id };
+      }),
+    );
+    for (const r of results.filter((x) => x.status !== 201)) expect({ status: r.status, code: r.code }).toEqual({ status: 409, code: 'store.contention' });
+    const acknowledged = results.filter((x) => x.status === 201);
+    expect(new Set(acknowledged.map((x) => x.worker))).toEqual(new Set(['0', '1']));
+    for (const worker of [0, 1]) {
+      const listed = await call(connections[worker] as Agent, 'POST', '/resources/v3alpha/domains/_search', [{ orgId: { id: orgId } }]);
+      expect(listed.status).toBe(200);
+      const domains = (listed.body.result as { domain: string }[]).map((d) => d.domain).filter((d) => d.endsWith('.contended.test'));
+      expect(domains.sort()).toEqual(acknowledged.map((x) => x.domain).sort());
+    }
+    // Both workers' actors are current: a further write from each succeeds at once.
+    expect((await add(0, 'late-0.contended.test')).status).toBe(201);
+    expect((await add(1, 'late-1.contended.test')).status).toBe(201);
+  }, 120_000);
+
   it('issues tokens on both workers for a client created on the other, and introspects each on the other (opaque tokens are TTL rows)', async () => {
     const w0 = connections[0] as Agent;
     const w1 = connections[1] as Agent;
