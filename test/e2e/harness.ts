@@ -78,6 +78,8 @@ export async function startTestNode(options: NodeOptions = {}): Promise<TestNode
       // The tests' targets and identity providers listen on 127.0.0.1; target-network.test.ts
       // and test/http/outbound-policy.test.ts check the default (off).
       TESSERA_OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
+      // TESSERA_TEST_WORKERS=N runs every node of a suite with N worker threads (unless the suite sets TESSERA_WORKERS).
+      ...(process.env.TESSERA_TEST_WORKERS === undefined ? {} : { TESSERA_WORKERS: process.env.TESSERA_TEST_WORKERS }),
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
