@@ -146,9 +146,13 @@ export function joinWorkerFeed(link: WorkerLink, logger: Logger): WorkerFeed {
   };
 }
 
-/** The change an append made: its positions and the streams it moved, at their new versions. */
+/**
+ * The change an append made: its positions and the streams it moved, at their new versions.
+ * No `committedAt`: the change-feed lag metric measures other nodes' writes (PostgreSQL), not the
+ * microseconds between this node's threads.
+ */
 function changeOf(instanceId: string, events: readonly StoredEvent[]): StoreChange {
   const streams = new Map<string, ChangedStream>();
   for (const event of events) streams.set(`${event.aggregateType}\u0000${event.aggregateId}`, { aggregateType: event.aggregateType, aggregateId: event.aggregateId, version: event.version });
-  return { instanceId, fromPosition: (events[0] as StoredEvent).position, toPosition: (events[events.length - 1] as StoredEvent).position, streams: [...streams.values()], committedAt: Date.now() };
+  return { instanceId, fromPosition: (events[0] as StoredEvent).position, toPosition: (events[events.length - 1] as StoredEvent).position, streams: [...streams.values()] };
 }
