@@ -66,7 +66,7 @@ import { PlatformEvents } from '../gen/platform/resources/event/v3alpha/event_se
 import { createSigner } from '../crypto/signer.js';
 import { oidcRoutes } from '../oidc/routes.js';
 import { createOAuthDeps } from '../oidc/shared/oauth-deps.js';
-import { createRateLimits } from '../http/rate-limits.js';
+import { createRateLimits, type CounterFactory } from '../http/rate-limits.js';
 import { createPostgresCounters, type PostgresCounters } from '../http/rate-limits-postgres.js';
 import { connectPostgres } from '../store/postgres-store.js';
 import { askTracer, NO_TRACER, startTracing, tracedInvoker, tracedStore, type Tracer, withTracing } from '../observability/tracing.js';
@@ -127,6 +127,8 @@ export interface WorkerRole {
   readonly grpcPort: number;
   /** The metrics of every worker, aggregated by the main thread (Prometheus text). */
   readonly collectMetrics: () => Promise<string>;
+  /** In-memory rate-limit counts kept by the main thread for every worker (when the counts are not in PostgreSQL). */
+  readonly rateCounters: CounterFactory;
 }
 
 /** Store, actors and first-run setup: everything but the listeners (used by `init` alone). */
@@ -226,7 +228,7 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   const rateCounters = openRateLimitCounters(config, logger);
   const limits = createRateLimits(config, {
     loadInstanceLimits: async (instanceId) => (await actors.readRecord(instanceId, instanceSettingsKind, instanceId))?.state.rateLimits,
-    ...(rateCounters === undefined ? {} : { counters: rateCounters.counters, sharedBlocks: rateCounters.blocks }),
+    ...(rateCounters !== undefined ? { counters: rateCounters.counters, sharedBlocks: rateCounters.blocks } : worker === undefined || feed === undefined ? {} : { counters: worker.rateCounters, sharedBlocks: feed.blocks }),
     onRejected: (limit, instanceId) => metrics.countRateLimitRejection(limit, instanceId),
     logger,
   });

@@ -18,6 +18,7 @@
  */
 import { BroadcastChannel, receiveMessageOnPort } from 'node:worker_threads';
 import type { ChangedStream, Logger, StoreAdapter, StoreChange, StoredEvent } from '../../actors/index.js';
+import type { SharedBlocks } from '../http/rate-limits.js';
 
 /** What the main thread hands every worker (workerData). */
 export interface WorkerLink {
@@ -29,7 +30,10 @@ export interface WorkerLink {
   readonly generation: SharedArrayBuffer;
 }
 
-type FeedMessage = { readonly kind: 'change'; readonly change: StoreChange } | { readonly kind: 'wake'; readonly instanceId: string };
+type FeedMessage =
+  | { readonly kind: 'change'; readonly change: StoreChange }
+  | { readonly kind: 'wake'; readonly instanceId: string }
+  | { readonly kind: 'block'; readonly key: string; readonly until: number };
 
 export interface WorkerFeed {
   /** The store with appends published to the other workers, and their changes in its change feed (beside the store's own, PostgreSQL). */
@@ -40,6 +44,8 @@ export interface WorkerFeed {
   wakeOutbox(instanceId: string): void;
   /** Called (on the outbox's worker) when another worker queued a message. */
   onWake(listener: (instanceId: string) => void): void;
+  /** Client blocks (after failed authentications) every worker applies: posted on the channel. */
+  readonly blocks: SharedBlocks;
   close(): void;
 }
 
@@ -48,11 +54,13 @@ export function joinWorkerFeed(link: WorkerLink, logger: Logger): WorkerFeed {
   const channel = new BroadcastChannel(link.channel);
   const listeners = new Set<(change: StoreChange) => void>();
   let wakeListener: ((instanceId: string) => void) | undefined;
+  let blockListener: ((key: string, until: number) => void) | undefined;
   let seen = Atomics.load(generation, 0);
   let renewReads: (() => void) | undefined;
 
   const apply = (message: FeedMessage): void => {
     if (message.kind === 'wake') return wakeListener?.(message.instanceId);
+    if (message.kind === 'block') return blockListener?.(message.key, message.until);
     for (const listener of listeners) {
       try {
         listener(message.change);
@@ -139,6 +147,15 @@ export function joinWorkerFeed(link: WorkerLink, logger: Logger): WorkerFeed {
     },
     onWake(listener) {
       wakeListener = listener;
+    },
+    blocks: {
+      async publish(key, until) {
+        post({ kind: 'block', key, until });
+        bump(); // the next request on another worker applies it before it is handled
+      },
+      subscribe(onBlocked) {
+        blockListener = onBlocked;
+      },
     },
     close() {
       channel.close();

@@ -10,6 +10,7 @@ import { clockFromEnv } from '../cli/test-clock.js';
 import { startNode } from '../cli/node.js';
 import { joinWorkerFeed, type WorkerLink } from './worker-feed.js';
 import type { FromWorker, ToWorker } from './worker-messages.js';
+import { workerCounters } from './worker-rate-limits.js';
 
 export interface WorkerData {
   readonly link: WorkerLink;
@@ -34,7 +35,11 @@ async function run(): Promise<void> {
       waiting.set(id, resolve);
       send({ type: 'metrics-request', id });
     });
-  const node = await startNode(config, logger, clock, { index: data.link.index, feed, port: data.port, grpcPort: data.grpcPort, collectMetrics });
+  const rates = workerCounters(port);
+  port.on('message', (message: ToWorker) => {
+    if (message.type === 'rate-result') rates.answer(message);
+  });
+  const node = await startNode(config, logger, clock, { index: data.link.index, feed, port: data.port, grpcPort: data.grpcPort, collectMetrics, rateCounters: rates.counters });
   let stopping = false;
   // An uncaught failure ends this worker (the main thread starts a new one), but only after its
   // sockets are closed: a thread ending with uWS sockets open aborts the whole process.

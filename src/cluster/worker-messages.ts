@@ -1,3 +1,5 @@
+import type { ConsumeRequest, ConsumeResult } from './worker-rate-limits.js';
+
 /** Messages between the main thread (workers.ts) and a worker thread (worker-main.ts). */
 
 export type ToWorker =
@@ -7,11 +9,13 @@ export type ToWorker =
   /** Send this thread's metrics as prom-client JSON. */
   | { readonly type: 'metrics-collect'; readonly id: number }
   /** The aggregated metrics the worker asked for. */
-  | { readonly type: 'metrics-result'; readonly id: number; readonly text: string };
+  | { readonly type: 'metrics-result'; readonly id: number; readonly text: string }
+  | ConsumeResult;
 
 export type FromWorker =
   | { readonly type: 'ready'; readonly httpPort: number; readonly grpcPort: number }
   /** A /metrics request: aggregate every worker's metrics. */
   | { readonly type: 'metrics-request'; readonly id: number }
   | { readonly type: 'metrics-json'; readonly id: number; readonly json: unknown }
-  | { readonly type: 'stopped' };
+  | { readonly type: 'stopped' }
+  | ConsumeRequest;

@@ -18,6 +18,7 @@ import { basic } from './oidc.fixture.js';
 
 type Reply = { status: number; headers: IncomingHttpHeaders; body: Record<string, any> };
 
+const CLIENT_LIMIT = 12;
 let node: TestNode;
 /** One keep-alive connection per worker: index = the worker that serves it. */
 let connections: Agent[] = [];
@@ -82,7 +83,8 @@ function expectWorker(res: Reply, worker: number): void {
 
 beforeAll(async () => {
   // TESSERA_TEST_MODE: SIGUSR2 makes the last worker fail (the restart test).
-  node = await startTestNode({ env: { TESSERA_WORKERS: '2', TESSERA_TEST_MODE: '1' } });
+  // A client may get CLIENT_LIMIT tokens an hour: counted once for the node, whichever worker answers.
+  node = await startTestNode({ env: { TESSERA_WORKERS: '2', TESSERA_TEST_MODE: '1', TESSERA_RATE_LIMIT_CLIENT: `${CLIENT_LIMIT}/1h` } });
   connections = await connectionPerWorker(2);
 }, 120_000);
 afterAll(async () => {
@@ -179,6 +181,19 @@ describe('a node with two workers', () => {
     }
     expect(results).toEqual(Array.from({ length: 10 }, (_, i) => `${i} ${i % 4 < 2 ? 'BEARER' : 'JWT'} token 200 active true sub true`));
   }, 120_000);
+
+  it('counts a client rate limit once for the node: half the requests on each worker, refused on both past the limit', async () => {
+    const user = await call(connections[0] as Agent, 'POST', '/resources/v3alpha/users', { machine: { username: 'limited-bot', name: 'limited', accessTokenType: 'ACCESS_TOKEN_TYPE_BEARER' } });
+    const secret = await call(connections[0] as Agent, 'POST', `/resources/v3alpha/users/${user.body.details.id}/_generate_secret`);
+    const auth = basic(String(secret.body.clientId), String(secret.body.clientSecret));
+    const answers: string[] = [];
+    for (let i = 0; i < CLIENT_LIMIT + 2; i += 1) {
+      const res = await form(connections[i % 2] as Agent, '/oauth/v2/token', { grant_type: 'client_credentials', scope: 'openid' }, auth);
+      answers.push(`${res.headers['x-tessera-worker']}:${res.status}`);
+    }
+    // Each worker alone would allow CLIENT_LIMIT: the last two would pass as well.
+    expect(answers).toEqual([...Array.from({ length: CLIENT_LIMIT }, (_, i) => `${i % 2}:200`), '0:429', '1:429']);
+  });
 
   it("counts both workers' requests in /metrics, whichever worker answers the scrape", async () => {
     const served = async (agent: Agent): Promise<number> => {
