@@ -22,14 +22,16 @@ export interface SecondFactorPage {
   readonly sentTo?: string;
   /** An error, or the notice `otpCodeSent`. */
   readonly error?: MessageKey;
+  /** No code can go out for this SMS / email factor now (its number or address is not verified): said instead of "We sent a code". */
+  readonly unavailable?: boolean;
 }
 
 export function renderSecondFactorPage(ctx: FormContext, options: SecondFactorPage): HttpReply {
-  const sent = options.method !== 'totp';
+  const sent = options.method !== 'totp' && options.unavailable !== true;
   const notice = options.error === 'otpCodeSent';
   const data = {
     displayName: displayLoginName(ctx.tr, options.loginName),
-    intro: ctx.tr.t(INTRO[options.method]),
+    intro: ctx.tr.t(options.unavailable === true ? 'otpDeliveryUnavailable' : INTRO[options.method]),
     sent,
     sentTo: sent ? options.sentTo : undefined,
     notice: notice ? ctx.tr.t('otpCodeSent') : undefined,

@@ -58,11 +58,20 @@ async function sendCode(ctx: LoginContext, user: Human, method: OtpMethod): Prom
   }
 }
 
+/**
+ * Whether a code of `method` may go out: TOTP always; SMS / email only to a verified number or
+ * address (it may have changed since the factor was added; the factor stays required).
+ */
+function destinationVerified(user: User, method: OtpMethod): boolean {
+  if (method === 'totp' || user.type !== 'human') return true;
+  return method === 'sms' ? user.phone.verified : user.email.verified;
+}
+
 /** The factor the code page starts with: the first of TOTP, SMS, email the user has and the instance can deliver. */
 async function firstMethod(ctx: LoginContext, user: User): Promise<OtpMethod> {
   const factors = secondFactorsOf(user);
   for (const method of factors) {
-    if (method === 'totp' || (await canSendOtp(ctx.deps.actors, ctx.deps.config, ctx.instanceId, method))) return method;
+    if (method === 'totp' || (destinationVerified(user, method) && (await canSendOtp(ctx.deps.actors, ctx.deps.config, ctx.instanceId, method)))) return method;
   }
   return factors[0] ?? 'totp';
 }
@@ -91,7 +100,8 @@ export async function renderSecondFactorStep(ctx: LoginContext, error?: MessageK
   const method = otpMethod ?? 'totp';
   const others = secondFactorsOf(user?.state).filter((m) => m !== method);
   const sentTo = user === undefined || method === 'totp' ? undefined : method === 'sms' ? maskPhone(user.state.phone.number) : maskEmail(user.state.email.address);
-  return renderSecondFactorPage(ctx.form, { loginName: loginName ?? '', method, others, ...(sentTo === undefined ? {} : { sentTo }), ...(error === undefined ? {} : { error }) });
+  const unavailable = user !== undefined && !destinationVerified(user.state, method);
+  return renderSecondFactorPage(ctx.form, { loginName: loginName ?? '', method, others, unavailable, ...(sentTo === undefined ? {} : { sentTo }), ...(error === undefined ? {} : { error }) });
 }
 
 /** "Use … instead": switches to another of the user's factors (sending a code for SMS / email). */

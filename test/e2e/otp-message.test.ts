@@ -229,6 +229,27 @@ describe('login with OTP by SMS and email', () => {
     expect((await post(again.steps, { action: 'otp', code: fresh })).status).toBe(303);
   });
 
+  it('sends no code to a phone number changed after OTP by SMS was added until it is verified; the factor stays required (control: verified again, the code is sent)', async () => {
+    const oldPhone = '+491701110021';
+    const newPhone = '+491701110022';
+    const id = await createSmsUser('otp-sms-moved', oldPhone);
+    expect((await call('PATCH', `/resources/v3alpha/users/${id}`, { human: { phone: { number: newPhone } } })).status).toBe(200);
+    const before = smsTo(newPhone).length + smsTo(oldPhone).length;
+    const moved = await atCodePage('otp-sms-moved');
+    expect(moved.page.text).toContain('The code cannot be sent this way right now.');
+    // Still on the code step: the password alone does not sign in.
+    const guessed = await post(moved.steps, { action: 'otp', code: '12345678' });
+    expect(guessed.status).toBe(400);
+    expect(smsTo(newPhone).length + smsTo(oldPhone).length, 'nothing was sent').toBe(before);
+
+    expect((await call('POST', `/resources/v3alpha/users/${id}/_verify_phone`)).status).toBe(200);
+    const sentBefore = smsTo(newPhone).length;
+    const verified = await atCodePage('otp-sms-moved');
+    expect(verified.page.text).toContain('We sent a code by SMS.');
+    const code = await nextSmsCode(newPhone, sentBefore);
+    expect((await post(verified.steps, { action: 'otp', code })).status).toBe(303);
+  });
+
   it('puts otp and mfa into the ID token (control: a password-only user gets pwd alone)', async () => {
     const phone = '+491701110003';
     await createSmsUser('otp-sms-cleo', phone);

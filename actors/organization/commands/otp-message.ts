@@ -79,7 +79,11 @@ export interface SendOtpCode extends OtpChannelCommand {
   readonly message: Omit<MessageQueuedPayload, 'to' | 'channel'>;
 }
 
-/** Records a new login code and queues its message; 400 `user.not_active` / `user.otp_*.not_found`. */
+/**
+ * Records a new login code and queues its message; 400 `user.not_active` / `user.otp_*.not_found`,
+ * and `user.email.not_verified` / `user.phone.not_verified` when the address changed since the
+ * factor was added and is not verified (the factor stays required: the user picks another one).
+ */
 export const sendOtpCode: CommandHandler<SendOtpCode, { readonly to: string }> = {
   load: (c) => [...loadUser(c), ref(outboxMessageKind, c.messageId)],
   decide(loaded, c, ctx) {
@@ -89,8 +93,16 @@ export const sendOtpCode: CommandHandler<SendOtpCode, { readonly to: string }> =
     if (enabled(user, c.channel) === undefined) {
       throw failedPrecondition(c.channel === 'email' ? 'user.otp_email.not_found' : 'user.otp_sms.not_found', `the user has no OTP by ${c.channel}`);
     }
-    const to = c.channel === 'email' ? user.email.address : user.phone.number;
+    const contact = c.channel === 'email' ? { to: user.email.address, verified: user.email.verified } : { to: user.phone.number, verified: user.phone.verified };
+    const to = contact.to;
     if (to === '') throw failedPrecondition(c.channel === 'email' ? 'user.email.missing' : 'user.phone_missing', `the user has nothing to send the ${c.channel} code to`);
+    // The address may have changed since the factor was added: a code goes only where the user proved to be.
+    if (!contact.verified) {
+      throw failedPrecondition(
+        c.channel === 'email' ? 'user.email.not_verified' : 'user.phone.not_verified',
+        `the user's ${c.channel === 'email' ? 'email address' : 'phone number'} changed and is not verified: no code is sent to it`,
+      );
+    }
     const emit = createUserEvents(c.userId, record.meta.owner, ctx);
     const queued: MessageQueuedPayload = { ...c.message, channel: c.channel === 'email' ? 'mail' : 'sms', to };
     const code = { codeHash: c.codeHash, expiresAt: c.expiresAt, messageId: c.messageId };
