@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpRequest, type Agent, type IncomingHttpHeaders } from 'node:http';
 
 const MAIN = join(import.meta.dirname, '..', '..', 'dist', 'src', 'cli', 'main.js');
 
@@ -183,13 +183,17 @@ export async function runCli(args: readonly string[], env: Readonly<Record<strin
   return { code, stdout, stderr };
 }
 
-/** A JSON call against a node with the admin token (node:http, so tests can set Host). */
-export function api(node: TestNode, token = node.adminToken) {
+/**
+ * A JSON call against a node with the admin token (node:http, so tests can set Host). `agent`:
+ * the connection pool to use (e.g. one keep-alive socket, to stay on one worker thread).
+ */
+export function api(node: TestNode, token = node.adminToken, options: { readonly agent?: Agent } = {}) {
   return (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
     new Promise<{ status: number; headers: IncomingHttpHeaders; body: Record<string, any> }>((resolve, reject) => {
       const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
       const request = httpRequest(
         {
+          ...(options.agent === undefined ? {} : { agent: options.agent }),
           host: '127.0.0.1',
           port: node.httpPort,
           method,

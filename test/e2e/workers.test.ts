@@ -11,9 +11,9 @@
  * change, so switching the generation check off would not make this loop fail deterministically.
  * The check itself is shown deterministically in test/cluster/worker-feed.test.ts.
  */
-import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { Agent, type IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestNode, type TestNode } from './harness.js';
+import { api, startTestNode, type TestNode } from './harness.js';
 import { basic } from './oidc.fixture.js';
 
 type Reply = { status: number; headers: IncomingHttpHeaders; body: Record<string, any> };
@@ -25,40 +25,7 @@ let connections: Agent[] = [];
 
 /** A call over one connection (agent with a single socket), so the worker serving it stays the same. */
 function call(agent: Agent, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
-    const req = httpRequest(
-      {
-        agent,
-        host: '127.0.0.1',
-        port: node.httpPort,
-        method,
-        path,
-        headers: {
-          host: `localhost:${node.httpPort}`,
-          authorization: `Bearer ${node.adminToken}`,
-          ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
-          ...headers,
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString();
-          let json: unknown = text;
-          try {
-            json = text === '' ? undefined : JSON.parse(text);
-          } catch {
-            // not JSON (metrics)
-          }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: json as Record<string, any> });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
+  return api(node, node.adminToken, { agent })(method, path, body, headers);
 }
 
 const form = (agent: Agent, path: string, params: Record<string, string>, headers: Record<string, string>) => call(agent, 'POST', path, new URLSearchParams(params).toString(), { 'content-type': 'application/x-www-form-urlencoded', ...headers });
