@@ -240,6 +240,8 @@ export interface StoreAdapter extends IndexReads {
    * (readiness); absent when the store cannot be down while the process runs (LMDB).
    */
   checkHealth?(timeoutMs: number): Promise<void>;
+  /** Statements sent to the database since the store opened (round trips; metrics, bench); absent for LMDB. */
+  statementCount?(): number;
   /** Waits for pending writes to be durable, then releases the store. */
   close(): Promise<void>;
 }

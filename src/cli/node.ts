@@ -238,6 +238,8 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
 
   let ready = false;
   metrics.gauge('tessera_ready', 'Whether the node accepts traffic (1): started and not draining. Dependency checks are on /readyz.', () => (ready ? 1 : 0));
+  const statementCount = store.statementCount?.bind(store);
+  if (statementCount !== undefined) metrics.gauge('tessera_store_statements', 'Statements this node has sent to PostgreSQL since start (each a round trip; a transaction counts its BEGIN and COMMIT).', statementCount);
   metrics.gauge('tessera_actors_loaded', 'Tenant actors currently in memory.', () => actors.loadedCount);
   metrics.gauge('tessera_outbox_pending', 'Outbox messages (mail, SMS) not yet delivered in the instances this node delivers for, as of their last scan.', () => outbox.pending());
   metrics.gauge('tessera_execution_event_lag', 'Events not yet delivered to event executions (all instances).', () => executions.eventLag());

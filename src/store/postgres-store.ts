@@ -17,6 +17,7 @@ import { createPgIndexReads } from './postgres-indexes.js';
 import { quoteIdent, runMigrations, SCHEMA_NAME, type MigrationResult } from './postgres-migrations.js';
 import { checkInstance, decodeValue, encodeValue, hasNul, Q } from './postgres-queries.js';
 import { createHealthCheck } from './postgres-health.js';
+import { countStatements } from './postgres-statements.js';
 import { withUnavailableErrors } from './postgres-unavailable.js';
 
 export interface PostgresStoreOptions {
@@ -82,7 +83,7 @@ export async function migratePostgres(options: Pick<PostgresStoreOptions, 'url' 
 }
 
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<StoreAdapter> {
-  const sql = connectPostgres(options);
+  const { sql, counter } = countStatements(connectPostgres(options));
   const clock = options.clock ?? { now: () => Date.now() };
   let notice: ChangeNotice;
   try {
@@ -131,6 +132,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         })(),
       ),
     checkHealth: health.check,
+    statementCount: counter.count,
     close: () =>
       (closed ??= (async () => {
         await Promise.allSettled([...writes]);

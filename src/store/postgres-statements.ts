@@ -1,0 +1,56 @@
+/**
+ * Counts the statements the PostgreSQL store sends (`tessera_store_statements`, docs/operations/
+ * postgres.md "Round trips"): every `unsafe` query is one, a transaction adds its BEGIN and
+ * COMMIT. The pool handed to the adapter's parts is this wrapper, so no call site can skip it;
+ * the cost is one increment per statement. The bench divides the difference by the requests
+ * sent to get round trips per request.
+ */
+import type { Sql, TransactionSql } from 'postgres';
+
+export interface StatementCounter {
+  /** Statements sent since the store opened. */
+  readonly count: () => number;
+}
+
+/** `sql` with its statements counted into the returned counter. */
+export function countStatements(sql: Sql): { sql: Sql; counter: StatementCounter } {
+  let sent = 0;
+  const trace = process.env.PGRP_TRACE === '1';
+  const unsafe = ((...args: Parameters<Sql['unsafe']>) => {
+    sent += 1;
+    if (trace) process.stderr.write(`STMT ${String(args[0]).replace(/\s+/g, ' ').slice(0, 90)} ${(JSON.stringify(args[1]) ?? "").slice(0, 120)} ${new Error().stack?.split("\n").slice(2, 9).map((l) => l.trim().replace(/^at /, "").replace(/file:.*dist.src./, "")).join(" < ")}\n`);
+    return sql.unsafe(...args);
+  }) as Sql['unsafe'];
+  const countedTx = (tx: TransactionSql): TransactionSql =>
+    new Proxy(tx, {
+      get(target, property) {
+        if (property === 'unsafe') {
+          return (...args: Parameters<TransactionSql['unsafe']>) => {
+            sent += 1;
+            if (trace) process.stderr.write(`TXSTMT ${String(args[0]).replace(/\s+/g, ' ').slice(0, 160)}\n`);
+            return target.unsafe(...args);
+          };
+        }
+        return Reflect.get(target, property, target) as unknown;
+      },
+    });
+  const begin = ((...args: unknown[]) => {
+    sent += 2; // BEGIN and COMMIT (or ROLLBACK)
+    if (trace) process.stderr.write('BEGIN\n');
+    const callback = args[args.length - 1] as (tx: TransactionSql) => unknown;
+    const rest = args.slice(0, -1);
+    return (sql.begin as (...a: unknown[]) => unknown)(...rest, (tx: TransactionSql) => callback(countedTx(tx)));
+  }) as Sql['begin'];
+  const counted = new Proxy(sql, {
+    get(target, property) {
+      if (property === 'unsafe') return unsafe;
+      if (property === 'begin') return begin;
+      return Reflect.get(target, property, target) as unknown;
+    },
+    apply(target, self, args) {
+      sent += 1;
+      return Reflect.apply(target, self, args) as unknown;
+    },
+  });
+  return { sql: counted, counter: { count: () => sent } };
+}
