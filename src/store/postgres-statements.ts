@@ -15,10 +15,8 @@ export interface StatementCounter {
 /** `sql` with its statements counted into the returned counter. */
 export function countStatements(sql: Sql): { sql: Sql; counter: StatementCounter } {
   let sent = 0;
-  const trace = process.env.PGRP_TRACE === '1';
   const unsafe = ((...args: Parameters<Sql['unsafe']>) => {
     sent += 1;
-    if (trace) process.stderr.write(`STMT ${String(args[0]).replace(/\s+/g, ' ').slice(0, 90)} ${(JSON.stringify(args[1]) ?? "").slice(0, 120)} ${new Error().stack?.split("\n").slice(2, 9).map((l) => l.trim().replace(/^at /, "").replace(/file:.*dist.src./, "")).join(" < ")}\n`);
     return sql.unsafe(...args);
   }) as Sql['unsafe'];
   const countedTx = (tx: TransactionSql): TransactionSql =>
@@ -27,7 +25,6 @@ export function countStatements(sql: Sql): { sql: Sql; counter: StatementCounter
         if (property === 'unsafe') {
           return (...args: Parameters<TransactionSql['unsafe']>) => {
             sent += 1;
-            if (trace) process.stderr.write(`TXSTMT ${String(args[0]).replace(/\s+/g, ' ').slice(0, 160)}\n`);
             return target.unsafe(...args);
           };
         }
@@ -36,7 +33,6 @@ export function countStatements(sql: Sql): { sql: Sql; counter: StatementCounter
     });
   const begin = ((...args: unknown[]) => {
     sent += 2; // BEGIN and COMMIT (or ROLLBACK)
-    if (trace) process.stderr.write('BEGIN\n');
     const callback = args[args.length - 1] as (tx: TransactionSql) => unknown;
     const rest = args.slice(0, -1);
     return (sql.begin as (...a: unknown[]) => unknown)(...rest, (tx: TransactionSql) => callback(countedTx(tx)));
