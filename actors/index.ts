@@ -35,6 +35,9 @@ export type {
   IndexCursor,
   IndexEntry,
   IndexReads,
+  RequestReads,
+  SummarizedEntry,
+  IndexPage,
 } from './kernel/ports.js';
 export {
   defineIndexes,

@@ -240,6 +240,12 @@ export interface StoreAdapter extends IndexReads {
    * (readiness); absent when the store cannot be down while the process runs (LMDB).
    */
   checkHealth?(timeoutMs: number): Promise<void>;
+  /**
+   * The reads of one request of `instanceId`, checked once against the instance's position and
+   * served from the node's cache while it has not moved (PostgreSQL, src/store/postgres-read-cache.ts);
+   * absent when the store's reads are local anyway (LMDB).
+   */
+  requestReads?(instanceId: string): RequestReads;
   /** Statements sent to the database since the store opened (round trips; metrics, bench); absent for LMDB. */
   statementCount?(): number;
   /** Waits for pending writes to be durable, then releases the store. */
@@ -295,7 +301,36 @@ export interface IndexReads {
   readSummaries(instanceId: string, table: string, ids: readonly string[]): Promise<readonly (RowSummary | undefined)[]>;
   /** Rows by id, in `ids` order; undefined when absent. */
   getRecords(instanceId: string, table: string, ids: readonly string[]): Promise<readonly unknown[]>;
+  /**
+   * readIndex with each entry's summary, in one round trip (PostgreSQL). Optional: the search
+   * executor otherwise calls readIndex, then readSummaries.
+   */
+  readIndexWithSummaries?(instanceId: string, walk: IndexWalk): Promise<readonly SummarizedEntry[]>;
+  /**
+   * A page of a table's index with the rows and the table's row count (the sum of rowCounts), in
+   * one round trip (PostgreSQL). For tables whose rows are stored under their own name (not
+   * sub-rows). Optional: the executor otherwise calls rowCounts, readIndex, then getRecords.
+   */
+  readIndexPage?(instanceId: string, walk: IndexWalk): Promise<IndexPage>;
 }
+
+export interface SummarizedEntry extends IndexEntry {
+  readonly summary: RowSummary | undefined;
+}
+
+export interface IndexPage {
+  readonly entries: readonly IndexEntry[];
+  /** The entries' rows, in entry order (undefined: the row is gone). */
+  readonly rows: readonly unknown[];
+  /** Rows of the table. */
+  readonly total: number;
+}
+
+/**
+ * What one request reads through StoreAdapter.requestReads: the same answers as the store's own
+ * methods, each at least as new as the instance's position when the request's first read ran.
+ */
+export type RequestReads = Pick<StoreAdapter, 'getRecord' | 'getRecords' | 'findUnique' | 'projectionState'>;
 
 /** Time, injected so tests and deciders never read the wall clock themselves. */
 export interface Clock {

@@ -139,6 +139,35 @@ export class ActorSystem {
     return (await this.options.store.getRecord(instanceId, kind.table, id)) as AggregateRecord<S> | undefined;
   }
 
+  /**
+   * This system with the reads of one request of `instanceId` (readRecord, findUnique,
+   * projectionState, the indexes' getRecords) going through the store's requestReads: on
+   * PostgreSQL one position check for the request instead of a round trip per read. Commands
+   * (ask) are unaffected. Itself when the store has no request reads (LMDB).
+   */
+  forRequest(instanceId: string): ActorSystem {
+    const reads = this.options.store.requestReads?.(instanceId);
+    if (reads === undefined) return this;
+    const store = this.options.store;
+    const indexes: IndexReads = {
+      readIndex: (id, walk) => store.readIndex(id, walk),
+      countIndex: (id, range) => store.countIndex(id, range),
+      rowCounts: (id, table) => store.rowCounts(id, table),
+      readSummaries: (id, table, ids) => store.readSummaries(id, table, ids),
+      getRecords: (id, table, ids) => reads.getRecords(id, table, ids),
+      ...(store.readIndexWithSummaries === undefined ? {} : { readIndexWithSummaries: store.readIndexWithSummaries.bind(store) }),
+      ...(store.readIndexPage === undefined ? {} : { readIndexPage: store.readIndexPage.bind(store) }),
+    };
+    const view = Object.create(this) as ActorSystem;
+    Object.defineProperties(view, {
+      readRecord: { value: async (id: string, kind: AggregateKind<unknown>, rowId: string) => reads.getRecord(id, kind.table, rowId) },
+      findUnique: { value: (id: string, scope: string, value: string) => reads.findUnique(id, scope, value) },
+      projectionState: { value: (id: string) => reads.projectionState(id) },
+      indexes: { value: indexes },
+    });
+    return view;
+  }
+
   /** The store's indexes (kernel/indexes.ts): searches walk these instead of scanning rows. */
   get indexes(): IndexReads {
     return this.options.store;

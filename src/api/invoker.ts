@@ -91,6 +91,9 @@ async function invokeOne(
   const notes = meta.notes;
   if (notes !== undefined) notes.instanceId = instance.id;
   assertInstanceUsable(instance);
+  // Every read of this request through one position check (PostgreSQL; docs/operations/postgres.md "Round trips").
+  const actors = services.actors.forRequest(instance.id);
+  if (actors !== services.actors) services = { ...services, actors };
   const caller = await authenticate(services.actors, instance.id, meta.headers.authorization, services.clock.now(), services.accessTokens);
   if (notes !== undefined) notes.userId = caller.userId;
   if (services.limits !== undefined) await services.limits.consume(instance.id, 'apiCaller', `${instance.id}\u0000${caller.userId}`);

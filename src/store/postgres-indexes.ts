@@ -51,6 +51,30 @@ export function walkQuery(instanceId: string, walk: IndexWalk): { text: string; 
   return { text, params: all };
 }
 
+/** A walk joined with each entry's summary (exported for the EXPLAIN test). */
+export function walkWithSummariesQuery(instanceId: string, walk: IndexWalk): { text: string; params: (string | number)[] } {
+  const inner = walkQuery(instanceId, walk);
+  const dir = walk.reverse === true ? ' DESC' : '';
+  return {
+    text: `SELECT e.term, e.id, e.scope, s.terms FROM (${inner.text}) e
+      LEFT JOIN row_summaries s ON s.instance_id = $1 AND s.id = e.id AND s.table_name = $2 ORDER BY e.term${dir}, e.id${dir}`,
+    params: inner.params,
+  };
+}
+
+/** A walk joined with the rows and the table's row count (exported for the EXPLAIN test). */
+export function pageQuery(instanceId: string, walk: IndexWalk): { text: string; params: (string | number)[] } {
+  const inner = walkQuery(instanceId, walk);
+  const dir = walk.reverse === true ? ' DESC' : '';
+  return {
+    text: `SELECT e.term, e.id, e.scope, r.value,
+        (SELECT coalesce(sum(c.count), 0)::bigint FROM row_counts c WHERE c.instance_id = $1 AND c.table_name = $2 AND c.count > 0) AS total
+      FROM (${inner.text}) e
+      LEFT JOIN records r ON r.instance_id = $1 AND r.table_name = $2 AND r.id = e.id ORDER BY e.term${dir}, e.id${dir}`,
+    params: inner.params,
+  };
+}
+
 export function countQuery(instanceId: string, range: IndexRange): { text: string; params: string[] } {
   const { clause, params } = rangeClause(range);
   return { text: `SELECT count(*)::bigint AS n ${ENTRY_BASE}${clause}`, params: [instanceId, range.table, range.index, ...params] };
@@ -75,13 +99,41 @@ function unsafeParts(...parts: readonly string[]): boolean {
   return parts.some(hasNul);
 }
 
+/** A walk naming a key part PostgreSQL cannot hold: nothing matches. */
+function unsafeWalk(walk: IndexWalk): boolean {
+  return unsafeParts(walk.table, walk.index, walk.equals ?? '', walk.prefix ?? '', walk.contains ?? '', walk.suffix ?? '', walk.after?.term ?? '', walk.after?.id ?? '');
+}
+
 export function createPgIndexReads(sql: Sql): IndexReads {
   return {
     async readIndex(instanceId, walk) {
       checkInstance(instanceId);
-      if (!(walk.limit > 0) || unsafeParts(walk.table, walk.index, walk.equals ?? '', walk.prefix ?? '', walk.contains ?? '', walk.suffix ?? '', walk.after?.term ?? '', walk.after?.id ?? '')) return [];
+      if (!(walk.limit > 0) || unsafeWalk(walk)) return [];
       const { text, params } = walkQuery(instanceId, walk);
       return sql.unsafe<IndexEntry[]>(text, params, { prepare: true });
+    },
+    async readIndexWithSummaries(instanceId, walk) {
+      checkInstance(instanceId);
+      if (!(walk.limit > 0) || unsafeWalk(walk)) return [];
+      const { text, params } = walkWithSummariesQuery(instanceId, walk);
+      const rows = await sql.unsafe<{ term: string; id: string; scope: string; terms: Buffer | null }[]>(text, params, { prepare: true });
+      return rows.map((r) => ({ term: r.term, id: r.id, scope: r.scope, summary: r.terms === null ? undefined : { scope: r.scope, terms: decodeValue(r.terms) as string[][] } }));
+    },
+    async readIndexPage(instanceId, walk) {
+      checkInstance(instanceId);
+      if (!(walk.limit > 0) || unsafeWalk(walk)) return { entries: [], rows: [], total: 0 };
+      const { text, params } = pageQuery(instanceId, walk);
+      const rows = await sql.unsafe<{ term: string; id: string; scope: string; value: Buffer | null; total: string }[]>(text, params, { prepare: true });
+      if (rows.length === 0) {
+        // Past the last entry: the count alone.
+        const counts = await sql.unsafe<{ count: string }[]>(IQ.rowCounts, [instanceId, walk.table]);
+        return { entries: [], rows: [], total: counts.reduce((sum, c) => sum + Number(c.count), 0) };
+      }
+      return {
+        entries: rows.map((r) => ({ term: r.term, id: r.id, scope: r.scope })),
+        rows: rows.map((r) => (r.value === null ? undefined : decodeValue(r.value))),
+        total: Number(rows[0]!.total),
+      };
     },
     async countIndex(instanceId, range) {
       checkInstance(instanceId);

@@ -18,6 +18,7 @@ import { quoteIdent, runMigrations, SCHEMA_NAME, type MigrationResult } from './
 import { checkInstance, decodeValue, encodeValue, hasNul, Q } from './postgres-queries.js';
 import { createHealthCheck } from './postgres-health.js';
 import { countStatements } from './postgres-statements.js';
+import { createReadCache } from './postgres-read-cache.js';
 import { withUnavailableErrors } from './postgres-unavailable.js';
 
 export interface PostgresStoreOptions {
@@ -106,6 +107,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     return write;
   };
   const reads = createReads(sql);
+  const cache = createReadCache(sql);
   const catalog = options.catalog ?? EMPTY_CATALOG;
   const append = createAppendQueue(sql, tablesOf(catalog), notice);
   const changes = createPostgresChangeFeed({ sql, notice, readEvents: reads.readEvents, ...(options.logger === undefined ? {} : { logger: options.logger }) });
@@ -125,6 +127,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       track(
         (async () => {
           const counts = await loadPostgres(sql, entries, loadOptions);
+          cache.clear();
           // The load wrote rows without their index entries: build them now.
           await invalidatePgIndexes(sql);
           if (options.catalog !== undefined) await buildPgIndexes(sql, options.catalog, options.logger);
@@ -133,6 +136,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       ),
     checkHealth: health.check,
     statementCount: counter.count,
+    requestReads: (instanceId) => cache.view(instanceId),
     close: () =>
       (closed ??= (async () => {
         await Promise.allSettled([...writes]);

@@ -85,5 +85,10 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
 
 /** The store with connection errors as `unavailable`, its TTL store included. */
 export function withUnavailableErrors(store: StoreAdapter): StoreAdapter {
-  return { ...guardMethods(store), ttl: guardMethods(store.ttl) };
+  const requestReads = store.requestReads?.bind(store);
+  return {
+    ...guardMethods(store),
+    ttl: guardMethods(store.ttl),
+    ...(requestReads === undefined ? {} : { requestReads: (instanceId: string) => guardMethods(requestReads(instanceId)) }),
+  };
 }

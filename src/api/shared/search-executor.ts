@@ -8,7 +8,7 @@
  * read only for the page, and for candidates of searches whose rules need the row itself
  * (`rowCheck`).
  */
-import { type IndexEntry, type IndexRange, type IndexReads, PARENT_INDEX, type RowSummary, type TableIndexes } from '../../../actors/index.js';
+import { type IndexEntry, type IndexRange, type IndexReads, PARENT_INDEX, type RowSummary, type SummarizedEntry, type TableIndexes } from '../../../actors/index.js';
 import { compareStrings, type ListQuery } from './search.js';
 
 /**
@@ -71,6 +71,11 @@ async function walkSorted<R>(reads: IndexReads, plan: SearchPlan<R>): Promise<Se
   const visible = plan.visible;
   let ids: string[];
   let total: number;
+  if (visible === undefined && reads.readIndexPage !== undefined && table.source === undefined) {
+    // One round trip on PostgreSQL: the page of the sort index, its rows and the row count.
+    const page = await reads.readIndexPage(instanceId, { table: table.table, index: plan.sort, reverse, offset: query.offset, limit: query.limit });
+    return { rows: page.rows.filter((r) => r !== undefined) as R[], total: page.total };
+  }
   if (visible === undefined) {
     const counts = await reads.rowCounts(instanceId, table.table);
     total = counts.reduce((sum, c) => sum + c.count, 0);
@@ -213,10 +218,15 @@ async function fromSource(reads: IndexReads, instanceId: string, table: TableInd
   const byId = new Map<string, Candidate>();
   const { test, anyOf, ...bounds } = source;
   const ranges = anyOf === undefined ? [{ ...bounds, table: table.table }] : [...new Set(anyOf)].map((equals) => ({ ...bounds, equals, table: table.table }));
+  // Candidates of another index than the sort's need their summaries (the sort term, other
+  // conditions): read with the entries when the store can (one round trip per page).
+  const withSummaries = source.index !== sort && reads.readIndexWithSummaries !== undefined;
   for (const range of ranges) {
-    for await (const e of walk(reads, instanceId, range)) {
+    for await (const e of walk(reads, instanceId, range, withSummaries)) {
       if (byId.has(e.id) || (test !== undefined && !(await test(e.term, e.scope)))) continue;
-      byId.set(e.id, { id: e.id, scope: e.scope, ...(source.index === sort ? { sortTerm: e.term } : {}) });
+      const summary = (e as Partial<SummarizedEntry>).summary;
+      if (withSummaries && summary === undefined) continue; // the row is gone
+      byId.set(e.id, { id: e.id, scope: e.scope, ...(source.index === sort ? { sortTerm: e.term } : {}), ...(summary === undefined ? {} : { summary }) });
     }
   }
   return [...byId.values()];
@@ -244,11 +254,12 @@ async function matchesAll(c: Candidate, conditions: readonly Narrowing[], positi
   return true;
 }
 
-/** An index range entry by entry, read in pages (keyset), in walk order. */
-async function* walk(reads: IndexReads, instanceId: string, range: IndexRange & { readonly reverse?: boolean }): AsyncGenerator<IndexEntry> {
+/** An index range entry by entry, read in pages (keyset), in walk order; with summaries when asked and the store can. */
+async function* walk(reads: IndexReads, instanceId: string, range: IndexRange & { readonly reverse?: boolean }, summaries = false): AsyncGenerator<IndexEntry | SummarizedEntry> {
   let after: IndexEntry | undefined;
   for (;;) {
-    const page = await reads.readIndex(instanceId, { ...range, limit: PAGE, ...(after === undefined ? {} : { after }) });
+    const next = { ...range, limit: PAGE, ...(after === undefined ? {} : { after: { term: after.term, id: after.id } }) };
+    const page = summaries && reads.readIndexWithSummaries !== undefined ? await reads.readIndexWithSummaries(instanceId, next) : await reads.readIndex(instanceId, next);
     yield* page;
     if (page.length < PAGE) return;
     after = page[page.length - 1];

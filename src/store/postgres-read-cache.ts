@@ -1,0 +1,147 @@
+/**
+ * Reads of one API request on PostgreSQL, checked once against the instance's position
+ * (docs/operations/postgres.md "Round trips"). A request's first read fetches the instance's
+ * position row (one statement: it also answers projectionState); while that position is the
+ * one the node's cache was filled at, read-model rows and unique lookups come from the cache,
+ * and what the cache lacks is read and kept for the next request. Any append, on this node or
+ * another, moves the position, so the next request's check finds a new one and starts a new
+ * generation: nothing kept before it is used again.
+ *
+ * Why this keeps "reads see every node's committed writes": a write another request saw
+ * committed has a position at most the one this request reads first (positions are assigned
+ * in commit order under the instance lock, postgres-append.ts), and every entry of the current
+ * generation was read by a statement that started after a check that saw that same position.
+ * A fill whose generation was replaced while it ran is dropped; a request whose check is older
+ * than the current generation reads the database directly.
+ *
+ * Rows are kept as their stored bytes and decoded on every hit, so a caller that changes the
+ * object it got cannot change what the next request reads.
+ */
+import type { Sql } from 'postgres';
+import type { ProjectionState, RequestReads } from '../../actors/index.js';
+import { IQ } from './postgres-indexes.js';
+import { checkInstance, decodeValue, hasNul, Q } from './postgres-queries.js';
+
+/** Entries kept across all instances; the oldest is dropped first. */
+export const READ_CACHE_ENTRIES = 20_000;
+
+/** A cached absent value (a lookup that found nothing). */
+const ABSENT = Symbol('absent');
+
+interface Entry {
+  readonly generation: number;
+  readonly value: Buffer | string | typeof ABSENT;
+}
+
+interface InstanceState {
+  position: number;
+  createdAt: number;
+  generation: number;
+}
+
+export interface ReadCache {
+  /** The reads of one request of `instanceId` (other instances' reads go to the database). */
+  view(instanceId: string): RequestReads;
+  /** Forgets everything (after a load). */
+  clear(): void;
+  /** Entries held (tests). */
+  readonly size: number;
+}
+
+export function createReadCache(sql: Sql, maxEntries = READ_CACHE_ENTRIES): ReadCache {
+  const entries = new Map<string, Entry>();
+  const instances = new Map<string, InstanceState>();
+  let generations = 0;
+
+  const keep = (key: string, entry: Entry) => {
+    entries.delete(key);
+    entries.set(key, entry);
+    if (entries.size > maxEntries) entries.delete(entries.keys().next().value as string);
+  };
+
+  /** The instance's position now; starts a new generation when it moved. */
+  async function check(instanceId: string): Promise<{ state: ProjectionState; generation: number }> {
+    const [row] = await sql.unsafe<{ position: string; created_at: string }[]>(Q.counter, [instanceId]);
+    const state = row === undefined ? { position: 0, createdAt: 0 } : { position: Number(row.position), createdAt: Number(row.created_at) };
+    const known = instances.get(instanceId);
+    if (known !== undefined && known.position === state.position) return { state, generation: known.generation };
+    if (known !== undefined && known.position > state.position) return { state, generation: -1 }; // an older answer than a concurrent check's: read directly
+    generations += 1;
+    instances.set(instanceId, { ...state, generation: generations });
+    return { state, generation: generations };
+  }
+
+  return {
+    get size() {
+      return entries.size;
+    },
+    clear() {
+      entries.clear();
+      instances.clear();
+    },
+    view(instanceId) {
+      checkInstance(instanceId);
+      let checked: Promise<{ state: ProjectionState; generation: number }> | undefined;
+      const ready = () => (checked ??= check(instanceId));
+      /** The generation this request may use, or undefined when a newer check replaced it. */
+      const current = async (): Promise<number | undefined> => {
+        const { generation } = await ready();
+        return generation >= 0 && instances.get(instanceId)?.generation === generation ? generation : undefined;
+      };
+      const mine = (other: string) => other === instanceId;
+      return {
+        async projectionState(id: string) {
+          if (mine(id)) return (await ready()).state;
+          const [row] = await sql.unsafe<{ position: string; created_at: string }[]>(Q.counter, [checkInstance(id)]);
+          return row === undefined ? { position: 0, createdAt: 0 } : { position: Number(row.position), createdAt: Number(row.created_at) };
+        },
+        async getRecord(id: string, table: string, rowId: string) {
+          checkInstance(id);
+          if (hasNul(table) || hasNul(rowId)) return undefined;
+          const generation = mine(id) ? await current() : undefined;
+          const key = `r\u0000${id}\u0000${table}\u0000${rowId}`;
+          const hit = generation === undefined ? undefined : entries.get(key);
+          if (hit !== undefined && hit.generation === generation) return hit.value === ABSENT ? undefined : decodeValue(hit.value);
+          const [row] = await sql.unsafe<{ value: Buffer }[]>(Q.getRecord, [id, table, rowId]);
+          if (generation !== undefined) keep(key, { generation, value: row?.value ?? ABSENT });
+          return row === undefined ? undefined : decodeValue(row.value);
+        },
+        async getRecords(id: string, table: string, ids: readonly string[]) {
+          checkInstance(id);
+          const generation = mine(id) ? await current() : undefined;
+          const out = new Map<string, Buffer | typeof ABSENT>();
+          const missing: string[] = [];
+          for (const rowId of new Set<string>(ids)) {
+            if (hasNul(rowId)) continue;
+            const hit = generation === undefined ? undefined : entries.get(`r\u0000${id}\u0000${table}\u0000${rowId}`);
+            if (hit !== undefined && hit.generation === generation && typeof hit.value !== 'string') out.set(rowId, hit.value);
+            else missing.push(rowId);
+          }
+          if (missing.length > 0 && !hasNul(table)) {
+            const rows = await sql.unsafe<{ id: string; value: Buffer }[]>(IQ.getRecords, [id, table, missing]);
+            for (const r of rows) out.set(r.id, r.value);
+            for (const rowId of missing) {
+              const value = out.get(rowId) ?? ABSENT;
+              if (generation !== undefined) keep(`r\u0000${id}\u0000${table}\u0000${rowId}`, { generation, value });
+            }
+          }
+          return ids.map((rowId) => {
+            const value = out.get(rowId);
+            return value === undefined || value === ABSENT ? undefined : decodeValue(value);
+          });
+        },
+        async findUnique(id: string, scope: string, value: string) {
+          checkInstance(id);
+          if (hasNul(scope) || hasNul(value)) return undefined;
+          const generation = mine(id) ? await current() : undefined;
+          const key = `u\u0000${id}\u0000${scope}\u0000${value}`;
+          const hit = generation === undefined ? undefined : entries.get(key);
+          if (hit !== undefined && hit.generation === generation) return typeof hit.value === 'string' ? hit.value : undefined;
+          const [row] = await sql.unsafe<{ holder: string }[]>(Q.findUnique, [id, scope, value]);
+          if (generation !== undefined) keep(key, { generation, value: row?.holder ?? ABSENT });
+          return row?.holder;
+        },
+      };
+    },
+  };
+}
