@@ -130,6 +130,27 @@ export function describeIndexSuite(name: string, open: OpenStore): void {
       expect((await store.getRecords(A, 'things', ['t3', 'nope'])).map((r) => (r as { id: string } | undefined)?.id)).toEqual(['t3', undefined]);
     });
 
+    it('answers a page with rows and count, and a walk with summaries, as readIndex, getRecords, rowCounts and readSummaries do (stores that offer them)', async () => {
+      const page = await store.readIndexPage?.(A, { table: 'things', index: 'created', reverse: true, offset: 1, limit: 2 });
+      if (page !== undefined) {
+        expect(ids(page.entries)).toEqual(['t1', 't3']);
+        expect(page.rows.map((r) => (r as { id: string }).id)).toEqual(['t1', 't3']);
+        expect(page.total).toBe(4);
+        // Past the last entry: no rows, the count still.
+        expect(await store.readIndexPage!(A, { table: 'things', index: 'created', offset: 10, limit: 2 })).toEqual({ entries: [], rows: [], total: 4 });
+        expect(await store.readIndexPage!(B, { table: 'things', index: 'created', limit: 2 })).toMatchObject({ total: 1 });
+      }
+      const walked = await store.readIndexWithSummaries?.(A, { table: 'things', index: 'name_ci', equals: 'beta', limit: 10 });
+      if (walked !== undefined) {
+        expect(walked).toEqual([
+          { term: 'beta', id: 't1', scope: 'o1', summary: (await store.readSummaries(A, 'things', ['t1']))[0] },
+          { term: 'beta', id: 't4', scope: 'o2', summary: (await store.readSummaries(A, 'things', ['t4']))[0] },
+        ]);
+        expect(walked[1]!.summary).toEqual({ scope: 'o2', terms: [['beta'], ['beta'], ['0000000000000040'], ['y']] });
+      }
+      expect(store.kind === 'postgres' ? [page !== undefined, walked !== undefined] : [true, true]).toEqual([true, true]);
+    });
+
     it('moves entries when a row changes (terms and scope) and drops them when it is removed', async () => {
       await writeThings(store, A, [thing('t2', 'Zeta', 'o2', 10, ['y']), { table: 'things', id: 't4', value: null }]);
       expect(ids(await store.readIndex(A, { table: 'things', index: 'name_ci', limit: 10 }))).toEqual(['t3', 't1', 't2']);

@@ -9,7 +9,7 @@ import postgres from 'postgres';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createManualClock, type IndexWalk, type StoreAdapter } from '../../actors/index.js';
 import { MIGRATIONS } from '../../src/store/postgres-migrations.js';
-import { countQuery, IQ, walkQuery } from '../../src/store/postgres-indexes.js';
+import { countQuery, IQ, pageQuery, walkQuery, walkWithSummariesQuery } from '../../src/store/postgres-indexes.js';
 import { Q } from '../../src/store/postgres-queries.js';
 import { migratePostgres, openPostgresStore, type PostgresStoreOptions } from '../../src/store/postgres-store.js';
 import { describeIfMet, meet, POSTGRES } from '../requirements.js';
@@ -129,6 +129,8 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
       ['summaries', IQ.summaries, ['inst-a', 'orgs', ['r1', 'r2'] as never]],
       ['append summaries with sub-rows', IQ.summariesWithSubRows, ['inst-a', ['r1', 'r2'] as never]],
       ['records by ids', IQ.getRecords, ['inst-a', 'orgs', ['r1', 'r2'] as never]],
+      ['search page with rows and count', pageQuery('inst-a', { table: 'orgs', index: 'name', limit: 10 }).text, pageQuery('inst-a', { table: 'orgs', index: 'name', limit: 10 }).params],
+      ['search walk with summaries', walkWithSummariesQuery('inst-a', { table: 'orgs', index: 'name', equals: 'n00042', limit: 2000 }).text, walkWithSummariesQuery('inst-a', { table: 'orgs', index: 'name', equals: 'n00042', limit: 2000 }).params],
     ];
     const sql = postgres(url, { max: 1, onnotice: () => undefined, connection: { search_path: schema } });
     try {
@@ -141,6 +143,54 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
     } finally {
       await sql.end({ timeout: 5 });
     }
+  });
+
+  it("serves a request's reads from one position check and the cache, and still sees a write made through another pool at the next request", async () => {
+    const { schema, store: writer } = await fresh();
+    const reader = await openAt(schema);
+    const write = async (version: number, value: unknown) => {
+      const result = await writer.append(
+        append('inst-a', {
+          expectations: [expect0('org', 'o1', version)],
+          events: [event('org', 'o1', version === 0 ? 'org.added' : 'org.changed')],
+          claims: version === 0 ? [{ scope: 'org.name', value: 'acme', holder: 'o1' }] : [],
+          project: () => [{ table: 'orgs', id: 'o1', value }],
+        }),
+      );
+      expect(result.ok).toBe(true);
+    };
+    await write(0, { name: 'acme', n: 1 });
+    /** Statements the reader sends for `work`. */
+    const counted = async <T>(work: () => Promise<T>): Promise<{ value: T; statements: number }> => {
+      const before = reader.statementCount!();
+      const value = await work();
+      return { value, statements: reader.statementCount!() - before };
+    };
+    const request = () => reader.requestReads!('inst-a');
+    // Control: the first request reads the database (position check, then each row).
+    const first = request();
+    expect(await counted(async () => [await first.getRecord('inst-a', 'orgs', 'o1'), await first.findUnique('inst-a', 'org.name', 'acme'), await first.getRecord('inst-a', 'orgs', 'gone')])).toEqual({
+      value: [{ name: 'acme', n: 1 }, 'o1', undefined],
+      statements: 4,
+    });
+    // The next request: its position check only; the rows, the claim and the absent row from the cache.
+    const second = request();
+    const got = await counted(async () => [await second.getRecord('inst-a', 'orgs', 'o1'), await second.findUnique('inst-a', 'org.name', 'acme'), await second.getRecord('inst-a', 'orgs', 'gone'), await second.getRecords('inst-a', 'orgs', ['o1', 'gone'])]);
+    expect(got).toEqual({ value: [{ name: 'acme', n: 1 }, 'o1', undefined, [{ name: 'acme', n: 1 }, undefined]], statements: 1 });
+    // The position check answers projectionState, as the store does.
+    expect(await second.projectionState('inst-a')).toEqual(await reader.projectionState('inst-a'));
+    // A caller changing what it got changes nothing for the next request.
+    (got.value[0] as { n: number }).n = 99;
+    expect(await request().getRecord('inst-a', 'orgs', 'o1')).toEqual({ name: 'acme', n: 1 });
+    // Another pool (another node) writes: the next request sees it at once.
+    await write(1, { name: 'acme', n: 2 });
+    const after = request();
+    expect(await counted(() => after.getRecord('inst-a', 'orgs', 'o1'))).toEqual({ value: { name: 'acme', n: 2 }, statements: 2 });
+    expect(await request().getRecord('inst-a', 'orgs', 'o1')).toEqual({ name: 'acme', n: 2 });
+    // Another instance's reads go to the database every time (no check of inst-a's position covers them).
+    const other = request();
+    expect(await counted(() => other.getRecord('inst-b', 'orgs', 'o1'))).toEqual({ value: undefined, statements: 1 });
+    expect(await counted(() => other.getRecord('inst-b', 'orgs', 'o1'))).toEqual({ value: undefined, statements: 1 });
   });
 
   it('lets exactly one of two appends with the same expectation from two connection pools win', { timeout: 60_000 }, async () => {
