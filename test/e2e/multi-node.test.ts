@@ -1,7 +1,8 @@
 /**
  * Several Tessera nodes on one PostgreSQL database (issue 7): separate processes on separate
  * ports sharing a fresh schema and master key, called as a load balancer would (one Host).
- * Concurrent writes to one organization from two nodes lose nothing; another node sees a new
+ * Concurrent writes to one organization from two nodes lose nothing; a node's next read after
+ * another node's write sees it at once, request cache or not (#15); another node sees a new
  * target and a blocked instance within the documented delay (polled with a deadline, never
  * timed) and counts the change in its change-feed lag histogram; tokens, refresh tokens and
  * assertion ids are shared; and a node killed with SIGKILL under load loses no acknowledged
@@ -110,6 +111,24 @@ describeIfMet(postgresVerdict, title, () => {
     // Both nodes' caches of the organization are current: a further write from each succeeds at once.
     expect((await add(a, 'late-a.contended.test')).status).toBe(201);
     expect((await add(b, 'late-b.contended.test')).status).toBe(201);
+  });
+
+  it("answers node B's next read with node A's write at once, although B served the old row from its request cache before", async () => {
+    const created = await call(a, a)('POST', '/resources/v3alpha/organizations', { name: 'Renamed Org' });
+    expect(created.status).toBe(201);
+    const orgId = String(created.body.details.id);
+    const get = () => call(b, a)('GET', `/resources/v3alpha/organizations/${orgId}`);
+    const byName = (name: string) => call(b, a)('POST', '/resources/v3alpha/organizations/_search', [{ name: { name, method: 'TEXT_FILTER_METHOD_EQUALS' } }]);
+    // Control: B reads the row twice (the second time from its cache) and finds it by its name.
+    for (let i = 0; i < 2; i += 1) expect((await get()).body.organization?.organization?.name).toBe('Renamed Org');
+    expect((await byName('Renamed Org')).body.result?.map((o: { details: { id: string } }) => o.details.id)).toEqual([orgId]);
+    const patched = await call(a, a)('PATCH', `/resources/v3alpha/organizations/${orgId}`, { name: 'Renamed Org 2' });
+    expect(patched.status).toBe(200);
+    // No waiting: B's very next requests see A's committed write (no change-feed delay on this path).
+    const after = await get();
+    expect({ status: after.status, name: after.body.organization?.organization?.name, sequence: after.body.organization?.details?.sequence }).toEqual({ status: 200, name: 'Renamed Org 2', sequence: patched.body.details.sequence });
+    expect((await byName('Renamed Org 2')).body.result?.map((o: { details: { id: string } }) => o.details.id)).toEqual([orgId]);
+    expect((await byName('Renamed Org')).body.result ?? []).toEqual([]);
   });
 
   it("returns a target created on node A from node B's search", async () => {
