@@ -45,7 +45,21 @@ interface Queued {
 /** Tables with indexes (by name): their rows' index entries are written with them. */
 export type IndexedTables = ReadonlyMap<string, readonly TableIndexes[]>;
 
-export function createAppendQueue(sql: Sql, tables: IndexedTables, notice?: ChangeNotice): (request: AppendRequest) => Promise<AppendResult> {
+/** What a committed batch changed: positions `from`+1..`to`, and the rows and claims it wrote. */
+export interface Committed {
+  readonly instanceId: string;
+  /** The instance's position the batch found under the lock. */
+  readonly from: number;
+  readonly to: number;
+  readonly createdAt: number;
+  /** `[table, id]` of every row written or deleted. */
+  readonly records: readonly (readonly [string, string])[];
+  /** `[scope, value]` of every claim taken or released. */
+  readonly claims: readonly (readonly [string, string])[];
+}
+
+/** `onCommitted` hears every batch that moved the position, after its COMMIT (the request read cache). */
+export function createAppendQueue(sql: Sql, tables: IndexedTables, notice?: ChangeNotice, onCommitted?: (committed: Committed) => void): (request: AppendRequest) => Promise<AppendResult> {
   const queues = new Map<string, Queued[]>();
 
   async function drain(instanceId: string, queue: Queued[]): Promise<void> {
@@ -53,7 +67,7 @@ export function createAppendQueue(sql: Sql, tables: IndexedTables, notice?: Chan
       const batch = queue.splice(0, MAX_BATCH);
       try {
         // A batch that never settles (a connection that never answers) must not hold the queue.
-        const outcomes = await withDeadline(appendBatch(sql, tables, batch.map((q) => q.request), notice), CALL_DEADLINE_MS);
+        const outcomes = await withDeadline(appendBatch(sql, tables, batch.map((q) => q.request), notice, onCommitted), CALL_DEADLINE_MS);
         outcomes.forEach((outcome, i) => ('result' in outcome ? batch[i]!.resolve(outcome.result) : batch[i]!.reject(outcome.error)));
       } catch (err) {
         for (const q of batch) q.reject(err);
@@ -93,15 +107,18 @@ export async function appendToPostgres(sql: Sql, request: AppendRequest, notice?
 }
 
 /** Appends of one instance in one transaction; on a database error, each alone (not when it is unreachable). Never rejects. */
-async function appendBatch(sql: Sql, tables: IndexedTables, requests: readonly AppendRequest[], notice: ChangeNotice | undefined): Promise<Outcome[]> {
+async function appendBatch(sql: Sql, tables: IndexedTables, requests: readonly AppendRequest[], notice: ChangeNotice | undefined, onCommitted?: (committed: Committed) => void): Promise<Outcome[]> {
   try {
-    return await sql.begin((tx) => appendInTxn(tx, tables, requests, notice));
+    let committed: Committed | undefined;
+    const outcomes = await sql.begin((tx) => appendInTxn(tx, tables, requests, notice, (c) => (committed = c)));
+    if (committed !== undefined) onCommitted?.(committed);
+    return outcomes;
   } catch (err) {
     // The database is gone: every append of the batch fails alike, none is retried alone.
     if (isUnavailableError(err)) return requests.map(() => ({ error: err }));
     if (requests.length > 1) {
       const alone: Outcome[] = [];
-      for (const request of requests) alone.push(...(await appendBatch(sql, tables, [request], notice)));
+      for (const request of requests) alone.push(...(await appendBatch(sql, tables, [request], notice, onCommitted)));
       return alone;
     }
     const request = requests[0]!; // one request here
@@ -146,7 +163,7 @@ interface Accepted {
  * statements in order, so the reads start only once the counter row lock is held.
  * postgres.js queries are lazy: `.execute()` queues each one now, in this order.
  */
-async function appendInTxn(tx: TransactionSql, tables: IndexedTables, requests: readonly AppendRequest[], notice: ChangeNotice | undefined): Promise<Outcome[]> {
+async function appendInTxn(tx: TransactionSql, tables: IndexedTables, requests: readonly AppendRequest[], notice: ChangeNotice | undefined, wrote: (committed: Committed) => void): Promise<Outcome[]> {
   const instanceId = requests[0]!.instanceId; // a batch holds one instance's appends
   const lock = tx.unsafe<{ position: string; created_at: string }[]>(Q.lockCounter, [instanceId]).execute();
   const headKeys = [...new Map(requests.flatMap((r) => r.expectations.map((x) => [streamKey(x.aggregateType, x.aggregateId), x] as const))).values()];
@@ -181,7 +198,20 @@ async function appendInTxn(tx: TransactionSql, tables: IndexedTables, requests: 
       outcomes.push(err instanceof Refusal ? { result: err.result } : { error: err });
     }
   }
-  if (accepted.length > 0) await Promise.all(writes(tx, instanceId, accepted, overlay, { tables, before: toSummaryMap(summaryRows) }, notice));
+  if (accepted.length > 0) {
+    await Promise.all(writes(tx, instanceId, accepted, overlay, { tables, before: toSummaryMap(summaryRows) }, notice));
+    const from = Number(counter?.position ?? 0);
+    if (overlay.position > from) {
+      wrote({
+        instanceId,
+        from,
+        to: overlay.position,
+        createdAt: overlay.createdAt,
+        records: accepted.flatMap((a) => a.rows.map((r) => [r.table, r.id] as const)),
+        claims: accepted.flatMap((a) => [...(a.request.claims ?? []), ...(a.request.releases ?? [])].map((c) => [c.scope, c.value] as const)),
+      });
+    }
+  }
   return outcomes;
 }
 

@@ -19,6 +19,7 @@
  */
 import type { Sql } from 'postgres';
 import type { ProjectionState, RequestReads } from '../../actors/index.js';
+import type { Committed } from './postgres-append.js';
 import { IQ } from './postgres-indexes.js';
 import { checkInstance, decodeValue, hasNul, Q } from './postgres-queries.js';
 
@@ -37,11 +38,19 @@ interface InstanceState {
   position: number;
   createdAt: number;
   generation: number;
+  /** Moves at every append of this node: a read started before it is not kept. */
+  epoch: number;
 }
 
 export interface ReadCache {
   /** The reads of one request of `instanceId` (other instances' reads go to the database). */
   view(instanceId: string): RequestReads;
+  /**
+   * This node committed positions `from`+1..`to`: when the cache was at `from`, it moves to `to`
+   * in the same generation, dropping the rows and claims the batch wrote (the next request
+   * reads those); otherwise the next check starts a new generation.
+   */
+  advance(committed: Committed): void;
   /** Forgets everything (after a load). */
   clear(): void;
   /** Entries held (tests). */
@@ -67,7 +76,7 @@ export function createReadCache(sql: Sql, maxEntries = READ_CACHE_ENTRIES): Read
     if (known !== undefined && known.position === state.position) return { state, generation: known.generation };
     if (known !== undefined && known.position > state.position) return { state, generation: -1 }; // an older answer than a concurrent check's: read directly
     generations += 1;
-    instances.set(instanceId, { ...state, generation: generations });
+    instances.set(instanceId, { ...state, generation: generations, epoch: 0 });
     return { state, generation: generations };
   }
 
@@ -79,14 +88,30 @@ export function createReadCache(sql: Sql, maxEntries = READ_CACHE_ENTRIES): Read
       entries.clear();
       instances.clear();
     },
+    advance({ instanceId, from, to, createdAt, records, claims }) {
+      const state = instances.get(instanceId);
+      if (state === undefined) return;
+      state.epoch += 1;
+      if (state.position !== from) return;
+      for (const [table, id] of records) entries.delete(`r\u0000${instanceId}\u0000${table}\u0000${id}`);
+      for (const [scope, value] of claims) entries.delete(`u\u0000${instanceId}\u0000${scope}\u0000${value}`);
+      state.position = to;
+      state.createdAt = createdAt;
+    },
     view(instanceId) {
       checkInstance(instanceId);
       let checked: Promise<{ state: ProjectionState; generation: number }> | undefined;
       const ready = () => (checked ??= check(instanceId));
-      /** The generation this request may use, or undefined when a newer check replaced it. */
-      const current = async (): Promise<number | undefined> => {
+      /** The generation this request may use (and the epoch a fill starts in), or undefined when a newer check replaced it. */
+      const current = async (): Promise<{ generation: number; epoch: number } | undefined> => {
         const { generation } = await ready();
-        return generation >= 0 && instances.get(instanceId)?.generation === generation ? generation : undefined;
+        const state = instances.get(instanceId);
+        return generation >= 0 && state?.generation === generation ? { generation, epoch: state.epoch } : undefined;
+      };
+      /** Keeps a fill that started at `at` unless a new generation or an append of this node came in between. */
+      const fill = (at: { generation: number; epoch: number } | undefined, key: string, value: Entry['value']) => {
+        const state = instances.get(instanceId);
+        if (at !== undefined && state?.generation === at.generation && state.epoch === at.epoch) keep(key, { generation: at.generation, value });
       };
       const mine = (other: string) => other === instanceId;
       return {
@@ -98,32 +123,29 @@ export function createReadCache(sql: Sql, maxEntries = READ_CACHE_ENTRIES): Read
         async getRecord(id: string, table: string, rowId: string) {
           checkInstance(id);
           if (hasNul(table) || hasNul(rowId)) return undefined;
-          const generation = mine(id) ? await current() : undefined;
+          const at = mine(id) ? await current() : undefined;
           const key = `r\u0000${id}\u0000${table}\u0000${rowId}`;
-          const hit = generation === undefined ? undefined : entries.get(key);
-          if (hit !== undefined && hit.generation === generation) return hit.value === ABSENT ? undefined : decodeValue(hit.value);
+          const hit = at === undefined ? undefined : entries.get(key);
+          if (hit !== undefined && hit.generation === at?.generation) return hit.value === ABSENT ? undefined : decodeValue(hit.value);
           const [row] = await sql.unsafe<{ value: Buffer }[]>(Q.getRecord, [id, table, rowId]);
-          if (generation !== undefined) keep(key, { generation, value: row?.value ?? ABSENT });
+          fill(at, key, row?.value ?? ABSENT);
           return row === undefined ? undefined : decodeValue(row.value);
         },
         async getRecords(id: string, table: string, ids: readonly string[]) {
           checkInstance(id);
-          const generation = mine(id) ? await current() : undefined;
+          const at = mine(id) ? await current() : undefined;
           const out = new Map<string, Buffer | typeof ABSENT>();
           const missing: string[] = [];
           for (const rowId of new Set<string>(ids)) {
             if (hasNul(rowId)) continue;
-            const hit = generation === undefined ? undefined : entries.get(`r\u0000${id}\u0000${table}\u0000${rowId}`);
-            if (hit !== undefined && hit.generation === generation && typeof hit.value !== 'string') out.set(rowId, hit.value);
+            const hit = at === undefined ? undefined : entries.get(`r\u0000${id}\u0000${table}\u0000${rowId}`);
+            if (hit !== undefined && hit.generation === at?.generation && typeof hit.value !== 'string') out.set(rowId, hit.value);
             else missing.push(rowId);
           }
           if (missing.length > 0 && !hasNul(table)) {
             const rows = await sql.unsafe<{ id: string; value: Buffer }[]>(IQ.getRecords, [id, table, missing]);
             for (const r of rows) out.set(r.id, r.value);
-            for (const rowId of missing) {
-              const value = out.get(rowId) ?? ABSENT;
-              if (generation !== undefined) keep(`r\u0000${id}\u0000${table}\u0000${rowId}`, { generation, value });
-            }
+            for (const rowId of missing) fill(at, `r\u0000${id}\u0000${table}\u0000${rowId}`, out.get(rowId) ?? ABSENT);
           }
           return ids.map((rowId) => {
             const value = out.get(rowId);
@@ -133,12 +155,12 @@ export function createReadCache(sql: Sql, maxEntries = READ_CACHE_ENTRIES): Read
         async findUnique(id: string, scope: string, value: string) {
           checkInstance(id);
           if (hasNul(scope) || hasNul(value)) return undefined;
-          const generation = mine(id) ? await current() : undefined;
+          const at = mine(id) ? await current() : undefined;
           const key = `u\u0000${id}\u0000${scope}\u0000${value}`;
-          const hit = generation === undefined ? undefined : entries.get(key);
-          if (hit !== undefined && hit.generation === generation) return typeof hit.value === 'string' ? hit.value : undefined;
+          const hit = at === undefined ? undefined : entries.get(key);
+          if (hit !== undefined && hit.generation === at?.generation) return typeof hit.value === 'string' ? hit.value : undefined;
           const [row] = await sql.unsafe<{ holder: string }[]>(Q.findUnique, [id, scope, value]);
-          if (generation !== undefined) keep(key, { generation, value: row?.holder ?? ABSENT });
+          fill(at, key, row?.holder ?? ABSENT);
           return row?.holder;
         },
       };

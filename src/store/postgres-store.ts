@@ -109,7 +109,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const reads = createReads(sql);
   const cache = createReadCache(sql);
   const catalog = options.catalog ?? EMPTY_CATALOG;
-  const append = createAppendQueue(sql, tablesOf(catalog), notice);
+  const append = createAppendQueue(sql, tablesOf(catalog), notice, (committed) => cache.advance(committed));
   const changes = createPostgresChangeFeed({ sql, notice, readEvents: reads.readEvents, ...(options.logger === undefined ? {} : { logger: options.logger }) });
   const health = createHealthCheck(() => connectPostgres({ ...options, maxConnections: 1 }));
   return withUnavailableErrors({

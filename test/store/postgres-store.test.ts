@@ -193,6 +193,37 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
     expect(await counted(() => other.getRecord('inst-b', 'orgs', 'o1'))).toEqual({ value: undefined, statements: 1 });
   });
 
+  it('keeps the cached rows its own append did not write, reads the ones it wrote, and starts over after another pool writes', async () => {
+    const { schema, store } = await fresh();
+    const other = await openAt(schema);
+    const versions = new Map<string, number>();
+    const write = async (through: StoreAdapter, id: string, n: number) => {
+      const version = versions.get(id) ?? 0;
+      const result = await through.append(
+        append('inst-a', { expectations: [expect0('org', id, version)], events: [event('org', id, 'org.changed')], project: () => [{ table: 'orgs', id, value: { n } }] }),
+      );
+      expect(result.ok).toBe(true);
+      versions.set(id, version + 1);
+    };
+    await write(store, 'o1', 1);
+    await write(store, 'o2', 1);
+    const statements = async (ids: readonly string[]) => {
+      const view = store.requestReads!('inst-a');
+      const before = store.statementCount!();
+      const rows = [];
+      for (const id of ids) rows.push(await view.getRecord('inst-a', 'orgs', id));
+      return { rows, statements: store.statementCount!() - before };
+    };
+    expect(await statements(['o1', 'o2'])).toEqual({ rows: [{ n: 1 }, { n: 1 }], statements: 3 });
+    await write(store, 'o1', 2);
+    // This node's append moved the position: o2 still from the cache, o1 read again (check + o1).
+    expect(await statements(['o2', 'o1'])).toEqual({ rows: [{ n: 1 }, { n: 2 }], statements: 2 });
+    expect(await statements(['o2', 'o1'])).toEqual({ rows: [{ n: 1 }, { n: 2 }], statements: 1 });
+    // Another pool's append: this node cannot know what it wrote, so every row is read again.
+    await write(other, 'o2', 2);
+    expect(await statements(['o2', 'o1'])).toEqual({ rows: [{ n: 2 }, { n: 2 }], statements: 3 });
+  });
+
   it('lets exactly one of two appends with the same expectation from two connection pools win', { timeout: 60_000 }, async () => {
     const { schema, store: one } = await fresh();
     const two = await openAt(schema);
