@@ -168,15 +168,18 @@ async function appendInTxn(tx: TransactionSql, tables: IndexedTables, requests: 
   const lock = tx.unsafe<{ position: string; created_at: string }[]>(Q.lockCounter, [instanceId]).execute();
   const headKeys = [...new Map(requests.flatMap((r) => r.expectations.map((x) => [streamKey(x.aggregateType, x.aggregateId), x] as const))).values()];
   const claimKeys = [...new Map(requests.flatMap((r) => (r.claims ?? []).map((c) => [claimKey(c.scope, c.value), c] as const))).values()];
-  const heads = Promise.all(headKeys.map((x) => tx.unsafe<{ version: number }[]>(Q.head, [instanceId, x.aggregateType, x.aggregateId]).execute()));
-  const holders = Promise.all(claimKeys.map((c) => tx.unsafe<{ holder: string }[]>(Q.findUnique, [instanceId, c.scope, c.value]).execute()));
+  // One statement for all heads and one for all claims of the batch (not one per stream or value).
+  const heads = headKeys.length === 0 ? Promise.resolve([]) : tx.unsafe<{ aggregate_type: string; aggregate_id: string; version: number }[]>(Q.heads, [instanceId, headKeys.map((x) => x.aggregateType), headKeys.map((x) => x.aggregateId)], { prepare: true }).execute();
+  const holders = claimKeys.length === 0 ? Promise.resolve([]) : tx.unsafe<{ scope: string; value: string; holder: string }[]>(Q.holders, [instanceId, claimKeys.map((c) => c.scope), claimKeys.map((c) => c.value)], { prepare: true }).execute();
   // Rows are written under their aggregates' ids: the summaries of every stream the batch may touch.
   const rowIds = tables.size === 0 ? [] : [...new Set(headKeys.map((x) => x.aggregateId))];
   const summaries: Promise<SummaryRow[]> = readBeforeSummaries(tx, instanceId, rowIds);
   const [[counter], headRows, holderRows, summaryRows] = await Promise.all([lock, heads, holders, summaries]);
+  const headOf = new Map(headRows.map((r) => [streamKey(r.aggregate_type, r.aggregate_id), Number(r.version)]));
+  const holderOf = new Map(holderRows.map((r) => [claimKey(r.scope, r.value), r.holder]));
   const overlay: Overlay = {
-    heads: new Map(headKeys.map((x, i) => [streamKey(x.aggregateType, x.aggregateId), Number(headRows[i]?.[0]?.version ?? 0)])),
-    holders: new Map(claimKeys.map((c, i) => [claimKey(c.scope, c.value), holderRows[i]?.[0]?.holder])),
+    heads: new Map(headKeys.map((x) => [streamKey(x.aggregateType, x.aggregateId), headOf.get(streamKey(x.aggregateType, x.aggregateId)) ?? 0])),
+    holders: new Map(claimKeys.map((c) => [claimKey(c.scope, c.value), holderOf.get(claimKey(c.scope, c.value))])),
     position: Number(counter?.position ?? 0),
     createdAt: Number(counter?.created_at ?? 0),
   };

@@ -52,6 +52,12 @@ export const Q = {
   setCounter: 'UPDATE instance_positions SET position = $2, created_at = $3 WHERE instance_id = $1',
   /** The append's head check; also streamVersion. */
   head: 'SELECT version FROM stream_heads WHERE instance_id = $1 AND aggregate_type = $2 AND aggregate_id = $3',
+  /** The append's head check of every stream of a batch at once ($2 types, $3 ids, pairwise). */
+  heads: `SELECT h.aggregate_type, h.aggregate_id, h.version FROM unnest($2::text[], $3::text[]) AS k(t, id)
+    JOIN stream_heads h ON h.instance_id = $1 AND h.aggregate_type = k.t AND h.aggregate_id = k.id`,
+  /** The append's claim check of every value of a batch at once ($2 scopes, $3 values, pairwise). */
+  holders: `SELECT c.scope, c.value, c.holder FROM unnest($2::text[], $3::text[]) AS k(scope, value)
+    JOIN unique_claims c ON c.instance_id = $1 AND c.scope = k.scope AND c.value = k.value`,
   counter: 'SELECT position, created_at FROM instance_positions WHERE instance_id = $1',
   readEvents: `SELECT ${EVENT_COLUMNS} FROM events WHERE instance_id = $1 AND position > $2 ORDER BY position LIMIT $3`,
   readStream: `SELECT ${EVENT_COLUMNS} FROM events

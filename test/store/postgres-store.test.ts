@@ -107,6 +107,8 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
     }
     const hot: [string, string, (string | number)[]][] = [
       ['append head check / streamVersion', Q.head, ['inst-a', 'org', 's7']],
+      ['append head checks of a batch', Q.heads, ['inst-a', ['org', 'org'] as never, ['s7', 's8'] as never]],
+      ['append claim checks of a batch', Q.holders, ['inst-a', ['org.name', 'org.name'] as never, ['v42', 'v43'] as never]],
       ['projectionState', Q.counter, ['inst-a']],
       ['readEvents', Q.readEvents, ['inst-a', 1500, 100]],
       ['readStream', Q.readStream, ['inst-a', 'org', 's7']],
