@@ -292,7 +292,33 @@ function writes(tx: TransactionSql, instanceId: string, accepted: readonly Accep
     statements.push([Q.setCounter, [instanceId, overlay.position, overlay.createdAt], true]);
     if (notice !== undefined) statements.push(['SELECT pg_notify($1, $2)', [notice.channel, changePayload(notice.nodeId, instanceId, stored)], true]);
   }
+  const combined = combine(statements);
+  if (combined !== undefined) return [tx.unsafe(combined[0], combined[1]).execute()];
   return statements.map(([text, params, prepare]) => tx.unsafe(text, params, { prepare }).execute());
+}
+
+/** Parameters one combined statement may carry (PostgreSQL allows 65535). */
+const MAX_COMBINED_PARAMS = 30_000;
+
+/**
+ * The batch's writes as one statement (data-modifying WITH queries, the last statement as the
+ * main query), so the server runs one statement instead of one per table. Each statement writes
+ * other rows than the others (each key once: indexChanges, the latest row per key, one claim per
+ * value), which is what running them in one snapshot requires. Undefined when the parameters
+ * would be too many: the statements then go one by one.
+ */
+export function combine(statements: readonly Statement[]): [string, Param[]] | undefined {
+  if (statements.length < 2) return undefined;
+  const params: Param[] = [];
+  const parts: string[] = [];
+  for (const [text, own] of statements) {
+    const offset = params.length;
+    if (offset + own.length > MAX_COMBINED_PARAMS) return undefined;
+    parts.push(offset === 0 ? text : text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`));
+    params.push(...own);
+  }
+  const last = parts.pop()!;
+  return [`WITH ${parts.map((part, i) => `w${i} AS (${part})`).join(', ')} ${last}`, params];
 }
 
 function isStreamVersionClash(err: unknown): boolean {

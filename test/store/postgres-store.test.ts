@@ -14,7 +14,7 @@ import { Q } from '../../src/store/postgres-queries.js';
 import { migratePostgres, openPostgresStore, type PostgresStoreOptions } from '../../src/store/postgres-store.js';
 import { describeIfMet, meet, POSTGRES } from '../requirements.js';
 import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from './postgres-test-db.js';
-import { describeIndexSuite, TEST_CATALOG } from './index-suite.js';
+import { describeIndexSuite, TEST_CATALOG, thing } from './index-suite.js';
 import { append, describeStoreSuite, event, expect0 } from './store-suite.js';
 
 const postgresVerdict = await meet(POSTGRES);
@@ -224,6 +224,29 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
     // Another pool's append: this node cannot know what it wrote, so every row is read again.
     await write(other, 'o2', 2);
     expect(await statements(['o2', 'o1'])).toEqual({ rows: [{ n: 2 }, { n: 2 }], statements: 3 });
+  });
+
+  it('sends an append as BEGIN, the lock and its checks, one statement for every write, and COMMIT', async () => {
+    const { store } = await fresh({ catalog: TEST_CATALOG });
+    const before = store.statementCount!();
+    const result = await store.append(
+      append('inst-a', {
+        expectations: [expect0('thing', 't1'), expect0('thing', 't2')],
+        events: [event('thing', 't1', 'thing.set'), event('thing', 't2', 'thing.set')],
+        claims: [{ scope: 'thing.name', value: 'one', holder: 't1' }, { scope: 'thing.name', value: 'two', holder: 't2' }],
+        project: () => [thing('t1', 'One', 'o1', 10, ['x']), thing('t2', 'Two', 'o1', 20)],
+      }),
+    );
+    expect(result.ok).toBe(true);
+    // BEGIN, lock, heads, claims, summaries, the writes, COMMIT — whatever the number of streams, claims and index rows.
+    expect(store.statementCount!() - before).toBe(7);
+    // Everything was written: events, claims, rows and their index entries, summaries and counts.
+    expect((await store.readStream('inst-a', 'thing', 't2')).map((e) => e.version)).toEqual([1]);
+    expect(await store.findUnique('inst-a', 'thing.name', 'two')).toBe('t2');
+    expect(((await store.getRecord('inst-a', 'things', 't1')) as { state: { name: string } }).state.name).toBe('One');
+    expect((await store.readIndex('inst-a', { table: 'things', index: 'name_ci', limit: 10 })).map((e) => e.id)).toEqual(['t1', 't2']);
+    expect(await store.rowCounts('inst-a', 'things')).toEqual([{ scope: 'o1', count: 2 }]);
+    expect(await store.projectionState('inst-a')).toMatchObject({ position: 2 });
   });
 
   it('lets exactly one of two appends with the same expectation from two connection pools win', { timeout: 60_000 }, async () => {
