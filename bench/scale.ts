@@ -1,16 +1,19 @@
 /**
  * `npm run bench:scale`: searches at scale (issue #15; figures in bench/README.md "Scale").
  * For each store of SCALE_STORES (`lmdb`, `postgres`, or both in one run: `lmdb,postgres`; default
- * `lmdb`, or `postgres` when only SCALE_DATABASE_URL is given), starts a node from dist/, measures the write
- * throughput (create organization, create user) on the near-empty node, seeds SCALE_ORGS
- * organizations and SCALE_USERS users through the public API (batched, SCALE_CONCURRENCY in
- * flight), then measures latencies with one client, one request at a time (p50/p99 of
- * SCALE_SAMPLES each): GET organization, organization searches (limit 10: no filter by name and
+ * `lmdb`, or `postgres` when only SCALE_DATABASE_URL is given), measures the write throughput
+ * (create organization, create user) on fresh nodes after SCALE_WRITE_WARMUP uncounted creates,
+ * then starts one node per store, seeds SCALE_ORGS organizations and SCALE_USERS users through
+ * the public API (batched, SCALE_CONCURRENCY in flight), and measures latencies with one client,
+ * one request at a time (p50/p99 of SCALE_SAMPLES each), each row on every store back to back so
+ * the PostgreSQL/LMDB ratio sees one machine load; on PostgreSQL also the statements per request
+ * (tessera_store_statements): GET organization, organization searches (limit 10: no filter by name and
  * by creation date, name EQUALS / STARTS_WITH / CONTAINS), user searches (email EQUALS, login
  * name EQUALS, first page by creation date), a session by login name (the login UI's user
  * lookup) before and after the users exist, and the node's RSS. With SCALE_BASELINE_MAIN (the
  * main.js of another build, e.g. a `git worktree` of main), the same write throughput is
- * measured on that build in the same run, for the ratio.
+ * measured on that build in the same run, alternating with this build for SCALE_WRITE_ROUNDS
+ * rounds, for the ratio of medians. SCALE_WRITE_ONLY=1 stops after the writes.
  */
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
