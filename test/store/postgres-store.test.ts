@@ -141,6 +141,8 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
         const plan = (await sql.unsafe(`EXPLAIN ${query}`, params)).map((r) => String(r['QUERY PLAN'])).join('\n');
         expect({ name, seqScan: plan.includes('Seq Scan') }, plan).toEqual({ name, seqScan: false });
         expect(plan, name).toMatch(/Index (Only )?Scan/);
+        // The row / summary of each entry is a primary-key lookup by the entry's id, never a join filter.
+        if (name.startsWith('search page') || name.startsWith('search walk with')) expect(plan, name).toMatch(/Index Cond: \(.*id = e\.id/);
       }
     } finally {
       await sql.end({ timeout: 5 });
