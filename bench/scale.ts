@@ -108,6 +108,9 @@ const userBody = (i: number) => ({
 interface Writes {
   readonly orgs: number;
   readonly users: number;
+  /** CPU of the node process (user + system) per create, ms: much less sensitive to the machine's load than the rate. */
+  readonly orgCpuMs: number;
+  readonly userCpuMs: number;
   readonly orgStatements: number | undefined;
   readonly userStatements: number | undefined;
 }
@@ -119,12 +122,15 @@ async function writeThroughput(main: string, cleanup: Cleanup, store: Store): Pr
     await load(0, WRITE_WARMUP, (i) => call(node, 'POST', '/resources/v3alpha/organizations', { name: `Warm Org ${i}` }));
     await load(0, WRITE_WARMUP, (i) => call(node, 'POST', '/resources/v3alpha/users', userBody(-2 - i)));
     const s0 = await statementsSent(node);
+    const c0 = cpuMs(node.server.pid);
     const orgs = await load(0, WRITE_SAMPLE, (i) => call(node, 'POST', '/resources/v3alpha/organizations', { name: `Write Org ${i}` }));
     const s1 = await statementsSent(node);
+    const c1 = cpuMs(node.server.pid);
     const users = await load(0, WRITE_SAMPLE, (i) => call(node, 'POST', '/resources/v3alpha/users', userBody(i)));
     const s2 = await statementsSent(node);
+    const c2 = cpuMs(node.server.pid);
     const per = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : (b - a) / WRITE_SAMPLE);
-    return { orgs, users, orgStatements: per(s0, s1), userStatements: per(s1, s2) };
+    return { orgs, users, orgCpuMs: (c1 - c0) / WRITE_SAMPLE, userCpuMs: (c2 - c1) / WRITE_SAMPLE, orgStatements: per(s0, s1), userStatements: per(s1, s2) };
   } finally {
     await node.server.stop();
   }
@@ -150,12 +156,15 @@ async function writePhase(store: Store, notes: string[]): Promise<void> {
       if (base !== undefined) theirs.push(await writeThroughput(base, cleanup, store));
       mine.push(await writeThroughput(MAIN, cleanup, store));
     }
-    const rates = (w: Writes[]) => `create organization ${w.map((x) => x.orgs.toFixed(0)).join('/')}/s, create user ${w.map((x) => x.users.toFixed(0)).join('/')}/s`;
+    const rates = (w: Writes[]) =>
+      `create organization ${w.map((x) => x.orgs.toFixed(0)).join('/')}/s (node CPU ${w.map((x) => x.orgCpuMs.toFixed(2)).join('/')} ms each), create user ${w.map((x) => x.users.toFixed(0)).join('/')}/s (node CPU ${w.map((x) => x.userCpuMs.toFixed(2)).join('/')} ms each)`;
     notes.push(`write throughput (this build, ${WRITE_SAMPLE} each after ${WRITE_WARMUP} not counted, ${CONCURRENCY} in flight, per round): ${rates(mine)}${statementNote(mine[0]!)}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
     if (base !== undefined) {
       notes.push(`write throughput (baseline ${base}, per round): ${rates(theirs)}${statementNote(theirs[0]!)}`);
       const ratio = (k: 'orgs' | 'users') => (median(mine.map((w) => w[k])) / median(theirs.map((w) => w[k]))).toFixed(2);
       notes.push(`ratio this/baseline (medians of ${mine.length} rounds): organizations ${ratio('orgs')}, users ${ratio('users')} (target ≥ 0.8)`);
+      const cpu = (k: 'orgCpuMs' | 'userCpuMs') => (median(theirs.map((w) => w[k])) / median(mine.map((w) => w[k]))).toFixed(2);
+      notes.push(`node CPU per create, baseline/this (medians; above 1: this build spends less): organizations ${cpu('orgCpuMs')}, users ${cpu('userCpuMs')}`);
     }
   } catch (error) {
     notes.push(`FAILED: ${describeError(error)}`);
@@ -175,6 +184,13 @@ function storeEnv(store: Store): Record<string, string> {
   const url = env.SCALE_DATABASE_URL;
   if (url === undefined || url === '') throw new Error('SCALE_STORES names postgres: set SCALE_DATABASE_URL');
   return { TESSERA_DATABASE_URL: url, TESSERA_DATABASE_SCHEMA: env.SCALE_DATABASE_SCHEMA ?? `tessera_scale_${Date.now()}` };
+}
+
+/** CPU time (user + system) the process has used, in ms (/proc/<pid>/stat, clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 function rssMiB(pid: number): number {
