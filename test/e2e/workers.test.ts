@@ -51,7 +51,10 @@ function expectWorker(res: Reply, worker: number): void {
 beforeAll(async () => {
   // TESSERA_TEST_MODE: SIGUSR2 makes the last worker fail (the restart test).
   // A client may get CLIENT_LIMIT tokens an hour: counted once for the node, whichever worker answers.
-  node = await startTestNode({ env: { TESSERA_WORKERS: '2', TESSERA_TEST_MODE: '1', TESSERA_RATE_LIMIT_CLIENT: `${CLIENT_LIMIT}/1h` } });
+  // Rate-limit counts in memory, kept by the main thread for both workers (the exact once-per-node
+  // count checked below). On PostgreSQL the default is counting in the database, shared by every
+  // node and worker with a 200 ms sync of volume counts (test/e2e/rate-limits-cluster.test.ts).
+  node = await startTestNode({ env: { TESSERA_WORKERS: '2', TESSERA_TEST_MODE: '1', TESSERA_RATE_LIMIT_CLIENT: `${CLIENT_LIMIT}/1h`, TESSERA_RATE_LIMIT_STORE: 'memory' } });
   connections = await connectionPerWorker(2);
 }, 120_000);
 afterAll(async () => {
