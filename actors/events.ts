@@ -11,6 +11,7 @@ import type { BrandingSettingsEvent } from './instance/branding-settings.js';
 import type { ExecutionEvent } from './instance/execution.js';
 import type { IdpEvent } from './instance/idp.js';
 import type { LanguageSettingsEvent } from './instance/language-settings.js';
+import type { LoginSettingsEvent } from './instance/login-settings.js';
 import type { MembershipEvent } from './instance/membership.js';
 import type { InstanceSettingsEvent } from './instance/settings.js';
 import type { SmsProviderActivationEvent, SmsProviderEvent } from './instance/sms-provider.js';
@@ -322,6 +323,33 @@ export const orgLockoutEvents = defineEvents<OrgLockoutEvent>()('org_lockout', '
     emittedBy: 'SetUserSettings with an organization context',
     payload: { maxPasswordAttempts: "the organization's own threshold (0 = never lock)" },
   },
+  'org.policy.lockout.otp.set': {
+    emittedBy: 'SetUserSettings with an organization context (`maxOtpAttempts`)',
+    payload: { maxOtpAttempts: "the organization's own threshold of failed OTP checks (0 = never lock)" },
+  },
+});
+
+const loginSettingsFields = {
+  allowUsernamePassword: 'when changed: local users may sign in with login name and password',
+  allowRegister: 'when changed: the login UI offers self-registration',
+  allowExternalIdp: 'when changed: the login UI offers external identity providers',
+  forceMfa: 'when changed: every login must pass a second factor',
+  forceMfaLocalOnly: 'when changed: every login except through an external identity provider must pass a second factor',
+  hidePasswordReset: 'when changed: no password reset in the login UI',
+  secondFactors: 'when changed: the allowed second factors (`totp`, `otp_email`, `otp_sms`, `u2f`)',
+  multiFactors: 'when changed: the allowed passwordless factors (`passkey`)',
+  passwordlessAllowed: 'when changed: passwordless login is allowed',
+  emailVerificationRequired: 'when changed: the login asks to verify an unverified email before it finishes',
+  phoneVerificationRequired: 'when changed: the login asks to verify an unverified phone number before it finishes',
+} as const;
+
+export const loginSettingsEvents = defineEvents<LoginSettingsEvent>()('login_settings', 'login settings (id: the instance id or the org id)', {
+  'instance.policy.login.set': { emittedBy: 'SetLoginSettings (only the changed fields)', payload: loginSettingsFields },
+  'org.policy.login.set': {
+    emittedBy: 'SetLoginSettings with an organization context (the first one carries every field: the copy of the instance policy it starts from)',
+    payload: loginSettingsFields,
+  },
+  'org.policy.login.removed': { emittedBy: 'ResetLoginSettings: the organization inherits the instance policy again', payload: {} },
 });
 
 export const userSchemaEvents = defineEvents<UserSchemaEvent>()('userschema', 'user schema (instance)', {
@@ -691,6 +719,7 @@ export const EVENT_CATALOGUE = [
   userEvents,
   userSettingsEvents,
   orgLockoutEvents,
+  loginSettingsEvents,
   userSchemaEvents,
   projectEvents,
   projectGrantEvents,

@@ -350,7 +350,20 @@ export {
   type DefiningPolicy,
 } from './instance/idp.js';
 export { idpPolicyKind, idpPolicyId, type IdpPolicy } from './organization/idp-policy.js';
-export { orgLockoutKind, effectiveMaxPasswordAttempts, type OrgLockout } from './organization/org-lockout.js';
+export { orgLockoutKind, effectiveMaxPasswordAttempts, effectiveMaxOtpAttempts, type OrgLockout } from './organization/org-lockout.js';
+export {
+  loginSettingsKind,
+  effectiveLoginSettings,
+  mfaRequired,
+  DEFAULT_LOGIN_SETTINGS,
+  SECOND_FACTOR_TYPES,
+  MULTI_FACTOR_TYPES,
+  type LoginSettings,
+  type EffectiveLoginSettings,
+  type SecondFactorType,
+  type MultiFactorType,
+} from './instance/login-settings.js';
+export { setLoginSettings, resetLoginSettings, type SetLoginSettings, type ResetLoginSettings } from './instance/commands/set-login-settings.js';
 export { setOrgLockout, type SetOrgLockout } from './organization/commands/set-org-lockout.js';
 export { activeIdpsForOrg, type ActiveIdp } from './instance/idp-lookup.js';
 export { createIdp, type CreateIdp } from './instance/commands/create-idp.js';

@@ -35,8 +35,10 @@ import { PlatformUsers } from '../gen/platform/resources/user/v3alpha/user_servi
 import { userSchemaRpcs } from '../api/resources/user-schemas/index.js';
 import { PlatformUserSchemas } from '../gen/platform/resources/userschema/v3alpha/user_schema_service_pb.js';
 import { userSettingsRpcs } from '../api/settings/users/index.js';
+import { loginSettingsRpcs } from '../api/settings/login/index.js';
 import { rateLimitSettingsRpcs } from '../api/settings/rate-limits/index.js';
 import { PlatformUserSettings } from '../gen/platform/settings/user/v3alpha/user_settings_service_pb.js';
+import { PlatformLoginSettings } from '../gen/platform/settings/login/v3alpha/login_settings_service_pb.js';
 import { PlatformRateLimitSettings } from '../gen/platform/settings/rate_limit/v3alpha/rate_limit_service_pb.js';
 import { sessionRpcs } from '../api/resources/sessions/index.js';
 import { PlatformSessions } from '../gen/platform/resources/session/v3alpha/session_service_pb.js';
@@ -97,7 +99,7 @@ import type { WorkerFeed } from '../cluster/worker-feed.js';
 import type { HttpHandler } from '../http/types.js';
 
 /** Every service this node serves on all transports. */
-export const SERVICES: readonly DescService[] = [PlatformOrganizations, PlatformProjects, PlatformGrants, PlatformApps, PlatformActions, PlatformWebKeys, PlatformDomains, PlatformMemberships, PlatformInstances, PlatformFeatures, PlatformUsers, PlatformUserSchemas, PlatformUserSettings, PlatformRateLimitSettings, PlatformSessions, PlatformIdentityProviders, PlatformLanguageSettings, PlatformTextSettings, PlatformBrandingSettings, PlatformEvents, PlatformSMTPProviders, PlatformSMSProviders];
+export const SERVICES: readonly DescService[] = [PlatformOrganizations, PlatformProjects, PlatformGrants, PlatformApps, PlatformActions, PlatformWebKeys, PlatformDomains, PlatformMemberships, PlatformInstances, PlatformFeatures, PlatformUsers, PlatformUserSchemas, PlatformUserSettings, PlatformLoginSettings, PlatformRateLimitSettings, PlatformSessions, PlatformIdentityProviders, PlatformLanguageSettings, PlatformTextSettings, PlatformBrandingSettings, PlatformEvents, PlatformSMTPProviders, PlatformSMSProviders];
 
 /** Path prefixes that get CORS headers (APIs and protocol endpoints, not the login UI). */
 const CORS_PREFIXES = ['/resources/', '/settings/', '/admin/', '/oauth/', '/oidc/', '/.well-known/', '/platform.', '/openapi.json'];
@@ -233,7 +235,7 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
     logger,
   });
   const oauth = createOAuthDeps({ config, tenants, signer, actors, clock, logger, functions: executions, limits });
-  const rpcs = [...organizationRpcs, ...projectRpcs, ...grantRpcs, ...appRpcs, ...actionRpcs, ...createWebKeyRpcs(webKeys), ...domainRpcs, ...membershipRpcs, ...instanceRpcs, ...featureRpcs, ...userRpcs, ...userSchemaRpcs, ...userSettingsRpcs, ...rateLimitSettingsRpcs, ...sessionRpcs, ...idpRpcs, ...languageSettingsRpcs, ...textSettingsRpcs, ...brandingSettingsRpcs, ...eventRpcs, ...smtpProviderRpcs, ...smsProviderRpcs];
+  const rpcs = [...organizationRpcs, ...projectRpcs, ...grantRpcs, ...appRpcs, ...actionRpcs, ...createWebKeyRpcs(webKeys), ...domainRpcs, ...membershipRpcs, ...instanceRpcs, ...featureRpcs, ...userRpcs, ...userSchemaRpcs, ...userSettingsRpcs, ...loginSettingsRpcs, ...rateLimitSettingsRpcs, ...sessionRpcs, ...idpRpcs, ...languageSettingsRpcs, ...textSettingsRpcs, ...brandingSettingsRpcs, ...eventRpcs, ...smtpProviderRpcs, ...smsProviderRpcs];
   const invoke = tracedInvoker(createInvoker(rpcs, { config, actors, tenants, clock, logger, executions, accessTokens: createApiAccessTokens(oauth), limits }), tracer);
 
   let ready = false;

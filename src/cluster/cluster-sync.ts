@@ -5,6 +5,7 @@
  */
 import {
   brandingSettingsKind,
+  loginSettingsKind,
   executionSetKind,
   instanceKind,
   instanceSettingsKind,
@@ -80,5 +81,7 @@ export function createNodeInvalidations(deps: Omit<ClusterSyncDeps, 'store'>): C
     );
   }
   registry.register('login appearance', onStreamTypes([brandingSettingsKind.type, textSettingsKind.type], (instanceId) => noteSettingsChanged(instanceId)));
+  // The login policy (src/query/login-settings.ts compares the same generation).
+  registry.register('login settings', onStreamTypes([loginSettingsKind.type], (instanceId) => noteSettingsChanged(instanceId)));
   return registry;
 }

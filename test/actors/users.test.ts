@@ -19,6 +19,7 @@ import { setUserMetadata } from '../../actors/organization/commands/set-user-met
 import { removeMachineSecret } from '../../actors/organization/commands/remove-machine-secret.js';
 import { addMachineKey } from '../../actors/organization/commands/add-machine-key.js';
 import { generateRecoveryCodes, recordOtpCheck, removeTotp, startTotp, verifyTotp } from '../../actors/organization/commands/totp.js';
+import { orgLockoutKind } from '../../actors/organization/org-lockout.js';
 import { context, given, NOW, record } from './decide.fixture.js';
 import { recorded } from './fold.fixture.js';
 
@@ -290,6 +291,15 @@ describe('TOTP', () => {
     expect(check(enrolled(), { step: 101, sealedSecret: 'sealed:OLD' })).toEqual({ types: [], reply: { outcome: 'stale', lockedNow: false } });
     const unlocked = fold(enrolled({ state: 'locked', failedOtpAttempts: 2 }), { type: 'user.unlocked', payload: {} });
     expect(unlocked).toMatchObject({ state: 'active', failedOtpAttempts: 0 });
+  });
+
+  it('locks at the organization’s own maxOtpAttempts when it set one (control: the instance’s 2 without it)', () => {
+    const orgLockout = { kind: orgLockoutKind, record: record('o1', { maxOtpAttempts: 4 }, { type: 'org', id: 'o1' }) };
+    const checkIn = (failed: number) =>
+      recordOtpCheck.decide(withUser(enrolled({ failedOtpAttempts: failed }), otpSettings, orgLockout), { orgId: 'o1', userId: 'u1', sealedSecret: 'sealed:S' }, context()).events.map((e) => e.type);
+    expect(checkIn(1)).toEqual(['user.human.mfa.otp.check.failed']);
+    expect(checkIn(3)).toEqual(['user.human.mfa.otp.check.failed', 'user.locked']);
+    expect(check(enrolled({ failedOtpAttempts: 1 }), {}).types).toEqual(['user.human.mfa.otp.check.failed', 'user.locked']);
   });
 
   it('uses a recovery code once; needs a verified TOTP to generate; removal drops the codes', () => {

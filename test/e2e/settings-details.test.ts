@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startTestNode, type TestNode } from './harness.js';
 
-const READS = ['/settings/v3alpha/users', '/settings/v3alpha/languages', '/settings/v3alpha/texts/en', '/settings/v3alpha/branding'];
+const READS = ['/settings/v3alpha/users', '/settings/v3alpha/login', '/settings/v3alpha/languages', '/settings/v3alpha/texts/en', '/settings/v3alpha/branding'];
 const ORG_READS = ['/settings/v3alpha/languages', '/settings/v3alpha/texts/en', '/settings/v3alpha/branding'];
 
 let node: TestNode;

@@ -1,16 +1,20 @@
 /**
- * Sets an organization's own lockout threshold (SetUserSettings with an organization context):
- * records `org.policy.lockout.set`; an unchanged value records nothing.
+ * Sets an organization's own lockout thresholds (SetUserSettings with an organization
+ * context): records `org.policy.lockout.set` (failed passwords) and `org.policy.lockout.otp.set`
+ * (failed OTP checks) for the values given; an unchanged value records nothing.
  */
 import { notFound } from '../../kernel/errors.js';
 import { ref, type CommandHandler, type Outcome } from '../../kernel/command.js';
+import { emitter } from '../../kernel/events.js';
 import { orgOwner, type ResourceDetails } from '../../kernel/owner.js';
+import type { DomainEvent } from '../../events.js';
 import { orgKind } from '../org.js';
 import { orgLockoutKind } from '../org-lockout.js';
 
 export interface SetOrgLockout {
   readonly orgId: string;
-  readonly maxPasswordAttempts: number;
+  readonly maxPasswordAttempts?: number;
+  readonly maxOtpAttempts?: number;
 }
 
 export const setOrgLockout: CommandHandler<SetOrgLockout, ResourceDetails> = {
@@ -25,10 +29,14 @@ export const setOrgLockout: CommandHandler<SetOrgLockout, ResourceDetails> = {
       const base = row?.meta ?? org.meta;
       return { id: c.orgId, sequence: last?.position ?? base.sequence, changeDate: last?.createdAt ?? base.changedAt, resourceOwner: owner };
     };
-    if (row !== undefined && row.state.maxPasswordAttempts === c.maxPasswordAttempts) return { events: [], reply };
-    return {
-      events: [{ aggregateType: orgLockoutKind.type, aggregateId: c.orgId, type: 'org.policy.lockout.set', owner, creator: ctx.creator, payload: { maxPasswordAttempts: c.maxPasswordAttempts } }],
-      reply,
-    };
+    const emit = emitter(orgLockoutKind, c.orgId, owner, ctx.creator);
+    const events: DomainEvent[] = [];
+    if (c.maxPasswordAttempts !== undefined && row?.state.maxPasswordAttempts !== c.maxPasswordAttempts) {
+      events.push(emit({ type: 'org.policy.lockout.set', payload: { maxPasswordAttempts: c.maxPasswordAttempts } }));
+    }
+    if (c.maxOtpAttempts !== undefined && row?.state.maxOtpAttempts !== c.maxOtpAttempts) {
+      events.push(emit({ type: 'org.policy.lockout.otp.set', payload: { maxOtpAttempts: c.maxOtpAttempts } }));
+    }
+    return { events, reply };
   },
 };

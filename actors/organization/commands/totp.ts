@@ -12,6 +12,7 @@ import { alreadyExists, failedPrecondition, notFound } from '../../kernel/errors
 import type { ResourceDetails } from '../../kernel/owner.js';
 import type { DomainEvent } from '../../events.js';
 import { userSettingsKind, userSettingsOf } from '../../instance/user-settings.js';
+import { effectiveMaxOtpAttempts, orgLockoutKind } from '../org-lockout.js';
 import type { HumanTotp } from '../user.js';
 import { createUserEvents, loadUser, requireHuman, requireUser, userReply, type UserCommand } from '../user-rules.js';
 
@@ -118,11 +119,11 @@ export interface OtpCheckRecorded {
 /**
  * Records a login's TOTP check: a matching code of a step after the last accepted one succeeds
  * (and becomes the last accepted step); a wrong or replayed code counts as a failed OTP check
- * and locks the user at `maxOtpAttempts`. A locked user, or a check against a secret that is no
+ * and locks the user at `maxOtpAttempts` (the organization's own, else the instance's). A locked user, or a check against a secret that is no
  * longer the user's verified one, records nothing.
  */
 export const recordOtpCheck: CommandHandler<RecordOtpCheck, OtpCheckRecorded> = {
-  load: (c, ctx) => [...loadUser(c), ref(userSettingsKind, ctx.instanceId)],
+  load: (c, ctx) => [...loadUser(c), ref(userSettingsKind, ctx.instanceId), ref(orgLockoutKind, c.orgId)],
   decide(loaded, c, ctx) {
     const record = requireHuman(requireUser(loaded, c));
     const user = record.state;
@@ -136,7 +137,7 @@ export const recordOtpCheck: CommandHandler<RecordOtpCheck, OtpCheckRecorded> = 
     if (c.step !== undefined && c.step > user.totp.lastStep) {
       return { events: [emit({ type: 'user.human.mfa.otp.check.succeeded', payload: { step: c.step } })], reply: reply('valid') };
     }
-    const max = userSettingsOf(loaded.get(userSettingsKind, ctx.instanceId).record).maxOtpAttempts;
+    const max = effectiveMaxOtpAttempts(userSettingsOf(loaded.get(userSettingsKind, ctx.instanceId).record), loaded.get(orgLockoutKind, c.orgId).record);
     const locks = max > 0 && (user.failedOtpAttempts ?? 0) + 1 >= max;
     const events: DomainEvent[] = [emit({ type: 'user.human.mfa.otp.check.failed', payload: {} })];
     if (locks) events.push(emit({ type: 'user.locked', payload: {} }));

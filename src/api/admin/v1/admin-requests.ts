@@ -147,6 +147,8 @@ const documentSchema = z.object(
         textSettings: list(z.object({ language: z.string().min(1, 'required'), texts: z.record(z.string(), z.string()) })),
         brandingSettings: z.record(z.string(), z.union([z.string(), z.boolean()])).optional(),
         lockoutPolicy: z.object({ maxPasswordAttempts: z.union([z.string(), z.number()]).optional(), maxOtpAttempts: z.union([z.string(), z.number()]).optional() }).optional(),
+        // Checked item by item on import (login-policy-document.ts): a bad value fails the policy alone.
+        loginPolicy: z.record(z.string(), z.unknown()).optional(),
         forgeIdps: list(
           z.object({
             idpId: id,

@@ -53,6 +53,7 @@ import {
   type DataUserLink,
 } from './export-format.js';
 import { brandingSettingsOf, forgeIdpOf, languageSettingsOf, lockoutPolicyOf, textSettingsOf } from './export-org-settings.js';
+import { loginPolicyOf } from './login-policy-document.js';
 
 export interface ExportOptions {
   readonly instanceId: string;
@@ -86,6 +87,7 @@ export async function* exportDocument(actors: ActorSystem, options: ExportOption
       textSettings: await textSettingsOf(actors, options.instanceId, orgId),
       brandingSettings: await brandingSettingsOf(actors, options.instanceId, orgId),
       lockoutPolicy: await lockoutPolicyOf(actors, options.instanceId, orgId),
+      loginPolicy: await loginPolicyOf(actors, options.instanceId, orgId),
     };
     for (const [key, value] of Object.entries(settings)) if (value !== undefined) yield `,${JSON.stringify(key)}:${JSON.stringify(value)}`;
     for (const [key, rows] of orgLists(actors, options, org, exported, index)) {

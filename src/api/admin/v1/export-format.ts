@@ -3,6 +3,7 @@
  * camelCase keys, enums by name. Shared by the export writer and the import reader, so the
  * two directions cannot drift apart. Tessera extensions are marked; the reader never needs them.
  */
+import type { DataLoginPolicy } from './login-policy-document.js';
 import type {
   AccessTokenType,
   ApiAuthMethod,
@@ -28,10 +29,11 @@ export interface DataOrg {
   brandingSettings?: Record<string, string | boolean>;
   /**
    * The organization's own lockout policy (reference facts §6.1), only when it sets one; uint64
-   * values as proto3-JSON strings. `maxOtpAttempts` is read on import for compatibility and
-   * not applied (Tessera has no OTP lockout of its own per organization).
+   * values as proto3-JSON strings.
    */
   lockoutPolicy?: { maxPasswordAttempts?: string | number; maxOtpAttempts?: string | number };
+  /** The organization's own login policy (reference facts §6.1), only when it has one (login-policy-document.ts). */
+  loginPolicy?: DataLoginPolicy;
   domains?: DataDomain[];
   /** Tessera extension: identity providers the organization defines (forge types; instance IDPs are excluded). */
   forgeIdps?: DataForgeIdp[];

@@ -1,6 +1,7 @@
 /**
  * The organization-level settings and resources of the export document besides the lists of
  * export-document.ts: the org's own language, text and branding settings, its lockout policy,
+ * (its login policy: login-policy-document.ts)
  * and the identity providers it defines.
  */
 import {
@@ -44,10 +45,15 @@ export async function brandingSettingsOf(actors: ActorSystem, instanceId: string
   return Object.keys(set).length === 0 ? undefined : set;
 }
 
-/** The organization's own lockout threshold; undefined when it uses the instance's. */
+/** The organization's own lockout thresholds; undefined when it uses the instance's. */
 export async function lockoutPolicyOf(actors: ActorSystem, instanceId: string, orgId: string): Promise<DataOrg['lockoutPolicy']> {
   const row = await actors.readRecord(instanceId, orgLockoutKind, orgId);
-  return row === undefined ? undefined : { maxPasswordAttempts: String(row.state.maxPasswordAttempts) };
+  if (row === undefined) return undefined;
+  const { maxPasswordAttempts, maxOtpAttempts } = row.state;
+  return {
+    ...(maxPasswordAttempts === undefined ? {} : { maxPasswordAttempts: String(maxPasswordAttempts) }),
+    ...(maxOtpAttempts === undefined ? {} : { maxOtpAttempts: String(maxOtpAttempts) }),
+  };
 }
 
 /** An org-defined IDP with its client secret opened (the target seals it with its own key). */

@@ -1,6 +1,6 @@
 /**
  * Phase 1 of an import, after the domains: the organization's own language, text and branding
- * settings, its lockout policy (`lockoutPolicy`, reference facts §6.1) and the identity providers it defines (original ids; the client secret is sealed
+ * settings, its lockout policy (`lockoutPolicy`, reference facts §6.1), its login policy (`loginPolicy`) and the identity providers it defines (original ids; the client secret is sealed
  * with the target's master key). Tessera extensions of the document (`languageSettings`,
  * `textSettings`, `brandingSettings`, `forgeIdps`).
  */
@@ -10,8 +10,10 @@ import {
   createIdp,
   idpKind,
   languageSettingsKind,
+  loginSettingsKind,
   orgLockoutKind,
   setBrandingSettings,
+  setLoginSettings,
   setOrgLockout,
   setLanguageSettings,
   setTextSettings,
@@ -23,6 +25,7 @@ import {
 import { isMessageKey } from '../../../i18n/index.js';
 import { noteSettingsChanged } from '../../../query/settings-changes.js';
 import { maxPasswordAttempts } from '../../settings/users/set-user-settings.js';
+import { loginPolicyItem } from './login-policy-document.js';
 import { autoLinkingNames, idpPolicyNames, idpTypeNames, type DataOrg } from './export-format.js';
 import type { ImportRun } from './import-run.js';
 import { checkItem, enumOf, namedItem } from './import-validation.js';
@@ -71,12 +74,33 @@ export async function importOrgSettings(run: ImportRun, data: DataOrg): Promise<
   }
   if (appearanceChanged) noteSettingsChanged(instanceId);
 
-  const lockout = data.lockoutPolicy?.maxPasswordAttempts;
-  if (lockout !== undefined) {
-    await run.item('lockout_policy', orgId, async () => (await actors.readRecord(instanceId, orgLockoutKind, orgId))?.state.maxPasswordAttempts === Number(lockout), async () => {
-      checkItem(lockoutItem, { maxPasswordAttempts: lockout }, 'lockoutPolicy');
-      await ask(setOrgLockout, { orgId, maxPasswordAttempts: Number(lockout) });
+  const lockout = data.lockoutPolicy;
+  if (lockout !== undefined && (lockout.maxPasswordAttempts !== undefined || lockout.maxOtpAttempts !== undefined)) {
+    const wanted = { maxPasswordAttempts: lockout.maxPasswordAttempts, maxOtpAttempts: lockout.maxOtpAttempts };
+    const same = async () => {
+      const row = (await actors.readRecord(instanceId, orgLockoutKind, orgId))?.state;
+      return row !== undefined && (wanted.maxPasswordAttempts === undefined || row.maxPasswordAttempts === Number(wanted.maxPasswordAttempts)) && (wanted.maxOtpAttempts === undefined || row.maxOtpAttempts === Number(wanted.maxOtpAttempts));
+    };
+    await run.item('lockout_policy', orgId, same, async () => {
+      checkItem(lockoutItem, wanted, 'lockoutPolicy');
+      const parsed = lockoutItem.parse(wanted);
+      await ask(setOrgLockout, { orgId, ...definedOnly(parsed) });
     });
+  }
+
+  const login = data.loginPolicy;
+  if (login !== undefined) {
+    const parsed = loginPolicyItem.safeParse(login);
+    const same = async () => {
+      const row = (await actors.readRecord(instanceId, loginSettingsKind, orgId))?.state as Record<string, unknown> | undefined;
+      return row !== undefined && parsed.success && Object.entries(parsed.data).every(([key, value]) => JSON.stringify(row[key]) === JSON.stringify(value));
+    };
+    const outcome = await run.item('login_policy', orgId, same, async () => {
+      checkItem(loginPolicyItem, login, 'loginPolicy');
+      // The command refuses a policy without a way to sign in, naming the field.
+      await ask(setLoginSettings, { orgId, settings: loginPolicyItem.parse(login) });
+    });
+    if (outcome === 'created') noteSettingsChanged(instanceId);
   }
 
   for (const i of data.forgeIdps ?? []) {
@@ -98,7 +122,12 @@ export async function importOrgSettings(run: ImportRun, data: DataOrg): Promise<
 }
 
 /** proto3 JSON writes uint64 as a decimal string; a number is accepted too. */
-const lockoutItem = z.object({ maxPasswordAttempts: z.union([z.number(), z.string().regex(/^\d{1,10}$/, 'must be a whole number').transform(Number)]).pipe(maxPasswordAttempts) });
+const lockoutNumber = z.union([z.number(), z.string().regex(/^\d{1,10}$/, 'must be a whole number').transform(Number)]).pipe(maxPasswordAttempts);
+const lockoutItem = z.object({ maxPasswordAttempts: lockoutNumber.optional(), maxOtpAttempts: lockoutNumber.optional() });
+
+function definedOnly<T extends object>(value: T): { [K in keyof T]: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as { [K in keyof T]: Exclude<T[K], undefined> };
+}
 
 /** Keys of the login catalog, texts at most SetStringLong (2048 characters). */
 const textsItem = z.record(

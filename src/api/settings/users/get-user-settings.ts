@@ -2,9 +2,9 @@
  * GetUserSettings: GET /settings/v3alpha/users (`policy.read`). The instance's user policies:
  * password complexity, lockout, username uniqueness, hiding unknown login names (the defaults
  * until first set). With an organization context: the settings its users get — the
- * organization's own lockout threshold when it set one (details name the organization as owner).
+ * organization's own lockout thresholds where it set them (details name the organization as owner).
  */
-import { effectiveMaxPasswordAttempts, instanceOwner, orgLockoutKind, orgOwner, userSettingsKind, userSettingsOf } from '../../../../actors/index.js';
+import { effectiveMaxOtpAttempts, effectiveMaxPasswordAttempts, instanceOwner, orgLockoutKind, orgOwner, userSettingsKind, userSettingsOf } from '../../../../actors/index.js';
 import { PlatformUserSettings } from '../../../gen/platform/settings/user/v3alpha/user_settings_service_pb.js';
 import { defineRpc } from '../../invoker.js';
 import { toSettingsDetails } from '../../shared/settings.js';
@@ -25,7 +25,7 @@ export const getUserSettingsRpc = defineRpc({
         maxPasswordAttempts: effectiveMaxPasswordAttempts(settings, orgLockout),
         usernameUniquePerInstance: settings.usernameUniquePerInstance,
         ignoreUnknownUsernames: settings.ignoreUnknownUsernames,
-        maxOtpAttempts: settings.maxOtpAttempts,
+        maxOtpAttempts: effectiveMaxOtpAttempts(settings, orgLockout),
       },
     };
   },

@@ -1,8 +1,9 @@
 /**
  * SetUserSettings: PATCH /settings/v3alpha/users (`iam.policy.write`). Partial: absent fields
  * stay unchanged. Username uniqueness applies to usernames claimed from then on. With an
- * organization context (`ctx.orgId`) only the lockout threshold is the organization's own
- * (`policy.write` in that organization); the other policies are the instance's alone.
+ * organization context (`ctx.orgId`) only the lockout thresholds (failed passwords, failed OTP
+ * checks) are the organization's own (`policy.write` in that organization); the other policies
+ * are the instance's alone.
  */
 import { z } from 'zod';
 import { setOrgLockout, setUserSettings, validationFailed, type SetUserSettings } from '../../../../actors/index.js';
@@ -44,10 +45,17 @@ export const setUserSettingsRpc = defineRpc({
     const { settings } = parseWith(input, request);
     if (call.scope.type === 'org') {
       const orgId = call.scope.orgId;
-      const instanceOnly = (['passwordComplexity', 'maxOtpAttempts', 'usernameUniquePerInstance', 'ignoreUnknownUsernames'] as const).find((field) => settings?.[field] !== undefined);
-      if (instanceOnly !== undefined) throw validationFailed([{ field: `settings.${instanceOnly}`, description: 'is an instance setting: only maxPasswordAttempts can be set for an organization' }]);
-      if (settings?.maxPasswordAttempts === undefined) throw validationFailed([{ field: 'settings.maxPasswordAttempts', description: 'is required with an organization context' }]);
-      const details = await call.services.actors.ask({ kind: 'org', instanceId: call.instance.id, orgId }, setOrgLockout, { orgId, maxPasswordAttempts: settings.maxPasswordAttempts }, { creator: call.caller.userId });
+      const instanceOnly = (['passwordComplexity', 'usernameUniquePerInstance', 'ignoreUnknownUsernames'] as const).find((field) => settings?.[field] !== undefined);
+      if (instanceOnly !== undefined) throw validationFailed([{ field: `settings.${instanceOnly}`, description: 'is an instance setting: only maxPasswordAttempts and maxOtpAttempts can be set for an organization' }]);
+      if (settings?.maxPasswordAttempts === undefined && settings?.maxOtpAttempts === undefined) {
+        throw validationFailed([{ field: 'settings.maxPasswordAttempts', description: 'maxPasswordAttempts or maxOtpAttempts is required with an organization context' }]);
+      }
+      const lockout = {
+        orgId,
+        ...(settings.maxPasswordAttempts === undefined ? {} : { maxPasswordAttempts: settings.maxPasswordAttempts }),
+        ...(settings.maxOtpAttempts === undefined ? {} : { maxOtpAttempts: settings.maxOtpAttempts }),
+      };
+      const details = await call.services.actors.ask({ kind: 'org', instanceId: call.instance.id, orgId }, setOrgLockout, lockout, { creator: call.caller.userId });
       return { details: await toSettingsDetailsAfter(call.services.actors, call.instance.id, details) };
     }
     const complexity = settings?.passwordComplexity;
