@@ -70,7 +70,9 @@ export type AuthRequestEvent =
     }
   /** The user switched the code page to another of their second factors. */
   | { readonly type: 'otp.method.selected'; readonly method: OtpMethod }
-  /** The edge accepted the TOTP code and created a session with both checks. */
+  /** The password was right, a second factor is forced and the user has none: enrolment is next (no session yet). */
+  | { readonly type: 'mfa.enrolment.required'; readonly passwordCheckedAt: number }
+  /** The edge accepted the TOTP code (or the code of a second factor just enrolled) and created a session with both checks. */
   | { readonly type: 'otp.verified'; readonly session: BrowserSessionSummary }
   | { readonly type: 'account.selected'; readonly sessionId: string }
   | { readonly type: 'account.other' }
@@ -182,6 +184,7 @@ export const authRequestMachine = setup({
           target: 'awaitingOtp',
           actions: assign({ passwordCheckedAt: ({ event }) => event.passwordCheckedAt, otpMethod: ({ event }) => event.method ?? 'totp' }),
         },
+        'mfa.enrolment.required': { target: 'enrollingMfa', actions: assign({ passwordCheckedAt: ({ event }) => event.passwordCheckedAt }) },
         // The login name page's IDP buttons stay reachable with the browser's back button.
         'external.completed': { target: 'succeeded', actions: ['takeExternalLogin', 'issueCode'] },
         'external.otp.required': { target: 'awaitingOtp', actions: 'awaitExternalOtp' },
@@ -199,6 +202,13 @@ export const authRequestMachine = setup({
           target: 'awaitingLoginName',
           actions: assign({ passwordCheckedAt: () => undefined, idpCheckedAt: () => undefined, idpId: () => undefined, otpMethod: () => undefined }),
         },
+      },
+    },
+    // A forced second factor the user does not have yet (login policy): set one up, then its code finishes the login.
+    enrollingMfa: {
+      on: {
+        'otp.verified': { target: 'succeeded', actions: [assign({ session: ({ event }) => event.session }), 'issueCode'] },
+        'account.other': { target: 'awaitingLoginName', actions: assign({ passwordCheckedAt: () => undefined }) },
       },
     },
     selectingAccount: {
@@ -233,4 +243,4 @@ export const authRequestMachine = setup({
 });
 
 /** The state names the login UI renders. */
-export type AuthRequestStep = 'created' | 'awaitingLoginName' | 'awaitingPassword' | 'awaitingOtp' | 'selectingAccount' | 'registering' | 'succeeded' | 'failed';
+export type AuthRequestStep = 'created' | 'awaitingLoginName' | 'awaitingPassword' | 'awaitingOtp' | 'enrollingMfa' | 'selectingAccount' | 'registering' | 'succeeded' | 'failed';

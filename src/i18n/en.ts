@@ -93,6 +93,19 @@ export const en = {
   passwordRuleSymbol: 'must contain a symbol',
   resetCodeInvalid: 'The code is wrong or was already used.',
   resetCodeExpired: 'The code has expired. Send a new code.',
+  registrationDisabled: 'Self-registration is turned off here. Sign in with an existing account.',
+  passwordLoginDisabled: 'Sign-in with a password is turned off here. Use a passkey or an identity provider.',
+  externalIdpDisabled: 'Sign-in with an identity provider is turned off here.',
+  passwordResetDisabled: 'Password reset is turned off here. Contact your administrator.',
+  mfaEnrolTitle: 'Set up a second factor',
+  mfaEnrolIntro: 'A second factor is required to sign in. Set one up to continue.',
+  mfaEnrolOther: 'Other ways to set up a second factor:',
+  mfaEnrolNone: 'A second factor is required, but none can be set up here. Contact your administrator.',
+  totpEnrolName: 'Authenticator app',
+  totpEnrolIntro: 'Scan the QR code with your authenticator app, or type in the key below. Then enter the 6-digit code the app shows.',
+  totpEnrolKey: 'Key',
+  totpEnrolQr: 'QR code for your authenticator app',
+  totpEnrolSubmit: 'Confirm and sign in',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -30,6 +30,7 @@ import { lacksSecondFactor } from '../query/second-factors.js';
 import type { HttpRequest } from '../http/types.js';
 import { clearCookie, readCookie, setCookie } from '../http/cookies.js';
 import type { MessageKey } from '../i18n/index.js';
+import { lacksForcedSecondFactor, userPolicyOf } from './login-policy.js';
 
 export const SESSION_COOKIE = 'tessera_sessions';
 export const BROWSER_COOKIE_MAX_AGE_S = 24 * 3600;
@@ -75,6 +76,8 @@ export async function readBrowserSessions(actors: ActorSystem, instanceId: strin
     if (record === undefined || sessionAuthTime(record.state) === 0 || held.some((h) => h.session.userId === record.state.userId)) continue;
     const user = await actors.readRecord(instanceId, userKind, record.state.userId);
     if (user === undefined || lacksSecondFactor(user.state, record.state)) continue;
+    // Login policy: a session without a second factor check is not reused where one is forced.
+    if (lacksForcedSecondFactor(await userPolicyOf(actors, instanceId, user.state), record.state)) continue;
     const session: BrowserSession = {
       sessionId: record.id,
       userId: record.state.userId,
@@ -127,7 +130,7 @@ async function checkPassword(actors: ActorSystem, instanceId: string, userId: st
 }
 
 /** Creates a session proven by `factors` (a verified password, or an external IDP login) for the browser. */
-async function createHeldSession(actors: ActorSystem, instanceId: string, user: AggregateRecord<User>, factors: SessionFactorInput, req: HttpRequest): Promise<HeldSession> {
+export async function createHeldSession(actors: ActorSystem, instanceId: string, user: AggregateRecord<User>, factors: SessionFactorInput, req: HttpRequest): Promise<HeldSession> {
   const userAgent = { userAgent: (req.headers['user-agent'] ?? '').slice(0, 500), ip: req.remoteAddress };
   const created = await createLoginSession(actors, instanceId, user, factors, { userAgent });
   const session: BrowserSession = {

@@ -103,9 +103,9 @@ function stepStatus(error: MessageKey | undefined): number {
   return error === undefined ? 200 : 400;
 }
 
-/** `idps`: the external login links (external/pages.ts `idpLinks`). */
-export function renderLoginNamePage(ctx: FormContext, options: { loginHint?: string; error?: MessageKey; idps?: readonly IdpLink[] } = {}): HttpReply {
-  const data = { loginHint: options.loginHint, errorText: errorText(ctx, options.error), idps: options.idps ?? [] };
+/** `idps`: the external login links (external/pages.ts `idpLinks`); `canRegister`: the login policy allows self-registration (default true). */
+export function renderLoginNamePage(ctx: FormContext, options: { loginHint?: string; error?: MessageKey; idps?: readonly IdpLink[]; canRegister?: boolean } = {}): HttpReply {
+  const data = { loginHint: options.loginHint, errorText: errorText(ctx, options.error), idps: options.idps ?? [], canRegister: options.canRegister !== false };
   return renderLoginPage(ctx, 'login-name', ctx.tr.t('title'), data, stepStatus(options.error));
 }
 

@@ -7,6 +7,8 @@ import type { LoginContext } from './login-context.js';
 import { idpLinks } from './external/pages.js';
 import { loginIdpsOf } from './external/login-idps.js';
 import { renderSecondFactorStep } from './second-factor.js';
+import { renderEnrolment } from './mfa-enrolment.js';
+import { pagePolicyOf, renderRefusedPage } from './login-policy.js';
 import { renderErrorPage, renderLoginNamePage, renderPasswordPage, renderRegisterPage, renderSelectAccountPage, type RegistrationValues } from './pages.js';
 
 /** `values`: what the registration form keeps when it is shown again with an error. */
@@ -16,11 +18,14 @@ export async function renderStep(ctx: LoginContext, error?: MessageKey, values?:
   switch (machine.value) {
     case 'awaitingLoginName': {
       const hint = request.loginHint;
-      const idps = idpLinks(ctx.form, (await loginIdpsOf(ctx)).idps);
-      return renderLoginNamePage(ctx.form, { ...(hint === undefined ? {} : { loginHint: hint }), ...withError, idps });
+      const policy = await pagePolicyOf(ctx);
+      const idps = policy.allowExternalIdp ? idpLinks(ctx.form, (await loginIdpsOf(ctx)).idps) : [];
+      return renderLoginNamePage(ctx.form, { ...(hint === undefined ? {} : { loginHint: hint }), ...withError, idps, canRegister: policy.allowRegister });
     }
     case 'awaitingPassword': {
-      const canReset = await canSendMail(ctx.deps.actors, ctx.deps.config, ctx.instanceId);
+      const policy = await pagePolicyOf(ctx);
+      if (!policy.allowUsernamePassword) return renderRefusedPage(ctx, 'passwordLoginDisabled');
+      const canReset = !policy.hidePasswordReset && (await canSendMail(ctx.deps.actors, ctx.deps.config, ctx.instanceId));
       return renderPasswordPage(ctx.form, { loginName: machine.context.loginName ?? '', canReset, ...withError });
     }
     case 'awaitingOtp':
@@ -36,7 +41,10 @@ export async function renderStep(ctx: LoginContext, error?: MessageKey, values?:
         .sort((a, b) => Number(b.loginName.toLowerCase() === hint) - Number(a.loginName.toLowerCase() === hint));
       return renderSelectAccountPage(ctx.form, accounts);
     }
+    case 'enrollingMfa':
+      return renderEnrolment(ctx, undefined, error);
     case 'registering':
+      if (!(await pagePolicyOf(ctx)).allowRegister) return renderRefusedPage(ctx, 'registrationDisabled');
       return renderRegisterPage(ctx.form, { ...(values === undefined ? {} : { values }), ...withError });
     default:
       return renderErrorPage(ctx.form.tr, 'authRequestUnknown', 404);

@@ -24,6 +24,8 @@ import { renderErrorPage } from './pages.js';
 import { renderStep } from './render-step.js';
 import { requestPasswordResetStep, submitPasswordResetStep } from './password-reset.js';
 import { requestRegistration, submitRegistration } from './register.js';
+import { refusedByPolicy } from './login-policy.js';
+import { chooseEnrolment, submitEnrolment } from './mfa-enrolment.js';
 import { selectAccount, submitLoginName, submitPassword, useOtherAccount } from './steps.js';
 import { resendSecondFactorCode, selectSecondFactor, submitSecondFactor } from './second-factor.js';
 import { confirmProposedLink, createExternalAccount, linkOtherAccount } from './external/resolve.js';
@@ -89,6 +91,9 @@ async function submitLogin(req: HttpRequest, load: ContextLoader): Promise<HttpR
   if (form === undefined || ctx === undefined) return unknownRequest(req);
   if (isRefusal(ctx)) return ctx;
   if (!isCsrfValid(ctx.stored, form.get('csrf'))) return { ...(await renderStep(ctx, 'csrfInvalid')), status: 403 };
+  // Steps the login policy turns off (registration, password, password reset) are refused (403).
+  const refused = await refusedByPolicy(ctx, form.get('action'));
+  if (refused !== undefined) return refused;
   switch (form.get('action')) {
     case 'loginname':
       return submitLoginName(ctx, form);
@@ -100,6 +105,10 @@ async function submitLogin(req: HttpRequest, load: ContextLoader): Promise<HttpR
       return submitLimited(ctx, form, selectSecondFactor);
     case 'otp.resend':
       return submitLimited(ctx, form, resendSecondFactorCode);
+    case 'mfa.enrol':
+      return submitLimited(ctx, form, submitEnrolment);
+    case 'mfa.enrol.choose':
+      return chooseEnrolment(ctx, form);
     case 'reset.request':
       return submitLimited(ctx, form, requestPasswordResetStep);
     case 'reset.submit':

@@ -26,6 +26,7 @@ import { requiresSecondFactor } from '../query/second-factors.js';
 import { enterSecondFactorAfterPassword } from './second-factor.js';
 import type { LoginContext } from './login-context.js';
 import { admitsOrg, loginOrgOf } from './login-org.js';
+import { mustEnrolSecondFactor, pagePolicyOf } from './login-policy.js';
 import { renderStep } from './render-step.js';
 
 const MAX_INPUT = 1024;
@@ -41,6 +42,8 @@ export async function advance(ctx: LoginContext, event: AuthRequestEvent, header
 export async function submitLoginName(ctx: LoginContext, form: FormParams): Promise<HttpReply> {
   const loginName = form.get('loginName')?.trim() ?? '';
   if (loginName === '' || loginName.length > MAX_INPUT) return renderStep(ctx, 'userNotFound');
+  // Login policy: no password step when username/password is off (the same answer for every name).
+  if (!(await pagePolicyOf(ctx)).allowUsernamePassword) return renderStep(ctx, 'passwordLoginDisabled');
   const { ignoreUnknownUsernames } = await readUserSettings(ctx.deps.actors, ctx.instanceId);
   const unknown = () => (ignoreUnknownUsernames ? advance(ctx, { type: 'loginName.submitted', userId: UNKNOWN_USER, loginName }) : renderStep(ctx, 'userNotFound'));
   const loginOrg = await loginOrgOf(ctx.deps.actors, ctx.instanceId, ctx.stored.request.scopes);
@@ -63,6 +66,8 @@ export async function submitPassword(ctx: LoginContext, form: FormParams): Promi
   }
   const user = await ctx.deps.actors.readRecord(ctx.instanceId, userKind, userId);
   if (user !== undefined && requiresSecondFactor(user.state)) return submitFirstFactor(ctx, user.state, userId, password);
+  // Login policy: a forced second factor the user does not have is set up right after the password.
+  if (await mustEnrolSecondFactor(ctx.deps.actors, ctx.instanceId, user?.state)) return submitFirstFactor(ctx, user!.state, userId, password, 'enrol');
   const login = await logInWithPassword(ctx.deps.actors, ctx.instanceId, userId, password, ctx.req);
   if (!login.ok) {
     if (!(await readUserSettings(ctx.deps.actors, ctx.instanceId)).ignoreUnknownUsernames) return renderStep(ctx, login.error);
@@ -75,9 +80,13 @@ export async function submitPassword(ctx: LoginContext, form: FormParams): Promi
   return advance(ctx, { type: 'password.verified', session: held.session }, { 'set-cookie': cookie });
 }
 
-/** The password of a user with a second factor: verified and recorded, then the code is asked for (second-factor.ts). */
-async function submitFirstFactor(ctx: LoginContext, user: User, userId: string, password: string): Promise<HttpReply> {
+/**
+ * The password of a user with a second factor: verified and recorded, then the code is asked for
+ * (second-factor.ts) — or, `enrol`, of a user who must set one up first (mfa-enrolment.ts).
+ */
+async function submitFirstFactor(ctx: LoginContext, user: User, userId: string, password: string, next: 'code' | 'enrol' = 'code'): Promise<HttpReply> {
   const step = await checkPasswordStep(ctx.deps.actors, ctx.instanceId, userId, password, ctx.req);
+  if (step.ok && next === 'enrol') return advance(ctx, { type: 'mfa.enrolment.required', passwordCheckedAt: step.checkedAt });
   if (step.ok) return enterSecondFactorAfterPassword(ctx, user, step.checkedAt);
   if (!(await readUserSettings(ctx.deps.actors, ctx.instanceId)).ignoreUnknownUsernames) return renderStep(ctx, step.error);
   if (step.verified !== true) await verifyDummyPassword(password);

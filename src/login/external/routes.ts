@@ -19,6 +19,7 @@ import { chooseLanguage, createTranslator } from '../../i18n/index.js';
 import { isCsrfValid, type LoginContext } from '../login-context.js';
 import { renderErrorPage } from '../pages.js';
 import { renderStep } from '../render-step.js';
+import { pagePolicyOf, renderRefusedPage } from '../login-policy.js';
 import { activeLoginIdp } from './login-idps.js';
 import { EXTERNAL_CALLBACK_PATH, EXTERNAL_START_PATH, renderContinuePage } from './pages.js';
 import { bindingCookie, clearedBindingCookie, digestOf, randomToken, savePending, takePending } from './pending.js';
@@ -53,6 +54,7 @@ async function start(req: HttpRequest, deps: AuthFlowDeps, load: ContextLoader, 
   if (isRefusal(ctx)) return ctx;
   if (!isCsrfValid(ctx.stored, query.get('csrf'))) return { ...(await renderStep(ctx, 'csrfInvalid')), status: 403 };
   if (!acceptsExternalLogin(ctx)) return renderStep(ctx);
+  if (!(await pagePolicyOf(ctx)).allowExternalIdp) return renderRefusedPage(ctx, 'externalIdpDisabled');
   const found = await activeLoginIdp(ctx, query.get('idp'));
   if (found === undefined) return renderErrorPage(ctx.form.tr, 'externalIdpInactive', 403);
   const state = randomToken();
@@ -79,6 +81,7 @@ async function callback(req: HttpRequest, deps: AuthFlowDeps, load: ContextLoade
   if (ctx === undefined) return errorPage(req, 'authRequestUnknown', 404);
   if (isRefusal(ctx)) return ctx;
   if (!acceptsExternalLogin(ctx)) return renderStep(ctx);
+  if (!(await pagePolicyOf(ctx)).allowExternalIdp) return withBindingCleared(renderRefusedPage(ctx, 'externalIdpDisabled'), req.scheme === 'https');
   // The IDP may have been deactivated or removed while the user was at the provider.
   const found = await activeLoginIdp(ctx, pending.idpId);
   if (found === undefined) return renderErrorPage(ctx.form.tr, 'externalIdpInactive', 403);
