@@ -40,7 +40,8 @@ async function page(ctx: LoginContext, user: EnrollingUser, frame: EnrolmentPage
   const accountName = loginNamesOf(user.record.state.username, org?.state).preferredLoginName;
   const issuer = (await requireInstance(ctx.deps.tenants, ctx.req)).name;
   // The SVG is the library's output for our own URI (paths only, no text from the request): written raw.
-  const qrSvg = secret === undefined ? undefined : renderSVG(totpUri(secret, issuer, accountName), { ecc: 'M', pixelSize: 4 });
+  // A quiet zone of four modules (ISO/IEC 18004) so that scanners find it on any page colour.
+  const qrSvg = secret === undefined ? undefined : renderSVG(totpUri(secret, issuer, accountName), { ecc: 'M', pixelSize: 4, border: 4 });
   const data = {
     qrSvg,
     secret: secret === undefined ? undefined : secret.replace(/(.{4})/g, '$1 ').trim(),

@@ -10,6 +10,9 @@
  *   refused (403) with the message; control: allowed → the button and the form are there.
  * - allowUsernamePassword=false: the login name step does not lead to a password field, and a
  *   forged password post is refused (403); control: allowed → the password field.
+ * - allowExternalIdp=false: the external start route refuses (403, the policy's message;
+ *   control: allowed → the IdP check answers instead). hidePasswordReset: a forged reset post is
+ *   refused (403; control: not hidden → the page answers 200).
  */
 import { Secret, TOTP } from 'otpauth';
 import type { Page } from 'playwright-core';
@@ -183,6 +186,36 @@ describeIfMet(chromium, 'login policy in Chromium', () => {
     expect(await page.locator('input[name=password]').count()).toBe(0);
     await docScreenshot(page, 'login-name-no-password');
     await setPolicy({ allowUsernamePassword: true });
+    await context.close();
+  });
+
+  it('allowExternalIdp=false: the external start route refuses; hidePasswordReset: the reset post is refused; controls', async () => {
+    await createHuman(node, 'policy-gates');
+    const context = await browser!.newContext();
+    const page = await context.newPage();
+    await page.goto(codeRequest(node, tenant.clientId, callback.redirectUri).url.toString());
+    const authRequest = await page.locator('input[name=authRequest]').first().inputValue();
+    const csrf = await page.locator('input[name=csrf]').first().inputValue();
+    const start = `${node.baseUrl}/ui/login/external/start?authRequest=${authRequest}&csrf=${encodeURIComponent(csrf)}&idp=no-such-idp`;
+    const control = await page.goto(start);
+    expect(control?.status()).toBe(403);
+    expect(await page.textContent('p.error'), 'control: the IdP check answers').not.toContain('turned off');
+    await setPolicy({ allowExternalIdp: false });
+    const refused = await page.goto(start);
+    expect(refused?.status()).toBe(403);
+    expect(await page.textContent('p.error')).toContain('Sign-in with an identity provider is turned off');
+    await setPolicy({ allowExternalIdp: true });
+
+    await page.goto(codeRequest(node, tenant.clientId, callback.redirectUri).url.toString());
+    await page.fill('input[name=loginName]', 'policy-gates');
+    await page.click('button[value=loginname]');
+    await page.waitForSelector('input[name=password]');
+    expect((await forgeAction(page, 'reset.request')).status(), 'control: not hidden').toBe(200);
+    await setPolicy({ hidePasswordReset: true });
+    const hidden = await forgeAction(page, 'reset.request');
+    expect(hidden.status()).toBe(403);
+    expect(await page.textContent('p.error')).toContain('Password reset is turned off');
+    await setPolicy({ hidePasswordReset: false });
     await context.close();
   });
 });
