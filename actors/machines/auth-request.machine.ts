@@ -78,6 +78,8 @@ export type AuthRequestEvent =
   | { readonly type: 'account.other' }
   /** The login name page's "register" link. */
   | { readonly type: 'registration.requested' }
+  /** The edge created the user; a second factor is forced: enrolment is next (no session yet). */
+  | { readonly type: 'registration.mfa.required'; readonly userId: string; readonly loginName: string; readonly passwordCheckedAt: number }
   /** The edge created the user and a password-checked session for it. */
   | { readonly type: 'registration.completed'; readonly userId: string; readonly loginName: string; readonly session: BrowserSessionSummary }
   /** The edge finished an external login (IDP): the user it resolved and a session for it. */
@@ -233,6 +235,10 @@ export const authRequestMachine = setup({
         'registration.completed': {
           target: 'succeeded',
           actions: [assign({ userId: ({ event }) => event.userId, loginName: ({ event }) => event.loginName, session: ({ event }) => event.session }), 'issueCode'],
+        },
+        'registration.mfa.required': {
+          target: 'enrollingMfa',
+          actions: assign({ userId: ({ event }) => event.userId, loginName: ({ event }) => event.loginName, passwordCheckedAt: ({ event }) => event.passwordCheckedAt }),
         },
         'account.other': { target: 'awaitingLoginName' },
       },

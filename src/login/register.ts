@@ -6,12 +6,13 @@
  * the machine's `registration.completed` event finishes the request like a password login.
  */
 import { z } from 'zod';
-import { addHumanUser, AppError, instanceSettingsKind, type ErrorCode } from '../../actors/index.js';
+import { addHumanUser, AppError, instanceSettingsKind, userKind, type ErrorCode } from '../../actors/index.js';
 import { readUserSettings } from '../query/user-auth.js';
 import { complexityViolations, hashPassword } from '../crypto/password.js';
 import type { HttpReply } from '../http/types.js';
 import type { FormParams } from '../oidc/shared/form.js';
-import { logInWithPassword, parseSessionCookie, toSessionCookie } from './browser-sessions.js';
+import { checkPasswordStep, logInWithPassword, parseSessionCookie, toSessionCookie } from './browser-sessions.js';
+import { mustEnrolSecondFactor } from './login-policy.js';
 import type { MessageKey } from '../i18n/index.js';
 import type { LoginContext } from './login-context.js';
 import type { RegistrationValues } from './pages.js';
@@ -95,6 +96,13 @@ export async function submitRegistration(ctx: LoginContext, form: FormParams): P
     const refused = error instanceof AppError ? REFUSALS[error.code] : undefined;
     if (refused === undefined) throw error;
     return renderStep(ctx, refused, values);
+  }
+  // Login policy: a forced second factor is set up before the first session (as after a password).
+  const created = (await ctx.deps.actors.readRecord(ctx.instanceId, userKind, userId))?.state;
+  if (await mustEnrolSecondFactor(ctx.deps.actors, ctx.instanceId, created)) {
+    const step = await checkPasswordStep(ctx.deps.actors, ctx.instanceId, userId, input.password, ctx.req);
+    if (!step.ok) return renderStep(ctx, step.error, values);
+    return advance(ctx, { type: 'registration.mfa.required', userId, loginName: input.username, passwordCheckedAt: step.checkedAt });
   }
   const login = await logInWithPassword(ctx.deps.actors, ctx.instanceId, userId, input.password, ctx.req);
   if (!login.ok) return renderStep(ctx, login.error, values);

@@ -6,6 +6,7 @@
  *   page, computes the code with otpauth, a wrong code first (refused, the page again), then
  *   the right one finishes the login: the ID token's amr is pwd+otp+mfa. Control: without
  *   forceMfa the same kind of user signs in with the password alone (amr pwd).
+ *   A self-registered user under forceMfa sets up TOTP before the first session too.
  * - allowRegister=false: no register button, prompt=create and a forged register post are
  *   refused (403) with the message; control: allowed → the button and the form are there.
  * - allowUsernamePassword=false: the login name step does not lead to a password field, and a
@@ -216,6 +217,30 @@ describeIfMet(chromium, 'login policy in Chromium', () => {
     expect(hidden.status()).toBe(403);
     expect(await page.textContent('p.error')).toContain('Password reset is turned off');
     await setPolicy({ hidePasswordReset: false });
+    await context.close();
+  });
+
+  it('forceMfa: a self-registered user sets up TOTP before the first session (amr pwd otp mfa)', async () => {
+    await setPolicy({ forceMfa: true });
+    const context = await browser!.newContext();
+    const page = await context.newPage();
+    const request = codeRequest(node, tenant.clientId, callback.redirectUri, { prompt: 'create' });
+    const arrived = callback.next();
+    await page.goto(request.url.toString());
+    await page.fill('input[name=username]', 'registered-enrols');
+    await page.fill('input[name=givenName]', 'Reg');
+    await page.fill('input[name=familyName]', 'Istered');
+    await page.fill('input[name=email]', 'registered-enrols@example.com');
+    await page.fill('input[name=password]', PASSWORD);
+    await page.fill('input[name=passwordRepeat]', PASSWORD);
+    await page.click('button[value="register.submit"]');
+    await page.waitForSelector('#totp-secret');
+    const secret = (await page.textContent('#totp-secret'))!.replace(/\s/g, '');
+    await page.fill('input[name=code]', codeAt(secret));
+    await page.click('button[value="mfa.enrol"]');
+    const done = await arrived;
+    expect(await amrOf(request, done.params.get('code') ?? '')).toEqual(['pwd', 'otp', 'mfa']);
+    await setPolicy({ forceMfa: false });
     await context.close();
   });
 });
