@@ -184,4 +184,26 @@ describe('auth request machine: second factor', () => {
     const [totp] = transition(authRequestMachine, named, { type: 'otp.required', passwordCheckedAt: NOW });
     expect(totp.context.otpMethod).toBe('totp');
   });
+
+  it('enrols a forced second factor after the password or a registration; only its verified code issues the code', () => {
+    const [named] = transition(authRequestMachine, start({})[0], { type: 'loginName.submitted', userId: 'u-alice', loginName: 'alice' });
+    const [enrolling, enrolActions] = transition(authRequestMachine, named, { type: 'mfa.enrolment.required', passwordCheckedAt: NOW });
+    expect(enrolling.value).toBe('enrollingMfa');
+    expect(intents(enrolActions)).toEqual([]);
+    expect(enrolling.context.passwordCheckedAt).toBe(NOW);
+    // control: a password event does not finish the enrolment state; the verified code does
+    expect(transition(authRequestMachine, enrolling, { type: 'password.verified', session: alice })[0].value).toBe('enrollingMfa');
+    const [done, doneActions] = transition(authRequestMachine, enrolling, { type: 'otp.verified', session: alice });
+    expect(done.value).toBe('succeeded');
+    expect(intents(doneActions)).toEqual(['issueCode']);
+    const [back] = transition(authRequestMachine, enrolling, { type: 'account.other' });
+    expect(back.value).toBe('awaitingLoginName');
+    expect(back.context.passwordCheckedAt).toBeUndefined();
+
+    const [registering] = start({ prompt: ['create'] });
+    expect(registering.value).toBe('registering');
+    const [registered] = transition(authRequestMachine, registering, { type: 'registration.mfa.required', userId: 'u-new', loginName: 'new', passwordCheckedAt: NOW });
+    expect(registered.value).toBe('enrollingMfa');
+    expect(registered.context).toMatchObject({ userId: 'u-new', loginName: 'new', passwordCheckedAt: NOW });
+  });
 });
