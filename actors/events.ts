@@ -174,12 +174,28 @@ export const userEvents = defineEvents<UserEvent>()('user', 'user', {
     },
   },
   'user.human.email.changed': { emittedBy: 'PatchUser (email)', payload: { address: 'the new address', verified: 'whether it is verified already' } },
-  'user.human.email.verified': { emittedBy: 'VerifyEmail; PatchUser with `isVerified` on the same address', payload: {} },
+  'user.human.email.verified': { emittedBy: 'VerifyEmail; VerifyEmailCode and the login UI verification step (the pending, unexpired code); PatchUser with `isVerified` on the same address', payload: {} },
   'user.human.phone.changed': {
     emittedBy: 'PatchUser (phone; an empty number removes it)',
     payload: { number: 'the new number', verified: 'whether it is verified already' },
   },
-  'user.human.phone.verified': { emittedBy: 'VerifyPhone', payload: {} },
+  'user.human.phone.verified': { emittedBy: 'VerifyPhone; VerifyPhoneCode and the login UI verification step (the pending, unexpired code)', payload: {} },
+  'user.human.email.code.added': {
+    emittedBy: 'SendEmailCode; registration in the login UI; PatchUser with a new unverified email; the login UI verification step. In the same append as the `message.queued` carrying the code; a newer code replaces it, `user.human.email.changed` / `.verified` clear it (single use)',
+    payload: {
+      codeHash: 'SHA-256 of the code bound to the user and the address (the code itself is never recorded in clear)',
+      expiresAt: 'epoch ms after which the code is refused (TESSERA_CONTACT_CODE_TTL_MS)',
+      messageId: 'the outbox message carrying the code',
+    },
+  },
+  'user.human.phone.code.added': {
+    emittedBy: 'SendPhoneCode; PatchUser with a new unverified phone number; the login UI verification step. In the same append as the `message.queued` (SMS) carrying the code; a newer code replaces it, `user.human.phone.changed` / `.verified` clear it (single use)',
+    payload: {
+      codeHash: 'SHA-256 of the code bound to the user and the number (the code itself is never recorded in clear)',
+      expiresAt: 'epoch ms after which the code is refused (TESSERA_CONTACT_CODE_TTL_MS)',
+      messageId: 'the outbox message carrying the code',
+    },
+  },
   'user.human.password.code.added': {
     emittedBy: '"Forgot password?" in the login UI; RequestPasswordReset. In the same append as the `message.queued` carrying the code; a newer code replaces it, the next `user.human.password.changed` clears it (single use)',
     payload: {
@@ -686,7 +702,7 @@ export const smsProviderActivationEvents = defineEvents<SmsProviderActivationEve
 /** Every aggregate's catalogue, in the order of docs/events.md. */
 export const outboxMessageEvents = defineEvents<OutboxMessageEvent>()('message', 'message (outbox; owner: the organization of the fact that caused it)', {
   'message.queued': {
-    emittedBy: 'the fact\'s command, in the same append (today: `user.human.password.code.added`)',
+    emittedBy: 'the fact\'s command, in the same append (`user.human.password.code.added`, `user.human.email.code.added`, `user.human.phone.code.added`)',
     payload: {
       channel: '`mail` or `sms`',
       to: 'the email address or phone number',

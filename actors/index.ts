@@ -464,5 +464,12 @@ export {
   type RecordOtpCodeCheck,
   type SendOtpCode,
 } from './organization/commands/otp-message.js';
+export {
+  sendContactCode,
+  verifyContactCode,
+  type ContactChannel,
+  type SendContactCode,
+  type VerifyContactCode,
+} from './organization/commands/contact-verification.js';
 export { recordSmtpProviderDelivery, recordSmsProviderDelivery, type RecordProviderDelivery } from './instance/commands/record-provider-delivery.js';
 export type { ProviderDeliveryState } from './instance/provider-family.js';

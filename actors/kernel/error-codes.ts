@@ -211,5 +211,14 @@ export type ErrorCode =
   /** VerifyEmail / VerifyPhone of a user without one. */
   | 'user.email_missing'
   | 'user.phone_missing'
+  /** Email / phone verification by a code (issue 14): wrong or used, expired, nothing to verify. */
+  | 'user.email.code_invalid'
+  | 'user.email.code_expired'
+  | 'user.email.already_verified'
+  | 'user.phone.code_invalid'
+  | 'user.phone.code_expired'
+  | 'user.phone.already_verified'
+  | 'user.email.changed_meanwhile'
+  | 'user.phone.changed_meanwhile'
   /** The OAuth / OIDC protocol errors (OAuthError). */
   | `oauth.${OAuthErrorCode}`;

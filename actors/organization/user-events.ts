@@ -93,6 +93,13 @@ export type UserEvent =
   | { type: 'user.human.otp.sms.code.added'; payload: OtpCodePayload }
   | { type: 'user.human.otp.sms.check.succeeded'; payload: Record<string, never> }
   | { type: 'user.human.otp.sms.check.failed'; payload: Record<string, never> }
+  /**
+   * An email / phone verification code was sent (issue 14): only its SHA-256 digest (bound to
+   * the user and the address) and expiry are recorded; the message carrying it is queued in the
+   * same append. A newer code replaces it; a change of the address or its verification clears it.
+   */
+  | { type: 'user.human.email.code.added'; payload: { codeHash: string; expiresAt: number; messageId: string } }
+  | { type: 'user.human.phone.code.added'; payload: { codeHash: string; expiresAt: number; messageId: string } }
   | { type: 'user.machine.added'; payload: MachineAddedPayload }
   | { type: 'user.machine.changed'; payload: { name?: string; description?: string; accessTokenType?: AccessTokenType } }
   | { type: 'user.machine.key.added'; payload: { id: string; publicKey: string; expiresAt: number } }

@@ -75,6 +75,9 @@ export interface HumanUser extends UserCommon {
   /** OTP by email / by SMS (issue 14): enabled as second factors (absent: no), and each one's pending login code. */
   readonly otpEmail?: HumanOtpMessage;
   readonly otpSms?: HumanOtpMessage;
+  /** The pending email / phone verification codes: digest and expiry (absent: none). */
+  readonly emailCode?: PendingCode;
+  readonly phoneCode?: PendingCode;
   /** The pending password reset code: its SHA-256 digest and expiry (absent: none). */
   readonly passwordReset?: { readonly codeHash: string; readonly expiresAt: number };
 }
@@ -82,6 +85,12 @@ export interface HumanUser extends UserCommon {
 /** An OTP-by-message factor; `code` is the pending login code (digest and expiry), absent when none. */
 export interface HumanOtpMessage {
   readonly code?: { readonly codeHash: string; readonly expiresAt: number };
+}
+
+/** A code sent by mail or SMS, recorded only as its digest. */
+export interface PendingCode {
+  readonly codeHash: string;
+  readonly expiresAt: number;
 }
 
 export interface HumanTotp {
@@ -185,13 +194,12 @@ function evolveHuman(state: HumanUser, e: UserEvent, at: number): HumanUser {
     case 'user.human.changed':
       return { ...state, profile: { ...state.profile, ...e.payload } };
     case 'user.human.email.changed':
-      return { ...state, email: { ...e.payload } };
     case 'user.human.email.verified':
-      return { ...state, email: { ...state.email, verified: true } };
     case 'user.human.phone.changed':
-      return { ...state, phone: { ...e.payload } };
     case 'user.human.phone.verified':
-      return { ...state, phone: { ...state.phone, verified: true } };
+    case 'user.human.email.code.added':
+    case 'user.human.phone.code.added':
+      return evolveContact(state, e);
     case 'user.human.password.code.added':
       return { ...state, passwordReset: { codeHash: e.payload.codeHash, expiresAt: e.payload.expiresAt } };
     case 'user.human.password.changed': {
@@ -253,6 +261,29 @@ function evolveHuman(state: HumanUser, e: UserEvent, at: number): HumanUser {
       return { ...state, idpLinks: [...(state.idpLinks ?? []), { ...e.payload }] };
     case 'user.idp.link.removed':
       return { ...state, idpLinks: (state.idpLinks ?? []).filter((l) => l.idpId !== e.payload.idpId || l.externalUserId !== e.payload.externalUserId) };
+    default:
+      return state;
+  }
+}
+
+/** Email and phone: a change or a verification clears the pending verification code. */
+function evolveContact(state: HumanUser, e: UserEvent): HumanUser {
+  const { emailCode, phoneCode, ...rest } = state;
+  const keepEmail = emailCode === undefined ? {} : { emailCode };
+  const keepPhone = phoneCode === undefined ? {} : { phoneCode };
+  switch (e.type) {
+    case 'user.human.email.changed':
+      return { ...rest, ...keepPhone, email: { ...e.payload } };
+    case 'user.human.email.verified':
+      return { ...rest, ...keepPhone, email: { ...state.email, verified: true } };
+    case 'user.human.phone.changed':
+      return { ...rest, ...keepEmail, phone: { ...e.payload } };
+    case 'user.human.phone.verified':
+      return { ...rest, ...keepEmail, phone: { ...state.phone, verified: true } };
+    case 'user.human.email.code.added':
+      return { ...state, emailCode: { codeHash: e.payload.codeHash, expiresAt: e.payload.expiresAt } };
+    case 'user.human.phone.code.added':
+      return { ...state, phoneCode: { codeHash: e.payload.codeHash, expiresAt: e.payload.expiresAt } };
     default:
       return state;
   }
