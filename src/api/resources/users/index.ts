@@ -20,6 +20,7 @@ import { setUserMetadataRpc } from './set-user-metadata.js';
 import { addOtpEmailRpc, addOtpSmsRpc, removeOtpEmailRpc, removeOtpSmsRpc } from './otp-message.js';
 import { addTotpRpc, generateRecoveryCodesRpc, removeTotpRpc, verifyTotpRpc } from './totp.js';
 import { verifyEmailRpc, verifyPhoneRpc } from './verify-contact.js';
+import { sendEmailCodeRpc, sendPhoneCodeRpc, verifyEmailCodeRpc, verifyPhoneCodeRpc } from './contact-codes.js';
 
 export const userRpcs = [
   createUserRpc,
@@ -35,6 +36,10 @@ export const userRpcs = [
   requestPasswordResetRpc,
   verifyEmailRpc,
   verifyPhoneRpc,
+  sendEmailCodeRpc,
+  verifyEmailCodeRpc,
+  sendPhoneCodeRpc,
+  verifyPhoneCodeRpc,
   setUserMetadataRpc,
   listUserMetadataRpc,
   deleteUserMetadataRpc,

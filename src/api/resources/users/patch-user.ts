@@ -1,7 +1,8 @@
 /**
  * PatchUser: PATCH /resources/v3alpha/users/{id}; absent fields stay unchanged and a patch
  * that changes nothing records nothing. `human` only for human users, `machine` only for
- * machine users (400 `user.not_human` / `user.not_machine`).
+ * machine users (400 `user.not_human` / `user.not_machine`). A new unverified email address or
+ * phone number gets a verification code by mail / SMS when the instance can deliver it.
  */
 import { z } from 'zod';
 import { patchUser, type PatchUser } from '../../../../actors/index.js';
@@ -11,6 +12,7 @@ import { toDetails } from '../../shared/convert.js';
 import { parseWith, resourceId } from '../../shared/validate.js';
 import { description, emailAddress, enumNumber, language, optionalText, phoneNumber, requiredName, username } from './input.js';
 import { parseAccessTokenType, parseGender, requireUserFor, userActor } from './shared.js';
+import { sendCodesForChanges } from './contact-change-codes.js';
 
 const input = z.object({
   id: resourceId,
@@ -50,7 +52,8 @@ export const patchUserRpc = defineRpc({
     const user = await requireUserFor(call, parsed.id, 'user.write');
     const command = toCommand(user.state.orgId, parsed);
     const details = await call.services.actors.ask(userActor(call, user), patchUser, command, { creator: call.caller.userId });
-    return { details: toDetails(details) };
+    const sent = await sendCodesForChanges(call, user, command);
+    return { details: toDetails(sent ?? details) };
   },
 });
 
