@@ -83,7 +83,9 @@ export type AuthRequestEvent =
   /** The edge created the user and a password-checked session for it. */
   | { readonly type: 'registration.completed'; readonly userId: string; readonly loginName: string; readonly session: BrowserSessionSummary }
   /** The edge finished an external login (IDP): the user it resolved and a session for it. */
-  | { readonly type: 'external.completed'; readonly userId: string; readonly loginName: string; readonly session: BrowserSessionSummary };
+  | { readonly type: 'external.completed'; readonly userId: string; readonly loginName: string; readonly session: BrowserSessionSummary }
+  /** The edge accepted the email / phone verification code the login was held for (awaitingVerification). */
+  | { readonly type: 'verification.completed' };
 
 /** Version of the persisted snapshot shape; bump when context or states change incompatibly. */
 export const AUTH_REQUEST_SNAPSHOT_VERSION = 1;
@@ -243,10 +245,28 @@ export const authRequestMachine = setup({
         'account.other': { target: 'awaitingLoginName' },
       },
     },
+    // The edge held the login before the code (src/login/contact-verification-gate.ts): the
+    // session is in the context; the code is issued once the address is verified.
+    awaitingVerification: {
+      on: {
+        'verification.completed': { target: 'succeeded', actions: ['issueCode'] },
+        'account.other': { target: 'awaitingLoginName', actions: assign({ session: () => undefined, passwordCheckedAt: () => undefined }) },
+      },
+    },
     succeeded: { type: 'final' },
     failed: { type: 'final' },
   },
 });
 
 /** The state names the login UI renders. */
-export type AuthRequestStep = 'created' | 'awaitingLoginName' | 'awaitingPassword' | 'awaitingOtp' | 'enrollingMfa' | 'selectingAccount' | 'registering' | 'succeeded' | 'failed';
+export type AuthRequestStep =
+  | 'created'
+  | 'awaitingLoginName'
+  | 'awaitingPassword'
+  | 'awaitingOtp'
+  | 'enrollingMfa'
+  | 'selectingAccount'
+  | 'registering'
+  | 'awaitingVerification'
+  | 'succeeded'
+  | 'failed';

@@ -108,4 +108,13 @@ export const de = {
   totpEnrolKey: 'Schlüssel',
   totpEnrolQr: 'QR-Code für deine Authenticator-App',
   totpEnrolSubmit: 'Bestätigen und anmelden',
+  verifyEmailTitle: 'E-Mail-Adresse bestätigen',
+  verifyEmailIntro: 'Wir haben einen Code an deine E-Mail-Adresse gesendet. Gib ihn ein, um fortzufahren.',
+  verifyPhoneTitle: 'Telefonnummer bestätigen',
+  verifyPhoneIntro: 'Wir haben dir einen Code per SMS gesendet. Gib ihn ein, um fortzufahren.',
+  verifyCodeLabel: 'Bestätigungscode',
+  verifySubmit: 'Bestätigen',
+  verifyResend: 'Erneut senden',
+  verifyCodeSent: 'Ein neuer Code ist unterwegs.',
+  verifyUnavailable: 'Gerade kann kein Code gesendet werden. Wende dich an deine Administration.',
 } as const satisfies Catalog;

@@ -106,6 +106,15 @@ export const en = {
   totpEnrolKey: 'Key',
   totpEnrolQr: 'QR code for your authenticator app',
   totpEnrolSubmit: 'Confirm and sign in',
+  verifyEmailTitle: 'Verify your email address',
+  verifyEmailIntro: 'We sent a code to your email address. Enter it to continue.',
+  verifyPhoneTitle: 'Verify your phone number',
+  verifyPhoneIntro: 'We sent a code to your phone number by SMS. Enter it to continue.',
+  verifyCodeLabel: 'Verification code',
+  verifySubmit: 'Verify',
+  verifyResend: 'Send again',
+  verifyCodeSent: 'A new code is on its way.',
+  verifyUnavailable: 'No code can be sent right now. Contact your administrator.',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -4,10 +4,13 @@
  * user is added to the auth request's organization (`urn:platform:iam:org:id:{id}` scope, else
  * the instance's default organization), then a password-checked session is created for it and
  * the machine's `registration.completed` event finishes the request like a password login.
+ * The email address gets a verification code when the instance can send mail; when the policy
+ * requires a verified address, the login then waits for it (contact-verification-gate.ts).
  */
 import { z } from 'zod';
 import { addHumanUser, AppError, instanceSettingsKind, userKind, type ErrorCode } from '../../actors/index.js';
 import { readUserSettings } from '../query/user-auth.js';
+import { sendContactCodeIfPossible } from '../query/contact-verification.js';
 import { complexityViolations, hashPassword } from '../crypto/password.js';
 import type { HttpReply } from '../http/types.js';
 import type { FormParams } from '../oidc/shared/form.js';
@@ -97,6 +100,8 @@ export async function submitRegistration(ctx: LoginContext, form: FormParams): P
     if (refused === undefined) throw error;
     return renderStep(ctx, refused, values);
   }
+  // The new address gets a verification code when the instance can send mail (issue 14).
+  await sendContactCodeIfPossible(ctx.deps.actors, ctx.deps.config, { instanceId: ctx.instanceId, orgId, userId, creator: userId }, 'email');
   // Login policy: a forced second factor is set up before the first session (as after a password).
   const created = (await ctx.deps.actors.readRecord(ctx.instanceId, userKind, userId))?.state;
   if (await mustEnrolSecondFactor(ctx.deps.actors, ctx.instanceId, created)) {

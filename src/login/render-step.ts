@@ -5,6 +5,7 @@ import { readBrowserSessions } from './browser-sessions.js';
 import { canSendMail } from '../delivery/default-smtp.js';
 import type { LoginContext } from './login-context.js';
 import { idpLinks } from './external/pages.js';
+import { renderVerificationStep } from './contact-verification.js';
 import { loginIdpsOf } from './external/login-idps.js';
 import { renderSecondFactorStep } from './second-factor.js';
 import { renderEnrolment } from './mfa-enrolment.js';
@@ -43,6 +44,8 @@ export async function renderStep(ctx: LoginContext, error?: MessageKey, values?:
     }
     case 'enrollingMfa':
       return renderEnrolment(ctx, undefined, error);
+    case 'awaitingVerification':
+      return renderVerificationStep(ctx, error);
     case 'registering':
       if (!(await pagePolicyOf(ctx)).allowRegister) return renderRefusedPage(ctx, 'registrationDisabled');
       return renderRegisterPage(ctx.form, { ...(values === undefined ? {} : { values }), ...withError });

@@ -28,6 +28,7 @@ import { refusedByPolicy } from './login-policy.js';
 import { chooseEnrolment, submitEnrolment } from './mfa-enrolment.js';
 import { selectAccount, submitLoginName, submitPassword, useOtherAccount } from './steps.js';
 import { resendSecondFactorCode, selectSecondFactor, submitSecondFactor } from './second-factor.js';
+import { resendVerificationStep, submitVerificationStep } from './contact-verification.js';
 import { confirmProposedLink, createExternalAccount, linkOtherAccount } from './external/resolve.js';
 import { externalLoginRoutes, isRefusal, type ContextLoader } from './external/routes.js';
 
@@ -113,6 +114,10 @@ async function submitLogin(req: HttpRequest, load: ContextLoader): Promise<HttpR
       return submitLimited(ctx, form, requestPasswordResetStep);
     case 'reset.submit':
       return submitLimited(ctx, form, submitPasswordResetStep);
+    case 'verify.submit':
+      return submitLimited(ctx, form, submitVerificationStep);
+    case 'verify.resend':
+      return submitLimited(ctx, form, resendVerificationStep);
     case 'select':
       return selectAccount(ctx, form);
     case 'other':

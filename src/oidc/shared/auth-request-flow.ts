@@ -10,6 +10,7 @@ import { issueImplicitResponse } from './implicit-response.js';
 import type { AuthFlowDeps } from './auth-flow-deps.js';
 import { chooseLanguage, createTranslator } from '../../i18n/index.js';
 import { renderErrorPage } from '../../login/pages.js';
+import { holdForVerification } from '../../login/contact-verification-gate.js';
 import { takeAuthRequest, saveAuthRequest, toPersistedMachine, type AuthMachineSnapshot, type StoredAuthRequest } from './auth-requests.js';
 import { issueAuthorizationCode } from './authorization-codes.js';
 import { toAuthorizationError, toAuthorizationResponse, type ResponseTarget } from './authorization-response.js';
@@ -53,6 +54,9 @@ export async function settleAuthRequest(
   const target = responseTargetOf(stored);
   // `issueCode` is the intent to answer the client: a code, or the implicit tokens.
   if (intents.has('issueCode') && context.session !== undefined) {
+    // A required email / phone verification holds the login before the code (issue 14).
+    const held = await holdForVerification(deps, instanceId, step.snapshot, context.session);
+    if (held !== undefined) return settleAuthRequest(deps, instanceId, stored, held, headers, options);
     // The atomic take is the gate: a concurrent step of the same request that took it first wins.
     if (options.saved && !(await takeAuthRequest(deps.ttl, instanceId, stored.id))) return alreadySettled(stored);
     try {
