@@ -4,7 +4,7 @@
  * webhook received on 127.0.0.1. A code from the mail / SMS verifies the address; a wrong code
  * (400 naming the field), an expired one (test clock), a reused one and one for a replaced
  * address are refused, each beside an accepted code. A changed email or phone gets a code by
- * itself. Without SMS provider / SMTP the send answers 400 delivery.sms_unavailable /
+ * itself. Guessing is limited per user. Without SMS provider / SMTP the send answers 400 delivery.sms_unavailable /
  * delivery.mail_unavailable. The administrator's mark without a code still works. Runs on the
  * store the suite is set to (TESSERA_TEST_STORE).
  */
@@ -14,6 +14,8 @@ import { createHuman } from './oidc-code-flow.fixture.js';
 import { deliveryEnv, mailedCode, otherCode, smsCode, startSmsReceiver, startSmtpServer, type Smtp, type SmsReceiver } from './contact-verification.fixture.js';
 
 const TTL_MS = 120_000;
+/** Code sends and checks per user and minute (the password limit of the user). */
+const ATTEMPTS = 6;
 const USERS = '/resources/v3alpha/users';
 
 let smtp: Smtp;
@@ -24,7 +26,7 @@ let call: ReturnType<typeof api>;
 beforeAll(async () => {
   smtp = await startSmtpServer();
   sms = await startSmsReceiver();
-  node = await startTestNode({ env: { ...deliveryEnv(smtp), TESSERA_CONTACT_CODE_TTL_MS: String(TTL_MS) }, testClock: true });
+  node = await startTestNode({ env: { ...deliveryEnv(smtp), TESSERA_CONTACT_CODE_TTL_MS: String(TTL_MS), TESSERA_RATE_LIMIT_PASSWORD_LOGIN_NAME: `${ATTEMPTS}/1m` }, testClock: true });
   call = api(node);
 });
 afterAll(async () => {
@@ -119,6 +121,20 @@ describe('email verification by code', () => {
     const empty = await call('POST', `${USERS}/${id}/email/_verify`, { verificationCode: '' });
     expect(empty.status).toBe(400);
     expect(violatedFields(empty.body)).toEqual(['email.verificationCode']);
+  });
+});
+
+describe('guessing', () => {
+  it('is limited per user: past the password limit even the right code is answered 429 (control: wrong codes before it are 400)', async () => {
+    const id = await createHuman(node, 'cv-guess');
+    await call('POST', `${USERS}/${id}/email/_send_code`);
+    const code = await mailedCode(smtp, 'cv-guess@example.com', 0);
+    const answers: number[] = [];
+    for (let i = 1; i < ATTEMPTS; i += 1) answers.push((await verifyEmail(id, otherCode(code))).status);
+    expect(answers).toEqual(Array.from({ length: ATTEMPTS - 1 }, () => 400));
+    const limited = await verifyEmail(id, code);
+    expect(limited.status).toBe(429);
+    expect(await emailOf(id)).toEqual({ address: 'cv-guess@example.com', isVerified: false });
   });
 });
 
