@@ -5,12 +5,13 @@
  * (400 naming the field), an expired one (test clock), a reused one and one for a replaced
  * address are refused, each beside an accepted code. A changed email or phone gets a code by
  * itself. Guessing is limited per user. Without SMS provider / SMTP the send answers 400 delivery.sms_unavailable /
- * delivery.mail_unavailable. The administrator's mark without a code still works. Runs on the
+ * delivery.mail_unavailable. Export and import carry the verified state. The administrator's mark without a code still works. Runs on the
  * store the suite is set to (TESSERA_TEST_STORE).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startTestNode, violatedFields, type TestNode } from './harness.js';
-import { createHuman } from './oidc-code-flow.fixture.js';
+import { createHuman, PASSWORD } from './oidc-code-flow.fixture.js';
+import { createSystemUserKey, systemApi, systemUsersEnv } from './system-user.fixture.js';
 import { deliveryEnv, mailedCode, otherCode, smsCode, startSmsReceiver, startSmtpServer, type Smtp, type SmsReceiver } from './contact-verification.fixture.js';
 
 const TTL_MS = 120_000;
@@ -22,11 +23,13 @@ let smtp: Smtp;
 let sms: SmsReceiver;
 let node: TestNode;
 let call: ReturnType<typeof api>;
+let ops: Awaited<ReturnType<typeof createSystemUserKey>>;
 
 beforeAll(async () => {
   smtp = await startSmtpServer();
   sms = await startSmsReceiver();
-  node = await startTestNode({ env: { ...deliveryEnv(smtp), TESSERA_CONTACT_CODE_TTL_MS: String(TTL_MS), TESSERA_RATE_LIMIT_PASSWORD_LOGIN_NAME: `${ATTEMPTS}/1m` }, testClock: true });
+  ops = await createSystemUserKey('ops');
+  node = await startTestNode({ env: { ...deliveryEnv(smtp), TESSERA_SYSTEM_USERS: systemUsersEnv([{ key: ops }]), TESSERA_DEFAULT_FEATURES: 'multitenancy_resources_api', TESSERA_CONTACT_CODE_TTL_MS: String(TTL_MS), TESSERA_RATE_LIMIT_PASSWORD_LOGIN_NAME: `${ATTEMPTS}/1m` }, testClock: true });
   call = api(node);
 });
 afterAll(async () => {
@@ -164,6 +167,34 @@ describe('phone verification by SMS', () => {
 
     const reused = await verifyPhone(id, code);
     expect(reused.status).toBe(400);
+  });
+});
+
+describe('export and import', () => {
+  it('carry the verified state of an email verified by code and of an unverified phone into another instance', async () => {
+    const orgId: string = (await call('POST', '/resources/v3alpha/organizations', { name: 'Verified Export' })).body.details.id;
+    const created = await call('POST', `${USERS}?ctx.orgId=${orgId}`, {
+      human: { username: 'cv-export', profile: { givenName: 'Ex', familyName: 'Port' }, email: { address: 'cv-export@example.com' }, phone: { number: '+41797778899', isVerified: false }, password: PASSWORD },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const id: string = created.body.details.id;
+    await call('POST', `${USERS}/${id}/email/_send_code`);
+    expect((await verifyEmail(id, await mailedCode(smtp, 'cv-export@example.com', 0))).status).toBe(200);
+
+    const exported = await call('POST', '/admin/v1/export', { org_ids: [orgId], response_output: true });
+    expect(exported.status, JSON.stringify(exported.body)).toBe(200);
+    const user = exported.body.orgs[0].humanUsers.find((u: any) => u.userId === id).user;
+    expect({ email: user.email, phone: user.phone }).toEqual({ email: { email: 'cv-export@example.com', isEmailVerified: true }, phone: { phone: '+41797778899', isPhoneVerified: false } });
+
+    const instance = await systemApi(node, ops)('POST', '/resources/v3alpha/instances', { name: 'Import Target', domain: 'cv-import.test', admin: { username: 'cv-admin' } });
+    expect(instance.status, JSON.stringify(instance.body)).toBe(201);
+    const second = api(node, instance.body.adminToken);
+    const host = { host: `cv-import.test:${node.httpPort}` };
+    const imported = await second('POST', '/admin/v1/import', { timeout: '5m', data_orgsv1: exported.body }, host);
+    expect(imported.status, JSON.stringify(imported.body)).toBe(200);
+    expect(imported.body.errors).toEqual([]);
+    const there = (await second('GET', `${USERS}/${id}`, undefined, host)).body.user.human;
+    expect({ email: contactOf(there.email), phone: contactOf(there.phone) }).toEqual({ email: { address: 'cv-export@example.com', isVerified: true }, phone: { number: '+41797778899', isVerified: false } });
   });
 });
 
