@@ -1,6 +1,6 @@
 /**
  * The login's email / phone verification step (issue 14), shown when the policy holds a login
- * for an unverified address (contact-verification-gate.ts): the code from the mail / SMS,
+ * for an unverified address (src/oidc/shared/contact-verification-gate.ts): the code from the mail / SMS,
  * "Send again", and another account. A wrong, used or expired code is refused on the page;
  * the right one marks the address verified and the login finishes (or holds again for the
  * phone). Both actions count against the password rate limits (routes.ts). No script; the page
@@ -11,7 +11,7 @@ import type { HttpReply } from '../http/types.js';
 import type { FormParams } from '../oidc/shared/form.js';
 import { addressOf, sendContactVerificationCode, verifyContactVerificationCode } from '../query/contact-verification.js';
 import type { MessageKey } from '../i18n/index.js';
-import { pendingVerificationOf } from './contact-verification-gate.js';
+import { pendingVerificationOf } from '../query/contact-verification-policy.js';
 import type { LoginContext } from './login-context.js';
 import { errorText, renderLoginPage, type FormContext } from './pages.js';
 import { renderStep } from './render-step.js';

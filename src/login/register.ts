@@ -5,7 +5,7 @@
  * the instance's default organization), then a password-checked session is created for it and
  * the machine's `registration.completed` event finishes the request like a password login.
  * The email address gets a verification code when the instance can send mail; when the policy
- * requires a verified address, the login then waits for it (contact-verification-gate.ts).
+ * requires a verified address, the login then waits for it (src/oidc/shared/contact-verification-gate.ts).
  */
 import { z } from 'zod';
 import { addHumanUser, AppError, instanceSettingsKind, userKind, type ErrorCode } from '../../actors/index.js';

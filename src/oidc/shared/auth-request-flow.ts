@@ -10,7 +10,7 @@ import { issueImplicitResponse } from './implicit-response.js';
 import type { AuthFlowDeps } from './auth-flow-deps.js';
 import { chooseLanguage, createTranslator } from '../../i18n/index.js';
 import { renderErrorPage } from '../../login/pages.js';
-import { holdForVerification } from '../../login/contact-verification-gate.js';
+import { holdForVerification } from './contact-verification-gate.js';
 import { takeAuthRequest, saveAuthRequest, toPersistedMachine, type AuthMachineSnapshot, type StoredAuthRequest } from './auth-requests.js';
 import { issueAuthorizationCode } from './authorization-codes.js';
 import { toAuthorizationError, toAuthorizationResponse, type ResponseTarget } from './authorization-response.js';

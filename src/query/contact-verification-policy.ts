@@ -1,10 +1,11 @@
 /**
  * Whether a login must stop for an email / phone verification (issue 14): the one predicate the
- * login UI's verification step is driven by (contact-verification-gate.ts). The policy comes
+ * login's verification hold (src/oidc/shared/contact-verification-gate.ts) and the login UI's
+ * verification step (src/login/contact-verification.ts) are driven by. The policy comes
  * from the node defaults TESSERA_LOGIN_EMAIL_VERIFICATION_REQUIRED / _PHONE_ until the login
  * settings carry `emailVerificationRequired` / `phoneVerificationRequired`.
  */
-import type { ActorSystem, ContactChannel, User } from '../../actors/index.js';
+import { userKind, type ActorSystem, type ContactChannel, type User } from '../../actors/index.js';
 import type { Config } from '../config/schema.js';
 
 export interface ContactVerificationPolicy {
@@ -30,4 +31,15 @@ export function verificationRequiredFor(policy: ContactVerificationPolicy, user:
   if (policy.emailVerificationRequired && user.email.address !== '' && !user.email.verified) return 'email';
   if (policy.phoneVerificationRequired && user.phone.number !== '' && !user.phone.verified) return 'phone';
   return undefined;
+}
+
+/** The channel the user still has to verify for a login in the instance, if any. */
+export async function pendingVerificationOf(
+  deps: { readonly actors: ActorSystem; readonly config: Pick<Config, 'loginEmailVerificationRequired' | 'loginPhoneVerificationRequired'> },
+  instanceId: string,
+  userId: string,
+): Promise<ContactChannel | undefined> {
+  const policy = await readContactVerificationPolicy(deps.actors, deps.config, instanceId);
+  if (!policy.emailVerificationRequired && !policy.phoneVerificationRequired) return undefined;
+  return verificationRequiredFor(policy, (await deps.actors.readRecord(instanceId, userKind, userId))?.state);
 }

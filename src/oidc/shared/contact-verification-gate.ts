@@ -5,22 +5,15 @@
  * user lacks, the request goes to the `awaitingVerification` step instead (a code is sent when
  * none is pending), or, with prompt=none, fails with `interaction_required`.
  */
-import { authRequestMachine, userKind, type BrowserSessionSummary, type ContactChannel, type HumanUser } from '../../actors/index.js';
-import type { AuthFlowDeps } from '../oidc/shared/auth-flow-deps.js';
-import type { AuthMachineSnapshot } from '../oidc/shared/auth-requests.js';
-import { canDeliver, sendContactVerificationCode } from '../query/contact-verification.js';
-import { readContactVerificationPolicy, verificationRequiredFor } from './contact-verification-policy.js';
+import { authRequestMachine, userKind, type BrowserSessionSummary, type ContactChannel, type HumanUser } from '../../../actors/index.js';
+import type { AuthFlowDeps } from './auth-flow-deps.js';
+import type { AuthMachineSnapshot } from './auth-requests.js';
+import { canDeliver, sendContactVerificationCode } from '../../query/contact-verification.js';
+import { pendingVerificationOf } from '../../query/contact-verification-policy.js';
 
 interface HeldStep {
   readonly snapshot: AuthMachineSnapshot;
   readonly actions: readonly { readonly type: string }[];
-}
-
-/** The channel the user still has to verify for a login in the instance, if any. */
-export async function pendingVerificationOf(deps: Pick<AuthFlowDeps, 'actors' | 'config'>, instanceId: string, userId: string): Promise<ContactChannel | undefined> {
-  const policy = await readContactVerificationPolicy(deps.actors, deps.config, instanceId);
-  if (!policy.emailVerificationRequired && !policy.phoneVerificationRequired) return undefined;
-  return verificationRequiredFor(policy, (await deps.actors.readRecord(instanceId, userKind, userId))?.state);
 }
 
 /**
