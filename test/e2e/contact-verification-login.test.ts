@@ -12,7 +12,7 @@
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, describeIfMet, meet } from '../requirements.js';
-import { launchBrowser, type TestBrowser } from './browser.fixture.js';
+import { docScreenshot, launchBrowser, type TestBrowser } from './browser.fixture.js';
 import { api, startTestNode, type TestNode } from './harness.js';
 import { codeRequest, getPage, openLogin, postLogin, submitLoginName, submitPassword, type LoginSteps, type PageResult } from './login-flow.fixture.js';
 import { createFlowTenant, createHuman, PASSWORD, startCallbackServer, type CallbackServer, type FlowTenant } from './oidc-code-flow.fixture.js';
@@ -69,12 +69,14 @@ describeIfMet(chromium, 'registration with email verification in Chromium', () =
     expect(await page.textContent('h1')).toBe('Verify your email address');
     expect(await page.locator('button[value="verify.resend"]').count()).toBe(1);
     expect(await page.locator('script').count()).toBe(0);
+    await docScreenshot(page, 'verify-email');
     const code = await mailedCode(smtp, 'reg-verify@example.com', 0);
 
     await page.fill('input[name=code]', otherCode(code));
     await page.click('button[value="verify.submit"]');
     await page.waitForSelector('p.error');
     expect(await page.textContent('p.error')).toContain('The code is wrong');
+    await docScreenshot(page, 'verify-email-wrong-code');
 
     const arrived = callback.next();
     await page.fill('input[name=code]', code);
