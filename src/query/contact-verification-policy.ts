@@ -13,11 +13,15 @@ export interface ContactVerificationPolicy {
   readonly phoneVerificationRequired: boolean;
 }
 
-/** The policy in force for an instance's logins. */
+/**
+ * The policy in force for the logins of an organization's users (the organization's login
+ * settings, else the instance's, once they carry it: loginSettingsFor on branch login-settings).
+ */
 export async function readContactVerificationPolicy(
   _actors: ActorSystem,
   config: Pick<Config, 'loginEmailVerificationRequired' | 'loginPhoneVerificationRequired'>,
   _instanceId: string,
+  _orgId: string,
 ): Promise<ContactVerificationPolicy> {
   return { emailVerificationRequired: config.loginEmailVerificationRequired, phoneVerificationRequired: config.loginPhoneVerificationRequired };
 }
@@ -39,7 +43,7 @@ export async function pendingVerificationOf(
   instanceId: string,
   userId: string,
 ): Promise<ContactChannel | undefined> {
-  const policy = await readContactVerificationPolicy(deps.actors, deps.config, instanceId);
-  if (!policy.emailVerificationRequired && !policy.phoneVerificationRequired) return undefined;
-  return verificationRequiredFor(policy, (await deps.actors.readRecord(instanceId, userKind, userId))?.state);
+  const user = (await deps.actors.readRecord(instanceId, userKind, userId))?.state;
+  if (user === undefined) return undefined;
+  return verificationRequiredFor(await readContactVerificationPolicy(deps.actors, deps.config, instanceId, user.orgId), user);
 }
