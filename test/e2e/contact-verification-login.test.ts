@@ -5,7 +5,8 @@
  *   verification page, a wrong code is refused there, the mailed code finishes the login, and
  *   userinfo says email_verified true.
  * - fetch: an existing user with an unverified email is held after the password (a code is
- *   mailed), "Send again" mails a new one (the old is refused, the new accepted), prompt=none
+ *   mailed), one with an unverified phone (TESSERA_LOGIN_PHONE_VERIFICATION_REQUIRED) for the
+ *   code sent by SMS to a local HTTP receiver, "Send again" mails a new one (the old is refused, the new accepted), prompt=none
  *   with the held browser session answers interaction_required and, once verified, a code; a
  *   user with a verified email is not held (control).
  */
@@ -16,11 +17,12 @@ import { docScreenshot, launchBrowser, type TestBrowser } from './browser.fixtur
 import { api, startTestNode, type TestNode } from './harness.js';
 import { codeRequest, getPage, openLogin, postLogin, submitLoginName, submitPassword, type LoginSteps, type PageResult } from './login-flow.fixture.js';
 import { createFlowTenant, createHuman, PASSWORD, startCallbackServer, type CallbackServer, type FlowTenant } from './oidc-code-flow.fixture.js';
-import { deliveryEnv, mailedCode, otherCode, startSmtpServer, type Smtp } from './contact-verification.fixture.js';
+import { deliveryEnv, mailedCode, otherCode, smsCode, startSmsReceiver, startSmtpServer, type Smtp, type SmsReceiver } from './contact-verification.fixture.js';
 
 const chromium = await meet(CHROMIUM);
 
 let smtp: Smtp;
+let sms: SmsReceiver;
 let node: TestNode;
 let callback: CallbackServer;
 let tenant: FlowTenant;
@@ -28,7 +30,8 @@ let browser: TestBrowser | undefined;
 
 beforeAll(async () => {
   smtp = await startSmtpServer();
-  node = await startTestNode({ env: { ...deliveryEnv(smtp), TESSERA_LOGIN_EMAIL_VERIFICATION_REQUIRED: 'true' } });
+  sms = await startSmsReceiver();
+  node = await startTestNode({ env: { ...deliveryEnv(smtp), TESSERA_LOGIN_EMAIL_VERIFICATION_REQUIRED: 'true', TESSERA_LOGIN_PHONE_VERIFICATION_REQUIRED: 'true' } });
   callback = await startCallbackServer();
   tenant = await createFlowTenant(node, callback.redirectUri);
   if (chromium.outcome === 'run') browser = await launchBrowser();
@@ -39,6 +42,7 @@ afterAll(async () => {
   await node?.stop();
   node?.cleanup();
   await smtp?.close();
+  await sms?.close();
 });
 
 describeIfMet(chromium, 'registration with email verification in Chromium', () => {
@@ -139,6 +143,27 @@ describe('the verification step (fetch)', () => {
     const after = await silent();
     expect(after.get('error')).toBeNull();
     expect(after.get('code')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('holds a user with an unverified phone number for the code sent by SMS; the right code finishes the login', async () => {
+    const provider = await api(node)('POST', '/resources/v3alpha/sms_providers', { description: 'Webhook', generic: { url: sms.url } });
+    expect(provider.status, JSON.stringify(provider.body)).toBe(201);
+    expect((await api(node)('POST', `/resources/v3alpha/sms_providers/${provider.body.details.id}/_activate`)).status).toBe(200);
+    const id = await createHuman(node, 'held-phone');
+    expect((await api(node)('POST', `/resources/v3alpha/users/${id}/_verify_email`)).status).toBe(200);
+    const number = '+41790001122';
+    expect((await api(node)('PATCH', `/resources/v3alpha/users/${id}`, { human: { phone: { number } } })).status).toBe(200);
+    const sent = await smsCode(sms, number, 0); // the phone change sent one
+
+    const { steps, page } = await afterPassword('held-phone');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('Verify your phone number');
+    const wrong = await post(steps, { action: 'verify.submit', code: otherCode(sent) });
+    expect(wrong.status).toBe(400);
+    // The code the phone change sent is still the pending one: the step sent no newer code over it.
+    const done = await post(steps, { action: 'verify.submit', code: sent });
+    expect(done.status).toBe(303);
+    expect(new URL(done.location ?? '').searchParams.get('code')).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 
   it('does not hold a user whose email is verified (control)', async () => {
