@@ -5,10 +5,11 @@
  * only as a SHA-256 digest over the user, the address and the code, and travels by mail or SMS
  * through the durable outbox, queued in the same append as the digest.
  */
-import { failedPrecondition, SMS_PROVIDERS, sendContactCode, userKind, verifyContactCode, type ActorSystem, type ContactChannel, type HumanUser, type ResourceDetails } from '../../actors/index.js';
+import { failedPrecondition, sendContactCode, userKind, verifyContactCode, type ActorSystem, type ContactChannel, type HumanUser, type ResourceDetails } from '../../actors/index.js';
 import type { Config } from '../config/schema.js';
 import { canSendMail, type DefaultSmtpConfig } from '../delivery/default-smtp.js';
 import { newOneTimeCode, oneTimeCodeDigest } from './one-time-code.js';
+import { canSendSms } from './otp-message.js';
 import { requireMail } from './password-reset.js';
 
 export type ContactCodeConfig = DefaultSmtpConfig & Pick<Config, 'contactCodeTtlMs'>;
@@ -28,12 +29,6 @@ export function addressOf(user: HumanUser, channel: ContactChannel): string {
 /** The digest a verification code is recorded as: bound to the channel, the user and the address. */
 export function contactCodeDigest(channel: ContactChannel, userId: string, address: string, code: string): string {
   return oneTimeCodeDigest(`${channel}-verification`, `${userId}\u0000${address}`, code);
-}
-
-/** Whether SMS can be sent for the instance: an active SMS provider. */
-export async function canSendSms(actors: ActorSystem, instanceId: string): Promise<boolean> {
-  const activeId = (await actors.readRecord(instanceId, SMS_PROVIDERS.activation, instanceId))?.state.activeId ?? '';
-  return activeId !== '' && (await actors.readRecord(instanceId, SMS_PROVIDERS.kind, activeId)) !== undefined;
 }
 
 /** Whether a code can be delivered on the channel for the instance. */
