@@ -56,7 +56,8 @@ afterAll(async () => {
 async function nextSms(after: number): Promise<string> {
   const until = Date.now() + 20_000;
   for (;;) {
-    const message = received.filter((m) => m.recipient === PHONE)[after];
+    // Sign-in codes only: the phone change also sends a verification code by SMS.
+    const message = received.filter((m) => m.recipient === PHONE && /sign-in code is/.test(m.text))[after];
     const code = message === undefined ? undefined : /sign-in code is (\d{8})/.exec(message.text)?.[1];
     if (code !== undefined) return code;
     if (Date.now() > until) throw new Error('no SMS arrived');
