@@ -108,4 +108,13 @@ export const es = {
   totpEnrolKey: 'Clave',
   totpEnrolQr: 'Código QR para tu app de autenticación',
   totpEnrolSubmit: 'Confirmar e iniciar sesión',
+  verifyEmailTitle: 'Verifica tu dirección de correo electrónico',
+  verifyEmailIntro: 'Te hemos enviado un código a tu dirección de correo electrónico. Introdúcelo para continuar.',
+  verifyPhoneTitle: 'Verifica tu número de teléfono',
+  verifyPhoneIntro: 'Te hemos enviado un código por SMS a tu número de teléfono. Introdúcelo para continuar.',
+  verifyCodeLabel: 'Código de verificación',
+  verifySubmit: 'Verificar',
+  verifyResend: 'Enviar de nuevo',
+  verifyCodeSent: 'Un código nuevo está en camino.',
+  verifyUnavailable: 'Ahora mismo no se puede enviar ningún código. Contacta con tu administrador.',
 } as const satisfies Catalog;

@@ -108,4 +108,13 @@ export const fr = {
   totpEnrolKey: 'Clé',
   totpEnrolQr: 'Code QR pour votre application d\'authentification',
   totpEnrolSubmit: 'Confirmer et se connecter',
+  verifyEmailTitle: 'Vérifiez votre adresse e-mail',
+  verifyEmailIntro: 'Nous avons envoyé un code à votre adresse e-mail. Saisissez-le pour continuer.',
+  verifyPhoneTitle: 'Vérifiez votre numéro de téléphone',
+  verifyPhoneIntro: 'Nous avons envoyé un code par SMS à votre numéro de téléphone. Saisissez-le pour continuer.',
+  verifyCodeLabel: 'Code de vérification',
+  verifySubmit: 'Vérifier',
+  verifyResend: 'Renvoyer',
+  verifyCodeSent: 'Un nouveau code est en route.',
+  verifyUnavailable: 'Aucun code ne peut être envoyé pour le moment. Contactez votre administrateur.',
 } as const satisfies Catalog;

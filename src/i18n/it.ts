@@ -108,4 +108,13 @@ export const it = {
   totpEnrolKey: 'Chiave',
   totpEnrolQr: 'Codice QR per la tua app di autenticazione',
   totpEnrolSubmit: 'Conferma e accedi',
+  verifyEmailTitle: 'Verifica il tuo indirizzo e-mail',
+  verifyEmailIntro: 'Abbiamo inviato un codice al tuo indirizzo e-mail. Inseriscilo per continuare.',
+  verifyPhoneTitle: 'Verifica il tuo numero di telefono',
+  verifyPhoneIntro: 'Abbiamo inviato un codice via SMS al tuo numero di telefono. Inseriscilo per continuare.',
+  verifyCodeLabel: 'Codice di verifica',
+  verifySubmit: 'Verifica',
+  verifyResend: 'Invia di nuovo',
+  verifyCodeSent: 'Un nuovo codice è in arrivo.',
+  verifyUnavailable: 'Al momento non è possibile inviare alcun codice. Contatta il tuo amministratore.',
 } as const satisfies Catalog;

@@ -108,4 +108,13 @@ export const ja = {
   totpEnrolKey: 'キー',
   totpEnrolQr: '認証アプリ用のQRコード',
   totpEnrolSubmit: '確認してサインイン',
+  verifyEmailTitle: 'メールアドレスの確認',
+  verifyEmailIntro: 'メールアドレスにコードを送信しました。続行するにはコードを入力してください。',
+  verifyPhoneTitle: '電話番号の確認',
+  verifyPhoneIntro: '電話番号にSMSでコードを送信しました。続行するにはコードを入力してください。',
+  verifyCodeLabel: '確認コード',
+  verifySubmit: '確認',
+  verifyResend: '再送信',
+  verifyCodeSent: '新しいコードを送信しました。',
+  verifyUnavailable: '現在コードを送信できません。管理者にお問い合わせください。',
 } as const satisfies Catalog;

@@ -108,4 +108,13 @@ export const nl = {
   totpEnrolKey: 'Sleutel',
   totpEnrolQr: 'QR-code voor je authenticator-app',
   totpEnrolSubmit: 'Bevestigen en aanmelden',
+  verifyEmailTitle: 'Bevestig je e-mailadres',
+  verifyEmailIntro: 'We hebben een code naar je e-mailadres gestuurd. Voer die in om verder te gaan.',
+  verifyPhoneTitle: 'Bevestig je telefoonnummer',
+  verifyPhoneIntro: 'We hebben een code per sms naar je telefoonnummer gestuurd. Voer die in om verder te gaan.',
+  verifyCodeLabel: 'Bevestigingscode',
+  verifySubmit: 'Bevestigen',
+  verifyResend: 'Opnieuw sturen',
+  verifyCodeSent: 'Er is een nieuwe code onderweg.',
+  verifyUnavailable: 'Er kan nu geen code worden verstuurd. Neem contact op met je beheerder.',
 } as const satisfies Catalog;

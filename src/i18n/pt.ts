@@ -108,4 +108,13 @@ export const pt = {
   totpEnrolKey: 'Chave',
   totpEnrolQr: 'Código QR para a sua app de autenticação',
   totpEnrolSubmit: 'Confirmar e iniciar sessão',
+  verifyEmailTitle: 'Verifique seu endereço de e-mail',
+  verifyEmailIntro: 'Enviamos um código para seu endereço de e-mail. Informe-o para continuar.',
+  verifyPhoneTitle: 'Verifique seu número de telefone',
+  verifyPhoneIntro: 'Enviamos um código por SMS para seu número de telefone. Informe-o para continuar.',
+  verifyCodeLabel: 'Código de verificação',
+  verifySubmit: 'Verificar',
+  verifyResend: 'Enviar novamente',
+  verifyCodeSent: 'Um novo código está a caminho.',
+  verifyUnavailable: 'Não é possível enviar um código agora. Entre em contato com o administrador.',
 } as const satisfies Catalog;

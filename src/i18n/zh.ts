@@ -108,4 +108,13 @@ export const zh = {
   totpEnrolKey: '密钥',
   totpEnrolQr: '身份验证器应用的二维码',
   totpEnrolSubmit: '确认并登录',
+  verifyEmailTitle: '验证您的电子邮件地址',
+  verifyEmailIntro: '我们已向您的电子邮件地址发送了验证码。请输入验证码以继续。',
+  verifyPhoneTitle: '验证您的手机号码',
+  verifyPhoneIntro: '我们已通过短信向您的手机号码发送了验证码。请输入验证码以继续。',
+  verifyCodeLabel: '验证码',
+  verifySubmit: '验证',
+  verifyResend: '重新发送',
+  verifyCodeSent: '新的验证码已发送。',
+  verifyUnavailable: '目前无法发送验证码。请联系您的管理员。',
 } as const satisfies Catalog;
