@@ -143,7 +143,8 @@ async function createSmsUser(username: string, phone: string, withEmail = false)
   return id;
 }
 
-const smsTo = (phone: string): Sms[] => sms.received.filter((m) => m.recipient === phone);
+// Sign-in codes only: a phone change also sends a verification code by SMS.
+const smsTo = (phone: string): Sms[] => sms.received.filter((m) => m.recipient === phone && /sign-in code is/.test(m.text));
 const mailsTo = (address: string): Mail[] => smtp.delivered.filter((m) => m.to.includes(address));
 
 /** The code of the next SMS to `phone` after `before` of them. */
