@@ -1,29 +1,22 @@
 /**
  * Whether a login must stop for an email / phone verification (issue 14): the one predicate the
  * login's verification hold (src/oidc/shared/contact-verification-gate.ts) and the login UI's
- * verification step (src/login/contact-verification.ts) are driven by. The policy comes
- * from the node defaults TESSERA_LOGIN_EMAIL_VERIFICATION_REQUIRED / _PHONE_ until the login
- * settings carry `emailVerificationRequired` / `phoneVerificationRequired`.
+ * verification step (src/login/contact-verification.ts) are driven by. The policy is the
+ * login settings' `emailVerificationRequired` / `phoneVerificationRequired` of the user's
+ * organization (its own login policy, else the instance's: src/query/login-settings.ts).
  */
 import { userKind, type ActorSystem, type ContactChannel, type User } from '../../actors/index.js';
-import type { Config } from '../config/schema.js';
+import { loginSettingsFor } from './login-settings.js';
 
 export interface ContactVerificationPolicy {
   readonly emailVerificationRequired: boolean;
   readonly phoneVerificationRequired: boolean;
 }
 
-/**
- * The policy in force for the logins of an organization's users (the organization's login
- * settings, else the instance's, once they carry it: loginSettingsFor on branch login-settings).
- */
-export async function readContactVerificationPolicy(
-  _actors: ActorSystem,
-  config: Pick<Config, 'loginEmailVerificationRequired' | 'loginPhoneVerificationRequired'>,
-  _instanceId: string,
-  _orgId: string,
-): Promise<ContactVerificationPolicy> {
-  return { emailVerificationRequired: config.loginEmailVerificationRequired, phoneVerificationRequired: config.loginPhoneVerificationRequired };
+/** The policy in force for the logins of an organization's users (its login settings, else the instance's). */
+export async function readContactVerificationPolicy(actors: ActorSystem, instanceId: string, orgId: string): Promise<ContactVerificationPolicy> {
+  const { settings } = await loginSettingsFor(actors, instanceId, orgId);
+  return { emailVerificationRequired: settings.emailVerificationRequired, phoneVerificationRequired: settings.phoneVerificationRequired };
 }
 
 /**
@@ -38,12 +31,8 @@ export function verificationRequiredFor(policy: ContactVerificationPolicy, user:
 }
 
 /** The channel the user still has to verify for a login in the instance, if any. */
-export async function pendingVerificationOf(
-  deps: { readonly actors: ActorSystem; readonly config: Pick<Config, 'loginEmailVerificationRequired' | 'loginPhoneVerificationRequired'> },
-  instanceId: string,
-  userId: string,
-): Promise<ContactChannel | undefined> {
+export async function pendingVerificationOf(deps: { readonly actors: ActorSystem }, instanceId: string, userId: string): Promise<ContactChannel | undefined> {
   const user = (await deps.actors.readRecord(instanceId, userKind, userId))?.state;
   if (user === undefined) return undefined;
-  return verificationRequiredFor(await readContactVerificationPolicy(deps.actors, deps.config, instanceId, user.orgId), user);
+  return verificationRequiredFor(await readContactVerificationPolicy(deps.actors, instanceId, user.orgId), user);
 }

@@ -1,11 +1,11 @@
 /**
- * Email verification in the login UI (#14) on a node whose policy requires a verified email
- * (TESSERA_LOGIN_EMAIL_VERIFICATION_REQUIRED), with a real SMTP server on 127.0.0.1:
+ * Email verification in the login UI (#14) on an instance whose login settings require a verified
+ * email (PATCH /settings/v3alpha/login emailVerificationRequired), with a real SMTP server on 127.0.0.1:
  * - Chromium (no script on the pages): self-registration mails a code, the login stops at the
  *   verification page, a wrong code is refused there, the mailed code finishes the login, and
  *   userinfo says email_verified true.
  * - fetch: an existing user with an unverified email is held after the password (a code is
- *   mailed), one with an unverified phone (TESSERA_LOGIN_PHONE_VERIFICATION_REQUIRED) for the
+ *   mailed), one with an unverified phone (phoneVerificationRequired) for the
  *   code sent by SMS to a local HTTP receiver, "Send again" mails a new one (the old is refused, the new accepted), prompt=none
  *   with the held browser session answers interaction_required and, once verified, a code; a
  *   user with a verified email is not held (control).
@@ -31,7 +31,8 @@ let browser: TestBrowser | undefined;
 beforeAll(async () => {
   smtp = await startSmtpServer();
   sms = await startSmsReceiver();
-  node = await startTestNode({ env: { ...deliveryEnv(smtp), TESSERA_LOGIN_EMAIL_VERIFICATION_REQUIRED: 'true', TESSERA_LOGIN_PHONE_VERIFICATION_REQUIRED: 'true' } });
+  node = await startTestNode({ env: deliveryEnv(smtp) });
+  await requireVerification(true);
   callback = await startCallbackServer();
   tenant = await createFlowTenant(node, callback.redirectUri);
   if (chromium.outcome === 'run') browser = await launchBrowser();
@@ -44,6 +45,12 @@ afterAll(async () => {
   await smtp?.close();
   await sms?.close();
 });
+
+/** The instance's login settings: verified email and phone required, or not. */
+async function requireVerification(required: boolean): Promise<void> {
+  const set = await api(node)('PATCH', '/settings/v3alpha/login', { emailVerificationRequired: required, phoneVerificationRequired: required });
+  expect(set.status, JSON.stringify(set.body)).toBe(200);
+}
 
 describeIfMet(chromium, 'registration with email verification in Chromium', () => {
   it('mails a code on registration, asks for it before the login finishes, refuses a wrong one, and userinfo says email_verified', async () => {
@@ -164,6 +171,21 @@ describe('the verification step (fetch)', () => {
     const done = await post(steps, { action: 'verify.submit', code: sent });
     expect(done.status).toBe(303);
     expect(new URL(done.location ?? '').searchParams.get('code')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('does not hold an unverified user once the login settings stop requiring it (control), and holds again when they do', async () => {
+    await createHuman(node, 'policy-off-user');
+    await requireVerification(false);
+    try {
+      const free = await afterPassword('policy-off-user');
+      expect(free.page.status).toBe(303);
+      expect(new URL(free.page.location ?? '').searchParams.get('code')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    } finally {
+      await requireVerification(true);
+    }
+    const held = await afterPassword('policy-off-user');
+    expect(held.page.status).toBe(200);
+    expect(held.page.text).toContain('value="verify.submit"');
   });
 
   it('does not hold a user whose email is verified (control)', async () => {
