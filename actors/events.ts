@@ -311,6 +311,22 @@ export const userEvents = defineEvents<UserEvent>()('user', 'user', {
     emittedBy: "login UI, OTP by SMS step: a wrong, used or expired code; a failure at the instance's `maxOtpAttempts` is followed by `user.locked`",
     payload: {},
   },
+  'user.human.passkey.added': {
+    emittedBy: 'VerifyPasskeyRegistration (the attestation was verified for the instance domain and issuer origin)',
+    payload: {
+      id: 'the passkey id (its registration id)',
+      name: 'a name the user gave it',
+      credentialId: 'the WebAuthn credential id (base64url)',
+      publicKey: 'the COSE public key (base64url)',
+      counter: 'the signature counter at registration',
+      transports: 'transport hints of the authenticator',
+    },
+  },
+  'user.human.passkey.used': {
+    emittedBy: 'login UI passkey step: an assertion verified with a signature counter above the stored one (or both 0)',
+    payload: { id: 'the passkey', counter: 'the new signature counter' },
+  },
+  'user.human.passkey.removed': { emittedBy: 'RemovePasskey', payload: { id: 'the passkey' } },
   'user.removed': { emittedBy: 'DeleteUser (username claims and token digests released)', payload: {} },
 });
 
@@ -487,6 +503,10 @@ export const sessionEvents = defineEvents<SessionEvent>()('session', "session (o
   'session.totp.checked': { emittedBy: 'login UI TOTP step (the session is created with the password and this check together)', payload: {} },
   'session.otp.email.checked': { emittedBy: 'login UI OTP by email step (the session is created with the first factor and this check together)', payload: {} },
   'session.otp.sms.checked': { emittedBy: 'login UI OTP by SMS step (the session is created with the first factor and this check together)', payload: {} },
+  'session.webAuthN.checked': {
+    emittedBy: 'login UI passkey step: after the password (second factor) or alone (passwordless)',
+    payload: { passkeyId: 'the passkey used', userVerified: 'the authenticator verified the user (PIN, biometrics): counts as two factors' },
+  },
   'session.token.set': {
     emittedBy: 'CreateSession',
     payload: { digest: 'SHA-256 of the session token (never the token; claimed under `session.token`)' },

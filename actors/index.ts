@@ -148,6 +148,8 @@ export {
   type HumanUser,
   type HumanTotp,
   type HumanOtpMessage,
+  type HumanPasskey,
+  type PasskeyCredential,
   type MachineUser,
   type HumanProfile,
   type MachineKey,
@@ -183,6 +185,17 @@ export {
   type OtpCheckOutcome,
   type OtpCheckRecorded,
 } from './organization/commands/totp.js';
+export {
+  addPasskey,
+  counterAdvances,
+  MAX_PASSKEYS,
+  recordPasskeyUse,
+  removePasskey,
+  type AddPasskey,
+  type PasskeyUseOutcome,
+  type RecordPasskeyUse,
+  type RemovePasskey,
+} from './organization/commands/passkey.js';
 export { recordImpersonation, type RecordImpersonation } from './organization/commands/record-impersonation.js';
 export { recordRefreshTokenReuse, type RecordRefreshTokenReuse } from './organization/commands/record-refresh-token-reuse.js';
 export { verifyUserContact, type VerifyUserContact } from './organization/commands/verify-user-contact.js';

@@ -85,7 +85,11 @@ export type AuthRequestEvent =
   /** The edge finished an external login (IDP): the user it resolved and a session for it. */
   | { readonly type: 'external.completed'; readonly userId: string; readonly loginName: string; readonly session: BrowserSessionSummary }
   /** The edge accepted the email / phone verification code the login was held for (awaitingVerification). */
-  | { readonly type: 'verification.completed' };
+  | { readonly type: 'verification.completed' }
+  /** The login name page's "Sign in with a passkey": passwordless, the passkey names the user. */
+  | { readonly type: 'passkey.requested' }
+  /** The edge verified a passkey assertion (passwordless, or as the second factor) and created a session. */
+  | { readonly type: 'passkey.verified'; readonly userId: string; readonly loginName: string; readonly session: BrowserSessionSummary };
 
 /** Version of the persisted snapshot shape; bump when context or states change incompatibly. */
 export const AUTH_REQUEST_SNAPSHOT_VERSION = 1;
@@ -124,6 +128,10 @@ export const authRequestMachine = setup({
     takeExternalLogin: assign(({ event }) => {
       assertEvent(event, 'external.completed');
       return { userId: event.userId, loginName: event.loginName, session: event.session };
+    }),
+    takePasskeyLogin: assign(({ event }) => {
+      assertEvent(event, 'passkey.verified');
+      return { userId: event.userId, loginName: event.loginName, session: event.session, passwordCheckedAt: undefined, idpCheckedAt: undefined, idpId: undefined, otpMethod: undefined };
     }),
   },
   guards: {
@@ -179,6 +187,14 @@ export const authRequestMachine = setup({
         'registration.requested': { target: 'registering' },
         'external.completed': { target: 'succeeded', actions: ['takeExternalLogin', 'issueCode'] },
         'external.otp.required': { target: 'awaitingOtp', actions: 'awaitExternalOtp' },
+        'passkey.requested': { target: 'awaitingPasskey' },
+      },
+    },
+    // Passwordless: the page asks the browser for a discoverable passkey; its user logs in.
+    awaitingPasskey: {
+      on: {
+        'passkey.verified': { target: 'succeeded', actions: ['takePasskeyLogin', 'issueCode'] },
+        'account.other': { target: 'awaitingLoginName' },
       },
     },
     awaitingPassword: {
@@ -197,11 +213,13 @@ export const authRequestMachine = setup({
       },
     },
     // Second factor: the password (or an external login) was verified; a session is created only
-    // with the code of a second factor (TOTP, or one sent by SMS or email; the user may switch).
+    // with the code of a second factor (TOTP, or one sent by SMS or email; the user may switch) or
+    // with a passkey of the user.
     awaitingOtp: {
       on: {
         'otp.verified': { target: 'succeeded', actions: [assign({ session: ({ event }) => event.session }), 'issueCode'] },
         'otp.method.selected': { actions: assign({ otpMethod: ({ event }) => event.method }) },
+        'passkey.verified': { target: 'succeeded', actions: ['takePasskeyLogin', 'issueCode'] },
         'account.other': {
           target: 'awaitingLoginName',
           actions: assign({ passwordCheckedAt: () => undefined, idpCheckedAt: () => undefined, idpId: () => undefined, otpMethod: () => undefined }),
@@ -264,6 +282,7 @@ export type AuthRequestStep =
   | 'awaitingLoginName'
   | 'awaitingPassword'
   | 'awaitingOtp'
+  | 'awaitingPasskey'
   | 'enrollingMfa'
   | 'selectingAccount'
   | 'registering'

@@ -31,6 +31,11 @@ export interface SessionChecks {
    * (`user.human.otp.email|sms.check.succeeded`); the user must have that factor.
    */
   readonly otpMessageChecked?: 'email' | 'sms';
+  /**
+   * The edge verified an assertion of this passkey of the (human) user and recorded it
+   * (`user.human.passkey.used`); `userVerified`: the authenticator verified the user.
+   */
+  readonly passkey?: { readonly id: string; readonly userVerified: boolean };
 }
 
 /** What a session command knows about the session it targets. */
@@ -115,6 +120,12 @@ export function checkEvents(
     const enabled = checks.otpMessageChecked === 'email' ? human?.otpEmail : human?.otpSms;
     if (enabled === undefined) throw failedPrecondition('session.otp_not_enabled', `the user has no OTP by ${checks.otpMessageChecked}`);
     events.push(emit({ type: checks.otpMessageChecked === 'email' ? 'session.otp.email.checked' : 'session.otp.sms.checked', payload: {} }));
+  }
+  if (checks.passkey !== undefined) {
+    if (user.state.type !== 'human' || !(user.state.passkeys ?? []).some((p) => p.id === checks.passkey?.id)) {
+      throw failedPrecondition('session.passkey_not_found', 'the user has no such passkey');
+    }
+    events.push(emit({ type: 'session.webAuthN.checked', payload: { passkeyId: checks.passkey.id, userVerified: checks.passkey.userVerified } }));
   }
   return events;
 }

@@ -43,6 +43,9 @@ export interface Session {
   /** Epoch ms of the last accepted OTP by email / by SMS (absent: never). */
   readonly otpEmailCheckedAt?: number;
   readonly otpSmsCheckedAt?: number;
+  /** Epoch ms of the last passkey (WebAuthn) check (absent: never), and whether it verified the user. */
+  readonly webAuthNCheckedAt?: number;
+  readonly webAuthNUserVerified?: boolean;
   /** Sorted by key. */
   readonly metadata: readonly { readonly key: string; readonly value: string }[];
 }
@@ -59,6 +62,8 @@ export type SessionEvent =
   /** A login code sent by email / SMS was accepted (login UI second step; checked and recorded on the user). */
   | { type: 'session.otp.email.checked'; payload: Record<string, never> }
   | { type: 'session.otp.sms.checked'; payload: Record<string, never> }
+  /** A passkey assertion was accepted (login UI; checked and recorded on the user). */
+  | { type: 'session.webAuthN.checked'; payload: { passkeyId: string; userVerified: boolean } }
   | { type: 'session.token.set'; payload: { digest: string } }
   | { type: 'session.lifetime.set'; payload: { expiresAt: number } }
   | { type: 'session.metadata.set'; payload: { metadata: Record<string, string> } }
@@ -100,6 +105,8 @@ export const sessionKind: AggregateKind<Session, SessionEvent, 'session'> = {
         return { ...state, otpEmailCheckedAt: e.createdAt };
       case 'session.otp.sms.checked':
         return { ...state, otpSmsCheckedAt: e.createdAt };
+      case 'session.webAuthN.checked':
+        return { ...state, webAuthNCheckedAt: e.createdAt, webAuthNUserVerified: e.payload.userVerified };
       case 'session.token.set':
         return { ...state, tokenDigest: e.payload.digest };
       case 'session.lifetime.set':
@@ -131,31 +138,37 @@ export function isSessionLive(record: AggregateRecord<Session> | undefined, now:
 }
 
 /**
- * Epoch ms of the session's last interactive authentication (password, an OTP or external IDP) — the
- * login UI reuses only such sessions; 0 when it has neither.
+ * Epoch ms of the session's last interactive authentication (password, an OTP, a passkey or
+ * external IDP) — the login UI reuses only such sessions; 0 when it has neither.
  */
 export function sessionAuthTime(session: Session): number {
   return Math.max(session.passwordCheckedAt, session.idpCheckedAt ?? 0, secondFactorCheckedAt(session));
 }
 
-/** Epoch ms of the session's last second-factor check (TOTP, OTP by email or SMS); 0 when none. */
+/** Epoch ms of the session's last second-factor check (TOTP, OTP by email or SMS, passkey); 0 when none. */
 export function secondFactorCheckedAt(session: Session): number {
-  return Math.max(session.totpCheckedAt ?? 0, session.otpEmailCheckedAt ?? 0, session.otpSmsCheckedAt ?? 0);
+  return Math.max(session.totpCheckedAt ?? 0, session.otpEmailCheckedAt ?? 0, session.otpSmsCheckedAt ?? 0, session.webAuthNCheckedAt ?? 0);
 }
 
 /**
  * The authentication methods the session's checks prove (OIDC `amr`, RFC 8176): `pwd` for a
- * password, `otp` for any one-time code (TOTP, by email, by SMS), and `mfa` when two factors were
- * checked (a password or an external IDP login, and an OTP). An external IDP login alone adds
- * none: RFC 8176 has no value for federated authentication.
+ * password, `otp` for any one-time code (TOTP, by email, by SMS), `user` for a passkey (reference
+ * facts: passkey or U2F), and `mfa` when two factors were checked — a password or an external IDP
+ * login as the first, an OTP or a passkey as the second; a passkey that verified the user (PIN or
+ * biometrics) counts as two (something held plus something known or inherent). An external IDP
+ * login adds no value of its own: RFC 8176 has none for federated authentication.
  */
 export function sessionAmr(session: Session): string[] {
   const amr: string[] = [];
   const password = session.passwordCheckedAt > 0;
-  const otp = secondFactorCheckedAt(session) > 0;
+  const first = password || (session.idpCheckedAt ?? 0) > 0;
+  const otp = Math.max(session.totpCheckedAt ?? 0, session.otpEmailCheckedAt ?? 0, session.otpSmsCheckedAt ?? 0) > 0;
+  const passkey = (session.webAuthNCheckedAt ?? 0) > 0;
+  const factors = Number(first) + Number(otp) + (passkey ? (session.webAuthNUserVerified === true ? 2 : 1) : 0);
   if (password) amr.push('pwd');
   if (otp) amr.push('otp');
-  if ((password || (session.idpCheckedAt ?? 0) > 0) && otp) amr.push('mfa');
+  if (passkey) amr.push('user');
+  if (factors >= 2) amr.push('mfa');
   if (session.patCheckedAt > 0) amr.push('pat');
   return amr;
 }

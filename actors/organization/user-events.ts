@@ -3,7 +3,7 @@
  * `user.machine.added`, `user.token.added/removed` and `user.removed` are the first slice's;
  * `usernameInstanceWide` was added later as an optional flag (absent in older events = false).
  */
-import type { AccessTokenType, Gender, PersonalAccessToken } from './user.js';
+import type { AccessTokenType, Gender, PasskeyCredential, PersonalAccessToken } from './user.js';
 import type { IdpLink } from './user-idp-link.js';
 
 export interface HumanProfilePayload {
@@ -100,6 +100,13 @@ export type UserEvent =
    */
   | { type: 'user.human.email.code.added'; payload: { codeHash: string; expiresAt: number; messageId: string } }
   | { type: 'user.human.phone.code.added'; payload: { codeHash: string; expiresAt: number; messageId: string } }
+  /**
+   * Passkeys (WebAuthn, issue 14): a credential whose attestation was verified (public key only),
+   * an accepted assertion (the new signature counter: a later one must be higher), removal.
+   */
+  | { type: 'user.human.passkey.added'; payload: PasskeyCredential }
+  | { type: 'user.human.passkey.used'; payload: { id: string; counter: number } }
+  | { type: 'user.human.passkey.removed'; payload: { id: string } }
   | { type: 'user.machine.added'; payload: MachineAddedPayload }
   | { type: 'user.machine.changed'; payload: { name?: string; description?: string; accessTokenType?: AccessTokenType } }
   | { type: 'user.machine.key.added'; payload: { id: string; publicKey: string; expiresAt: number } }

@@ -80,6 +80,29 @@ export interface HumanUser extends UserCommon {
   readonly phoneCode?: PendingCode;
   /** The pending password reset code: its SHA-256 digest and expiry (absent: none). */
   readonly passwordReset?: { readonly codeHash: string; readonly expiresAt: number };
+  /** Registered passkeys (WebAuthn credentials); absent = none. Never exported. */
+  readonly passkeys?: readonly HumanPasskey[];
+}
+
+/** Payload of `user.human.passkey.added`: a WebAuthn credential whose attestation was verified. */
+export interface PasskeyCredential {
+  /** The passkey's resource id (its registration id). */
+  readonly id: string;
+  readonly name: string;
+  /** The WebAuthn credential id (base64url). */
+  readonly credentialId: string;
+  /** The COSE public key (base64url); a public key, so not sealed. */
+  readonly publicKey: string;
+  /** The authenticator's signature counter at registration. */
+  readonly counter: number;
+  /** Transport hints of the authenticator (`internal`, `usb`, `hybrid`, ...). */
+  readonly transports: readonly string[];
+}
+
+export interface HumanPasskey extends PasskeyCredential {
+  readonly createdAt: number;
+  /** Epoch ms of the last accepted assertion (0: never used). */
+  readonly lastUsedAt: number;
 }
 
 /** An OTP-by-message factor; `code` is the pending login code (digest and expiry), absent when none. */
@@ -257,6 +280,12 @@ function evolveHuman(state: HumanUser, e: UserEvent, at: number): HumanUser {
     case 'user.human.otp.email.check.failed':
     case 'user.human.otp.sms.check.failed':
       return { ...state, failedOtpAttempts: (state.failedOtpAttempts ?? 0) + 1 };
+    case 'user.human.passkey.added':
+      return { ...state, passkeys: [...(state.passkeys ?? []), { ...e.payload, transports: [...e.payload.transports], createdAt: at, lastUsedAt: 0 }] };
+    case 'user.human.passkey.used':
+      return { ...state, passkeys: (state.passkeys ?? []).map((p) => (p.id === e.payload.id ? { ...p, counter: e.payload.counter, lastUsedAt: at } : p)) };
+    case 'user.human.passkey.removed':
+      return { ...state, passkeys: (state.passkeys ?? []).filter((p) => p.id !== e.payload.id) };
     case 'user.idp.link.added':
       return { ...state, idpLinks: [...(state.idpLinks ?? []), { ...e.payload }] };
     case 'user.idp.link.removed':

@@ -49,6 +49,8 @@ export interface SessionFactorInput {
   readonly totpChecked?: boolean;
   /** Human users, login UI: a login code sent by email / SMS was accepted and recorded on the user. */
   readonly otpMessageChecked?: 'email' | 'sms';
+  /** Human users, login UI: an assertion of this passkey was verified and recorded on the user. */
+  readonly passkey?: { readonly id: string; readonly userVerified: boolean };
 }
 
 export interface SessionWriteOptions {
@@ -113,6 +115,7 @@ export async function createLoginSession(
       ...(factors.idpId === undefined ? {} : { idpId: factors.idpId }),
       ...(factors.totpChecked === true ? { totpChecked: true } : {}),
       ...(factors.otpMessageChecked === undefined ? {} : { otpMessageChecked: factors.otpMessageChecked }),
+      ...(factors.passkey === undefined ? {} : { passkey: factors.passkey }),
     },
     { creator },
   );

@@ -18,6 +18,7 @@ import { setPasswordRpc } from './set-password.js';
 import { requestPasswordResetRpc } from './request-password-reset.js';
 import { setUserMetadataRpc } from './set-user-metadata.js';
 import { addOtpEmailRpc, addOtpSmsRpc, removeOtpEmailRpc, removeOtpSmsRpc } from './otp-message.js';
+import { listPasskeysRpc, removePasskeyRpc, startPasskeyRegistrationRpc, verifyPasskeyRegistrationRpc } from './passkeys.js';
 import { addTotpRpc, generateRecoveryCodesRpc, removeTotpRpc, verifyTotpRpc } from './totp.js';
 import { verifyEmailRpc, verifyPhoneRpc } from './verify-contact.js';
 import { sendEmailCodeRpc, sendPhoneCodeRpc, verifyEmailCodeRpc, verifyPhoneCodeRpc } from './contact-codes.js';
@@ -59,4 +60,8 @@ export const userRpcs = [
   removeOtpEmailRpc,
   addOtpSmsRpc,
   removeOtpSmsRpc,
+  startPasskeyRegistrationRpc,
+  verifyPasskeyRegistrationRpc,
+  listPasskeysRpc,
+  removePasskeyRpc,
 ] as const;
