@@ -117,4 +117,10 @@ export const de = {
   verifyResend: 'Erneut senden',
   verifyCodeSent: 'Ein neuer Code ist unterwegs.',
   verifyUnavailable: 'Gerade kann kein Code gesendet werden. Wende dich an deine Administration.',
+  passkeySignIn: 'Mit einem Passkey anmelden',
+  passkeyIntro: 'Verwende den Passkey auf diesem Gerät oder auf deinem Sicherheitsschlüssel.',
+  passkeySecondFactorIntro: 'Bestätige mit deinem Passkey, dass du es bist.',
+  passkeyUse: 'Passkey verwenden',
+  passkeyNoScript: 'Passkeys brauchen in diesem Browser JavaScript.',
+  passkeyFailed: 'Der Passkey konnte nicht verwendet werden. Versuche es erneut oder melde dich anders an.',
 } as const satisfies Catalog;

@@ -115,6 +115,12 @@ export const en = {
   verifyResend: 'Send again',
   verifyCodeSent: 'A new code is on its way.',
   verifyUnavailable: 'No code can be sent right now. Contact your administrator.',
+  passkeySignIn: 'Sign in with a passkey',
+  passkeyIntro: 'Use the passkey saved on this device or on your security key.',
+  passkeySecondFactorIntro: 'Confirm it is you with your passkey.',
+  passkeyUse: 'Use passkey',
+  passkeyNoScript: 'Passkeys need JavaScript in this browser.',
+  passkeyFailed: 'The passkey could not be used. Try again or use another way to sign in.',
 } as const;
 
 export type MessageKey = keyof typeof en;

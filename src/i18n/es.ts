@@ -117,4 +117,10 @@ export const es = {
   verifyResend: 'Enviar de nuevo',
   verifyCodeSent: 'Un código nuevo está en camino.',
   verifyUnavailable: 'Ahora mismo no se puede enviar ningún código. Contacta con tu administrador.',
+  passkeySignIn: 'Iniciar sesión con una llave de acceso',
+  passkeyIntro: 'Usa la llave de acceso guardada en este dispositivo o en tu llave de seguridad.',
+  passkeySecondFactorIntro: 'Confirma que eres tú con tu llave de acceso.',
+  passkeyUse: 'Usar llave de acceso',
+  passkeyNoScript: 'Las llaves de acceso necesitan JavaScript en este navegador.',
+  passkeyFailed: 'No se pudo usar la llave de acceso. Inténtalo de nuevo o inicia sesión de otra forma.',
 } as const satisfies Catalog;

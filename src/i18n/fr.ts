@@ -117,4 +117,10 @@ export const fr = {
   verifyResend: 'Renvoyer',
   verifyCodeSent: 'Un nouveau code est en route.',
   verifyUnavailable: 'Aucun code ne peut être envoyé pour le moment. Contactez votre administrateur.',
+  passkeySignIn: 'Se connecter avec une clé d’accès',
+  passkeyIntro: 'Utilisez la clé d’accès enregistrée sur cet appareil ou sur votre clé de sécurité.',
+  passkeySecondFactorIntro: 'Confirmez votre identité avec votre clé d’accès.',
+  passkeyUse: 'Utiliser la clé d’accès',
+  passkeyNoScript: 'Les clés d’accès nécessitent JavaScript dans ce navigateur.',
+  passkeyFailed: 'La clé d’accès n’a pas pu être utilisée. Réessayez ou connectez-vous autrement.',
 } as const satisfies Catalog;

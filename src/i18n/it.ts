@@ -117,4 +117,10 @@ export const it = {
   verifyResend: 'Invia di nuovo',
   verifyCodeSent: 'Un nuovo codice è in arrivo.',
   verifyUnavailable: 'Al momento non è possibile inviare alcun codice. Contatta il tuo amministratore.',
+  passkeySignIn: 'Accedi con una passkey',
+  passkeyIntro: 'Usa la passkey salvata su questo dispositivo o sulla tua chiave di sicurezza.',
+  passkeySecondFactorIntro: 'Conferma la tua identità con la passkey.',
+  passkeyUse: 'Usa la passkey',
+  passkeyNoScript: 'Le passkey richiedono JavaScript in questo browser.',
+  passkeyFailed: 'Non è stato possibile usare la passkey. Riprova o accedi in un altro modo.',
 } as const satisfies Catalog;

@@ -117,4 +117,10 @@ export const ja = {
   verifyResend: '再送信',
   verifyCodeSent: '新しいコードを送信しました。',
   verifyUnavailable: '現在コードを送信できません。管理者にお問い合わせください。',
+  passkeySignIn: 'パスキーでログイン',
+  passkeyIntro: 'このデバイスまたはセキュリティキーに保存されたパスキーを使用してください。',
+  passkeySecondFactorIntro: 'パスキーで本人確認を行ってください。',
+  passkeyUse: 'パスキーを使用',
+  passkeyNoScript: 'このブラウザでパスキーを使うにはJavaScriptが必要です。',
+  passkeyFailed: 'パスキーを使用できませんでした。もう一度お試しいただくか、別の方法でログインしてください。',
 } as const satisfies Catalog;

@@ -117,4 +117,10 @@ export const nl = {
   verifyResend: 'Opnieuw sturen',
   verifyCodeSent: 'Er is een nieuwe code onderweg.',
   verifyUnavailable: 'Er kan nu geen code worden verstuurd. Neem contact op met je beheerder.',
+  passkeySignIn: 'Inloggen met een toegangssleutel',
+  passkeyIntro: 'Gebruik de toegangssleutel op dit apparaat of op je beveiligingssleutel.',
+  passkeySecondFactorIntro: 'Bevestig met je toegangssleutel dat jij het bent.',
+  passkeyUse: 'Toegangssleutel gebruiken',
+  passkeyNoScript: 'Toegangssleutels hebben in deze browser JavaScript nodig.',
+  passkeyFailed: 'De toegangssleutel kon niet worden gebruikt. Probeer het opnieuw of log op een andere manier in.',
 } as const satisfies Catalog;

@@ -117,4 +117,10 @@ export const pt = {
   verifyResend: 'Enviar novamente',
   verifyCodeSent: 'Um novo código está a caminho.',
   verifyUnavailable: 'Não é possível enviar um código agora. Entre em contato com o administrador.',
+  passkeySignIn: 'Entrar com uma chave de acesso',
+  passkeyIntro: 'Use a chave de acesso salva neste dispositivo ou na sua chave de segurança.',
+  passkeySecondFactorIntro: 'Confirme que é você com sua chave de acesso.',
+  passkeyUse: 'Usar chave de acesso',
+  passkeyNoScript: 'As chaves de acesso precisam de JavaScript neste navegador.',
+  passkeyFailed: 'Não foi possível usar a chave de acesso. Tente novamente ou entre de outra forma.',
 } as const satisfies Catalog;

@@ -117,4 +117,10 @@ export const zh = {
   verifyResend: '重新发送',
   verifyCodeSent: '新的验证码已发送。',
   verifyUnavailable: '目前无法发送验证码。请联系您的管理员。',
+  passkeySignIn: '使用通行密钥登录',
+  passkeyIntro: '请使用保存在此设备或安全密钥上的通行密钥。',
+  passkeySecondFactorIntro: '请使用您的通行密钥确认身份。',
+  passkeyUse: '使用通行密钥',
+  passkeyNoScript: '在此浏览器中使用通行密钥需要启用 JavaScript。',
+  passkeyFailed: '无法使用该通行密钥。请重试或使用其他方式登录。',
 } as const satisfies Catalog;

@@ -262,7 +262,7 @@ export async function createSecondFactorSession(
   instanceId: string,
   userId: string,
   first: FirstFactor,
-  second: Pick<SessionFactorInput, 'totpChecked' | 'otpMessageChecked'>,
+  second: Pick<SessionFactorInput, 'totpChecked' | 'otpMessageChecked' | 'passkey'>,
   req: HttpRequest,
 ): Promise<PasswordLogin> {
   const after = await actors.readRecord(instanceId, userKind, userId);

@@ -74,11 +74,12 @@ function templateData(tr: Translator, title: string, data: object, form?: FormCo
   return { ...data, ...posting, t, frame: frameOf(tr, title, form?.audience) };
 }
 
-function loginCsp(redirectUri: string, tr: Translator): string {
+/** `script`: the page loads the login UI's own passkey script (passkey.ts); every other page runs none. */
+function loginCsp(redirectUri: string, tr: Translator, script = false): string {
   // The branding's logo and font may come from their own origins (validated https URLs).
   const sources = brandingSources(tr.branding);
   return (
-    `default-src 'self'; frame-ancestors 'none'; form-action 'self' ${formActionSource(redirectUri)}; ` +
+    `default-src 'self'; script-src ${script ? "'self'" : "'none'"}; frame-ancestors 'none'; form-action 'self' ${formActionSource(redirectUri)}; ` +
     `base-uri 'none'; object-src 'none'; style-src 'self' 'unsafe-inline'; ` +
     `img-src ${["'self'", ...sources.img].join(' ')}; font-src ${["'self'", ...sources.font].join(' ')}`
   );
@@ -89,9 +90,9 @@ function loginCsp(redirectUri: string, tr: Translator): string {
  * the login request's form context (`it.authRequest`, `it.csrf`, `it.loginPath` for the `_form`
  * partial), titled `title`, with the login CSP. `data.errorText` is the usual refusal line.
  */
-export function renderLoginPage(ctx: FormContext, template: string, title: string, data: object, status = 200): HttpReply {
+export function renderLoginPage(ctx: FormContext, template: string, title: string, data: object, status = 200, options: { readonly script?: boolean } = {}): HttpReply {
   const text = LOGIN_TEMPLATES.render(template, templateData(ctx.tr, title, data, ctx));
-  return html(status, text, { 'content-security-policy': loginCsp(ctx.redirectUri, ctx.tr), 'cache-control': 'no-store' });
+  return html(status, text, { 'content-security-policy': loginCsp(ctx.redirectUri, ctx.tr, options.script === true), 'cache-control': 'no-store' });
 }
 
 /** The text of a refusal (`errorText` of the templates), undefined without one. */

@@ -10,6 +10,7 @@ import { loginIdpsOf } from './external/login-idps.js';
 import { renderSecondFactorStep } from './second-factor.js';
 import { renderEnrolment } from './mfa-enrolment.js';
 import { pagePolicyOf, renderRefusedPage } from './login-policy.js';
+import { renderPasskeyPage } from './passkey.js';
 import { renderErrorPage, renderLoginNamePage, renderPasswordPage, renderRegisterPage, renderSelectAccountPage, type RegistrationValues } from './pages.js';
 
 /** `values`: what the registration form keeps when it is shown again with an error. */
@@ -31,6 +32,8 @@ export async function renderStep(ctx: LoginContext, error?: MessageKey, values?:
     }
     case 'awaitingOtp':
       return renderSecondFactorStep(ctx, error);
+    case 'awaitingPasskey':
+      return renderPasskeyPage(ctx, error);
     case 'selectingAccount': {
       const reusable = new Set(machine.context.sessions.map((s) => s.sessionId));
       const held = await readBrowserSessions(ctx.deps.actors, ctx.instanceId, ctx.req.headers.cookie);

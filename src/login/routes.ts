@@ -29,6 +29,7 @@ import { chooseEnrolment, submitEnrolment } from './mfa-enrolment.js';
 import { selectAccount, submitLoginName, submitPassword, useOtherAccount } from './steps.js';
 import { resendSecondFactorCode, selectSecondFactor, submitSecondFactor } from './second-factor.js';
 import { resendVerificationStep, submitVerificationStep } from './contact-verification.js';
+import { passkeyScriptRoute, requestPasskeyLogin, submitPasskey } from './passkey.js';
 import { confirmProposedLink, createExternalAccount, linkOtherAccount } from './external/resolve.js';
 import { externalLoginRoutes, isRefusal, type ContextLoader } from './external/routes.js';
 
@@ -46,6 +47,7 @@ export function loginRoutes(deps: AuthFlowDeps): Route[] {
     { method: 'GET', pattern: LOGIN_PATH, handler: withErrorReplies((req) => showLogin(req, load)) },
     { method: 'POST', pattern: LOGIN_PATH, handler: withErrorReplies((req) => submitLogin(req, load)) },
     ...externalLoginRoutes(deps, load),
+    passkeyScriptRoute(),
   ];
 }
 
@@ -110,6 +112,10 @@ async function submitLogin(req: HttpRequest, load: ContextLoader): Promise<HttpR
       return submitLimited(ctx, form, submitEnrolment);
     case 'mfa.enrol.choose':
       return chooseEnrolment(ctx, form);
+    case 'passkey.start':
+      return requestPasskeyLogin(ctx);
+    case 'passkey':
+      return submitLimited(ctx, form, submitPasskey);
     case 'reset.request':
       return submitLimited(ctx, form, requestPasswordResetStep);
     case 'reset.submit':
@@ -162,6 +168,8 @@ async function submitLimited(ctx: LoginContext, form: FormParams, submit: (ctx: 
  */
 function accountKey(ctx: LoginContext): string {
   const { userId, loginName } = ctx.stored.machine.context;
+  // A passwordless passkey names its user only in the signed answer: counted per request then.
+  if (ctx.stored.machine.value === 'awaitingPasskey') return `request:${ctx.stored.id}`;
   return userId !== undefined && userId !== '' ? `user:${userId}` : `name:${(loginName ?? '').toLowerCase()}`;
 }
 

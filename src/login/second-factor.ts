@@ -4,9 +4,10 @@
  * factors: a TOTP code from the authenticator app, or a code sent by SMS or by email through the
  * durable outbox (src/query/otp-message.ts). The page offers the user's other factors (a
  * "use … instead" button each; choosing SMS or email sends a code) and, for a sent code, "Send
- * a new code". Sending and checking count against the password rate limits (routes.ts), checks
- * count towards the `maxOtpAttempts` lockout. The session is created only with both factors;
- * its amr then holds `otp` and `mfa`.
+ * a new code". A user with passkeys gets the passkey on the same page (passkey.ts; only the
+ * passkey when they have no code factor). Sending and checking count against the password rate
+ * limits (routes.ts), checks count towards the `maxOtpAttempts` lockout. The session is created
+ * only with both factors; its amr then holds `otp` (or `user` for the passkey) and `mfa`.
  *
  * The first factor stays in the auth request (its machine context): `passwordCheckedAt` (a
  * password changed meanwhile starts the login again) or the IDP of the external login.
@@ -17,9 +18,10 @@ import type { MessageKey } from '../i18n/index.js';
 import type { FormParams } from '../oidc/shared/form.js';
 import { ONE_TIME_CODE_DIGITS } from '../query/one-time-code.js';
 import { canSendOtp, checkOtpLoginCode, sendOtpLoginCode } from '../query/otp-message.js';
-import { secondFactorsOf } from '../query/second-factors.js';
+import { codeFactorsOf } from '../query/second-factors.js';
 import { createSecondFactorSession, logInWithTotp, parseSessionCookie, toSessionCookie, type FirstFactor, type PasswordLogin } from './browser-sessions.js';
 import type { LoginContext } from './login-context.js';
+import { passkeyFormFor, renderPasskeySecondFactorPage } from './passkey.js';
 import { renderSecondFactorPage } from './second-factor-pages.js';
 import { renderStep } from './render-step.js';
 import { advance } from './steps.js';
@@ -69,7 +71,7 @@ function destinationVerified(user: User, method: OtpMethod): boolean {
 
 /** The factor the code page starts with: the first of TOTP, SMS, email the user has and the instance can deliver. */
 async function firstMethod(ctx: LoginContext, user: User): Promise<OtpMethod> {
-  const factors = secondFactorsOf(user);
+  const factors = codeFactorsOf(user);
   for (const method of factors) {
     if (method === 'totp' || (destinationVerified(user, method) && (await canSendOtp(ctx.deps.actors, ctx.deps.config, ctx.instanceId, method)))) return method;
   }
@@ -93,15 +95,29 @@ export async function enterSecondFactorAfterIdp(ctx: LoginContext, user: Human, 
   return advance(ctx, { type: 'external.otp.required', userId: user.id, loginName, idpId, idpCheckedAt: ctx.deps.clock.now(), method });
 }
 
-/** The code page of the current factor. */
+/**
+ * The code page of the current factor; for a user with passkeys also the passkey (passkey.ts),
+ * and only the passkey for a user with no code factor.
+ */
 export async function renderSecondFactorStep(ctx: LoginContext, error?: MessageKey): Promise<HttpReply> {
   const { loginName, otpMethod, userId } = ctx.stored.machine.context;
   const user = await readHuman(ctx, userId);
+  const codes = codeFactorsOf(user?.state);
+  const passkey = user !== undefined && (user.state.passkeys ?? []).length > 0 ? await passkeyFormFor(ctx, user) : undefined;
+  if (user !== undefined && passkey !== undefined && codes.length === 0) return renderPasskeySecondFactorPage(ctx, passkey, error);
   const method = otpMethod ?? 'totp';
-  const others = secondFactorsOf(user?.state).filter((m) => m !== method);
+  const others = codes.filter((m) => m !== method);
   const sentTo = user === undefined || method === 'totp' ? undefined : method === 'sms' ? maskPhone(user.state.phone.number) : maskEmail(user.state.email.address);
   const unavailable = user !== undefined && !destinationVerified(user.state, method);
-  return renderSecondFactorPage(ctx.form, { loginName: loginName ?? '', method, others, unavailable, ...(sentTo === undefined ? {} : { sentTo }), ...(error === undefined ? {} : { error }) });
+  return renderSecondFactorPage(ctx.form, {
+    loginName: loginName ?? '',
+    method,
+    others,
+    unavailable,
+    ...(sentTo === undefined ? {} : { sentTo }),
+    ...(passkey === undefined ? {} : { passkey }),
+    ...(error === undefined ? {} : { error }),
+  });
 }
 
 /** "Use … instead": switches to another of the user's factors (sending a code for SMS / email). */
@@ -110,7 +126,7 @@ export async function selectSecondFactor(ctx: LoginContext, form: FormParams): P
   const user = await readHuman(ctx, ctx.stored.machine.context.userId);
   if (ctx.stored.machine.value !== 'awaitingOtp' || user === undefined) return renderStep(ctx);
   const method = METHODS.find((m) => m === wanted);
-  if (method === undefined || !secondFactorsOf(user.state).includes(method)) return renderSecondFactorStep(ctx);
+  if (method === undefined || !codeFactorsOf(user.state).includes(method)) return renderSecondFactorStep(ctx);
   // A channel that cannot deliver now keeps the current factor, with the message.
   const refused = await sendCode(ctx, user, method);
   return refused === undefined ? advance(ctx, { type: 'otp.method.selected', method }) : renderSecondFactorStep(ctx, refused);
@@ -121,7 +137,7 @@ export async function resendSecondFactorCode(ctx: LoginContext): Promise<HttpRep
   const { otpMethod, userId } = ctx.stored.machine.context;
   const user = await readHuman(ctx, userId);
   if (ctx.stored.machine.value !== 'awaitingOtp' || user === undefined || otpMethod === undefined || otpMethod === 'totp') return renderStep(ctx);
-  if (!secondFactorsOf(user.state).includes(otpMethod)) return renderSecondFactorStep(ctx);
+  if (!codeFactorsOf(user.state).includes(otpMethod)) return renderSecondFactorStep(ctx);
   const refused = await sendCode(ctx, user, otpMethod);
   return renderSecondFactorStep(ctx, refused ?? 'otpCodeSent');
 }

@@ -1,21 +1,28 @@
 /**
- * The second factors a human user has (TOTP once verified, OTP by email, OTP by SMS) and whether
- * a session checked one. A session of such a user that checked none — a password-only session
- * from the sessions API, or one from before the enrolment — is not fully authenticated: the
- * login UI and OIDC never reuse it, and the sessions API says so (`secondFactorMissing`).
+ * The second factors a human user has (TOTP once verified, OTP by email, OTP by SMS, passkeys)
+ * and whether a session checked one. A session of such a user that checked none — a
+ * password-only session from the sessions API, or one from before the enrolment — is not fully
+ * authenticated: the login UI and OIDC never reuse it, and the sessions API says so
+ * (`secondFactorMissing`).
  */
-import { secondFactorCheckedAt, type Session, type User } from '../../actors/index.js';
+import { secondFactorCheckedAt, type OtpMethod, type Session, type User } from '../../actors/index.js';
 
-export type SecondFactor = 'totp' | 'sms' | 'email';
+export type SecondFactor = OtpMethod | 'passkey';
 
-/** The user's second factors in the order the login UI offers them first (TOTP, SMS, email). */
+/** The user's second factors in the order the login UI offers codes first (TOTP, SMS, email), then a passkey. */
 export function secondFactorsOf(user: User | undefined): SecondFactor[] {
   if (user?.type !== 'human') return [];
   const factors: SecondFactor[] = [];
   if (user.totp?.verified === true) factors.push('totp');
   if (user.otpSms !== undefined) factors.push('sms');
   if (user.otpEmail !== undefined) factors.push('email');
+  if ((user.passkeys ?? []).length > 0) factors.push('passkey');
   return factors;
+}
+
+/** The user's factors the code page asks a code for (TOTP, SMS, email): all but a passkey. */
+export function codeFactorsOf(user: User | undefined): OtpMethod[] {
+  return secondFactorsOf(user).filter((f): f is OtpMethod => f !== 'passkey');
 }
 
 /** True when the login UI asks this user for a second factor after the first one. */

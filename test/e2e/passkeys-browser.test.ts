@@ -1,0 +1,279 @@
+/**
+ * Passkeys in a real browser (#14): Chromium through playwright-core with a virtual WebAuthn
+ * authenticator over CDP (ctap2, internal, resident keys, user verification). A passkey is
+ * enrolled through the users API (options from StartPasskeyRegistration, navigator.credentials
+ * .create in a page of the instance origin, the answer to VerifyPasskeyRegistration), then:
+ * - passwordless login through an authorization code flow ("Sign in with a passkey" on the login
+ *   name page): the ID token says amr user+mfa; only the passkey page loads a script (CSP
+ *   script-src 'self'), the login name page none;
+ * - the passkey as second factor after the password: amr pwd+user+mfa;
+ * - another user's passkey cannot sign in as the first at the second-factor step (control: the
+ *   user's own passkey with the same page change signs in);
+ * - a cloned authenticator (same private key, older signature counter) is refused (controls: the
+ *   original authenticator, whose counter grew, signs in again, and so does a copy whose counter
+ *   is ahead of the stored one);
+ * - registration challenges are single-use and expire after 5 minutes on the node's clock
+ *   (control: a fresh one verifies).
+ */
+import type { BrowserContext, CDPSession, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { CHROMIUM, describeIfMet, meet } from '../requirements.js';
+import { launchBrowser, type TestBrowser } from './browser.fixture.js';
+import { api, startTestNode, type TestNode } from './harness.js';
+import { codeRequest, type CodeRequest } from './login-flow.fixture.js';
+import { createFlowTenant, createHuman, PASSWORD, startCallbackServer, type CallbackServer, type FlowTenant } from './oidc-code-flow.fixture.js';
+
+const chromium = await meet(CHROMIUM);
+const BASE = '/resources/v3alpha/users';
+
+let node: TestNode;
+let callback: CallbackServer;
+let tenant: FlowTenant;
+let browser: TestBrowser | undefined;
+
+beforeAll(async () => {
+  if (chromium.outcome !== 'run') return;
+  node = await startTestNode({ testClock: true });
+  callback = await startCallbackServer();
+  tenant = await createFlowTenant(node, callback.redirectUri);
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  if (chromium.outcome !== 'run') return;
+  await browser?.close();
+  await callback.close();
+  await node.stop();
+  node.cleanup();
+});
+
+/** A page with its own virtual authenticator (a phone's or laptop's platform authenticator). */
+interface Device {
+  readonly context: BrowserContext;
+  readonly page: Page;
+  readonly cdp: CDPSession;
+  readonly authenticatorId: string;
+}
+
+async function newDevice(): Promise<Device> {
+  const context = await browser!.newContext();
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+  });
+  // A page of the instance origin (a secure context: http://localhost): the RP ID is its host.
+  await page.goto(`${node.baseUrl}/ui/login/passkey.js`);
+  return { context, page, cdp, authenticatorId };
+}
+
+/** navigator.credentials.create with the API's options; the answer as RegistrationResponseJSON. */
+async function createCredential(page: Page, options: unknown): Promise<unknown> {
+  return page.evaluate(async (o: any) => {
+    const { navigator } = globalThis as any;
+    const bytes = (s: string) => Uint8Array.from(atob(s.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0));
+    const b64 = (b: ArrayBuffer) => btoa(String.fromCharCode(...new Uint8Array(b))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+    const credential = await navigator.credentials.create({
+      publicKey: {
+        ...o,
+        challenge: bytes(o.challenge),
+        user: { ...o.user, id: bytes(o.user.id) },
+        excludeCredentials: (o.excludeCredentials ?? []).map((c: any) => ({ ...c, id: bytes(c.id) })),
+      },
+    });
+    const r = credential.response;
+    return {
+      id: credential.id,
+      rawId: b64(credential.rawId),
+      type: credential.type,
+      clientExtensionResults: credential.getClientExtensionResults(),
+      response: { clientDataJSON: b64(r.clientDataJSON), attestationObject: b64(r.attestationObject), transports: r.getTransports() },
+    };
+  }, options);
+}
+
+/** Enrols a passkey of the user on the device through the users API; returns the passkey id. */
+async function enrol(device: Device, userId: string, name = 'Laptop'): Promise<string> {
+  const call = api(node);
+  const started = await call('POST', `${BASE}/${userId}/passkeys`);
+  expect(started.status).toBe(200);
+  const options = started.body.publicKeyCredentialCreationOptions;
+  expect(options.rp.id).toBe('localhost');
+  expect(options.authenticatorSelection).toMatchObject({ residentKey: 'required', userVerification: 'required' });
+  const publicKeyCredential = await createCredential(device.page, options);
+  const verified = await call('POST', `${BASE}/${userId}/passkeys/${started.body.passkeyId}/_verify`, { publicKeyCredential, name });
+  expect(verified.status, JSON.stringify(verified.body)).toBe(200);
+  return started.body.passkeyId as string;
+}
+
+async function idTokenAmr(request: CodeRequest, code: string): Promise<string[]> {
+  const response = await fetch(`${node.baseUrl}/oauth/v2/token`, {
+    method: 'POST',
+    body: new URLSearchParams({ grant_type: 'authorization_code', client_id: tenant.clientId, code, redirect_uri: callback.redirectUri, code_verifier: request.verifier }),
+  });
+  const idToken = ((await response.json()) as { id_token: string }).id_token;
+  return (JSON.parse(Buffer.from(idToken.split('.')[1] ?? '', 'base64url').toString('utf8')) as { amr: string[] }).amr;
+}
+
+/** After the passkey button: the code the client got, or undefined when the page showed an error. */
+async function outcomeOf(page: Page): Promise<string | undefined> {
+  const landed = page.waitForURL((url) => url.href.startsWith(callback.redirectUri)).then(() => new URL(page.url()).searchParams.get('code') ?? '');
+  const refused = page.waitForSelector('p.error').then(() => undefined);
+  return Promise.race([landed, refused]);
+}
+
+/** Passwordless: "Sign in with a passkey" on the login name page, then the passkey page's button. */
+async function passwordless(device: Device): Promise<{ request: CodeRequest; code: string | undefined; page: Page }> {
+  const { page } = device;
+  // prompt=login: the browser may hold a session from an earlier login.
+  const request = codeRequest(node, tenant.clientId, callback.redirectUri, { prompt: 'login' });
+  await page.goto(request.url.toString());
+  await page.click('button[value="passkey.start"]');
+  await page.waitForSelector('button[value=passkey]');
+  await page.click('button[value=passkey]');
+  return { request, code: await outcomeOf(page), page };
+}
+
+describeIfMet(chromium, 'Passkeys in Chromium (virtual authenticator)', () => {
+  it('enrols through the API and signs in without a password (amr user mfa); only the passkey page runs a script', async () => {
+    const device = await newDevice();
+    const id = await createHuman(node, 'pk-passwordless');
+    const passkeyId = await enrol(device, id, 'My laptop');
+    const listed = await api(node)('GET', `${BASE}/${id}/passkeys`);
+    expect(listed.body.passkeys).toEqual([expect.objectContaining({ id: passkeyId, name: 'My laptop', transports: ['internal'] })]);
+    expect(listed.body.passkeys[0].lastUsedDate).toBeUndefined();
+
+    const { page } = device;
+    const request = codeRequest(node, tenant.clientId, callback.redirectUri);
+    const arrived = callback.next();
+    const first = await page.goto(request.url.toString());
+    expect(await page.locator('script').count(), 'the login name page runs no script').toBe(0);
+    expect(first?.headers()['content-security-policy']).toContain("script-src 'none'");
+    const passkeyPage = page.waitForResponse((r) => r.url().includes('/ui/login/login?') && r.request().method() === 'GET');
+    await page.click('button[value="passkey.start"]');
+    const shown = await passkeyPage;
+    await page.waitForSelector('button[value=passkey]');
+    expect(await page.locator('script[src="/ui/login/passkey.js"]').count()).toBe(1);
+    expect((await shown.allHeaders())['content-security-policy']).toContain("script-src 'self'");
+    await page.click('button[value=passkey]');
+    const done = await arrived;
+    expect(await idTokenAmr(request, done.params.get('code') ?? '')).toEqual(['user', 'mfa']);
+    const used = await api(node)('GET', `${BASE}/${id}/passkeys`);
+    expect(used.body.passkeys[0].lastUsedDate).toBeDefined();
+    await device.context.close();
+  });
+
+  it('asks for the passkey after the password (amr pwd user mfa)', async () => {
+    const device = await newDevice();
+    const id = await createHuman(node, 'pk-second');
+    await enrol(device, id);
+    const { page } = device;
+    const request = codeRequest(node, tenant.clientId, callback.redirectUri);
+    const arrived = callback.next();
+    await page.goto(request.url.toString());
+    await page.fill('input[name=loginName]', 'pk-second');
+    await page.click('button[value=loginname]');
+    await page.fill('input[name=password]', PASSWORD);
+    await page.click('button[value=password]');
+    await page.waitForSelector('button[value=passkey]');
+    expect(await page.locator('input[name=code]').count(), 'no TOTP form without a TOTP').toBe(0);
+    await page.click('button[value=passkey]');
+    const done = await arrived;
+    expect(await idTokenAmr(request, done.params.get('code') ?? '')).toEqual(['pwd', 'user', 'mfa']);
+    await device.context.close();
+  });
+
+  it("refuses another user's passkey at the second factor (control: the user's own passkey)", async () => {
+    const mine = await newDevice();
+    const theirs = await newDevice();
+    const id = await createHuman(node, 'pk-victim');
+    const otherId = await createHuman(node, 'pk-attacker');
+    await enrol(mine, id);
+    await enrol(theirs, otherId);
+
+    /** Password of pk-victim, then the passkey button with the allow list dropped (any discoverable passkey answers). */
+    const attempt = async (device: Device) => {
+      const { page } = device;
+      const request = codeRequest(node, tenant.clientId, callback.redirectUri);
+      await page.goto(request.url.toString());
+      await page.fill('input[name=loginName]', 'pk-victim');
+      await page.click('button[value=loginname]');
+      await page.fill('input[name=password]', PASSWORD);
+      await page.click('button[value=password]');
+      await page.waitForSelector('button[value=passkey]');
+      await page.evaluate(() => {
+        const form = (globalThis as any).document.querySelector('form[data-passkey-options]');
+        const options = JSON.parse(form.dataset.passkeyOptions ?? '{}');
+        delete options.allowCredentials;
+        form.dataset.passkeyOptions = JSON.stringify(options);
+      });
+      await page.click('button[value=passkey]');
+      return { request, code: await outcomeOf(page) };
+    };
+
+    const refused = await attempt(theirs);
+    expect(refused.code).toBeUndefined();
+    expect(await theirs.page.textContent('p.error')).toContain('The passkey could not be used');
+    const accepted = await attempt(mine);
+    expect(accepted.code).toBeDefined();
+    expect(await idTokenAmr(accepted.request, accepted.code ?? '')).toEqual(['pwd', 'user', 'mfa']);
+    await mine.context.close();
+    await theirs.context.close();
+  });
+
+  it('refuses a cloned authenticator whose signature counter is behind (control: the original signs in again)', async () => {
+    const original = await newDevice();
+    const id = await createHuman(node, 'pk-clone');
+    await enrol(original, id);
+    const first = await passwordless(original);
+    expect(first.code).toBeDefined();
+    const { credentials } = await original.cdp.send('WebAuthn.getCredentials', { authenticatorId: original.authenticatorId });
+    expect(credentials).toHaveLength(1);
+    const credential = credentials[0]!;
+    expect(credential.signCount).toBeGreaterThan(0);
+
+    // Control: the original authenticator's counter grew, so it signs in again.
+    const again = await passwordless(original);
+    expect(again.code).toBeDefined();
+    expect(await idTokenAmr(again.request, again.code ?? '')).toEqual(['user', 'mfa']);
+
+    // The clone: the same private key in another authenticator, its counter from before.
+    const clone = await newDevice();
+    await clone.cdp.send('WebAuthn.addCredential', { authenticatorId: clone.authenticatorId, credential: { ...credential, signCount: 0 } });
+    const cloned = await passwordless(clone);
+    expect(cloned.code).toBeUndefined();
+    expect(await cloned.page.textContent('p.error')).toContain('The passkey could not be used');
+
+    // Control for the clone itself: with a counter ahead of the stored one the same key is accepted,
+    // so the refusal above was the counter's.
+    const ahead = await newDevice();
+    await ahead.cdp.send('WebAuthn.addCredential', { authenticatorId: ahead.authenticatorId, credential: { ...credential, signCount: credential.signCount + 100 } });
+    expect((await passwordless(ahead)).code).toBeDefined();
+    await original.context.close();
+    await clone.context.close();
+    await ahead.context.close();
+  });
+
+  it('accepts a registration challenge once and only for 5 minutes (control: a fresh one verifies)', async () => {
+    const device = await newDevice();
+    const id = await createHuman(node, 'pk-challenge');
+    const call = api(node);
+
+    const stale = await call('POST', `${BASE}/${id}/passkeys`);
+    const staleCredential = await createCredential(device.page, stale.body.publicKeyCredentialCreationOptions);
+    node.advanceClock(5 * 60_000 + 1000);
+    const expired = await call('POST', `${BASE}/${id}/passkeys/${stale.body.passkeyId}/_verify`, { publicKeyCredential: staleCredential, name: 'late' });
+    expect(expired.status).toBe(404);
+    expect(expired.body.message).toContain('no pending passkey registration');
+
+    const fresh = await call('POST', `${BASE}/${id}/passkeys`);
+    const credential = await createCredential(device.page, fresh.body.publicKeyCredentialCreationOptions);
+    const verified = await call('POST', `${BASE}/${id}/passkeys/${fresh.body.passkeyId}/_verify`, { publicKeyCredential: credential, name: 'on time' });
+    expect(verified.status).toBe(200);
+    const reused = await call('POST', `${BASE}/${id}/passkeys/${fresh.body.passkeyId}/_verify`, { publicKeyCredential: credential, name: 'twice' });
+    expect(reused.status).toBe(404);
+    const listed = await call('GET', `${BASE}/${id}/passkeys`);
+    expect(listed.body.passkeys.map((p: { name: string }) => p.name)).toEqual(['on time']);
+    await device.context.close();
+  });
+});
