@@ -5,7 +5,8 @@
  * .create in a page of the instance origin, the answer to VerifyPasskeyRegistration), then:
  * - passwordless login through an authorization code flow ("Sign in with a passkey" on the login
  *   name page): the ID token says amr user+mfa; only the passkey page loads a script (CSP
- *   script-src 'self'), the login name page none;
+ *   script-src 'self'), the login name page none; the export (with passwords and OTP secrets)
+ *   carries the user but nothing of the passkey (seed 001);
  * - the passkey as second factor after the password: amr pwd+user+mfa;
  * - another user's passkey cannot sign in as the first at the second-factor step (control: the
  *   user's own passkey with the same page change signs in);
@@ -160,6 +161,15 @@ describeIfMet(chromium, 'Passkeys in Chromium (virtual authenticator)', () => {
     expect(await idTokenAmr(request, done.params.get('code') ?? '')).toEqual(['user', 'mfa']);
     const used = await api(node)('GET', `${BASE}/${id}/passkeys`);
     expect(used.body.passkeys[0].lastUsedDate).toBeDefined();
+
+    // Seed 001: passwordless authentication is not exported — not even with passwords and OTP secrets.
+    const [stored] = (await device.cdp.send('WebAuthn.getCredentials', { authenticatorId: device.authenticatorId })).credentials;
+    const exported = await api(node)('POST', '/admin/v1/export', { with_passwords: true, with_otp: true, response_output: true });
+    expect(exported.status).toBe(200);
+    const text = JSON.stringify(exported.body);
+    expect(text, 'the user is exported').toContain('pk-passwordless');
+    expect(text).not.toContain(Buffer.from(stored!.credentialId, 'base64').toString('base64url'));
+    expect(text.toLowerCase()).not.toContain('passkey');
     await device.context.close();
   });
 
