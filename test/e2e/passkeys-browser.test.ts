@@ -19,7 +19,7 @@
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CHROMIUM, describeIfMet, meet } from '../requirements.js';
-import { launchBrowser, type TestBrowser } from './browser.fixture.js';
+import { docScreenshot, launchBrowser, type TestBrowser } from './browser.fixture.js';
 import { api, startTestNode, type TestNode } from './harness.js';
 import { codeRequest, type CodeRequest } from './login-flow.fixture.js';
 import { createFlowTenant, createHuman, PASSWORD, startCallbackServer, type CallbackServer, type FlowTenant } from './oidc-code-flow.fixture.js';
@@ -155,6 +155,7 @@ describeIfMet(chromium, 'Passkeys in Chromium (virtual authenticator)', () => {
     const shown = await passkeyPage;
     await page.waitForSelector('button[value=passkey]');
     expect(await page.locator('script[src="/ui/login/passkey.js"]').count()).toBe(1);
+    await docScreenshot(page, 'passkey');
     expect((await shown.allHeaders())['content-security-policy']).toContain("script-src 'self'");
     await page.click('button[value=passkey]');
     const done = await arrived;
@@ -187,6 +188,7 @@ describeIfMet(chromium, 'Passkeys in Chromium (virtual authenticator)', () => {
     await page.click('button[value=password]');
     await page.waitForSelector('button[value=passkey]');
     expect(await page.locator('input[name=code]').count(), 'no TOTP form without a TOTP').toBe(0);
+    await docScreenshot(page, 'passkey-second-factor');
     await page.click('button[value=passkey]');
     const done = await arrived;
     expect(await idTokenAmr(request, done.params.get('code') ?? '')).toEqual(['pwd', 'user', 'mfa']);
