@@ -7,7 +7,8 @@
  *   name page): the ID token says amr user+mfa; only the passkey page loads a script (CSP
  *   script-src 'self'), the login name page none; the export (with passwords and OTP secrets)
  *   carries the user but nothing of the passkey (seed 001);
- * - the passkey as second factor after the password: amr pwd+user+mfa;
+ * - the passkey as second factor after the password: amr pwd+user+mfa; with a TOTP as well the
+ *   page offers both and the code alone finishes (amr pwd+otp+mfa);
  * - another user's passkey cannot sign in as the first at the second-factor step (control: the
  *   user's own passkey with the same page change signs in);
  * - a cloned authenticator (same private key, older signature counter) is refused (controls: the
@@ -16,6 +17,7 @@
  * - registration challenges are single-use and expire after 5 minutes on the node's clock
  *   (control: a fresh one verifies).
  */
+import { Secret, TOTP } from 'otpauth';
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CHROMIUM, describeIfMet, meet } from '../requirements.js';
@@ -31,6 +33,8 @@ let node: TestNode;
 let callback: CallbackServer;
 let tenant: FlowTenant;
 let browser: TestBrowser | undefined;
+/** What advanceClock added to the node's clock. */
+let clockOffset = 0;
 
 beforeAll(async () => {
   if (chromium.outcome !== 'run') return;
@@ -195,6 +199,34 @@ describeIfMet(chromium, 'Passkeys in Chromium (virtual authenticator)', () => {
     await device.context.close();
   });
 
+  it('offers the TOTP code beside the passkey when the user has both; the code alone finishes (amr pwd otp mfa)', async () => {
+    const device = await newDevice();
+    const id = await createHuman(node, 'pk-both');
+    const call = api(node);
+    const added = await call('POST', `${BASE}/${id}/totp`);
+    const secret: string = added.body.secret;
+    const codeAt = (offsetMs: number) => new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: Date.now() + offsetMs });
+    expect((await call('POST', `${BASE}/${id}/totp/_verify`, { code: codeAt(clockOffset) })).status).toBe(200);
+    node.advanceClock(30_000); // the enrolment used this step's code
+    clockOffset += 30_000;
+    await enrol(device, id);
+    const { page } = device;
+    const request = codeRequest(node, tenant.clientId, callback.redirectUri);
+    await page.goto(request.url.toString());
+    await page.fill('input[name=loginName]', 'pk-both');
+    await page.click('button[value=loginname]');
+    await page.fill('input[name=password]', PASSWORD);
+    await page.click('button[value=password]');
+    await page.waitForSelector('button[value=passkey]');
+    expect(await page.locator('input[name=code]').count(), 'the TOTP form beside the passkey').toBe(1);
+    await page.fill('input[name=code]', codeAt(clockOffset));
+    await page.click('button[value=otp]');
+    const code = await outcomeOf(page);
+    expect(code).toBeDefined();
+    expect(await idTokenAmr(request, code ?? '')).toEqual(['pwd', 'otp', 'mfa']);
+    await device.context.close();
+  });
+
   it("refuses another user's passkey at the second factor (control: the user's own passkey)", async () => {
     const mine = await newDevice();
     const theirs = await newDevice();
@@ -274,6 +306,7 @@ describeIfMet(chromium, 'Passkeys in Chromium (virtual authenticator)', () => {
     const stale = await call('POST', `${BASE}/${id}/passkeys`);
     const staleCredential = await createCredential(device.page, stale.body.publicKeyCredentialCreationOptions);
     node.advanceClock(5 * 60_000 + 1000);
+    clockOffset += 5 * 60_000 + 1000;
     const expired = await call('POST', `${BASE}/${id}/passkeys/${stale.body.passkeyId}/_verify`, { publicKeyCredential: staleCredential, name: 'late' });
     expect(expired.status).toBe(404);
     expect(expired.body.message).toContain('no pending passkey registration');
