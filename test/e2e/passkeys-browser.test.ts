@@ -113,13 +113,17 @@ async function enrol(device: Device, userId: string, name = 'Laptop'): Promise<s
   return started.body.passkeyId as string;
 }
 
-async function idTokenAmr(request: CodeRequest, code: string): Promise<string[]> {
+async function idTokenClaims(request: CodeRequest, code: string): Promise<{ amr: string[]; sid: string }> {
   const response = await fetch(`${node.baseUrl}/oauth/v2/token`, {
     method: 'POST',
     body: new URLSearchParams({ grant_type: 'authorization_code', client_id: tenant.clientId, code, redirect_uri: callback.redirectUri, code_verifier: request.verifier }),
   });
   const idToken = ((await response.json()) as { id_token: string }).id_token;
-  return (JSON.parse(Buffer.from(idToken.split('.')[1] ?? '', 'base64url').toString('utf8')) as { amr: string[] }).amr;
+  return JSON.parse(Buffer.from(idToken.split('.')[1] ?? '', 'base64url').toString('utf8')) as { amr: string[]; sid: string };
+}
+
+async function idTokenAmr(request: CodeRequest, code: string): Promise<string[]> {
+  return (await idTokenClaims(request, code)).amr;
 }
 
 /** After the passkey button: the code the client got, or undefined when the page showed an error. */
@@ -179,7 +183,11 @@ describeIfMet(chromium, 'Passkeys in Chromium (virtual authenticator)', () => {
       expect((await shown.allHeaders())['content-security-policy']).toContain("script-src 'self'");
       await page.click('button[value=passkey]');
       const done = await arrived;
-      expect(await idTokenAmr(request, done.params.get('code') ?? '')).toEqual(['user', 'mfa']);
+      const claims = await idTokenClaims(request, done.params.get('code') ?? '');
+      expect(claims.amr).toEqual(['user', 'mfa']);
+      const session = await api(node)('GET', `/resources/v3alpha/sessions/${claims.sid}`);
+      expect(session.body.session.factors.webAuthN).toEqual({ verifiedAt: expect.any(String), userVerified: true });
+      expect(session.body.session.factors.password).toBeUndefined();
       const used = await api(node)('GET', `${BASE}/${id}/passkeys`);
       expect(used.body.passkeys[0].lastUsedDate).toBeDefined();
 

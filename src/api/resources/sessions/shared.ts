@@ -66,6 +66,7 @@ export async function toFactors(call: CallContext, session: Session): Promise<Fa
     ...((session.otpSmsCheckedAt ?? 0) > 0 ? { otpSms: { verifiedAt: toTimestamp(session.otpSmsCheckedAt!) } } : {}),
     ...((session.otpEmailCheckedAt ?? 0) > 0 ? { otpEmail: { verifiedAt: toTimestamp(session.otpEmailCheckedAt!) } } : {}),
     secondFactorMissing: user !== undefined && lacksSecondFactor(user.state, session),
+    ...((session.webAuthNCheckedAt ?? 0) > 0 ? { webAuthN: { verifiedAt: toTimestamp(session.webAuthNCheckedAt!), userVerified: session.webAuthNUserVerified === true } } : {}),
   });
 }
 
