@@ -238,6 +238,8 @@ async function checkPasskey(ctx: LoginContext, step: 'awaitingPasskey' | 'awaiti
     if (error.code === 'user.locked') return refused('userLocked');
     if (error.code === 'user.inactive') return refused('userInactive');
     if (error.code === 'session.password_invalid') return refused('loginFailed');
+    // The user's organization was removed, or the passkey meanwhile: no session, no 500.
+    if (error.kind === 'not_found' || error.kind === 'failed_precondition') return refused('passkeyFailed');
     throw error;
   }
 }

@@ -5,14 +5,15 @@
  * a valid attestation is refused as `passkey.publicKeyCredential` and uses the challenge up,
  * unknown ids are 404, machine users have no passkeys, and permissions: a user manages their
  * own passkeys without a role but not another user's (control: an admin with user.passkey.write
- * can). Over gRPC too.
+ * can); the passkey login page answers malformed or forged assertions with its error (400),
+ * never a 500. Over gRPC too.
  */
 import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PlatformUsers } from '../../src/gen/platform/resources/user/v3alpha/user_service_pb.js';
 import { api, startTestNode, type TestNode, violatedFields } from './harness.js';
-import { codeRequest, logInWithFetch } from './login-flow.fixture.js';
+import { codeRequest, getPage, logInWithFetch, openLogin, postLogin } from './login-flow.fixture.js';
 import { createFlowTenant, createHuman, PASSWORD, type FlowTenant } from './oidc-code-flow.fixture.js';
 
 const REDIRECT_URI = 'http://127.0.0.1:9/cb';
@@ -122,6 +123,24 @@ describe('Passkey RPCs', () => {
     expect((await asSelf('GET', `${BASE}/${other}/passkeys`)).status).toBe(403);
     expect((await asSelf('DELETE', `${BASE}/${other}/passkeys/any`)).status).toBe(403);
     expect((await call('POST', `${BASE}/${other}/passkeys`)).status).toBe(200);
+  });
+
+  it('the passkey login page refuses a malformed or missing answer with its error, never a 500 (control: the page before)', async () => {
+    const steps = await openLogin(node, codeRequest(node, tenant.clientId, REDIRECT_URI).url);
+    const form = { authRequest: steps.started.authRequest, csrf: steps.csrf };
+    const opened = await postLogin(node, { ...form, action: 'passkey.start' }, steps.headers);
+    expect(opened.status).toBe(303);
+    const page = await getPage(node, opened.location ?? '', steps.started.jar.header());
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('data-passkey-options=');
+    expect(page.text).not.toContain('role="alert"');
+    expect(page.response.headers.get('content-security-policy')).toContain("script-src 'self'");
+    for (const credential of ['failed', '{"id":"x"}', `{"id":"AAAA","rawId":"AAAA","type":"public-key","response":{"clientDataJSON":"e30","authenticatorData":"AA","signature":"AA"},"clientExtensionResults":{}}`, 'x'.repeat(20_000), '']) {
+      const refused = await postLogin(node, { ...form, action: 'passkey', credential }, steps.headers);
+      expect(refused.status, credential.slice(0, 40)).toBe(400);
+      expect(refused.text).toContain('The passkey could not be used.');
+      expect(refused.text).toContain('data-passkey-options=');
+    }
   });
 
   it('works over gRPC too', async () => {
