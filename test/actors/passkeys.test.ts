@@ -12,7 +12,8 @@ import { AppError } from '../../actors/kernel/errors.js';
 import { orgKind } from '../../actors/organization/org.js';
 import { addPasskey, counterAdvances, recordPasskeyUse, removePasskey } from '../../actors/organization/commands/passkey.js';
 import { createSession } from '../../actors/organization/commands/create-session.js';
-import { sessionAmr, sessionKind } from '../../actors/organization/session.js';
+import { secondFactorCheckedAt, sessionAmr, sessionKind } from '../../actors/organization/session.js';
+import { lacksSecondFactor, requiresSecondFactor, secondFactorsOf } from '../../src/query/second-factors.js';
 import { userKind, type HumanPasskey, type HumanUser } from '../../actors/organization/user.js';
 import { context, given, NOW, record } from './decide.fixture.js';
 import { applyDecision, recorded } from './fold.fixture.js';
@@ -109,6 +110,41 @@ describe('passkey sessions', () => {
     expect(amrOf({ passkey: { id: 'p1', userVerified: true }, passwordHash: '$argon2id$current' })).toEqual(['pwd', 'user', 'mfa']);
     expect(amrOf({ passkey: { id: 'p1', userVerified: false } })).toEqual(['user']);
     expect(amrOf({ passwordHash: '$argon2id$current' })).toEqual(['pwd']);
+  });
+
+  it('amr beside the other factors: an external login or an OTP by email with a passkey is mfa (control: the external login alone is not)', () => {
+    const linked = alice({ idpLinks: [{ idpId: 'idp1', externalUserId: 'x1', externalUsername: 'alice' }], otpEmail: {} });
+    const amrWith = (checks: object) =>
+      sessionAmr(
+        applyDecision(
+          sessionKind,
+          's1',
+          undefined,
+          createSession.decide(
+            withUser(linked),
+            { sessionId: 's1', orgId: 'o1', userId: 'u1', tokenDigest: 'd', lifetimeMs: 60_000, metadata: {}, userAgent: { userAgent: '', ip: '' }, ...checks },
+            context(),
+          ),
+        )!.state,
+      );
+    expect(amrWith({ idpId: 'idp1', passkey: { id: 'p1', userVerified: false } })).toEqual(['user', 'mfa']);
+    expect(amrWith({ idpId: 'idp1', otpMessageChecked: 'email' })).toEqual(['otp', 'mfa']);
+    expect(amrWith({ passwordHash: '$argon2id$current', otpMessageChecked: 'email' })).toEqual(['pwd', 'otp', 'mfa']);
+    expect(amrWith({ idpId: 'idp1' })).toEqual([]);
+  });
+
+  it('a passkey is a second factor: required after the first one, and a passkey session checked one (control: a password-only session did not)', () => {
+    const user = alice();
+    expect(secondFactorsOf(user)).toEqual(['passkey']);
+    expect(requiresSecondFactor(user)).toBe(true);
+    expect(requiresSecondFactor(alice({ passkeys: [] }))).toBe(false);
+    expect(secondFactorsOf(alice({ otpSms: {}, otpEmail: {} }))).toEqual(['sms', 'email', 'passkey']);
+    const withPasskey = applyDecision(sessionKind, 's1', undefined, create({ passkey: { id: 'p1', userVerified: true } }))!.state;
+    const passwordOnly = applyDecision(sessionKind, 's1', undefined, create({ passwordHash: '$argon2id$current' }))!.state;
+    expect(secondFactorCheckedAt(withPasskey)).toBeGreaterThan(0);
+    expect(lacksSecondFactor(user, withPasskey)).toBe(false);
+    expect(secondFactorCheckedAt(passwordOnly)).toBe(0);
+    expect(lacksSecondFactor(user, passwordOnly)).toBe(true);
   });
 
   it("refuses a passkey the user does not have", () => {
