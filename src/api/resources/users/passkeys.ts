@@ -40,7 +40,7 @@ import {
   WEBAUTHN_CHALLENGE_TTL_MS,
   type RelyingParty,
 } from '../../../crypto/webauthn.js';
-import { issuerFor } from '../../../oidc/shared/issuer.js';
+import { issuerFor } from '../../../http/issuer.js';
 import { normalizeHost } from '../../../query/tenant.js';
 import { loginNamesOf } from '../../../query/user-auth.js';
 import type { CallContext } from '../../call-context.js';
