@@ -251,6 +251,32 @@ describeIfMet(chromium, 'Passkeys in Chromium (virtual authenticator)', () => {
       await device.context.close();
     });
 
+    itIfMet(verdict, 'lets a user with TOTP and a passkey choose the passkey on the code page instead (amr pwd user mfa)', async () => {
+      const device = await newDevice();
+      const id = await createHuman(node, 'pk-choose');
+      const call = api(node);
+      const added = await call('POST', `${BASE}/${id}/totp`);
+      const secret: string = added.body.secret;
+      const codeAt = (offsetMs: number) => new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: Date.now() + offsetMs });
+      expect((await call('POST', `${BASE}/${id}/totp/_verify`, { code: codeAt(clockOffset) })).status).toBe(200);
+      await enrol(device, id);
+      const { page } = device;
+      const request = codeRequest(node, tenant.clientId, callback.redirectUri);
+      const arrived = callback.next();
+      await page.goto(request.url.toString());
+      await page.fill('input[name=loginName]', 'pk-choose');
+      await page.click('button[value=loginname]');
+      await page.fill('input[name=password]', PASSWORD);
+      await page.click('button[value=password]');
+      await page.waitForSelector('button[value=passkey]');
+      // The code page of the TOTP factor, with the passkey as the other choice.
+      expect(await page.locator('input[name=code]').count(), 'the TOTP code field').toBe(1);
+      await page.click('button[value=passkey]');
+      const done = await arrived;
+      expect(await idTokenAmr(request, done.params.get('code') ?? '')).toEqual(['pwd', 'user', 'mfa']);
+      await device.context.close();
+    });
+
     itIfMet(verdict, "refuses another user's passkey at the second factor (control: the user's own passkey)", async () => {
       const mine = await newDevice();
       const theirs = await newDevice();
