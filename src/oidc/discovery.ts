@@ -14,6 +14,7 @@ import { isNotModified, KEYS_PATH } from './keys.js';
 import { requireInstance, withErrorReplies } from './shared/endpoint.js';
 import { issuerFor } from './shared/issuer.js';
 import type { UiLocalesResolver } from './shared/ui-locales.js';
+import { ACR_MULTI_FACTOR, ACR_ONE_FACTOR } from './shared/id-token.js';
 
 export const DISCOVERY_PATH = '/.well-known/openid-configuration';
 
@@ -58,6 +59,7 @@ const STATIC_METADATA = {
     'phone_number_verified',
   ],
   code_challenge_methods_supported: ['S256'],
+  acr_values_supported: [ACR_ONE_FACTOR, ACR_MULTI_FACTOR],
   authorization_response_iss_parameter_supported: true,
   request_parameter_supported: false,
   request_uri_parameter_supported: false,

@@ -54,6 +54,7 @@ describe('GET /.well-known/openid-configuration', () => {
       introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'private_key_jwt'],
       revocation_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'],
       code_challenge_methods_supported: ['S256'],
+      acr_values_supported: ['urn:platform:loa:1fa', 'urn:platform:loa:2fa'],
       request_parameter_supported: false,
       request_uri_parameter_supported: false,
     });

@@ -98,7 +98,7 @@ describeIfMet(chromium, 'code flow in a real browser', () => {
 
     const tokens = await oidc.authorizationCodeGrant(config, new URL(arrived.url), { pkceCodeVerifier: started.verifier, expectedState: started.state, expectedNonce: started.nonce });
     const claims = tokens.claims();
-    expect(claims).toMatchObject({ iss: node.baseUrl, aud: expect.arrayContaining([tenant.clientId, tenant.projectId]), azp: tenant.clientId, amr: ['pwd'], nonce: started.nonce });
+    expect(claims).toMatchObject({ iss: node.baseUrl, aud: expect.arrayContaining([tenant.clientId, tenant.projectId]), azp: tenant.clientId, amr: ['pwd'], acr: 'urn:platform:loa:1fa', nonce: started.nonce });
     expect(claims?.sid).toEqual(expect.any(String));
     expect(claims?.auth_time).toEqual(expect.any(Number));
     expect(claims).not.toHaveProperty('email'); // an access token was issued with it (seed: claims via userinfo)

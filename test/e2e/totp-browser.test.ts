@@ -81,8 +81,9 @@ describeIfMet(chromium, 'TOTP login in Chromium', () => {
       body: new URLSearchParams({ grant_type: 'authorization_code', client_id: tenant.clientId, code, redirect_uri: callback.redirectUri, code_verifier: request.verifier }),
     });
     const idToken = ((await response.json()) as { id_token: string }).id_token;
-    const claims = JSON.parse(Buffer.from(idToken.split('.')[1] ?? '', 'base64url').toString('utf8')) as { amr: string[] };
+    const claims = JSON.parse(Buffer.from(idToken.split('.')[1] ?? '', 'base64url').toString('utf8')) as { amr: string[]; acr: string };
     expect(claims.amr).toEqual(['pwd', 'otp', 'mfa']);
+    expect(claims.acr, 'two factors').toBe('urn:platform:loa:2fa');
     await context.close();
   });
 });

@@ -40,6 +40,18 @@ export interface IdTokenInput {
   readonly claimHooks?: ClaimHooks;
 }
 
+/**
+ * `acr` (OIDC Core §2) from what the login checked: two or more factors (`mfa` in `amr`: a
+ * password with a TOTP / SMS / email code, or a user-verified passkey) are level 2, one factor
+ * level 1. Listed in discovery's `acr_values_supported`.
+ */
+export const ACR_ONE_FACTOR = 'urn:platform:loa:1fa';
+export const ACR_MULTI_FACTOR = 'urn:platform:loa:2fa';
+
+export function acrOf(amr: readonly string[]): string {
+  return amr.includes('mfa') ? ACR_MULTI_FACTOR : ACR_ONE_FACTOR;
+}
+
 /** `at_hash` of an access token (RS256 / ES256: SHA-256). */
 export function accessTokenHash(accessToken: string): string {
   const digest = createHash('sha256').update(accessToken).digest();
@@ -59,7 +71,7 @@ export async function signIdToken(signer: Signer, input: IdTokenInput): Promise<
     iat,
     auth_time: Math.floor(input.authTime / 1000),
     ...(input.nonce === undefined ? {} : { nonce: input.nonce }),
-    ...(input.amr === undefined ? {} : { amr: input.amr }),
+    ...(input.amr === undefined ? {} : { amr: input.amr, acr: acrOf(input.amr) }),
     azp: input.clientId,
     client_id: input.clientId,
     ...(input.accessToken === undefined ? {} : { at_hash: accessTokenHash(input.accessToken) }),
