@@ -88,6 +88,7 @@ export const de = {
   resetSubmit: 'Neues Passwort setzen',
   resetResend: 'Neuen Code senden',
   resetRules: 'Das neue Passwort',
+  registerRules: 'Das Passwort',
   passwordRuleMinLength: 'muss mindestens {n} Zeichen lang sein',
   passwordRuleUppercase: 'muss einen Großbuchstaben enthalten',
   passwordRuleLowercase: 'muss einen Kleinbuchstaben enthalten',

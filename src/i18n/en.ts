@@ -86,6 +86,7 @@ export const en = {
   resetSubmit: 'Set new password',
   resetResend: 'Send a new code',
   resetRules: 'The new password',
+  registerRules: 'The password',
   passwordRuleMinLength: 'must be at least {n} characters long',
   passwordRuleUppercase: 'must contain an uppercase letter',
   passwordRuleLowercase: 'must contain a lowercase letter',

@@ -75,6 +75,7 @@ export const es = {
   resetSubmit: 'Guardar la contraseña nueva',
   resetResend: 'Enviar un código nuevo',
   resetRules: 'La contraseña nueva',
+  registerRules: 'La contraseña',
   passwordRuleMinLength: 'debe tener al menos {n} caracteres',
   passwordRuleUppercase: 'debe contener una letra mayúscula',
   passwordRuleLowercase: 'debe contener una letra minúscula',

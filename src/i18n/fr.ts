@@ -75,6 +75,7 @@ export const fr = {
   resetSubmit: 'Enregistrer le nouveau mot de passe',
   resetResend: 'Envoyer un nouveau code',
   resetRules: 'Le nouveau mot de passe',
+  registerRules: 'Le mot de passe',
   passwordRuleMinLength: 'doit comporter au moins {n} caractères',
   passwordRuleUppercase: 'doit contenir une lettre majuscule',
   passwordRuleLowercase: 'doit contenir une lettre minuscule',

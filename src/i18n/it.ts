@@ -75,6 +75,7 @@ export const it = {
   resetSubmit: 'Imposta la nuova password',
   resetResend: 'Invia un nuovo codice',
   resetRules: 'La nuova password',
+  registerRules: 'La password',
   passwordRuleMinLength: 'deve contenere almeno {n} caratteri',
   passwordRuleUppercase: 'deve contenere una lettera maiuscola',
   passwordRuleLowercase: 'deve contenere una lettera minuscola',

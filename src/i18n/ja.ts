@@ -75,6 +75,7 @@ export const ja = {
   resetSubmit: '新しいパスワードを設定',
   resetResend: '新しいコードを送信',
   resetRules: '新しいパスワードの条件',
+  registerRules: 'パスワードの条件',
   passwordRuleMinLength: '{n}文字以上であること',
   passwordRuleUppercase: '英大文字を含むこと',
   passwordRuleLowercase: '英小文字を含むこと',

@@ -75,6 +75,7 @@ export const nl = {
   resetSubmit: 'Nieuw wachtwoord instellen',
   resetResend: 'Nieuwe code sturen',
   resetRules: 'Het nieuwe wachtwoord',
+  registerRules: 'Het wachtwoord',
   passwordRuleMinLength: 'moet minstens {n} tekens lang zijn',
   passwordRuleUppercase: 'moet een hoofdletter bevatten',
   passwordRuleLowercase: 'moet een kleine letter bevatten',

@@ -75,6 +75,7 @@ export const pt = {
   resetSubmit: 'Definir nova senha',
   resetResend: 'Enviar um novo código',
   resetRules: 'A nova senha',
+  registerRules: 'A senha',
   passwordRuleMinLength: 'deve ter pelo menos {n} caracteres',
   passwordRuleUppercase: 'deve conter uma letra maiúscula',
   passwordRuleLowercase: 'deve conter uma letra minúscula',

@@ -75,6 +75,7 @@ export const zh = {
   resetSubmit: '设置新密码',
   resetResend: '发送新验证码',
   resetRules: '新密码要求',
+  registerRules: '密码要求',
   passwordRuleMinLength: '至少 {n} 个字符',
   passwordRuleUppercase: '包含一个大写字母',
   passwordRuleLowercase: '包含一个小写字母',

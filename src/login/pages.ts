@@ -130,8 +130,9 @@ export function renderSelectAccountPage(ctx: FormContext, accounts: readonly Acc
   return renderLoginPage(ctx, 'select-account', ctx.tr.t('selectAccountTitle'), data);
 }
 
-export function renderRegisterPage(ctx: FormContext, options: { values?: RegistrationValues; error?: MessageKey } = {}): HttpReply {
-  const data = { values: options.values ?? {}, errorText: errorText(ctx, options.error) };
+/** `rules`: the instance's password rules (password-rules.ts), shown above the form. */
+export function renderRegisterPage(ctx: FormContext, options: { values?: RegistrationValues; error?: MessageKey; rules?: readonly string[] } = {}): HttpReply {
+  const data = { values: options.values ?? {}, rules: options.rules ?? [], errorText: errorText(ctx, options.error) };
   return renderLoginPage(ctx, 'register', ctx.tr.t('registerTitle'), data, stepStatus(options.error));
 }
 

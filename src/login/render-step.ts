@@ -11,6 +11,8 @@ import { renderSecondFactorStep } from './second-factor.js';
 import { renderEnrolment } from './mfa-enrolment.js';
 import { pagePolicyOf, renderRefusedPage } from './login-policy.js';
 import { renderPasskeyPage } from './passkey.js';
+import { passwordRules } from './password-rules.js';
+import { readUserSettings } from '../query/user-auth.js';
 import { renderErrorPage, renderLoginNamePage, renderPasswordPage, renderRegisterPage, renderSelectAccountPage, type RegistrationValues } from './pages.js';
 
 /** `values`: what the registration form keeps when it is shown again with an error. */
@@ -49,9 +51,12 @@ export async function renderStep(ctx: LoginContext, error?: MessageKey, values?:
       return renderEnrolment(ctx, undefined, error);
     case 'awaitingVerification':
       return renderVerificationStep(ctx, error);
-    case 'registering':
+    case 'registering': {
       if (!(await pagePolicyOf(ctx)).allowRegister) return renderRefusedPage(ctx, 'registrationDisabled');
-      return renderRegisterPage(ctx.form, { ...(values === undefined ? {} : { values }), ...withError });
+      const { passwordComplexity } = await readUserSettings(ctx.deps.actors, ctx.instanceId);
+      const rules = passwordRules(ctx.form.tr, passwordComplexity);
+      return renderRegisterPage(ctx.form, { ...(values === undefined ? {} : { values }), rules, ...withError });
+    }
     default:
       return renderErrorPage(ctx.form.tr, 'authRequestUnknown', 404);
   }

@@ -106,6 +106,13 @@ describeIfMet(chromium, 'registration in a real browser', () => {
       expect(await page.locator(`form:has(button[value="register.submit"]) input[name=${name}]`).count(), name).toBe(1);
     }
     expect(await page.getAttribute('input[name=password]', 'type')).toBe('password');
+    // The instance's password rules (the defaults: 8 characters, upper, lower, a number; no symbol).
+    expect(await page.locator('ul.rules li').allTextContents()).toEqual([
+      'must be at least 8 characters long',
+      'must contain an uppercase letter',
+      'must contain a lowercase letter',
+      'must contain a number',
+    ]);
     await docScreenshot(page, 'register');
     await context.close();
   });
