@@ -89,6 +89,7 @@ export const de = {
   resetResend: 'Neuen Code senden',
   resetRules: 'Das neue Passwort',
   registerRules: 'Das Passwort',
+  mfaSetUpWithPassword: 'Hier ist ein zweiter Faktor nötig, und dieses Konto hat noch keinen. Melde dich einmal mit deinem Passwort an, um einen einzurichten.',
   passwordRuleMinLength: 'muss mindestens {n} Zeichen lang sein',
   passwordRuleUppercase: 'muss einen Großbuchstaben enthalten',
   passwordRuleLowercase: 'muss einen Kleinbuchstaben enthalten',

@@ -87,6 +87,7 @@ export const en = {
   resetResend: 'Send a new code',
   resetRules: 'The new password',
   registerRules: 'The password',
+  mfaSetUpWithPassword: 'A second factor is required here and this account has none yet. Sign in with your password once to set one up.',
   passwordRuleMinLength: 'must be at least {n} characters long',
   passwordRuleUppercase: 'must contain an uppercase letter',
   passwordRuleLowercase: 'must contain a lowercase letter',

@@ -76,6 +76,7 @@ export const es = {
   resetResend: 'Enviar un código nuevo',
   resetRules: 'La contraseña nueva',
   registerRules: 'La contraseña',
+  mfaSetUpWithPassword: 'Aquí se requiere un segundo factor y esta cuenta aún no tiene ninguno. Inicia sesión una vez con tu contraseña para configurarlo.',
   passwordRuleMinLength: 'debe tener al menos {n} caracteres',
   passwordRuleUppercase: 'debe contener una letra mayúscula',
   passwordRuleLowercase: 'debe contener una letra minúscula',

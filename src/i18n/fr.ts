@@ -76,6 +76,7 @@ export const fr = {
   resetResend: 'Envoyer un nouveau code',
   resetRules: 'Le nouveau mot de passe',
   registerRules: 'Le mot de passe',
+  mfaSetUpWithPassword: 'Un second facteur est requis ici et ce compte n’en a pas encore. Connectez-vous une fois avec votre mot de passe pour en configurer un.',
   passwordRuleMinLength: 'doit comporter au moins {n} caractères',
   passwordRuleUppercase: 'doit contenir une lettre majuscule',
   passwordRuleLowercase: 'doit contenir une lettre minuscule',

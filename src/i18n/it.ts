@@ -76,6 +76,7 @@ export const it = {
   resetResend: 'Invia un nuovo codice',
   resetRules: 'La nuova password',
   registerRules: 'La password',
+  mfaSetUpWithPassword: 'Qui è richiesto un secondo fattore e questo account non ne ha ancora uno. Accedi una volta con la tua password per configurarlo.',
   passwordRuleMinLength: 'deve contenere almeno {n} caratteri',
   passwordRuleUppercase: 'deve contenere una lettera maiuscola',
   passwordRuleLowercase: 'deve contenere una lettera minuscola',

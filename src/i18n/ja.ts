@@ -76,6 +76,7 @@ export const ja = {
   resetResend: '新しいコードを送信',
   resetRules: '新しいパスワードの条件',
   registerRules: 'パスワードの条件',
+  mfaSetUpWithPassword: 'ここでは2段階認証が必要ですが、このアカウントにはまだ設定されていません。一度パスワードでログインして設定してください。',
   passwordRuleMinLength: '{n}文字以上であること',
   passwordRuleUppercase: '英大文字を含むこと',
   passwordRuleLowercase: '英小文字を含むこと',

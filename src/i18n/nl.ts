@@ -76,6 +76,7 @@ export const nl = {
   resetResend: 'Nieuwe code sturen',
   resetRules: 'Het nieuwe wachtwoord',
   registerRules: 'Het wachtwoord',
+  mfaSetUpWithPassword: 'Hier is een tweede factor vereist en dit account heeft er nog geen. Log één keer in met je wachtwoord om er een in te stellen.',
   passwordRuleMinLength: 'moet minstens {n} tekens lang zijn',
   passwordRuleUppercase: 'moet een hoofdletter bevatten',
   passwordRuleLowercase: 'moet een kleine letter bevatten',

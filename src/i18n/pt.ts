@@ -76,6 +76,7 @@ export const pt = {
   resetResend: 'Enviar um novo código',
   resetRules: 'A nova senha',
   registerRules: 'A senha',
+  mfaSetUpWithPassword: 'Um segundo fator é obrigatório aqui e esta conta ainda não tem nenhum. Entre uma vez com sua senha para configurá-lo.',
   passwordRuleMinLength: 'deve ter pelo menos {n} caracteres',
   passwordRuleUppercase: 'deve conter uma letra maiúscula',
   passwordRuleLowercase: 'deve conter uma letra minúscula',

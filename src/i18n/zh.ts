@@ -76,6 +76,7 @@ export const zh = {
   resetResend: '发送新验证码',
   resetRules: '新密码要求',
   registerRules: '密码要求',
+  mfaSetUpWithPassword: '此处需要第二重验证，而此账户尚未设置。请先用密码登录一次进行设置。',
   passwordRuleMinLength: '至少 {n} 个字符',
   passwordRuleUppercase: '包含一个大写字母',
   passwordRuleLowercase: '包含一个小写字母',

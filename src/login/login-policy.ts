@@ -31,6 +31,16 @@ export async function mustEnrolSecondFactor(actors: ActorSystem, instanceId: str
   return mfaRequired(await userPolicyOf(actors, instanceId, user), false);
 }
 
+/**
+ * An external login of a user whose organization forces a second factor for every login
+ * (forceMfa without forceMfaLocalOnly) and who has none: refused, since enrolment during login
+ * follows a password (the user signs in with the password once to set one up).
+ */
+export async function externalLoginNeedsSecondFactor(actors: ActorSystem, instanceId: string, user: User): Promise<boolean> {
+  if (user.type !== 'human' || requiresSecondFactor(user)) return false;
+  return mfaRequired(await userPolicyOf(actors, instanceId, user), true);
+}
+
 /** True when the session checked a second factor (TOTP, OTP by email or SMS). */
 export function hasSecondFactorCheck(session: Session): boolean {
   return secondFactorCheckedAt(session) > 0;

@@ -306,6 +306,31 @@ describeIfMet(chromium, 'external login through a second Tessera node', () => {
     await context.close();
   });
 
+  it('refuses an external login without a second factor where the login policy forces one for every login (control: before, and with forceMfaLocalOnly, it signs in)', async () => {
+    await addHuman(providerApi(nodeB), { username: 'fiona', givenName: 'Fiona', familyName: 'Far', email: 'fiona@b.example', emailVerified: true });
+    const context = await browser!.newContext();
+    const first = await startFlow(context);
+    await signInAtB(first.page, idps.autoCreate, 'fiona');
+    const created = await first.subject();
+    const policy = (settings: Record<string, boolean>) => api(nodeA)('PATCH', '/settings/v3alpha/login', settings);
+    try {
+      expect((await policy({ forceMfa: true })).status).toBe(200);
+      const forced = await startFlow(context);
+      await signInAtB(forced.page, idps.autoCreate);
+      await forced.page.waitForSelector('[role=alert]');
+      expect(await forced.page.textContent('[role=alert]')).toContain('Sign in with your password once to set one up.');
+      expect(await forced.page.locator('input[name=code]').count(), 'no session, no code page').toBe(0);
+
+      expect((await policy({ forceMfaLocalOnly: true })).status).toBe(200);
+      const localOnly = await startFlow(context);
+      await signInAtB(localOnly.page, idps.autoCreate);
+      expect(await localOnly.subject()).toBe(created);
+    } finally {
+      expect((await policy({ forceMfa: false, forceMfaLocalOnly: false })).status).toBe(200);
+      await context.close();
+    }
+  });
+
   it('creates an account from the prefilled form (manual creation)', async () => {
     await addHuman(providerApi(nodeB), { username: 'emil', givenName: 'Emil', familyName: 'Remote', email: 'emil@b.example', emailVerified: true });
     const context = await browser!.newContext();

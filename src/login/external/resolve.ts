@@ -38,6 +38,7 @@ import type { FormParams } from '../../oidc/shared/form.js';
 import { checkPasswordStep, cookieWithSession, logInWithIdp, logInWithPassword, preferredLoginName, type HeldSession } from '../browser-sessions.js';
 import { requiresSecondFactor } from '../../query/second-factors.js';
 import { enterSecondFactorAfterIdp } from '../second-factor.js';
+import { externalLoginNeedsSecondFactor, renderRefusedPage } from '../login-policy.js';
 import type { MessageKey } from '../../i18n/index.js';
 import type { LoginContext } from '../login-context.js';
 import { admitsOrg, type LoginOrg } from '../login-org.js';
@@ -300,6 +301,10 @@ async function finish(ctx: LoginContext, user: Human, idpId: string): Promise<Ht
     await dropIdentified(ctx.deps.ttl, ctx.instanceId, ctx.stored.id);
     if (ctx.req.notes !== undefined) ctx.req.notes.login = 'idp:second_factor';
     return enterSecondFactorAfterIdp(ctx, user, await preferredLoginName(ctx.deps.actors, ctx.instanceId, user), idpId);
+  }
+  if (await externalLoginNeedsSecondFactor(ctx.deps.actors, ctx.instanceId, user.state)) {
+    await dropIdentified(ctx.deps.ttl, ctx.instanceId, ctx.stored.id);
+    return renderRefusedPage(ctx, 'mfaSetUpWithPassword');
   }
   const login = await logInWithIdp(ctx.deps.actors, ctx.instanceId, user, idpId, ctx.req);
   if (!login.ok) return renderStep(ctx, login.error);
