@@ -54,8 +54,9 @@ describe('text settings', () => {
     expect(body.details.owner).toEqual(instanceOwner());
     expect(body.settings.texts.loginNameLabel).toEqual({ value: 'Loginname', owner: system });
     expect(body.settings.texts.next).toMatchObject({ owner: system });
-    // A supported language without a catalog of its own falls back to the English texts.
-    expect((await ok('GET', `${T}/fr`)).settings.texts.title).toEqual({ value: 'Sign in', owner: system });
+    // A language with a catalog gets its own texts; a supported one without (Swedish) the English texts.
+    expect((await ok('GET', `${T}/fr`)).settings.texts.title).toEqual({ value: 'Connexion', owner: system });
+    expect((await ok('GET', `${T}/sv`)).settings.texts.title).toEqual({ value: 'Sign in', owner: system });
   });
 
   it('sets at the instance, inherits in the org with the owner, overrides and resets there', async () => {
