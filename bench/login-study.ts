@@ -18,6 +18,7 @@ import { processCpuSeconds } from './processes.js';
 import { httpRequest, TESSERA_HOST_HEADER, type HttpResult, type TesseraNode } from './tessera.js';
 
 const USERS_PATH = '/resources/v3alpha/users';
+const RATE_LIMITS_PATH = '/settings/v3alpha/rate_limits';
 const REDIRECT_URI = 'http://127.0.0.1:9/bench/callback';
 const PASSWORD = 'Bench-Login-Passw0rd';
 const STEP_S = 30;
@@ -80,7 +81,7 @@ export async function loginStudy(options: {
   readonly ticksPerSecond: number;
   readonly log: (message: string) => void;
 }): Promise<LoginStudy> {
-  const { node, log } = options;
+  const { node } = options;
   const admin = { authorization: `Bearer ${node.adminToken}`, 'content-type': 'application/json' };
   const call = async (method: string, path: string, body: unknown, expected: number): Promise<Record<string, unknown>> => {
     const result = await httpRequest(node.origin, method, path, admin, body === undefined ? undefined : JSON.stringify(body));
@@ -89,6 +90,22 @@ export async function loginStudy(options: {
   };
   const idOf = (response: Record<string, unknown>): string => String((response.details as { id?: unknown } | undefined)?.id ?? '');
 
+  // Every login comes from 127.0.0.1: the per-IP limits of password checks and login pages are
+  // lifted for the run (settings API), the rest stays at the node's defaults; restored afterwards.
+  await call('PATCH', RATE_LIMITS_PATH, { passwordIp: { set: 'off' }, loginPagesIp: { set: 'off' } }, 200);
+  try {
+    return await runStudy(options, call, idOf);
+  } finally {
+    await call('PATCH', RATE_LIMITS_PATH, { passwordIp: { reset: true }, loginPagesIp: { reset: true } }, 200);
+  }
+}
+
+async function runStudy(
+  options: Parameters<typeof loginStudy>[0],
+  call: (method: string, path: string, body: unknown, expected: number) => Promise<Record<string, unknown>>,
+  idOf: (response: Record<string, unknown>) => string,
+): Promise<LoginStudy> {
+  const { node, log } = options;
   const project = await call('POST', '/resources/v3alpha/projects', { name: `login bench ${options.runId}` }, 201);
   const app = await call(
     'POST',
