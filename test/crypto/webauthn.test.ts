@@ -10,7 +10,7 @@
  */
 import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { challengeDigest, newChallenge, verifyAssertion, type AuthenticationResponse, type StoredCredential } from '../../src/crypto/webauthn.js';
+import { authenticationResponseSchema, challengeDigest, newChallenge, verifyAssertion, type AuthenticationResponse, type StoredCredential } from '../../src/crypto/webauthn.js';
 
 const RP = { rpId: 'login.example.com', origin: 'https://login.example.com' };
 
@@ -96,5 +96,22 @@ describe('verifyAssertion binds a passkey to the RP ID and origin', () => {
     expect((await verifyAssertion(forged, authenticator.credential, expected)).ok).toBe(false);
 
     expect((await verifyAssertion(assert(authenticator, challenge, RP, 1), authenticator.credential, expected)).ok).toBe(true);
+  });
+});
+
+describe('authenticationResponseSchema', () => {
+  const response = (signatureLength: number) => ({
+    id: 'AAAA',
+    rawId: 'AAAA',
+    type: 'public-key',
+    response: { clientDataJSON: 'AAAA', authenticatorData: 'AAAA', signature: 'A'.repeat(signatureLength) },
+  });
+
+  it('takes the signature of a post-quantum passkey (ML-DSA-87: 6,170 characters), refuses a longer one than 8,000 naming the field', () => {
+    // Chromium on Node 24 registers ML-DSA when the options offer it; its assertions must parse.
+    expect(authenticationResponseSchema.safeParse(response(6170)).success).toBe(true);
+    const tooLong = authenticationResponseSchema.safeParse(response(8001));
+    expect(tooLong.success).toBe(false);
+    expect(tooLong.error?.issues[0]?.path).toEqual(['response', 'signature']);
   });
 });
