@@ -14,72 +14,13 @@
  * - "Send a new code" within / past the per-account rate limit; OTP by SMS refused without an
  *   active SMS provider (control: added once one is active).
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startTestNode, violatedFields, type TestNode } from './harness.js';
 import { codeRequest, getPage, openLogin, postLogin, submitLoginName, submitPassword, type LoginSteps, type PageResult } from './login-flow.fixture.js';
 import { createFlowTenant, createHuman, PASSWORD, type FlowTenant } from './oidc-code-flow.fixture.js';
+import { startSmsReceiver, startSmtpServer, waitFor, type Mail, type Sms, type SmsReceiver, type Smtp } from './contact-verification.fixture.js';
 
 const REDIRECT_URI = 'http://127.0.0.1:9/cb';
-
-interface Mail {
-  readonly to: readonly string[];
-  readonly raw: string;
-}
-interface Sms {
-  readonly recipient: string;
-  readonly text: string;
-}
-
-async function startSmtpServer() {
-  const delivered: Mail[] = [];
-  const server = new SMTPServer({
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        delivered.push({ to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString('utf8') });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.server.address() as AddressInfo).port;
-  return { delivered, port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
-
-/** The generic SMS webhook's receiver: every JSON body it gets. */
-async function startSmsReceiver() {
-  const received: Sms[] = [];
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      received.push(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Sms);
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"queued"}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/sms`, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
-
-type Smtp = Awaited<ReturnType<typeof startSmtpServer>>;
-type SmsReceiver = Awaited<ReturnType<typeof startSmsReceiver>>;
-
-async function waitFor<T>(what: string, probe: () => T | undefined): Promise<T> {
-  const until = Date.now() + 20_000;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const codeIn = (text: string): string => {
   const code = /sign-in code is (\d{8})/.exec(text)?.[1];
