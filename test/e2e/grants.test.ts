@@ -8,44 +8,24 @@ import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PlatformGrants } from '../../src/gen/platform/resources/grant/v3alpha/grant_service_pb.js';
-import { api, startTestNode, type TestNode, violatedFields } from './harness.js';
-import { readSetup, seedMachineUser, type SeedSetup } from './seed.fixture.js';
+import { grantBuilders, PG, startGrantsWorld, stopGrantsWorld, UG, type GrantsWorld } from './grants.fixture.js';
+import { api, type TestNode, violatedFields } from './harness.js';
+import { seedMachineUser } from './seed.fixture.js';
 
-const PG = '/resources/v3alpha/project_grants';
-const UG = '/resources/v3alpha/user_grants';
-
+let world: GrantsWorld | undefined;
 let node: TestNode;
-let call: ReturnType<typeof api>;
-let setup: SeedSetup;
+let call: GrantsWorld['call'];
+let setup: GrantsWorld['setup'];
 let otherOrg: string;
 let thirdOrg: string;
 
 beforeAll(async () => {
-  node = await startTestNode();
-  call = api(node);
-  setup = await readSetup(node);
-  otherOrg = (await call('POST', '/resources/v3alpha/organizations', { name: 'Grants Other Org' })).body.details.id;
-  thirdOrg = (await call('POST', '/resources/v3alpha/organizations', { name: 'Grants Third Org' })).body.details.id;
+  world = await startGrantsWorld('Grants');
+  ({ node, call, setup, otherOrg, thirdOrg } = world);
 });
-afterAll(async () => {
-  await node.stop();
-  node.cleanup();
-});
+afterAll(() => stopGrantsWorld(world));
 
-async function created(method: string, path: string, body: unknown): Promise<string> {
-  const response = await call(method, path, body);
-  expect(response.status, JSON.stringify(response.body)).toBe(201);
-  return response.body.details.id;
-}
-
-/** A project in the default org with the given roles. */
-async function project(name: string, roles: readonly string[]): Promise<string> {
-  const id = await created('POST', '/resources/v3alpha/projects', { name });
-  for (const key of roles) await created('POST', `/resources/v3alpha/projects/${id}/roles`, { key, displayName: key });
-  return id;
-}
-
-const machine = (username: string, query = '') => created('POST', `/resources/v3alpha/users${query}`, { machine: { username, name: username } });
+const { created, project, machine } = grantBuilders(() => world as GrantsWorld);
 
 describe('project grants', () => {
   it('creates, reads, patches (also as a no-op), (de)activates and deletes a project grant', async () => {

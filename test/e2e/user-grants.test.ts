@@ -4,44 +4,22 @@
  * grants, permissions and gRPC: grants.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, startTestNode, type TestNode, violatedFields } from './harness.js';
-import { readSetup, type SeedSetup } from './seed.fixture.js';
+import { grantBuilders, PG, startGrantsWorld, stopGrantsWorld, UG, type GrantsWorld } from './grants.fixture.js';
+import { violatedFields } from './harness.js';
 
-const PG = '/resources/v3alpha/project_grants';
-const UG = '/resources/v3alpha/user_grants';
-
-let node: TestNode;
-let call: ReturnType<typeof api>;
-let setup: SeedSetup;
+let world: GrantsWorld | undefined;
+let call: GrantsWorld['call'];
+let setup: GrantsWorld['setup'];
 let otherOrg: string;
 let thirdOrg: string;
 
 beforeAll(async () => {
-  node = await startTestNode();
-  call = api(node);
-  setup = await readSetup(node);
-  otherOrg = (await call('POST', '/resources/v3alpha/organizations', { name: 'User Grants Other Org' })).body.details.id;
-  thirdOrg = (await call('POST', '/resources/v3alpha/organizations', { name: 'User Grants Third Org' })).body.details.id;
+  world = await startGrantsWorld('User Grants');
+  ({ call, setup, otherOrg, thirdOrg } = world);
 });
-afterAll(async () => {
-  await node.stop();
-  node.cleanup();
-});
+afterAll(() => stopGrantsWorld(world));
 
-async function created(method: string, path: string, body: unknown): Promise<string> {
-  const response = await call(method, path, body);
-  expect(response.status, JSON.stringify(response.body)).toBe(201);
-  return response.body.details.id;
-}
-
-/** A project in the default org with the given roles. */
-async function project(name: string, roles: readonly string[]): Promise<string> {
-  const id = await created('POST', '/resources/v3alpha/projects', { name });
-  for (const key of roles) await created('POST', `/resources/v3alpha/projects/${id}/roles`, { key, displayName: key });
-  return id;
-}
-
-const machine = (username: string, query = '') => created('POST', `/resources/v3alpha/users${query}`, { machine: { username, name: username } });
+const { created, project, machine } = grantBuilders(() => world as GrantsWorld);
 
 describe('user grants', () => {
   it('grants a user of the project organization roles of the project', async () => {
