@@ -1,6 +1,5 @@
 /** Target and execution deciders and evolve: given state, when command, then events / error code. */
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../actors/kernel/errors.js';
 import { createTarget } from '../../actors/instance/commands/create-target.js';
 import { patchTarget } from '../../actors/instance/commands/patch-target.js';
 import { putExecution } from '../../actors/instance/commands/put-execution.js';
@@ -9,19 +8,10 @@ import { removeTarget } from '../../actors/instance/commands/remove-target.js';
 import { canonicalExecutionId, executionIdOf, type ExecutionCondition } from '../../actors/instance/execution-condition.js';
 import { executionSetKind, type ExecutionEntry, type ExecutionEvent, type ExecutionSet } from '../../actors/instance/execution.js';
 import { targetKind, type Target } from '../../actors/instance/target.js';
-import { context, given, NOW, record } from './decide.fixture.js';
+import { codeOf, context, given, NOW, record } from './decide.fixture.js';
 import { recorded } from './fold.fixture.js';
 
 const owner = { type: 'instance', id: 'i1' } as const;
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (e) {
-    return e instanceof AppError ? e.code : 'not-an-app-error';
-  }
-  return undefined;
-}
 
 const hook = (): Target => ({
   name: 'hook',

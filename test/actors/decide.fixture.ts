@@ -1,5 +1,6 @@
 /** Given aggregates → a LoadedSet and a command context, for pure decider tests. */
 import type { AggregateKind, AggregateRecord, Loaded } from '../../actors/kernel/aggregate.js';
+import { AppError } from '../../actors/kernel/errors.js';
 import type { CommandContext, LoadedSet, Outcome } from '../../actors/kernel/command.js';
 import { createIdGenerator } from '../../actors/kernel/ids.js';
 import type { Owner } from '../../actors/kernel/ports.js';
@@ -33,3 +34,13 @@ export function given(entries: { kind: AggregateKind<any>; record?: AggregateRec
 }
 
 export const noOutcome: Outcome = { events: [], record: () => undefined };
+
+/** The error code `fn` throws (`not-an-app-error` for anything but an AppError), undefined when it returns. */
+export function codeOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (e) {
+    return e instanceof AppError ? e.code : 'not-an-app-error';
+  }
+  return undefined;
+}

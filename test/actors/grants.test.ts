@@ -1,7 +1,6 @@
 /** Grant deciders, evolve and userRolesForProjects: given state, when command, then events / claims / error code. */
 import { describe, expect, it } from 'vitest';
 import type { AggregateKind, AggregateRecord } from '../../actors/kernel/aggregate.js';
-import { AppError } from '../../actors/kernel/errors.js';
 import { addProjectGrant } from '../../actors/organization/commands/add-project-grant.js';
 import { addUserGrant, type AddUserGrant } from '../../actors/organization/commands/add-user-grant.js';
 import { changeProjectGrant } from '../../actors/organization/commands/change-project-grant.js';
@@ -16,7 +15,7 @@ import { projectGrantKind, type ProjectGrant } from '../../actors/organization/p
 import { userKind, type User } from '../../actors/organization/user.js';
 import { userGrantsKind, type UserGrants } from '../../actors/organization/user-grants.js';
 import { userRolesForProjects } from '../../actors/organization/user-roles.js';
-import { context, given, NOW, noOutcome, record } from './decide.fixture.js';
+import { codeOf, context, given, noOutcome, NOW, record } from './decide.fixture.js';
 import { applyDecision } from './fold.fixture.js';
 
 const o1 = { type: 'org', id: 'o1' } as const;
@@ -35,15 +34,6 @@ const base = [
   { kind: userKind, record: userRow('u1', 'o1') },
   { kind: userKind, record: userRow('u2', 'o2') },
 ];
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (e) {
-    return e instanceof AppError ? e.code : 'not-an-app-error';
-  }
-  return undefined;
-}
 
 describe('project grant deciders', () => {
   const add = { grantId: 'pg1', projectId: 'p1', orgId: 'o1', grantedOrgId: 'o2', roleKeys: ['reader', 'admin', 'reader'] };

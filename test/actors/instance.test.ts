@@ -1,6 +1,5 @@
 /** Instance directory deciders and evolve (system tenant): given state, when command, then events / error code. */
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../actors/kernel/errors.js';
 import { addInstanceDomain } from '../../actors/system/commands/add-instance-domain.js';
 import { createInstance } from '../../actors/system/commands/create-instance.js';
 import { patchInstance } from '../../actors/system/commands/patch-instance.js';
@@ -8,22 +7,13 @@ import { removeInstanceDomain } from '../../actors/system/commands/remove-instan
 import { removeInstance } from '../../actors/system/commands/remove-instance.js';
 import { setInstanceLimits } from '../../actors/system/commands/set-instance-limits.js';
 import { instanceKind, NO_LIMITS, type InstanceEntry, type InstanceEvent } from '../../actors/system/instance.js';
-import { context, given, noOutcome, record } from './decide.fixture.js';
+import { codeOf, context, given, noOutcome, record } from './decide.fixture.js';
 import { recorded } from './fold.fixture.js';
 
 const owner = { type: 'instance', id: 'i1' } as const;
 const entry = (domains: string[] = ['a.example', 'b.example'], limits = NO_LIMITS): InstanceEntry => ({ name: 'Acme', domains, state: 'active', limits });
 const existing = (state = entry()) => given([{ kind: instanceKind, record: record('i1', state, owner) }]);
 const ctx = context({ instanceId: '_system', creator: 'system:ops' });
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (e) {
-    return e instanceof AppError ? e.code : 'not-an-app-error';
-  }
-  return undefined;
-}
 
 describe('createInstance', () => {
   it('records instance.added and claims the domain', () => {

@@ -1,6 +1,5 @@
 /** Membership deciders: add (contexts, roles), change (no-op, last owner), remove (last owner). */
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../actors/kernel/errors.js';
 import { addMembership } from '../../actors/instance/commands/add-membership.js';
 import { changeMembership } from '../../actors/instance/commands/change-membership.js';
 import { removeMembership } from '../../actors/instance/commands/remove-membership.js';
@@ -9,7 +8,7 @@ import { orgKind } from '../../actors/organization/org.js';
 import { projectKind } from '../../actors/organization/project.js';
 import { userKind } from '../../actors/organization/user.js';
 import type { Owner } from '../../actors/index.js';
-import { context, given, record } from './decide.fixture.js';
+import { codeOf, context, given, record } from './decide.fixture.js';
 
 const instanceOwner = { type: 'instance', id: 'i1' } as const;
 const orgOwner = { type: 'org', id: 'o1' } as const;
@@ -19,15 +18,6 @@ const member = (contextType: Membership['contextType'], contextId: string, userI
   kind: membershipKind,
   record: record(`${contextType}:${contextId}:${userId}`, { contextType, contextId, userId, roles }, owner),
 });
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (e) {
-    return e instanceof AppError ? e.code : 'not-an-app-error';
-  }
-  return undefined;
-}
 
 describe('parseMembershipId', () => {
   it('splits valid ids and refuses others', () => {

@@ -1,7 +1,6 @@
 /** Organization-domain deciders and evolve: given state, when command, then events / error code. */
 import { describe, expect, it } from 'vitest';
 import { foldRecord } from '../../actors/kernel/aggregate.js';
-import { AppError } from '../../actors/kernel/errors.js';
 import type { StoredEvent } from '../../actors/kernel/ports.js';
 import { addOrgDomain } from '../../actors/organization/commands/add-org-domain.js';
 import { addOrgDomainVerification } from '../../actors/organization/commands/add-org-domain-verification.js';
@@ -12,7 +11,7 @@ import { setPrimaryOrgDomain } from '../../actors/organization/commands/set-prim
 import { verifyOrgDomain } from '../../actors/organization/commands/verify-org-domain.js';
 import { MAX_ORG_DOMAINS, type OrgDomain } from '../../actors/organization/org-domain.js';
 import { orgDomains, orgKind, type Org } from '../../actors/organization/org.js';
-import { context, given, NOW, noOutcome, record } from './decide.fixture.js';
+import { codeOf, context, given, noOutcome, NOW, record } from './decide.fixture.js';
 
 const owner = { type: 'org', id: 'o1' } as const;
 const entry = (domain: string, change: Partial<OrgDomain> = {}): OrgDomain => ({
@@ -28,15 +27,6 @@ const entry = (domain: string, change: Partial<OrgDomain> = {}): OrgDomain => ({
 const acme = (domains: OrgDomain[]): Org => ({ name: 'Acme', primaryDomain: 'acme.localhost', state: 'active', domains });
 const base = entry('acme.localhost', { isVerified: true });
 const loadedWith = (...extra: OrgDomain[]) => given([{ kind: orgKind, record: record('o1', acme([base, ...extra]), owner) }]);
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (e) {
-    return e instanceof AppError ? e.code : 'not-an-app-error';
-  }
-  return undefined;
-}
 
 describe('addOrgDomain', () => {
   it('records org.domain.added on the org stream and claims the domain', () => {

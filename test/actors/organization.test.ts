@@ -1,24 +1,14 @@
 /** Organization deciders and evolve: given state, when command, then events / error code. */
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../actors/kernel/errors.js';
 import { instanceSettingsKind } from '../../actors/instance/settings.js';
 import { createOrg } from '../../actors/organization/commands/create-org.js';
 import { patchOrg } from '../../actors/organization/commands/patch-org.js';
 import { removeOrg } from '../../actors/organization/commands/remove-org.js';
 import { generatedOrgDomain, orgKind, type Org } from '../../actors/organization/org.js';
-import { context, given, noOutcome, record } from './decide.fixture.js';
+import { codeOf, context, given, noOutcome, record } from './decide.fixture.js';
 
 const acme = (): Org => ({ name: 'Acme', primaryDomain: 'acme.localhost', state: 'active' });
 const owner = { type: 'org', id: 'o1' } as const;
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (e) {
-    return e instanceof AppError ? e.code : 'not-an-app-error';
-  }
-  return undefined;
-}
 
 describe('createOrg', () => {
   it('records org.added and claims name and generated domain', () => {

@@ -8,18 +8,14 @@
 import { initialTransition, transition } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { authRequestMachine, type BrowserSessionSummary } from '../../actors/index.js';
-import { AppError } from '../../actors/kernel/errors.js';
-import { orgKind } from '../../actors/organization/org.js';
 import { addPasskey, counterAdvances, recordPasskeyUse, removePasskey } from '../../actors/organization/commands/passkey.js';
 import { createSession } from '../../actors/organization/commands/create-session.js';
 import { secondFactorCheckedAt, sessionAmr, sessionKind } from '../../actors/organization/session.js';
 import { lacksSecondFactor, requiresSecondFactor, secondFactorsOf } from '../../src/query/second-factors.js';
 import { userKind, type HumanPasskey, type HumanUser } from '../../actors/organization/user.js';
-import { context, given, NOW, record } from './decide.fixture.js';
+import { codeOf, context, NOW, record } from './decide.fixture.js';
+import { humanUser, org, owner, withUser } from './user.fixture.js';
 import { applyDecision, recorded } from './fold.fixture.js';
-
-const owner = { type: 'org', id: 'o1' } as const;
-const org = { kind: orgKind, record: record('o1', { name: 'Acme', primaryDomain: 'acme.localhost', state: 'active' as const }, owner) };
 
 const passkey = (over: Partial<HumanPasskey> = {}): HumanPasskey => ({
   id: 'p1',
@@ -33,34 +29,7 @@ const passkey = (over: Partial<HumanPasskey> = {}): HumanPasskey => ({
   ...over,
 });
 
-const alice = (over: Partial<HumanUser> = {}): HumanUser => ({
-  type: 'human',
-  orgId: 'o1',
-  username: 'alice',
-  state: 'active',
-  metadata: [],
-  usernameInstanceWide: false,
-  profile: { givenName: 'Alice', familyName: 'Smith', displayName: 'Alice Smith', nickname: '', preferredLanguage: 'en', gender: 'female' },
-  email: { address: 'a@example.com', verified: true },
-  phone: { number: '', verified: false },
-  passwordHash: '$argon2id$current',
-  passwordChangeRequired: false,
-  passwordChangedAt: 1,
-  failedPasswordAttempts: 0,
-  passkeys: [passkey()],
-  ...over,
-});
-
-const withUser = (user: HumanUser) => given([org, { kind: userKind, record: record('u1', user, owner) }]);
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-    return undefined;
-  } catch (e) {
-    return e instanceof AppError ? e.code : 'not-an-app-error';
-  }
-}
+const alice = (over: Partial<HumanUser> = {}): HumanUser => humanUser({ passkeys: [passkey()], ...over });
 
 describe('passkey deciders', () => {
   it('registers a credential once per user (control: another credential is added)', () => {

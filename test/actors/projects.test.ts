@@ -1,6 +1,5 @@
 /** Project deciders and evolve: given state, when command, then events / claims / error code. */
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../actors/kernel/errors.js';
 import { applicationKind, type Application } from '../../actors/organization/application.js';
 import { activateProject } from '../../actors/organization/commands/activate-project.js';
 import { addProjectRole } from '../../actors/organization/commands/add-project-role.js';
@@ -12,7 +11,7 @@ import { removeProject } from '../../actors/organization/commands/remove-project
 import { removeProjectRole } from '../../actors/organization/commands/remove-project-role.js';
 import { orgKind, type Org } from '../../actors/organization/org.js';
 import { projectKind, type Project } from '../../actors/organization/project.js';
-import { context, given, NOW, noOutcome, record } from './decide.fixture.js';
+import { codeOf, context, given, noOutcome, NOW, record } from './decide.fixture.js';
 import { applyDecision } from './fold.fixture.js';
 
 const owner = { type: 'org', id: 'o1' } as const;
@@ -21,15 +20,6 @@ const settings = { projectRoleAssertion: false, projectRoleCheck: false, hasProj
 const portal = (overrides: Partial<Project> = {}): Project => ({ orgId: 'o1', name: 'Portal', state: 'active', roles: [], ...settings, ...overrides });
 const role = { key: 'admin', displayName: 'Admin', group: 'ops', createdAt: NOW - 100, changedAt: NOW - 50, sequence: 3 };
 const withProject = (project: Project = portal()) => given([org, { kind: projectKind, record: record('p1', project, owner, 3) }]);
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (e) {
-    return e instanceof AppError ? e.code : 'not-an-app-error';
-  }
-  return undefined;
-}
 
 describe('createProject', () => {
   it('records project.added and claims the name per organization', () => {

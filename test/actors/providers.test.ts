@@ -1,6 +1,5 @@
 /** SMTP/SMS provider deciders and evolve: given state, when command, then events / error code. */
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../actors/kernel/errors.js';
 import type { StoredEvent } from '../../actors/kernel/ports.js';
 import { createSmsProvider, createSmtpProvider } from '../../actors/instance/commands/create-provider.js';
 import { patchSmsProvider, patchSmtpProvider } from '../../actors/instance/commands/patch-provider.js';
@@ -8,18 +7,9 @@ import { removeSmtpProvider } from '../../actors/instance/commands/remove-provid
 import { setSmtpProviderActivation } from '../../actors/instance/commands/set-provider-activation.js';
 import { SMS_PROVIDERS, type SmsProvider } from '../../actors/instance/sms-provider.js';
 import { SMTP_PROVIDERS, type SmtpProvider } from '../../actors/instance/smtp-provider.js';
-import { context, given, noOutcome, record } from './decide.fixture.js';
+import { codeOf, context, given, noOutcome, record } from './decide.fixture.js';
 
 const owner = { type: 'instance', id: 'i1' } as const;
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (e) {
-    return e instanceof AppError ? e.code : 'not-an-app-error';
-  }
-  return undefined;
-}
 
 const mail = (): SmtpProvider => ({
   description: 'Mail',

@@ -1,56 +1,13 @@
 /** Session deciders and evolve: given state, when command, then events / claims / error code. */
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../actors/kernel/errors.js';
-import { orgKind } from '../../actors/organization/org.js';
 import { isSessionLive, sessionAmr, sessionKind, SESSION_TOKEN_SCOPE, type Session } from '../../actors/organization/session.js';
 import { userKind, type HumanUser, type MachineUser } from '../../actors/organization/user.js';
 import { createSession, type CreateSession } from '../../actors/organization/commands/create-session.js';
 import { checkSession } from '../../actors/organization/commands/check-session.js';
 import { terminateSession } from '../../actors/organization/commands/terminate-session.js';
-import { context, given, NOW, record } from './decide.fixture.js';
+import { codeOf, context, given, NOW, record } from './decide.fixture.js';
+import { humanUser, machineUser, org, owner, withUser } from './user.fixture.js';
 import { applyDecision } from './fold.fixture.js';
-
-const owner = { type: 'org', id: 'o1' } as const;
-const org = { kind: orgKind, record: record('o1', { name: 'Acme', primaryDomain: 'acme.localhost', state: 'active' as const }, owner) };
-
-const alice = (over: Partial<HumanUser> = {}): HumanUser => ({
-  type: 'human',
-  orgId: 'o1',
-  username: 'alice',
-  state: 'active',
-  metadata: [],
-  usernameInstanceWide: false,
-  profile: { givenName: 'Alice', familyName: 'Smith', displayName: 'Alice Smith', nickname: '', preferredLanguage: 'en', gender: 'female' },
-  email: { address: 'a@example.com', verified: true },
-  phone: { number: '', verified: false },
-  passwordHash: '$argon2id$current',
-  passwordChangeRequired: false,
-  passwordChangedAt: 1,
-  failedPasswordAttempts: 0,
-  ...over,
-});
-
-const bot = (over: Partial<MachineUser> = {}): MachineUser => ({
-  type: 'machine',
-  orgId: 'o1',
-  username: 'bot',
-  state: 'active',
-  metadata: [],
-  usernameInstanceWide: false,
-  name: 'Bot',
-  description: '',
-  accessTokenType: 'bearer',
-  tokens: [
-    { id: 't1', digest: 'd1', expiresAt: NOW + 1000, createdAt: NOW },
-    { id: 't2', digest: 'd2', expiresAt: NOW, createdAt: NOW },
-  ],
-  keys: [],
-  secretDigest: '',
-  ...over,
-});
-
-const withUser = (user: HumanUser | MachineUser, extra: Parameters<typeof given>[0] = []) =>
-  given([org, { kind: userKind, record: record('u1', user, owner) }, ...extra]);
 
 const create = (over: Partial<CreateSession> = {}): CreateSession => ({
   sessionId: 's1',
@@ -62,15 +19,6 @@ const create = (over: Partial<CreateSession> = {}): CreateSession => ({
   userAgent: { userAgent: 'ua', ip: '10.0.0.1' },
   ...over,
 });
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-    return undefined;
-  } catch (e) {
-    return e instanceof AppError ? e.code : 'not-an-app-error';
-  }
-}
 
 const session = (over: Partial<Session> = {}): Session => ({
   orgId: 'o1',
@@ -84,7 +32,17 @@ const session = (over: Partial<Session> = {}): Session => ({
   metadata: [{ key: 'a', value: '1' }],
   ...over,
 });
-const withSession = (s: Session, user: HumanUser | MachineUser = alice()) => withUser(user, [{ kind: sessionKind, record: record('s1', s, owner) }]);
+const withSession = (s: Session, user: HumanUser | MachineUser = alice()) => withUser(user, { kind: sessionKind, record: record('s1', s, owner) });
+
+const alice = humanUser;
+const bot = (over: Partial<MachineUser> = {}): MachineUser =>
+  machineUser({
+    tokens: [
+      { id: 't1', digest: 'd1', expiresAt: NOW + 1000, createdAt: NOW },
+      { id: 't2', digest: 'd2', expiresAt: NOW, createdAt: NOW },
+    ],
+    ...over,
+  });
 
 describe('createSession', () => {
   it('records the user and password checks, the token digest, lifetime and metadata, and claims the digest', () => {
@@ -128,7 +86,7 @@ describe('createSession', () => {
     expect(codeOf(() => createSession.decide(given([org]), create(), context()))).toBe('user.not_found');
     expect(codeOf(() => createSession.decide(given([{ kind: userKind, record: record('u1', alice(), owner) }]), create(), context()))).toBe('user.not_found');
     expect(codeOf(() => createSession.decide(withUser(alice({ orgId: 'o2' })), create(), context()))).toBe('user.not_found');
-    expect(codeOf(() => createSession.decide(withUser(alice(), [{ kind: sessionKind, id: 's1', version: 2 }]), create(), context()))).toBe('session.exists');
+    expect(codeOf(() => createSession.decide(withUser(alice(), { kind: sessionKind, id: 's1', version: 2 }), create(), context()))).toBe('session.exists');
     const many = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v']));
     expect(codeOf(() => createSession.decide(withUser(alice()), create({ metadata: many }), context()))).toBe('session.metadata_too_large');
   });

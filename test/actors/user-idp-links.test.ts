@@ -3,8 +3,6 @@
  * command, then events / claims / releases / error code, and the folded read model.
  */
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../actors/kernel/errors.js';
-import { orgKind } from '../../actors/organization/org.js';
 import { sessionAmr, sessionAuthTime, sessionKind } from '../../actors/organization/session.js';
 import { userKind, type HumanUser } from '../../actors/organization/user.js';
 import { IDP_LINK_SCOPE } from '../../actors/organization/user-idp-link.js';
@@ -14,40 +12,13 @@ import { addHumanUser } from '../../actors/organization/commands/add-human-user.
 import { removeUser } from '../../actors/organization/commands/remove-user.js';
 import { createSession } from '../../actors/organization/commands/create-session.js';
 import { userSettingsKind } from '../../actors/instance/user-settings.js';
-import { context, given, NOW, record } from './decide.fixture.js';
+import { codeOf, context, given, NOW, record } from './decide.fixture.js';
+import { humanUser, org, owner, withUser } from './user.fixture.js';
 import { applyDecision } from './fold.fixture.js';
 
-const owner = { type: 'org', id: 'o1' } as const;
-const org = { kind: orgKind, record: record('o1', { name: 'Acme', primaryDomain: 'acme.localhost', state: 'active' as const }, owner) };
 const link = { idpId: 'idp1', externalUserId: 'ext-1', externalUsername: 'alice@forge' };
 
-const alice = (over: Partial<HumanUser> = {}): HumanUser => ({
-  type: 'human',
-  orgId: 'o1',
-  username: 'alice',
-  state: 'active',
-  metadata: [],
-  usernameInstanceWide: false,
-  profile: { givenName: 'Alice', familyName: 'Smith', displayName: 'Alice Smith', nickname: '', preferredLanguage: 'en', gender: 'female' },
-  email: { address: 'a@example.com', verified: true },
-  phone: { number: '', verified: false },
-  passwordHash: '',
-  passwordChangeRequired: false,
-  passwordChangedAt: 0,
-  failedPasswordAttempts: 0,
-  ...over,
-});
-
-const withUser = (user: HumanUser) => given([org, { kind: userKind, record: record('u1', user, owner) }]);
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-    return undefined;
-  } catch (e) {
-    return e instanceof AppError ? e.code : 'not-an-app-error';
-  }
-}
+const alice = (over: Partial<HumanUser> = {}): HumanUser => humanUser({ passwordHash: '', passwordChangedAt: 0, ...over });
 
 describe('user IDP links', () => {
   it('adds a link with its unique claim; the read model lists it; the same link again records nothing', () => {

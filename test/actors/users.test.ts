@@ -1,12 +1,10 @@
 /** User deciders and evolve: given state, when command, then events / claims / error code. */
 import { describe, expect, it } from 'vitest';
 import { foldRecord } from '../../actors/kernel/aggregate.js';
-import { AppError } from '../../actors/kernel/errors.js';
 import { userSettingsKind, DEFAULT_USER_SETTINGS } from '../../actors/instance/user-settings.js';
 import { setUserSettings } from '../../actors/instance/commands/set-user-settings.js';
-import { orgKind } from '../../actors/organization/org.js';
 import { membershipId, membershipKind } from '../../actors/instance/membership.js';
-import { userKind, type HumanUser, type MachineUser, type User } from '../../actors/organization/user.js';
+import { userKind, type HumanUser, type User } from '../../actors/organization/user.js';
 import type { UserEvent } from '../../actors/organization/user-events.js';
 import { addHumanUser, type AddHumanUser } from '../../actors/organization/commands/add-human-user.js';
 import { addMachineUser } from '../../actors/organization/commands/add-machine-user.js';
@@ -20,59 +18,14 @@ import { removeMachineSecret } from '../../actors/organization/commands/remove-m
 import { addMachineKey } from '../../actors/organization/commands/add-machine-key.js';
 import { generateRecoveryCodes, recordOtpCheck, removeTotp, startTotp, verifyTotp } from '../../actors/organization/commands/totp.js';
 import { orgLockoutKind } from '../../actors/organization/org-lockout.js';
-import { context, given, NOW, record } from './decide.fixture.js';
+import { codeOf, context, given, NOW, record } from './decide.fixture.js';
+import { humanUser, machineUser, org, owner, withUser } from './user.fixture.js';
 import { recorded } from './fold.fixture.js';
 
-const owner = { type: 'org', id: 'o1' } as const;
-const org = { kind: orgKind, record: record('o1', { name: 'Acme', primaryDomain: 'acme.localhost', state: 'active' as const }, owner) };
 const instanceWide = {
   kind: userSettingsKind,
   record: record('i1', { ...DEFAULT_USER_SETTINGS, usernameUniquePerInstance: true, maxPasswordAttempts: 2 }, { type: 'instance', id: 'i1' }),
 };
-
-const alice = (over: Partial<HumanUser> = {}): HumanUser => ({
-  type: 'human',
-  orgId: 'o1',
-  username: 'alice',
-  state: 'active',
-  metadata: [],
-  usernameInstanceWide: false,
-  profile: { givenName: 'Alice', familyName: 'Smith', displayName: 'Alice Smith', nickname: '', preferredLanguage: 'en', gender: 'female' },
-  email: { address: 'a@example.com', verified: true },
-  phone: { number: '', verified: false },
-  passwordHash: '$argon2id$old',
-  passwordChangeRequired: false,
-  passwordChangedAt: 1,
-  failedPasswordAttempts: 0,
-  ...over,
-});
-
-const bot = (over: Partial<MachineUser> = {}): MachineUser => ({
-  type: 'machine',
-  orgId: 'o1',
-  username: 'bot',
-  state: 'active',
-  metadata: [],
-  usernameInstanceWide: false,
-  name: 'Bot',
-  description: '',
-  accessTokenType: 'bearer',
-  tokens: [{ id: 't1', digest: 'd1', expiresAt: NOW + 1000, createdAt: NOW }],
-  keys: [],
-  secretDigest: '',
-  ...over,
-});
-
-const withUser = (user: User, ...more: Parameters<typeof given>[0]) => given([org, { kind: userKind, record: record('u1', user, owner) }, ...more]);
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (e) {
-    return e instanceof AppError ? e.code : 'not-an-app-error';
-  }
-  return undefined;
-}
 
 const newHuman: AddHumanUser = {
   userId: 'u1',
@@ -87,6 +40,9 @@ const newHuman: AddHumanUser = {
   passwordHash: '',
   passwordChangeRequired: true,
 };
+
+const alice = (over: Partial<HumanUser> = {}): HumanUser => humanUser({ passwordHash: '$argon2id$old', ...over });
+const bot = machineUser;
 
 describe('adding users', () => {
   it('adds a human with a default display name and claims the username per org', () => {

@@ -1,7 +1,6 @@
 /** Web-key deciders and evolve: given a key ring, when a command, then events / next ring. */
 import { describe, expect, it } from 'vitest';
 import { foldRecord } from '../../actors/kernel/aggregate.js';
-import { AppError } from '../../actors/kernel/errors.js';
 import type { NewEvent, StoredEvent } from '../../actors/kernel/ports.js';
 import { initializeWebKeys } from '../../actors/instance/commands/initialize-web-keys.js';
 import { pruneWebKeys } from '../../actors/instance/commands/prune-web-keys.js';
@@ -16,7 +15,7 @@ import {
   type WebKey,
   type WebKeyRing,
 } from '../../actors/instance/web-keys.js';
-import { context, given, NOW, record } from './decide.fixture.js';
+import { codeOf, context, given, NOW, record } from './decide.fixture.js';
 
 const owner = { type: 'instance', id: 'i1' } as const;
 const HOUR = 3_600_000;
@@ -45,15 +44,6 @@ function ringOf(...keys: WebKey[]) {
 
 const event = (type: string, payload: unknown): NewEvent => ({ aggregateType: 'web_keys', aggregateId: 'i1', type, owner, creator: 'u-admin', payload });
 const added = (kid: string) => event('web_key.added', { kid, algorithm: 'ES256', publicJwk: newKey(kid).publicJwk, privateKey: `sealed:pem-${kid}` });
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (e) {
-    return e instanceof AppError ? e.code : 'not-an-app-error';
-  }
-  return undefined;
-}
 
 describe('initializeWebKeys', () => {
   it('gives a new instance two keys, the first active, private keys sealed', () => {
