@@ -5,27 +5,14 @@
  * clears the pending code; an address changed between reading and sending is refused.
  */
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../actors/kernel/errors.js';
-import { orgKind } from '../../actors/organization/org.js';
 import { userKind, type HumanUser, type User } from '../../actors/organization/user.js';
 import type { AggregateRecord } from '../../actors/kernel/aggregate.js';
 import { sendContactCode, verifyContactCode } from '../../actors/organization/commands/contact-verification.js';
 import { patchUser } from '../../actors/organization/commands/patch-user.js';
 import { addHumanUser } from '../../actors/organization/commands/add-human-user.js';
-import { context, given, NOW, record } from './decide.fixture.js';
+import { codeOf, context, given, NOW, record } from './decide.fixture.js';
+import { org, owner } from './user.fixture.js';
 import { applyDecision } from './fold.fixture.js';
-
-const orgOwner = { type: 'org', id: 'o1' } as const;
-const org = { kind: orgKind, record: record('o1', { name: 'Org', state: 'active', primaryDomain: 'o1.example.com', domains: [] } as never, orgOwner) };
-
-function errorCode(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (e) {
-    return e instanceof AppError ? e.code : 'not-an-app-error';
-  }
-  return undefined;
-}
 
 function human(overrides: Partial<HumanUser> = {}): AggregateRecord<User> {
   const added = addHumanUser.decide(
@@ -53,9 +40,9 @@ describe('sending a verification code', () => {
   });
 
   it('refuses a verified address, a missing one and one changed meanwhile (control: the send above)', () => {
-    expect(errorCode(() => sendContactCode.decide(loaded(human({ email: { address: 'a@example.com', verified: true } })), send, context()))).toBe('user.email.already_verified');
-    expect(errorCode(() => sendContactCode.decide(loaded(human({ phone: { number: '', verified: false } })), { ...send, channel: 'phone', address: '' }, context()))).toBe('user.phone_missing');
-    expect(errorCode(() => sendContactCode.decide(loaded(human()), { ...send, address: 'old@example.com' }, context()))).toBe('user.email.changed_meanwhile');
+    expect(codeOf(() => sendContactCode.decide(loaded(human({ email: { address: 'a@example.com', verified: true } })), send, context()))).toBe('user.email.already_verified');
+    expect(codeOf(() => sendContactCode.decide(loaded(human({ phone: { number: '', verified: false } })), { ...send, channel: 'phone', address: '' }, context()))).toBe('user.phone_missing');
+    expect(codeOf(() => sendContactCode.decide(loaded(human()), { ...send, address: 'old@example.com' }, context()))).toBe('user.email.changed_meanwhile');
   });
 });
 
@@ -71,10 +58,10 @@ describe('verifying with a code', () => {
   });
 
   it('refuses a wrong code, an expired one, a used one and one for another address', () => {
-    expect(errorCode(() => verifyContactCode.decide(loaded(pending()), { ...verify, codeHash: 'H2' }, context()))).toBe('user.email.code_invalid');
-    expect(errorCode(() => verifyContactCode.decide(loaded(pending({ emailCode: { codeHash: 'H1', expiresAt: NOW } })), verify, context()))).toBe('user.email.code_expired');
-    expect(errorCode(() => verifyContactCode.decide(loaded(human()), verify, context()))).toBe('user.email.code_invalid');
-    expect(errorCode(() => verifyContactCode.decide(loaded(pending()), { ...verify, address: 'other@example.com' }, context()))).toBe('user.email.code_invalid');
+    expect(codeOf(() => verifyContactCode.decide(loaded(pending()), { ...verify, codeHash: 'H2' }, context()))).toBe('user.email.code_invalid');
+    expect(codeOf(() => verifyContactCode.decide(loaded(pending({ emailCode: { codeHash: 'H1', expiresAt: NOW } })), verify, context()))).toBe('user.email.code_expired');
+    expect(codeOf(() => verifyContactCode.decide(loaded(human()), verify, context()))).toBe('user.email.code_invalid');
+    expect(codeOf(() => verifyContactCode.decide(loaded(pending()), { ...verify, address: 'other@example.com' }, context()))).toBe('user.email.code_invalid');
     // control: the right code an instant before expiry
     expect(verifyContactCode.decide(loaded(pending({ emailCode: { codeHash: 'H1', expiresAt: NOW + 1 } })), verify, context()).events).toHaveLength(1);
   });

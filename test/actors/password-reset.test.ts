@@ -6,9 +6,7 @@
  * minute, and cleared by a recovery.
  */
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../actors/kernel/errors.js';
 import type { StoredEvent } from '../../actors/kernel/ports.js';
-import { orgKind } from '../../actors/organization/org.js';
 import { userKind, type HumanUser, type User } from '../../actors/organization/user.js';
 import type { AggregateRecord } from '../../actors/kernel/aggregate.js';
 import { sessionKind, type Session } from '../../actors/organization/session.js';
@@ -18,20 +16,9 @@ import { recordMessageAttempt } from '../../actors/organization/commands/record-
 import { recordSmtpProviderDelivery } from '../../actors/instance/commands/record-provider-delivery.js';
 import { SMTP_PROVIDERS, type SmtpProvider } from '../../actors/instance/smtp-provider.js';
 import { addHumanUser } from '../../actors/organization/commands/add-human-user.js';
-import { context, given, NOW, record } from './decide.fixture.js';
+import { codeOf, context, given, NOW, record } from './decide.fixture.js';
+import { org, owner } from './user.fixture.js';
 import { applyDecision } from './fold.fixture.js';
-
-const orgOwner = { type: 'org', id: 'o1' } as const;
-const org = { kind: orgKind, record: record('o1', { name: 'Org', state: 'active', primaryDomain: 'o1.example.com', domains: [] } as never, orgOwner) };
-
-function errorCode(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (e) {
-    return e instanceof AppError ? e.code : 'not-an-app-error';
-  }
-  return undefined;
-}
 
 function human(overrides: Partial<HumanUser> = {}): AggregateRecord<User> {
   const added = addHumanUser.decide(
@@ -44,7 +31,7 @@ function human(overrides: Partial<HumanUser> = {}): AggregateRecord<User> {
 }
 
 const session = (id: string, userId: string, expiresAt = NOW + 60_000) =>
-  ({ kind: sessionKind, record: record<Session>(id, { orgId: 'o1', userId, tokenDigest: `digest-${id}`, expiresAt, userAgent: { userAgent: '', ip: '' }, userCheckedAt: 1, passwordCheckedAt: 1, patCheckedAt: 0, metadata: [] }, orgOwner) });
+  ({ kind: sessionKind, record: record<Session>(id, { orgId: 'o1', userId, tokenDigest: `digest-${id}`, expiresAt, userAgent: { userAgent: '', ip: '' }, userCheckedAt: 1, passwordCheckedAt: 1, patCheckedAt: 0, metadata: [] }, owner) });
 
 const request = { orgId: 'o1', userId: 'u1', codeHash: 'H1', expiresAt: NOW + 900_000, messageId: 'm1', message: { subject: 'Reset', text: 'sealed:code 1', purpose: 'password.reset' } };
 
@@ -64,8 +51,8 @@ describe('requesting a reset', () => {
   });
 
   it('refuses a user without email or an inactive one (control: the active user with email above)', () => {
-    expect(errorCode(() => requestPasswordReset.decide(given([org, { kind: userKind, record: human({ email: { address: '', verified: false } }) }]), request, context()))).toBe('user.email.missing');
-    expect(errorCode(() => requestPasswordReset.decide(given([org, { kind: userKind, record: human({ state: 'inactive' }) }]), request, context()))).toBe('user.not_active');
+    expect(codeOf(() => requestPasswordReset.decide(given([org, { kind: userKind, record: human({ email: { address: '', verified: false } }) }]), request, context()))).toBe('user.email.missing');
+    expect(codeOf(() => requestPasswordReset.decide(given([org, { kind: userKind, record: human({ state: 'inactive' }) }]), request, context()))).toBe('user.not_active');
   });
 });
 
@@ -82,24 +69,24 @@ describe('resetting with a code', () => {
     expect((after.state as HumanUser).passwordReset).toBeUndefined();
     expect((after.state as HumanUser).passwordHash).toBe('new');
     // Single use: the same code on the row after the reset is refused.
-    expect(errorCode(() => resetPasswordWithCode.decide(loaded(after), reset, context()))).toBe('user.password.code_invalid');
+    expect(codeOf(() => resetPasswordWithCode.decide(loaded(after), reset, context()))).toBe('user.password.code_invalid');
   });
 
   it('refuses a wrong and an expired code', () => {
-    expect(errorCode(() => resetPasswordWithCode.decide(loaded(), { ...reset, codeHash: 'H2' }, context()))).toBe('user.password.code_invalid');
-    expect(errorCode(() => resetPasswordWithCode.decide(loaded(), reset, context({ now: NOW + 1000 })))).toBe('user.password.code_expired');
-    expect(errorCode(() => resetPasswordWithCode.decide(loaded(), reset, context({ now: NOW + 999 })))).toBeUndefined();
+    expect(codeOf(() => resetPasswordWithCode.decide(loaded(), { ...reset, codeHash: 'H2' }, context()))).toBe('user.password.code_invalid');
+    expect(codeOf(() => resetPasswordWithCode.decide(loaded(), reset, context({ now: NOW + 1000 })))).toBe('user.password.code_expired');
+    expect(codeOf(() => resetPasswordWithCode.decide(loaded(), reset, context({ now: NOW + 999 })))).toBeUndefined();
   });
 });
 
 describe('outbox messages', () => {
   const queued = (): OutboxMessage => ({ orgId: 'o1', channel: 'mail', to: 'a@example.com', subject: 'S', text: 'sealed:t', purpose: 'password.reset', attempts: 0, nextAttemptAt: 0, lastError: '' });
-  const loaded = (state?: OutboxMessage) => given(state === undefined ? [] : [{ kind: outboxMessageKind, record: record('m1', state, orgOwner) }]);
+  const loaded = (state?: OutboxMessage) => given(state === undefined ? [] : [{ kind: outboxMessageKind, record: record('m1', state, owner) }]);
 
   it('records a failure with the next attempt, then removes the row once delivered', () => {
     const failed = recordMessageAttempt.decide(loaded(queued()), { orgId: 'o1', messageId: 'm1', outcome: { result: 'failed', providerId: '', error: '451', nextAttemptAt: NOW + 5000 } }, context());
     expect(failed.events[0]).toMatchObject({ type: 'message.attempt.failed', payload: { attempt: 1, nextAttemptAt: NOW + 5000 } });
-    const row = applyDecision(outboxMessageKind, 'm1', record('m1', queued(), orgOwner), failed)!;
+    const row = applyDecision(outboxMessageKind, 'm1', record('m1', queued(), owner), failed)!;
     expect(row.state).toMatchObject({ attempts: 1, nextAttemptAt: NOW + 5000, lastError: '451' });
     const delivered = recordMessageAttempt.decide(loaded(row.state), { orgId: 'o1', messageId: 'm1', outcome: { result: 'delivered', providerId: 'p1', answer: '250 OK' } }, context());
     expect(delivered.events[0]).toMatchObject({ type: 'message.delivered', payload: { attempt: 2 } });
