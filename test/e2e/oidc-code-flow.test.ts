@@ -12,6 +12,7 @@ import type { Page } from 'playwright-core';
 import { CHROMIUM, describeIfMet, meet } from '../requirements.js';
 import { launchBrowser, type TestBrowser } from './browser.fixture.js';
 import { api, startTestNode, type TestNode } from './harness.js';
+import { startAuthorization, type StartedAuthorization } from './rp-library.fixture.js';
 import { openLogin, postLogin } from './login-flow.fixture.js';
 import { createFlowTenant, createHuman, PASSWORD, startCallbackServer, type CallbackServer, type FlowTenant } from './oidc-code-flow.fixture.js';
 
@@ -38,28 +39,9 @@ afterAll(async () => {
   node.cleanup();
 });
 
-interface Started {
-  readonly url: URL;
-  readonly verifier: string;
-  readonly state: string;
-  readonly nonce: string;
-}
+type Started = StartedAuthorization;
 
-async function authorizationUrl(extra: Record<string, string> = {}): Promise<Started> {
-  const verifier = oidc.randomPKCECodeVerifier();
-  const state = oidc.randomState();
-  const nonce = oidc.randomNonce();
-  const url = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: callback.redirectUri,
-    scope: 'openid profile email',
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-    state,
-    nonce,
-    ...extra,
-  });
-  return { url, verifier, state, nonce };
-}
+const authorizationUrl = (extra: Record<string, string> = {}): Promise<Started> => startAuthorization(config, callback.redirectUri, extra);
 
 /** Logs in through the pages; resolves with what arrived at the redirect URI. */
 async function logIn(page: Page, started: Started, loginName: string, password = PASSWORD) {

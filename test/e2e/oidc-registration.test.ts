@@ -11,6 +11,7 @@ import type { Page } from 'playwright-core';
 import { CHROMIUM, describeIfMet, meet } from '../requirements.js';
 import { docScreenshot, launchBrowser, type TestBrowser } from './browser.fixture.js';
 import { api, startTestNode, type TestNode } from './harness.js';
+import { startAuthorization, type StartedAuthorization } from './rp-library.fixture.js';
 import { startCallbackServer, type CallbackServer } from './oidc-code-flow.fixture.js';
 
 const chromium = await meet(CHROMIUM);
@@ -55,29 +56,10 @@ afterAll(async () => {
   node.cleanup();
 });
 
-interface Started {
-  readonly url: URL;
-  readonly verifier: string;
-  readonly state: string;
-  readonly nonce: string;
-}
+type Started = StartedAuthorization;
 
-async function authorizationUrl(extra: Record<string, string> = {}): Promise<Started> {
-  const verifier = oidc.randomPKCECodeVerifier();
-  const state = oidc.randomState();
-  const nonce = oidc.randomNonce();
-  const url = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: callback.redirectUri,
-    scope: 'openid profile email',
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-    prompt: 'create',
-    state,
-    nonce,
-    ...extra,
-  });
-  return { url, verifier, state, nonce };
-}
+/** Authorization requests here ask for registration (prompt=create) unless `extra` says otherwise. */
+const authorizationUrl = (extra: Record<string, string> = {}): Promise<Started> => startAuthorization(config, callback.redirectUri, { prompt: 'create', ...extra });
 
 async function fillRegistration(page: Page, username: string, password: string): Promise<void> {
   await page.fill('input[name=username]', username);

@@ -49,3 +49,28 @@ export async function oauthError(promise: Promise<unknown>): Promise<string> {
   }
   throw new Error('expected the library call to fail');
 }
+
+/** An authorization request the library built (code flow, PKCE S256, state and nonce) and what the code exchange needs of it. */
+export interface StartedAuthorization {
+  readonly url: URL;
+  readonly verifier: string;
+  readonly state: string;
+  readonly nonce: string;
+}
+
+/** Builds an authorization URL for `openid profile email` with fresh PKCE, state and nonce; `extra` adds or overrides parameters. */
+export async function startAuthorization(config: oidc.Configuration, redirectUri: string, extra: Record<string, string> = {}): Promise<StartedAuthorization> {
+  const verifier = oidc.randomPKCECodeVerifier();
+  const state = oidc.randomState();
+  const nonce = oidc.randomNonce();
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: redirectUri,
+    scope: 'openid profile email',
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    state,
+    nonce,
+    ...extra,
+  });
+  return { url, verifier, state, nonce };
+}
