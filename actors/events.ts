@@ -281,11 +281,21 @@ export const userEvents = defineEvents<UserEvent>()('user', 'user', {
     emittedBy: 'login UI TOTP step with a recovery code (that code is gone; resets the failed-OTP counter)',
     payload: { digest: 'SHA-256 of the used code' },
   },
-  'user.human.otp.email.added': { emittedBy: 'AddOTPEmail (needs a verified email address)', payload: {} },
+  'user.human.otp.email.added': { emittedBy: 'AddOTPEmail (needs a verified email address), or the login UI\'s enrolment with the emailed code', payload: {} },
   'user.human.otp.email.removed': { emittedBy: 'RemoveOTPEmail', payload: {} },
   'user.human.otp.email.code.added': {
     emittedBy: 'login UI, OTP by email step: a login code was sent. In the same append as the `message.queued` carrying it; a newer code replaces it, a successful check clears it (single use)',
     payload: {
+      codeHash: 'SHA-256 of the code bound to the user (the code itself is never recorded in clear)',
+      expiresAt: 'epoch ms after which the code is refused (TESSERA_OTP_CODE_TTL_MS)',
+      messageId: 'the outbox message carrying the code',
+    },
+  },
+  'user.human.otp.enrolment.code.added': {
+    emittedBy:
+      'login UI, enrolment during login (forced second factor): a code was sent to the verified email address / phone number to set up OTP by that channel. In the same append as the `message.queued` carrying it; a newer code replaces it; the right code adds the factor (`user.human.otp.email|sms.added`, which clears it)',
+    payload: {
+      channel: '`email` or `sms`',
       codeHash: 'SHA-256 of the code bound to the user (the code itself is never recorded in clear)',
       expiresAt: 'epoch ms after which the code is refused (TESSERA_OTP_CODE_TTL_MS)',
       messageId: 'the outbox message carrying the code',
@@ -296,7 +306,7 @@ export const userEvents = defineEvents<UserEvent>()('user', 'user', {
     emittedBy: "login UI, OTP by email step: a wrong, used or expired code; a failure at the instance's `maxOtpAttempts` is followed by `user.locked`",
     payload: {},
   },
-  'user.human.otp.sms.added': { emittedBy: 'AddOTPSMS (needs a verified phone number)', payload: {} },
+  'user.human.otp.sms.added': { emittedBy: 'AddOTPSMS (needs a verified phone number), or the login UI\'s enrolment with the code sent by SMS', payload: {} },
   'user.human.otp.sms.removed': { emittedBy: 'RemoveOTPSMS', payload: {} },
   'user.human.otp.sms.code.added': {
     emittedBy: 'login UI, OTP by SMS step: a login code was sent. In the same append as the `message.queued` carrying it; a newer code replaces it, a successful check clears it (single use)',

@@ -86,6 +86,7 @@ export type UserEvent =
   | { type: 'user.human.otp.email.added'; payload: Record<string, never> }
   | { type: 'user.human.otp.email.removed'; payload: Record<string, never> }
   | { type: 'user.human.otp.email.code.added'; payload: OtpCodePayload }
+  | { type: 'user.human.otp.enrolment.code.added'; payload: OtpCodePayload & { readonly channel: 'email' | 'sms' } }
   | { type: 'user.human.otp.email.check.succeeded'; payload: Record<string, never> }
   | { type: 'user.human.otp.email.check.failed'; payload: Record<string, never> }
   | { type: 'user.human.otp.sms.added'; payload: Record<string, never> }

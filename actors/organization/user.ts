@@ -75,6 +75,11 @@ export interface HumanUser extends UserCommon {
   /** OTP by email / by SMS (issue 14): enabled as second factors (absent: no), and each one's pending login code. */
   readonly otpEmail?: HumanOtpMessage;
   readonly otpSms?: HumanOtpMessage;
+  /**
+   * The pending code of an OTP by email / SMS set up during login (absent: none): its channel,
+   * digest and expiry. Proving it adds that factor; adding the factor clears it.
+   */
+  readonly otpEnrolment?: { readonly channel: 'email' | 'sms'; readonly codeHash: string; readonly expiresAt: number };
   /** The pending email / phone verification codes: digest and expiry (absent: none). */
   readonly emailCode?: PendingCode;
   readonly phoneCode?: PendingCode;
@@ -258,9 +263,11 @@ function evolveHuman(state: HumanUser, e: UserEvent, at: number): HumanUser {
     case 'user.human.mfa.otp.check.failed':
       return { ...state, failedOtpAttempts: (state.failedOtpAttempts ?? 0) + 1 };
     case 'user.human.otp.email.added':
-      return { ...state, otpEmail: {} };
+      return { ...withoutEnrolment(state, 'email'), otpEmail: {} };
     case 'user.human.otp.sms.added':
-      return { ...state, otpSms: {} };
+      return { ...withoutEnrolment(state, 'sms'), otpSms: {} };
+    case 'user.human.otp.enrolment.code.added':
+      return { ...state, otpEnrolment: { channel: e.payload.channel, codeHash: e.payload.codeHash, expiresAt: e.payload.expiresAt } };
     case 'user.human.otp.email.removed': {
       const { otpEmail: _removed, ...rest } = state;
       return rest;
@@ -293,6 +300,13 @@ function evolveHuman(state: HumanUser, e: UserEvent, at: number): HumanUser {
     default:
       return state;
   }
+}
+
+/** The state without the pending OTP enrolment code of `channel` (a code of the other channel stays). */
+function withoutEnrolment(state: HumanUser, channel: 'email' | 'sms'): HumanUser {
+  if (state.otpEnrolment?.channel !== channel) return state;
+  const { otpEnrolment: _done, ...rest } = state;
+  return rest;
 }
 
 /** Email and phone: a change or a verification clears the pending verification code. */

@@ -7,8 +7,9 @@
  * is shown, the others are buttons. Setting one up and proving it with a code finishes the
  * login with a session holding both checks.
  *
- * ENROLMENT_OPTIONS is the registry: one entry per second factor. TOTP is in ./totp-enrolment.ts;
- * another factor (OTP by email / SMS, a security key) adds its own file and one line below.
+ * ENROLMENT_OPTIONS is the registry: one entry per second factor. TOTP is in ./totp-enrolment.ts,
+ * OTP by email / SMS (to the verified address / number) in ./otp-enrolment.ts; another factor
+ * (a security key) adds its own file and one line below.
  */
 import { userKind, type AggregateRecord, type SecondFactorType, type User } from '../../actors/index.js';
 import type { HttpReply } from '../http/types.js';
@@ -17,6 +18,7 @@ import type { FormParams } from '../oidc/shared/form.js';
 import type { LoginContext } from './login-context.js';
 import { renderRefusedPage, userPolicyOf } from './login-policy.js';
 import { renderStep } from './render-step.js';
+import { otpEmailEnrolment, otpSmsEnrolment } from './otp-enrolment.js';
 import { totpEnrolment } from './totp-enrolment.js';
 
 /** A human user in the middle of a login whose password was checked at `passwordCheckedAt`. */
@@ -46,7 +48,7 @@ export interface EnrolmentOption {
 }
 
 /** Every second factor that can be set up during login, in the order the page offers them. */
-export const ENROLMENT_OPTIONS: readonly EnrolmentOption[] = [totpEnrolment];
+export const ENROLMENT_OPTIONS: readonly EnrolmentOption[] = [totpEnrolment, otpEmailEnrolment, otpSmsEnrolment];
 
 /** The user of the login in state `enrollingMfa`, undefined when the state does not hold. */
 async function enrollingUser(ctx: LoginContext): Promise<EnrollingUser | undefined> {

@@ -178,12 +178,12 @@ async function checkSentCodeOnce(ctx: LoginContext, userId: string, channel: 'sm
 }
 
 /** `+491701234567` → `•••••••••67`: enough to recognise the phone, not to learn the number. */
-function maskPhone(number: string): string {
+export function maskPhone(number: string): string {
   return number.length <= 2 ? number : `${'•'.repeat(Math.max(3, number.length - 2))}${number.slice(-2)}`;
 }
 
 /** `alice@example.com` → `a•••@example.com`. */
-function maskEmail(address: string): string {
+export function maskEmail(address: string): string {
   const at = address.lastIndexOf('@');
   return at <= 0 ? address : `${address[0]}•••${address.slice(at)}`;
 }

@@ -51,8 +51,11 @@ export async function requireOtpDelivery(actors: ActorSystem, config: DefaultSmt
   }
 }
 
-/** Records a new login code for the user and queues the message carrying it; answers where it goes. */
-export async function sendOtpLoginCode(actors: ActorSystem, config: OtpMessageConfig, target: UserTarget, channel: OtpChannel): Promise<{ readonly to: string }> {
+/**
+ * Records a new login code for the user and queues the message carrying it; answers where it
+ * goes. `enrol`: the code sets the factor up during login (the user need not have it yet).
+ */
+export async function sendOtpLoginCode(actors: ActorSystem, config: OtpMessageConfig, target: UserTarget, channel: OtpChannel, enrol = false): Promise<{ readonly to: string }> {
   await requireOtpDelivery(actors, config, target.instanceId, channel);
   const code = newOneTimeCode();
   const minutes = Math.max(1, Math.round(config.otpCodeTtlMs / 60_000));
@@ -71,22 +74,27 @@ export async function sendOtpLoginCode(actors: ActorSystem, config: OtpMessageCo
       expiresAt: actors.options.clock.now() + config.otpCodeTtlMs,
       messageId: actors.options.ids.next(),
       message: { subject: 'Your sign-in code', text: actors.options.sealer.seal(text), purpose: `otp.${channel}` },
+      ...(enrol ? { enrol } : {}),
     },
     { creator: target.creator },
   );
 }
 
-/** Checks a presented code against the user's pending one and records the outcome (see recordOtpCodeCheck). */
+/**
+ * Checks a presented code against the user's pending one and records the outcome (see
+ * recordOtpCodeCheck); `enrol`: a valid enrolment code adds the factor.
+ */
 export async function checkOtpLoginCode(
   actors: ActorSystem,
   target: UserTarget,
   channel: OtpChannel,
   code: string,
+  enrol = false,
 ): Promise<OtpCheckRecorded & { readonly expired: boolean }> {
   return actors.ask(
     { kind: 'org', instanceId: target.instanceId, orgId: target.orgId },
     recordOtpCodeCheck,
-    { orgId: target.orgId, userId: target.userId, channel, codeHash: digestOf(channel, target.userId, code) },
+    { orgId: target.orgId, userId: target.userId, channel, codeHash: digestOf(channel, target.userId, code), ...(enrol ? { enrol } : {}) },
     { creator: target.creator },
   );
 }

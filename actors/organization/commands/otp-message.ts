@@ -77,12 +77,18 @@ export interface SendOtpCode extends OtpChannelCommand {
   readonly messageId: string;
   /** The message; `to` (the user's address or number) and `channel` are filled in here. */
   readonly message: Omit<MessageQueuedPayload, 'to' | 'channel'>;
+  /**
+   * Enrolment during login: the user need not have the factor yet; the code is then recorded as
+   * the pending enrolment (`user.human.otp.enrolment.code.added`), proving it adds the factor.
+   */
+  readonly enrol?: boolean;
 }
 
 /**
  * Records a new login code and queues its message; 400 `user.not_active` / `user.otp_*.not_found`,
  * and `user.email.not_verified` / `user.phone.not_verified` when the address changed since the
  * factor was added and is not verified (the factor stays required: the user picks another one).
+ * With `enrol` and the factor not (yet) on: the code to set it up, to the verified address / number.
  */
 export const sendOtpCode: CommandHandler<SendOtpCode, { readonly to: string }> = {
   load: (c) => [...loadUser(c), ref(outboxMessageKind, c.messageId)],
@@ -90,7 +96,8 @@ export const sendOtpCode: CommandHandler<SendOtpCode, { readonly to: string }> =
     const record = requireHuman(requireUser(loaded, c));
     const user = record.state;
     if (user.state !== 'active') throw failedPrecondition('user.not_active', 'the user is not active');
-    if (enabled(user, c.channel) === undefined) {
+    const enrolling = enabled(user, c.channel) === undefined;
+    if (enrolling && c.enrol !== true) {
       throw failedPrecondition(c.channel === 'email' ? 'user.otp_email.not_found' : 'user.otp_sms.not_found', `the user has no OTP by ${c.channel}`);
     }
     const contact = c.channel === 'email' ? { to: user.email.address, verified: user.email.verified } : { to: user.phone.number, verified: user.phone.verified };
@@ -106,8 +113,11 @@ export const sendOtpCode: CommandHandler<SendOtpCode, { readonly to: string }> =
     const emit = createUserEvents(c.userId, record.meta.owner, ctx);
     const queued: MessageQueuedPayload = { ...c.message, channel: c.channel === 'email' ? 'mail' : 'sms', to };
     const code = { codeHash: c.codeHash, expiresAt: c.expiresAt, messageId: c.messageId };
+    const recorded: DomainEvent = enrolling
+      ? emit({ type: 'user.human.otp.enrolment.code.added', payload: { ...code, channel: c.channel } })
+      : emit(c.channel === 'email' ? { type: 'user.human.otp.email.code.added', payload: code } : { type: 'user.human.otp.sms.code.added', payload: code });
     const events: DomainEvent[] = [
-      emit(c.channel === 'email' ? { type: 'user.human.otp.email.code.added', payload: code } : { type: 'user.human.otp.sms.code.added', payload: code }),
+      recorded,
       emitter(outboxMessageKind, c.messageId, record.meta.owner, ctx.creator)({ type: 'message.queued', payload: queued }),
     ];
     return { events, reply: () => ({ to }) };
@@ -117,6 +127,8 @@ export const sendOtpCode: CommandHandler<SendOtpCode, { readonly to: string }> =
 export interface RecordOtpCodeCheck extends OtpChannelCommand {
   /** The digest of the presented code (same binding as the sent one). */
   readonly codeHash: string;
+  /** Enrolment during login: with the factor not (yet) on, the code is checked against the pending enrolment code. */
+  readonly enrol?: boolean;
 }
 
 /**
@@ -124,6 +136,10 @@ export interface RecordOtpCodeCheck extends OtpChannelCommand {
  * for a wrong or used code, `expired` past its expiry — both counted as a failed OTP check (and
  * `user.locked` at `maxOtpAttempts`); `locked` for a user who is not active, `stale` when the
  * factor is off (nothing recorded).
+ * With `enrol` and the factor off: the pending enrolment code of that channel instead; `valid`
+ * adds the factor in the same append (`user.human.otp.email|sms.added`, the event of
+ * AddOTPEmail / AddOTPSMS, then the check), so the session can hold the check; `stale` when the
+ * address / number is no longer verified.
  */
 export const recordOtpCodeCheck: CommandHandler<RecordOtpCodeCheck, OtpCheckRecorded & { readonly expired: boolean }> = {
   load: (c, ctx) => [...loadUser(c), ref(userSettingsKind, ctx.instanceId)],
@@ -132,13 +148,16 @@ export const recordOtpCodeCheck: CommandHandler<RecordOtpCodeCheck, OtpCheckReco
     const user = record.state;
     const factor = enabled(user, c.channel);
     if (user.state !== 'active') return { events: [], reply: () => ({ outcome: 'locked', lockedNow: false, expired: false }) };
-    if (factor === undefined) return { events: [], reply: () => ({ outcome: 'stale', lockedNow: false, expired: false }) };
+    const enrolling = factor === undefined && c.enrol === true;
+    const verified = c.channel === 'email' ? user.email.address !== '' && user.email.verified : user.phone.number !== '' && user.phone.verified;
+    if (factor === undefined && (!enrolling || !verified)) return { events: [], reply: () => ({ outcome: 'stale', lockedNow: false, expired: false }) };
     const emit = createUserEvents(c.userId, record.meta.owner, ctx);
-    const pending = factor.code;
+    const pending = enrolling ? (user.otpEnrolment?.channel === c.channel ? user.otpEnrolment : undefined) : factor?.code;
     const matches = pending !== undefined && sameDigest(pending.codeHash, c.codeHash);
     if (matches && pending.expiresAt > ctx.now) {
       const type = c.channel === 'email' ? 'user.human.otp.email.check.succeeded' : 'user.human.otp.sms.check.succeeded';
-      return { events: [emit({ type, payload: {} })], reply: () => ({ outcome: 'valid', lockedNow: false, expired: false }) };
+      const added: DomainEvent[] = enrolling ? [emit({ type: c.channel === 'email' ? 'user.human.otp.email.added' : 'user.human.otp.sms.added', payload: {} })] : [];
+      return { events: [...added, emit({ type, payload: {} })], reply: () => ({ outcome: 'valid', lockedNow: false, expired: false }) };
     }
     const max = userSettingsOf(loaded.get(userSettingsKind, ctx.instanceId).record).maxOtpAttempts;
     const locks = max > 0 && (user.failedOtpAttempts ?? 0) + 1 >= max;
