@@ -8,8 +8,8 @@
  * login with a session holding both checks.
  *
  * ENROLMENT_OPTIONS is the registry: one entry per second factor. TOTP is in ./totp-enrolment.ts,
- * OTP by email / SMS (to the verified address / number) in ./otp-enrolment.ts; another factor
- * (a security key) adds its own file and one line below.
+ * OTP by email / SMS (to the verified address / number) in ./otp-enrolment.ts, a passkey /
+ * security key in ./passkey-enrolment.ts; another factor adds its own file and one line below.
  */
 import { userKind, type AggregateRecord, type SecondFactorType, type User } from '../../actors/index.js';
 import type { HttpReply } from '../http/types.js';
@@ -19,6 +19,7 @@ import type { LoginContext } from './login-context.js';
 import { renderRefusedPage, userPolicyOf } from './login-policy.js';
 import { renderStep } from './render-step.js';
 import { otpEmailEnrolment, otpSmsEnrolment } from './otp-enrolment.js';
+import { passkeyEnrolment } from './passkey-enrolment.js';
 import { totpEnrolment } from './totp-enrolment.js';
 
 /** A human user in the middle of a login whose password was checked at `passwordCheckedAt`. */
@@ -48,7 +49,7 @@ export interface EnrolmentOption {
 }
 
 /** Every second factor that can be set up during login, in the order the page offers them. */
-export const ENROLMENT_OPTIONS: readonly EnrolmentOption[] = [totpEnrolment, otpEmailEnrolment, otpSmsEnrolment];
+export const ENROLMENT_OPTIONS: readonly EnrolmentOption[] = [totpEnrolment, otpEmailEnrolment, otpSmsEnrolment, passkeyEnrolment];
 
 /** The user of the login in state `enrollingMfa`, undefined when the state does not hold. */
 async function enrollingUser(ctx: LoginContext): Promise<EnrollingUser | undefined> {

@@ -43,6 +43,7 @@ import type { LoginContext } from './login-context.js';
 import { admitsOrg, loginOrgOf } from './login-org.js';
 import { errorText, renderLoginPage } from './pages.js';
 import { renderStep } from './render-step.js';
+import { PASSKEY_CREATE_SCRIPT } from './passkey-enrolment.js';
 import { advance } from './steps.js';
 
 export const PASSKEY_SCRIPT_PATH = '/ui/login/passkey.js';
@@ -115,7 +116,8 @@ export function passkeyScriptRoute(): Route {
     handler: () => ({
       status: 200,
       headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' },
-      body: SCRIPT,
+      // Signing in, and creating a passkey during the enrolment (passkey-enrolment.ts).
+      body: SCRIPT + PASSKEY_CREATE_SCRIPT,
     }),
   };
 }
