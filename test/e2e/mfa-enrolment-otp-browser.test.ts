@@ -11,6 +11,8 @@
  *   pwd otp mfa) and the user now has OTP by email: the next login asks for the email code.
  * - A user with a verified phone only: the same with SMS, the policy allowing only `otp_sms`
  *   (the SMS page is the first shown).
+ * - An expired enrolment code (the node's test clock moved past TESSERA_OTP_CODE_TTL_MS) is
+ *   refused; "Send a new code" sends one, which sets the factor up (control).
  * - A user with neither verified, the policy allowing only the code factors: no option at all
  *   (the page says none can be set up); control: the verified-email user above was offered one.
  */
@@ -26,6 +28,8 @@ import { createFlowTenant, createHuman, PASSWORD, startCallbackServer, type Call
 const chromium = await meet(CHROMIUM);
 const L = '/settings/v3alpha/login';
 const USERS = '/resources/v3alpha/users';
+/** The login codes' lifetime on this node (the test clock moves past it). */
+const CODE_TTL_MS = 120_000;
 
 let node: TestNode;
 let callback: CallbackServer;
@@ -38,7 +42,7 @@ beforeAll(async () => {
   if (chromium.outcome !== 'run') return;
   smtp = await startSmtpServer();
   sms = await startSmsReceiver();
-  node = await startTestNode({ env: deliveryEnv(smtp) });
+  node = await startTestNode({ testClock: true, env: { ...deliveryEnv(smtp), TESSERA_OTP_CODE_TTL_MS: String(CODE_TTL_MS) } });
   callback = await startCallbackServer();
   tenant = await createFlowTenant(node, callback.redirectUri);
   const call = api(node);
@@ -238,6 +242,33 @@ describeIfMet(chromium, 'enrolment of OTP by email / SMS during login in Chromiu
     await passwordStep(page, 'enrol-control');
     await page.waitForSelector('p.sent-to');
     expect(await page.textContent('main')).toContain('We sent a code by SMS to your verified phone number.');
+    await setPolicy({ forceMfa: false });
+    await context.close();
+  });
+
+  it('an expired enrolment code is refused; "Send a new code" sends one that sets it up (control)', async () => {
+    const phone = '+491709990105';
+    await createContactUser('enrol-expired', phone, { email: false, phone: true });
+    await setPolicy({ forceMfa: true, secondFactors: { value: ['SECOND_FACTOR_TYPE_OTP_SMS'] } });
+    const context = await browser!.newContext();
+    const page = await context.newPage();
+    const request = codeRequest(node, tenant.clientId, callback.redirectUri);
+    const arrived = callback.next();
+    await page.goto(request.url.toString());
+    await passwordStep(page, 'enrol-expired');
+    await page.waitForSelector('p.sent-to');
+    const expired = await smsSignInCode(phone, 0);
+    node.advanceClock(CODE_TTL_MS + 1_000);
+    await enterCode(page, expired);
+    await page.waitForSelector('p.error');
+    expect(await page.textContent('p.error')).toContain('The code has expired');
+
+    await page.click('button.secondary:has-text("Send a new code")');
+    await page.waitForSelector('p.notice');
+    const fresh = await smsSignInCode(phone, 1);
+    await enterCode(page, fresh);
+    const done = await arrived;
+    expect(await amrOf(request, done.params.get('code') ?? '')).toEqual(['pwd', 'otp', 'mfa']);
     await setPolicy({ forceMfa: false });
     await context.close();
   });
