@@ -25,6 +25,7 @@ import { dumpLmdb, loadLmdb } from './lmdb-dump.js';
 import { buildIndexes } from './lmdb-index-build.js';
 import { createIndexReads, writeIndexes } from './lmdb-indexes.js';
 import { decodeEvent, encodeEvent } from './lmdb-events.js';
+import { createTtlPutBatcher, type TtlPutBatcher } from './lmdb-ttl-batch.js';
 
 export interface LmdbStoreOptions {
   /** Directory of the LMDB environment (created when missing). */
@@ -69,6 +70,7 @@ export function openLmdbStore(options: LmdbStoreOptions): StoreAdapter {
     if (!noSync) await db.flushed;
     return result;
   }
+  const ttlPuts = createTtlPutBatcher(db, durable);
 
   return {
     kind: 'lmdb',
@@ -80,10 +82,10 @@ export function openLmdbStore(options: LmdbStoreOptions): StoreAdapter {
     putMeta: async (key, value) => {
       await durable(db.put(keys.metaKey(key), value));
     },
-    ttl: createTtlStore(db, clock, durable, options.claims === true),
+    ttl: createTtlStore(db, clock, durable, ttlPuts, options.claims === true),
     dump: (dumpOptions) => dumpLmdb(db, dumpOptions?.now ?? clock.now()),
     load: (entries, loadOptions) => loadLmdb(db, entries, durable, loadOptions, options.catalog),
-    close: () => (closed ??= closeDb(db, noSync)),
+    close: () => (closed ??= ttlPuts.idle().then(() => closeDb(db, noSync))),
     renewReads: () => db.resetReadTxn(),
   };
 }
@@ -220,14 +222,24 @@ async function* pagedValues<T>(
   }
 }
 
-function createTtlStore(db: Db, clock: Clock, durable: <T>(write: Promise<T>) => Promise<T>, claims: boolean): TtlStore {
+function createTtlStore(db: Db, clock: Clock, durable: <T>(write: Promise<T>) => Promise<T>, puts: TtlPutBatcher, claims: boolean): TtlStore {
   return {
-    ...(claims ? { claim: (instanceId: string, table: string, key: string, holder: string, expiresAt: number) => claimTtlRow(db, clock, durable, { instanceId, table, key, holder, expiresAt }) } : {}),
-    async put(instanceId, table, key, value, expiresAt) {
-      const indexKey = keys.ttlIndexKey(expiresAt, instanceId, table, key);
-      const rowKey = keys.ttlKey(instanceId, table, key);
-      // Both writes join the same commit (same event turn); the row's entry version is its expiry.
-      await durable(Promise.all([db.put(indexKey, null), db.put(rowKey, value, expiresAt)]));
+    ...(claims
+      ? {
+          claim: (instanceId: string, table: string, key: string, holder: string, expiresAt: number) => {
+            void puts.writeNow();
+            return claimTtlRow(db, clock, durable, { instanceId, table, key, holder, expiresAt });
+          },
+        }
+      : {}),
+    put(instanceId, table, key, value, expiresAt) {
+      try {
+        // Group commit (lmdb-ttl-batch.ts): resolves once the batch holding both writes is on
+        // disk; the row's entry version is its expiry.
+        return puts.put(keys.ttlIndexKey(expiresAt, instanceId, table, key), keys.ttlKey(instanceId, table, key), value, expiresAt);
+      } catch (err) {
+        return Promise.reject(err);
+      }
     },
     get(instanceId, table, key) {
       try {
@@ -243,6 +255,7 @@ function createTtlStore(db: Db, clock: Clock, durable: <T>(write: Promise<T>) =>
     async take(instanceId, table, key) {
       if (!keys.isKeyPart(key)) return undefined;
       const rowKey = keys.ttlKey(instanceId, table, key);
+      void puts.writeNow();
       return durable(
         db.transaction(() => {
           const value = db.get(rowKey);
@@ -255,6 +268,7 @@ function createTtlStore(db: Db, clock: Clock, durable: <T>(write: Promise<T>) =>
     },
     async delete(instanceId, table, key) {
       if (!keys.isKeyPart(key)) return;
+      void puts.writeNow();
       await durable(db.remove(keys.ttlKey(instanceId, table, key)));
     },
     sweep: (now) => sweep(db, now),
