@@ -68,9 +68,15 @@ describe.each(uwsAdapter === undefined ? [nodeAdapter] : [nodeAdapter, uwsAdapte
 
 describe('access lines', () => {
   /** A node-style logger (createLogger's options) writing into an array instead of stdout. */
-  function capturingLogger(options: { mixin?: boolean } = {}): { logger: NodeLogger; lines: Record<string, unknown>[] } {
+  function capturingLogger(options: { mixin?: boolean } = {}): { logger: NodeLogger; lines: Record<string, unknown>[]; readonly writes: number } {
     const lines: Record<string, unknown>[] = [];
-    const destination = { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) };
+    let writes = 0;
+    const destination = {
+      write: (text: string) => {
+        writes += 1;
+        for (const line of text.split('\n')) if (line !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
+      },
+    };
     const logger = pino(
       {
         level: 'info',
@@ -82,7 +88,13 @@ describe('access lines', () => {
       },
       destination,
     );
-    return { logger, lines };
+    return {
+      logger,
+      lines,
+      get writes() {
+        return writes;
+      },
+    };
   }
   const request = (trace: boolean): ObservedRequest =>
     ({
@@ -93,7 +105,7 @@ describe('access lines', () => {
       notes: { transport: 'http', instanceId: 'inst"1', clientId: 'client\\1', grant: 'client_credentials' },
     }) as unknown as ObservedRequest;
 
-  it('are what pino itself writes for the same fields (written directly, or through logger.info when the logger has a mixin)', () => {
+  it('are what pino itself writes for the same fields (written directly, or through logger.info when the logger has a mixin)', async () => {
     const direct = capturingLogger();
     const viaPino = capturingLogger({ mixin: true });
     for (const { logger } of [direct, viaPino]) {
@@ -101,6 +113,9 @@ describe('access lines', () => {
       log.onResponse?.(request(true), 200, 0.0123456);
       log.onResponse?.(request(false), 401, 0.5);
     }
+    expect(direct.writes).toBe(0); // direct lines wait for the end of the turn …
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(direct.writes).toBe(1); // … and go out in one write
     expect(direct.lines).toHaveLength(2);
     expect(viaPino.lines).toHaveLength(2);
     for (let i = 0; i < 2; i++) {
