@@ -40,7 +40,8 @@ export async function startTessera(options: {
   const server = await spawnServer({
     name: 'tessera',
     cleanup: options.cleanup,
-    args: [options.main, 'start'],
+    // BENCH_NODE_ARGS: extra node options for the Tessera node only (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+    args: [...nodeArgs(), options.main, 'start'],
     cpu: options.cpu,
     env: {
       // One client, one caller and one address drive the load: limits high enough never to
@@ -70,6 +71,11 @@ export async function startTessera(options: {
     adminToken: readFileSync(join(dataDir, 'admin.pat'), 'utf8').trim(),
     httpAdapter: typeof server.listening.http === 'string' ? server.listening.http : 'unknown',
   };
+}
+
+function nodeArgs(): string[] {
+  const value = process.env.BENCH_NODE_ARGS?.trim();
+  return value === undefined || value === '' ? [] : value.split(/\s+/);
 }
 
 export interface HttpResult {
