@@ -53,6 +53,8 @@ type Db = ReturnType<typeof open<unknown, Key>>;
 const PAGE = 256;
 const SWEEP_BATCH = 500;
 const NONE: Promise<undefined> = Promise.resolve(undefined);
+/** TTL keys up to this many characters (table + key, each at most 4 bytes in UTF-8) always fit LMDB's 1,978-byte keys. */
+const BATCHED_KEY_CHARS = 400;
 
 export function openLmdbStore(options: LmdbStoreOptions): StoreAdapter {
   const noSync = options.noSync === true;
@@ -234,9 +236,14 @@ function createTtlStore(db: Db, clock: Clock, durable: <T>(write: Promise<T>) =>
       : {}),
     put(instanceId, table, key, value, expiresAt) {
       try {
+        const indexKey = keys.ttlIndexKey(expiresAt, instanceId, table, key);
+        const rowKey = keys.ttlKey(instanceId, table, key);
+        // A key that may be too long for LMDB is written on its own, so its refusal fails this
+        // put only, never a whole batch of other requests' puts.
+        if (key.length + table.length > BATCHED_KEY_CHARS) return durable(Promise.all([db.put(indexKey, null), db.put(rowKey, value, expiresAt)])).then(() => undefined);
         // Group commit (lmdb-ttl-batch.ts): resolves once the batch holding both writes is on
         // disk; the row's entry version is its expiry.
-        return puts.put(keys.ttlIndexKey(expiresAt, instanceId, table, key), keys.ttlKey(instanceId, table, key), value, expiresAt);
+        return puts.put(indexKey, rowKey, value, expiresAt);
       } catch (err) {
         return Promise.reject(err);
       }

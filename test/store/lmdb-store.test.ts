@@ -91,6 +91,43 @@ describe('lmdb store specifics', () => {
     expect(await again.getMeta('k')).toBe('v');
   });
 
+  it('group-commits ttl puts: puts made while a batch is being written go into one transaction, each resolving once it is on disk', async () => {
+    const { dir, store } = fresh();
+    const raw = open(dir, { useVersions: true });
+    const txnId = () => (raw.getStats() as { lastTxnId: number }).lastTxnId;
+    // Control: puts awaited one by one cost one transaction each.
+    const before = txnId();
+    for (let i = 0; i < 5; i += 1) await store.ttl.put('i', 'codes', `seq${i}`, i, Date.now() + 60_000);
+    expect(txnId() - before).toBe(5);
+    // One put starts a batch; 50 more, each in a later event-loop turn, wait for it and go together.
+    const start = txnId();
+    const first = store.ttl.put('i', 'codes', 'first', 0, Date.now() + 60_000);
+    const rest: Promise<void>[] = [];
+    for (let i = 0; i < 50; i += 1) {
+      await new Promise((resolve) => setImmediate(resolve));
+      rest.push(store.ttl.put('i', 'codes', `c${i}`, i, Date.now() + 60_000));
+    }
+    await Promise.all([first, ...rest]);
+    expect(txnId() - start).toBeLessThan(51);
+    expect(await store.ttl.get('i', 'codes', 'first')).toBe(0);
+    for (let i = 0; i < 50; i += 1) expect(await store.ttl.get('i', 'codes', `c${i}`)).toBe(i);
+    // A delete right after a put that is still queued keeps their order.
+    const queued = store.ttl.put('i', 'codes', 'gone', 1, Date.now() + 60_000);
+    await store.ttl.delete('i', 'codes', 'gone');
+    await queued;
+    expect(await store.ttl.get('i', 'codes', 'gone')).toBeUndefined();
+    await raw.close();
+  });
+
+  it('fails only the put whose key is too long for LMDB, not the others written beside it', async () => {
+    const { store } = fresh();
+    const later = Date.now() + 60_000;
+    const [long, short] = await Promise.allSettled([store.ttl.put('i', 'codes', 'k'.repeat(3000), 1, later), store.ttl.put('i', 'codes', 'short', 2, later)]);
+    expect(long.status).toBe('rejected');
+    expect(short.status).toBe('fulfilled');
+    expect(await store.ttl.get('i', 'codes', 'short')).toBe(2);
+  });
+
   it('finishes writes started before close', async () => {
     const { dir, store } = fresh();
     const pending = store.append(append('i', { expectations: [expect0('org', 'o1')], events: [event('org', 'o1', 'org.added')] }));
