@@ -71,7 +71,7 @@ export function createSigner(options: SignerOptions): Signer {
     async verifyJwt(instanceId, token, verifyOptions = {}) {
       const ring = await cache.get(instanceId);
       try {
-        const { header, payload } = verifyCompactJws(token, (kid) => ring.verifying.get(kid));
+        const { header, payload } = verifyCompactJws(token, (kid) => ring.verifyingKey(kid));
         checkClaims(payload, { ...verifyOptions, now: verifyOptions.now ?? options.clock.now() });
         return { payload, protectedHeader: header };
       } catch (error) {

@@ -1,9 +1,9 @@
 /** Signer: tokens verify with jose against the published JWKS; our own verifier refuses tampering, unknown keys and bad claims; the ring cache. */
-import { createPrivateKey, randomBytes, sign } from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AppError, createManualClock, type SigningAlgorithm } from '../../actors/index.js';
-import type { StoredWebKey, WebKeySnapshot } from '../../src/crypto/key-ring.js';
+import { privateKeyFromPkcs8, type StoredWebKey, type WebKeySnapshot } from '../../src/crypto/key-ring.js';
 import { createSecretSealer } from '../../src/crypto/secret-sealer.js';
 import { createSigner, type WebKeySource } from '../../src/crypto/signer.js';
 import { generateWebKey } from '../../src/crypto/web-key-generator.js';
@@ -192,5 +192,58 @@ describe('ring cache', () => {
       [retired.kid, 'ES256', 'sig', 'EC'],
     ]);
     expect(keys.every((k) => k.d === undefined)).toBe(true);
+  });
+});
+
+describe('privateKeyFromPkcs8 (the active key of a cold ring)', () => {
+  it.each(['RS256', 'ES256', 'EdDSA'] as const)('%s: the same private key as createPrivateKey(pem), signing what the published key verifies', async (alg) => {
+    const key = await generateWebKey(alg);
+    const imported = privateKeyFromPkcs8(key.privateKeyPem, key.publicJwk);
+    expect(imported.export({ format: 'jwk' })).toEqual(createPrivateKey(key.privateKeyPem).export({ format: 'jwk' }));
+    const signer = createSigner({ source: fakeSource({ i1: { version: 1, keys: [{ kid: key.kid, algorithm: alg, state: 'active', publicJwk: key.publicJwk, sealedPrivateKey: sealer.seal(key.privateKeyPem) }] } }), sealer, clock: createManualClock(0) });
+    const token = await signer.signJwt('i1', { sub: 'u1' });
+    const jwks = JSON.parse((await signer.publishedKeys('i1')).body) as JSONWebKeySet;
+    await expect(jwtVerify(token, createLocalJWKSet(jwks), { algorithms: [alg] })).resolves.toMatchObject({ payload: { sub: 'u1' } });
+  });
+
+  it('a PKCS#8 it does not read itself (another curve) still imports through createPrivateKey', () => {
+    const p384 = generateKeyPairSync('ec', { namedCurve: 'P-384' });
+    const p384Pem = p384.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+    const p384Jwk = p384.publicKey.export({ format: 'jwk' });
+    expect(privateKeyFromPkcs8(p384Pem, { kty: 'EC', crv: 'P-384', x: p384Jwk.x!, y: p384Jwk.y! }).export({ format: 'jwk' })).toEqual(p384.privateKey.export({ format: 'jwk' }));
+    // Control: a P-256 PEM imports to the same key with or without a trailing newline and CRLF line ends.
+    const p256 = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const pem = p256.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+    const publicJwk = p256.publicKey.export({ format: 'jwk' });
+    const expected = p256.privateKey.export({ format: 'jwk' });
+    for (const variant of [pem, pem.trimEnd(), pem.replace(/\n/g, '\r\n')]) {
+      expect(privateKeyFromPkcs8(variant, { kty: 'EC', crv: 'P-256', x: publicJwk.x!, y: publicJwk.y! }).export({ format: 'jwk' })).toEqual(expected);
+    }
+  });
+
+  it('a damaged PEM is refused as before (createPrivateKey throws), not imported as some other key', async () => {
+    const key = await generateWebKey('ES256');
+    const lines = key.privateKeyPem.split('\n');
+    const truncated = [lines[0], lines[1]!.slice(0, 20), lines.at(-2), ''].join('\n');
+    expect(() => privateKeyFromPkcs8(truncated, key.publicJwk)).toThrow();
+    expect(() => privateKeyFromPkcs8(key.privateKeyPem, key.publicJwk)).not.toThrow(); // control
+  });
+});
+
+describe('ring import does only what signing needs', () => {
+  it('verifies a token of the next and a retired key, whose public keys are imported on first use', async () => {
+    const [active, next] = rings.ES256 as [StoredWebKey, StoredWebKey];
+    const retired = { ...rings.EdDSA[0]!, state: 'retired' as const };
+    const signWith = (stored: StoredWebKey) => {
+      const input = `${Buffer.from(JSON.stringify({ alg: stored.algorithm, kid: stored.kid, typ: 'JWT' })).toString('base64url')}.${Buffer.from('{"sub":"u1"}').toString('base64url')}`;
+      const privateKey = createPrivateKey(sealer.open(stored.sealedPrivateKey));
+      const signature = stored.algorithm === 'ES256' ? sign('sha256', Buffer.from(input), { key: privateKey, dsaEncoding: 'ieee-p1363' }) : sign(null, Buffer.from(input), privateKey);
+      return `${input}.${signature.toString('base64url')}`;
+    };
+    const signer = createSigner({ source: fakeSource({ i1: { version: 1, keys: [active, next, retired] } }), sealer, clock: createManualClock(0) });
+    await signer.signJwt('i1', {}); // the ring is imported by a signature, as on the token path
+    for (const stored of [active, next, retired]) await expect(signer.verifyJwt('i1', signWith(stored))).resolves.toMatchObject({ protectedHeader: { kid: stored.kid } });
+    const unknown = { ...rings.ES256[1]!, kid: 'not-in-the-ring' };
+    await expect(signer.verifyJwt('i1', signWith(unknown)).catch(codeOf)).resolves.toBe('token.invalid');
   });
 });
