@@ -1,15 +1,18 @@
 /**
  * Key rotation end to end: PlatformWebKeys (list, rotate, permissions, gRPC) on a running node,
- * and `tessera keys rotate|list` on a stopped node's data directory, then a restart.
+ * and `tessera keys rotate|list` on a stopped node's data directory, then a restart; the first
+ * token of a key ring untouched since a restart (the cold import, issue 13) for each algorithm.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
+import { createLocalJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PlatformWebKeys, WebKeyState } from '../../src/gen/platform/resources/webkey/v3alpha/webkey_service_pb.js';
 import { api, runCli, startTestNode, storeEnv, type TestNode } from './harness.js';
 import { readSetup, seedMachineUser } from './seed.fixture.js';
+import { basic, createMachineClient, postForm } from './oidc.fixture.js';
 import { fetchJwks, listWebKeys } from './web-keys.fixture.js';
 
 let node: TestNode;
@@ -142,5 +145,31 @@ describe('tessera keys (CLI) on the data directory', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('tessera init');
     expect(existsSync(empty)).toBe(false);
+  });
+});
+
+describe('a key ring untouched since the restart (the cold import, issue 13)', () => {
+  it.each(['ES256', 'EdDSA', 'RS256'] as const)('%s: the first token after a restart is signed by the active key and verifies against the JWKS', async (alg) => {
+    const bot = await createMachineClient(node, `cold-${alg.toLowerCase()}`, 'JWT');
+    for (let i = 0; i < 2; i++) expect((await rotate({ algorithm: `WEB_KEY_ALGORITHM_${alg.toUpperCase()}` })).status).toBe(200); // the new next key becomes active
+    const activeKid = (await listWebKeys(node)).active[0];
+    const tokenOf = async () => {
+      const res = await postForm(node, '/oauth/v2/token', { grant_type: 'client_credentials', scope: 'openid profile' }, basic(bot.clientId, bot.secret));
+      expect(res.status).toBe(200);
+      return String(res.body.access_token);
+    };
+    const verify = async (token: string) => jwtVerify(token, createLocalJWKSet({ keys: (await fetchJwks(node)).keys }), { issuer: node.baseUrl, algorithms: [alg] });
+    // Control: the same client's token while the ring is warm.
+    await expect(verify(await tokenOf())).resolves.toMatchObject({ protectedHeader: { alg, kid: activeKid }, payload: { sub: bot.userId } });
+
+    await node.stop();
+    node = await startTestNode({ dataDir });
+    const first = await tokenOf(); // nothing has read this ring since the start
+    await expect(verify(first)).resolves.toMatchObject({ protectedHeader: { alg, kid: activeKid, typ: 'JWT' }, payload: { sub: bot.userId, client_id: bot.clientId } });
+    // A flipped signature byte of that token is refused by the same check (negative beside the positive).
+    const [header, payload, signature] = first.split('.') as [string, string, string];
+    const flipped = Buffer.from(signature, 'base64url');
+    flipped[3] = flipped[3]! ^ 0x01;
+    await expect(verify(`${header}.${payload}.${flipped.toString('base64url')}`)).rejects.toThrow();
   });
 });
