@@ -6,6 +6,7 @@
  * bench/README.md for what they do and how to run them.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { measureAutocannon, measurePaced, type CpuTarget, type LoadSpec, type PacedRun } from './measure.js';
@@ -60,6 +61,14 @@ export interface ColdStudy {
   readonly first: Percentiles;
   /** The second token of the same instances: the warm control. */
   readonly second: Percentiles;
+  /**
+   * CPU time of the node's main thread per request (/proc/<pid>/task/<pid>/schedstat), and the
+   * time it waited runnable for a CPU meanwhile (what a loaded machine adds to the wall time);
+   * absent where schedstat is not readable.
+   */
+  readonly cpu?: { readonly first: Percentiles; readonly second: Percentiles; readonly firstWait: Percentiles; readonly secondWait: Percentiles };
+  /** The node's very first token, on a cold instance that is not sampled (its code paths were cold too); absent when every instance is sampled. */
+  readonly nodeFirst?: { readonly wallMs: number; readonly cpuMs?: number };
   readonly idleAfterRestart: Memory;
 }
 
@@ -168,11 +177,15 @@ export async function coldStudy(options: {
   const sample = Math.min(options.sample, options.instances);
   const first = await startTessera({ main: options.main, cpu: options.cpu, cleanup: options.cleanup, defaults: options.defaults });
   const sampledIndexes = new Set(Array.from({ length: sample }, (_, i) => Math.floor((i * options.instances) / sample)));
+  // One instance outside the sample takes the node's first token, so the sampled ones measure a cold instance, not a cold process.
+  const warmUpIndex = Array.from({ length: options.instances }, (_, i) => i).find((i) => !sampledIndexes.has(i));
+  let warmUp: { domain: string; authorization: string } | undefined;
   const createStart = performance.now();
   const clients = new Map<string, string>();
   await inParallel(options.instances, 8, async (index) => {
     const instance = await createInstance(first, options.system, `cold-${String(index).padStart(5, '0')}-${options.runId}.bench`);
     if (sampledIndexes.has(index)) clients.set(instance.domain, await createServiceClient(first, instance, `bench-cold-${index}`));
+    if (index === warmUpIndex) warmUp = { domain: instance.domain, authorization: await createServiceClient(first, instance, `bench-cold-${index}`) };
     if ((index + 1) % 100 === 0) log(`  ${index + 1} instances created`);
   });
   const createS = (performance.now() - createStart) / 1000;
@@ -185,18 +198,47 @@ export async function coldStudy(options: {
     // Open the client's connection on the default instance, which no sampled instance is.
     await httpRequest(node.origin, 'GET', '/.well-known/openid-configuration', {});
     const idleAfterRestart = memoryOf(node.server.pid);
-    const firsts: number[] = [];
-    const seconds: number[] = [];
-    for (const [domain, authorization] of clients) {
-      for (const times of [firsts, seconds]) {
-        const started = performance.now();
-        const response = await httpRequest(node.origin, 'POST', TOKEN_PATH, { host: domain, authorization, 'content-type': FORM }, TOKEN_BODY);
-        times.push(performance.now() - started);
-        if (response.status !== 200) throw new Error(`first token of ${domain}: HTTP ${response.status} ${response.body.slice(0, 300)}`);
+    const pid = node.server.pid;
+    const measured = { wall: [[], []] as number[][], cpu: [[], []] as number[][], wait: [[], []] as number[][] };
+    const token = async (domain: string, authorization: string, into?: 0 | 1): Promise<{ wallMs: number; cpuMs?: number }> => {
+      const before = schedstat(pid);
+      const started = performance.now();
+      const response = await httpRequest(node.origin, 'POST', TOKEN_PATH, { host: domain, authorization, 'content-type': FORM }, TOKEN_BODY);
+      const wallMs = performance.now() - started;
+      const after = schedstat(pid);
+      if (response.status !== 200) throw new Error(`token of ${domain}: HTTP ${response.status} ${response.body.slice(0, 300)}`);
+      const cpuMs = before === undefined || after === undefined ? undefined : (after.cpuNs - before.cpuNs) / 1e6;
+      if (into !== undefined) {
+        measured.wall[into]!.push(wallMs);
+        if (before !== undefined && after !== undefined) {
+          measured.cpu[into]!.push(cpuMs!);
+          measured.wait[into]!.push((after.waitNs - before.waitNs) / 1e6);
+        }
       }
+      return cpuMs === undefined ? { wallMs } : { wallMs, cpuMs };
+    };
+    const nodeFirst = warmUp === undefined ? undefined : await token(warmUp.domain, warmUp.authorization);
+    for (const [domain, authorization] of clients) {
+      await token(domain, authorization, 0);
+      await token(domain, authorization, 1);
     }
-    const result = { instances: options.instances, sampled: clients.size, createS, restartS, first: percentiles(firsts), second: percentiles(seconds), idleAfterRestart };
+    const [firsts, seconds] = measured.wall as [number[], number[]];
+    const cpu = measured.cpu[0]!.length === firsts.length && firsts.length > 0
+      ? { first: percentiles(measured.cpu[0]!), second: percentiles(measured.cpu[1]!), firstWait: percentiles(measured.wait[0]!), secondWait: percentiles(measured.wait[1]!) }
+      : undefined;
+    const result: ColdStudy = {
+      instances: options.instances,
+      sampled: clients.size,
+      createS,
+      restartS,
+      first: percentiles(firsts),
+      second: percentiles(seconds),
+      ...(cpu === undefined ? {} : { cpu }),
+      ...(nodeFirst === undefined ? {} : { nodeFirst: { wallMs: round3(nodeFirst.wallMs), ...(nodeFirst.cpuMs === undefined ? {} : { cpuMs: round3(nodeFirst.cpuMs) }) } }),
+      idleAfterRestart,
+    };
     log(`  first token p50 ${result.first.p50Ms} ms, p90 ${result.first.p90Ms} ms, p99 ${result.first.p99Ms} ms; second token p50 ${result.second.p50Ms} ms, p99 ${result.second.p99Ms} ms`);
+    if (cpu !== undefined) log(`  server CPU per first token p50 ${cpu.first.p50Ms} ms, p99 ${cpu.first.p99Ms} ms; per second token p50 ${cpu.second.p50Ms} ms, p99 ${cpu.second.p99Ms} ms`);
     return result;
   } finally {
     await node.server.stop();
@@ -233,6 +275,16 @@ function runLoadProcess(spec: LoadSpec): Promise<{ responses: number; reqPerSec:
       }
     });
   });
+}
+
+/** CPU time and run-queue wait of a process's main thread, in ns (Linux schedstat); undefined where unreadable. */
+function schedstat(pid: number): { cpuNs: number; waitNs: number } | undefined {
+  try {
+    const [cpuNs, waitNs] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').trim().split(' ').map(Number);
+    return cpuNs === undefined || waitNs === undefined || !Number.isFinite(cpuNs) || !Number.isFinite(waitNs) ? undefined : { cpuNs, waitNs };
+  } catch {
+    return undefined;
+  }
 }
 
 function percentiles(values: number[]): Percentiles {
@@ -299,7 +351,18 @@ export function renderStudies(studies: Studies): string[] {
         '|---|---:|---:|---:|---:|',
         `| first of each instance (cold) | ${ms(cold.first.p50Ms)} | ${ms(cold.first.p90Ms)} | ${ms(cold.first.p99Ms)} | ${ms(cold.first.maxMs)} |`,
         `| second (warm control) | ${ms(cold.second.p50Ms)} | ${ms(cold.second.p90Ms)} | ${ms(cold.second.p99Ms)} | ${ms(cold.second.maxMs)} |`,
+        ...(cold.cpu === undefined
+          ? []
+          : [
+              `| server main-thread CPU, first | ${ms(cold.cpu.first.p50Ms)} | ${ms(cold.cpu.first.p90Ms)} | ${ms(cold.cpu.first.p99Ms)} | ${ms(cold.cpu.first.maxMs)} |`,
+              `| server main-thread CPU, second | ${ms(cold.cpu.second.p50Ms)} | ${ms(cold.cpu.second.p90Ms)} | ${ms(cold.cpu.second.p99Ms)} | ${ms(cold.cpu.second.maxMs)} |`,
+              `| server waiting for a CPU, first | ${ms(cold.cpu.firstWait.p50Ms)} | ${ms(cold.cpu.firstWait.p90Ms)} | ${ms(cold.cpu.firstWait.p99Ms)} | ${ms(cold.cpu.firstWait.maxMs)} |`,
+              `| server waiting for a CPU, second | ${ms(cold.cpu.secondWait.p50Ms)} | ${ms(cold.cpu.secondWait.p90Ms)} | ${ms(cold.cpu.secondWait.p99Ms)} | ${ms(cold.cpu.secondWait.maxMs)} |`,
+            ]),
         '',
+        ...(cold.nodeFirst === undefined
+          ? []
+          : [`The node's very first token (another cold instance, not in the sample, taken before it): ${ms(cold.nodeFirst.wallMs)} ms${cold.nodeFirst.cpuMs === undefined ? '' : `, ${ms(cold.nodeFirst.cpuMs)} ms of server CPU`}.`, '']),
         `First-token p99 ${ms(cold.first.p99Ms)} ms (target ≤ ${COLD_P99_TARGET_MS} ms: ${cold.first.p99Ms <= COLD_P99_TARGET_MS ? 'met' : 'not met'}).`,
       );
     }
