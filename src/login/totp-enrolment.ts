@@ -6,7 +6,6 @@
  * enrolment (stored sealed), kept across reloads of the page. A correct code verifies it and
  * creates a session with the password and TOTP checks (amr pwd otp mfa).
  */
-import { renderSVG } from 'uqr';
 import { AppError, orgKind, startTotp, userKind, verifyTotp } from '../../actors/index.js';
 import { generateTotpSecret, matchTotp, TOTP_CODE, totpUri } from '../crypto/totp.js';
 import type { HttpReply } from '../http/types.js';
@@ -21,6 +20,9 @@ import { errorText, renderLoginPage } from './pages.js';
 import { advance } from './steps.js';
 
 const MAX_CODE = 64;
+
+/** uqr is loaded with the first enrolment page that shows a QR code, not at start (#13). */
+let uqrModule: Promise<typeof import('uqr')> | undefined;
 
 /** The secret of the user's unverified enrolment, starting one when there is none. */
 async function pendingSecret(ctx: LoginContext, user: EnrollingUser): Promise<string | undefined> {
@@ -41,7 +43,7 @@ async function page(ctx: LoginContext, user: EnrollingUser, frame: EnrolmentPage
   const issuer = (await requireInstance(ctx.deps.tenants, ctx.req)).name;
   // The SVG is the library's output for our own URI (paths only, no text from the request): written raw.
   // A quiet zone of four modules (ISO/IEC 18004) so that scanners find it on any page colour.
-  const qrSvg = secret === undefined ? undefined : renderSVG(totpUri(secret, issuer, accountName), { ecc: 'M', pixelSize: 4, border: 4 });
+  const qrSvg = secret === undefined ? undefined : (await (uqrModule ??= import('uqr'))).renderSVG(totpUri(secret, issuer, accountName), { ecc: 'M', pixelSize: 4, border: 4 });
   const data = {
     qrSvg,
     secret: secret === undefined ? undefined : secret.replace(/(.{4})/g, '$1 ').trim(),
