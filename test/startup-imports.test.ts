@@ -12,8 +12,8 @@ import { describe, expect, it } from 'vitest';
 const dist = resolve(import.meta.dirname, '..', 'dist');
 /** What `tessera start` loads in every case: the CLI, the node (a dynamic import of main.js) and a worker's entry. */
 const START = ['src/cli/main.js', 'src/cli/node.js', 'src/cluster/workers.js', 'src/cluster/worker-main.js'];
-/** Loaded on first use only: passkey ceremonies, TOTP enrolment QR codes, bucket export/import, mail, tracing. */
-const LAZY = ['@simplewebauthn/server', 'uqr', '@google-cloud/storage', 'nodemailer', '@opentelemetry/sdk-trace-node', '@opentelemetry/exporter-trace-otlp-http', '@opentelemetry/resources'];
+/** Loaded on first use only: passkey ceremonies, TOTP enrolment QR codes, user-schema checks, bucket export/import, mail, tracing. */
+const LAZY = ['@simplewebauthn/server', 'uqr', 'ajv', '@google-cloud/storage', 'nodemailer', '@opentelemetry/sdk-trace-node', '@opentelemetry/exporter-trace-otlp-http', '@opentelemetry/resources'];
 
 const STATIC = /(?:^|\n)[ \t]*(?:import|export)\s(?:[^'"();]*?\sfrom\s*)?['"]([^'"]+)['"]/g;
 const DYNAMIC = /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;

@@ -17,7 +17,7 @@ export const createUserSchemaRpc = defineRpc({
   created: true,
   async handle(request, call) {
     const { userSchema } = parseWith(input, request);
-    const schema = parseSchemaDocument(request.userSchema?.schema, 'userSchema.schema');
+    const schema = await parseSchemaDocument(request.userSchema?.schema, 'userSchema.schema');
     const schemaId = call.services.actors.options.ids.next();
     const details = await call.services.actors.ask(
       { kind: 'instance', instanceId: call.instance.id },

@@ -22,7 +22,7 @@ export const patchUserSchemaRpc = defineRpc({
   async handle(request, call) {
     const { id, userSchema } = parseWith(input, request);
     const document = request.userSchema?.schema;
-    const schema = document === undefined ? undefined : parseSchemaDocument(document, 'userSchema.schema');
+    const schema = document === undefined ? undefined : await parseSchemaDocument(document, 'userSchema.schema');
     const authenticators = userSchema?.possibleAuthenticators ?? [];
     const details = await call.services.actors.ask(
       { kind: 'instance', instanceId: call.instance.id },

@@ -45,9 +45,9 @@ export function parseAuthenticators(types: readonly AuthenticatorType[]): Authen
 }
 
 /** The document as a JSON Schema, or 400 `userschema.schema_invalid` naming `field`. */
-export function parseSchemaDocument(schema: JsonObject | undefined, field: string): JsonDocument {
+export async function parseSchemaDocument(schema: JsonObject | undefined, field: string): Promise<JsonDocument> {
   if (schema === undefined) throw invalidArgument('request.invalid', 'invalid request', { violations: [{ field, description: 'required' }] });
-  const check = checkJsonSchema(schema);
+  const check = await checkJsonSchema(schema);
   if (!check.valid) {
     throw invalidArgument('userschema.schema_invalid', 'the schema is not a valid JSON Schema', {
       violations: [{ field, description: 'must be a valid JSON Schema document' }],
