@@ -59,6 +59,7 @@ import type { NodeLogger } from '../observability/logger.js';
 import { createMetrics, type NodeMetrics } from '../observability/metrics.js';
 import { notifyOnQueued, OutboxWorker } from '../delivery/outbox.js';
 import { createRequestLog } from '../observability/request-log.js';
+import { startIdleTrim } from '../observability/idle-trim.js';
 import { timeStoreAppends } from '../observability/store-timing.js';
 import { ensureFirstRun, type FirstRunResult } from './first-run.js';
 import { loadMasterKey } from './master-key.js';
@@ -275,6 +276,8 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   }
   // Other nodes' writes drop this node's caches (PostgreSQL change feed; nothing on LMDB).
   const cluster = await startClusterSync({ store, actors, tenants, signer, executions, logger, limits, observeLag: (seconds) => metrics.observeChangeFeedLag(seconds) });
+  // Start-up left the young generation at its maximum: the first quiet interval gives it back.
+  const idleTrim = startIdleTrim();
   ready = true;
   logger.info({ httpPort: listener.port, grpcPort: grpc?.port ?? 0, metricsPort: metricsListener?.port, http: http.adapter.name, uwsPackage: http.uwsPackage, tls: tls !== undefined, dataDir: config.dataDir }, worker === undefined ? 'listening' : 'worker listening');
 
@@ -294,6 +297,7 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
         await delay(config.shutdownDrainMs);
       }
       await Promise.all([listener.close(config.shutdownGraceMs), grpc?.close(config.shutdownGraceMs), metricsListener?.close(0)]);
+      idleTrim.stop();
       fair?.close();
       sweeper?.stop();
       await keyMaintenance?.stop();

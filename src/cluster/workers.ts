@@ -11,6 +11,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { AggregatorRegistry } from 'prom-client';
 import type { Config } from '../config/schema.js';
+import { startIdleTrim } from '../observability/idle-trim.js';
 import type { NodeLogger } from '../observability/logger.js';
 import { prepareNode, type RunningNode } from '../cli/node.js';
 import type { FirstRunResult } from '../cli/first-run.js';
@@ -138,6 +139,8 @@ export async function startWorkers(config: Config, logger: NodeLogger, count: nu
     throw err;
   }
   running = true;
+  // The main thread keeps what preparing the node allocated; its first quiet interval gives it back.
+  const idleTrim = startIdleTrim();
   logger.info({ httpPort: ports.http, grpcPort: ports.grpc, workers: count, dataDir: config.dataDir }, 'listening');
 
   const onTestKill = (): void => {
@@ -154,6 +157,7 @@ export async function startWorkers(config: Config, logger: NodeLogger, count: nu
     abort: async () => undefined,
     async stop() {
       stopping = true;
+      idleTrim.stop();
       process.off('SIGUSR2', onTestKill);
       await Promise.all(
         slots.map(

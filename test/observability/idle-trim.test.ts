@@ -1,0 +1,65 @@
+/**
+ * The idle trim (#13): full collections run only in quiet intervals, at most two after each busy
+ * one, and the collection's own time is left out of the next interval. The real collector is a
+ * function that runs without leaving a `gc` global behind.
+ */
+import { describe, expect, it } from 'vitest';
+import { createIdleTrim, fullCollection } from '../../src/observability/idle-trim.js';
+
+/** A trim whose utilisation readings come from `readings`, one per call; collections are counted. */
+function scripted(readings: number[]) {
+  let collections = 0;
+  let calls = 0;
+  const trim = createIdleTrim({
+    idleUtilization: 0.02,
+    utilization: () => readings[calls++] ?? 0,
+    collect: () => void collections++,
+  });
+  return { trim, collections: () => collections, calls: () => calls };
+}
+
+describe('idle trim', () => {
+  it('collects in the first two quiet intervals after a busy one, then waits for the next busy one', () => {
+    // Each collecting tick reads the utilisation twice: its interval, then right after the collection.
+    const { trim, collections } = scripted([0.5, 0.001, 0, 0.001, 0, 0.001, 0.3, 0.001, 0]);
+    trim.tick(); // busy
+    expect(collections()).toBe(0);
+    trim.tick(); // quiet: first collection
+    expect(collections()).toBe(1);
+    trim.tick(); // quiet: second collection
+    expect(collections()).toBe(2);
+    trim.tick(); // still quiet: nothing more to give back
+    expect(collections()).toBe(2);
+    trim.tick(); // busy again
+    expect(collections()).toBe(2);
+    trim.tick(); // quiet after it: collects again
+    expect(collections()).toBe(3);
+    expect(trim.trims).toBe(3);
+  });
+
+  it('never collects while busy; a reading just under the threshold counts as quiet', () => {
+    const busy = scripted([0.02, 0.9, 0.05, 0.02]);
+    for (let i = 0; i < 4; i++) busy.trim.tick();
+    expect(busy.collections()).toBe(0);
+    const quiet = scripted([0.0199, 0]);
+    quiet.trim.tick();
+    expect(quiet.collections()).toBe(1);
+  });
+
+  it('reads the utilisation again right after a collection, so its time is not the next interval\'s load', () => {
+    const { trim, calls } = scripted([0.001, 0.9, 0.001]);
+    trim.tick();
+    // The 0.9 (the collection itself) was consumed by the read after collecting, not by the next tick.
+    expect(calls()).toBe(2);
+    trim.tick();
+    expect(trim.trims).toBe(2);
+  });
+
+  it('runs a real full collection without exposing gc on this context', () => {
+    const hadGc = typeof (globalThis as { gc?: unknown }).gc === 'function';
+    const collect = fullCollection();
+    expect(typeof collect).toBe('function');
+    expect(() => collect()).not.toThrow();
+    expect(typeof (globalThis as { gc?: unknown }).gc === 'function').toBe(hadGc);
+  });
+});
