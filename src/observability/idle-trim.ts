@@ -90,13 +90,24 @@ function loopUtilization(): () => number {
  * A full, synchronous V8 collection. Node has no API for one without `--expose-gc`; the flag is
  * set for the moment it takes to create one scratch context, whose `gc` function is kept, and
  * unset again, so no `gc` global appears in this thread's own context (nor in later contexts).
+ * The flag is process-wide: when another thread unset it in between, no `gc` is found and the
+ * next collection tries again (the function is fetched on first use, not at start).
  */
 export function fullCollection(): () => void {
+  let gc: (() => void) | undefined;
+  return () => {
+    gc ??= exposedGc();
+    gc?.();
+  };
+}
+
+function exposedGc(): (() => void) | undefined {
   const existing = (globalThis as { gc?: () => void }).gc;
   if (typeof existing === 'function') return existing;
   setFlagsFromString('--expose-gc');
   try {
-    return runInNewContext('gc') as () => void;
+    const found: unknown = runInNewContext('typeof gc === "function" ? gc : undefined');
+    return typeof found === 'function' ? (found as () => void) : undefined;
   } finally {
     setFlagsFromString('--no-expose-gc');
   }

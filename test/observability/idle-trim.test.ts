@@ -55,11 +55,17 @@ describe('idle trim', () => {
     expect(trim.trims).toBe(2);
   });
 
-  it('runs a real full collection without exposing gc on this context', () => {
+  it('runs a real full collection (an unreachable object is gone) without exposing gc on this context', async () => {
     const hadGc = typeof (globalThis as { gc?: unknown }).gc === 'function';
-    const collect = fullCollection();
-    expect(typeof collect).toBe('function');
-    expect(() => collect()).not.toThrow();
+    const nextJob = () => new Promise((resolve) => setImmediate(resolve));
+    const kept = { name: 'kept' };
+    const ref = (() => new WeakRef({ name: 'dropped' }))();
+    const keptRef = new WeakRef(kept);
+    await nextJob(); // a WeakRef holds its target until the job that made it ends
+    fullCollection()();
+    await nextJob();
+    expect(ref.deref()).toBeUndefined();
+    expect(keptRef.deref()).toBe(kept); // control: a reachable object stays
     expect(typeof (globalThis as { gc?: unknown }).gc === 'function').toBe(hadGc);
   });
 });
