@@ -8,6 +8,7 @@ import { AppError, aborted, alreadyExists, internalError, ProgrammerError, unava
 import type { AggregateKind, AggregateRecord, Loaded } from '../kernel/aggregate.js';
 import type { CommandContext, CommandHandler } from '../kernel/command.js';
 import { SYSTEM_TENANT, type ChangedStream, type Clock, type IdGenerator, type IndexReads, type Logger, type ProjectionState, type SecretSealer, type StoreAdapter, type StoredEvent } from '../kernel/ports.js';
+import { InstanceReadState } from '../instance/read-state.js';
 import { Mailbox } from './mailbox.js';
 import { cacheKey, runCommand, type AppendGate } from './run-command.js';
 
@@ -70,6 +71,8 @@ export class ActorSystem {
   private readonly byInstance = new Map<string, Set<ActorCell>>();
   /** Commands held (queued or running) by each instance's actors; absent at zero. */
   private readonly heldByInstance = new Map<string, number>();
+  /** Each instance's read state (instance/read-state.ts): created by its first query, dropped when idle like the actors. */
+  private readonly readStates = new Map<string, InstanceReadState>();
   private readonly sweepTimer: NodeJS.Timeout;
   private stopped = false;
   private readonly traceAsk: AskTracer | undefined;
@@ -132,6 +135,24 @@ export class ActorSystem {
     cell.lastActivity = this.options.clock.now();
     if (letter.ok) letter.succeed(letter.value);
     else letter.fail(letter.failed);
+  }
+
+  /**
+   * The read state of an instance: its resolved settings behind typed queries, kept current by
+   * `forget` (the change feed, the worker feed and this system's own appends). Queries never
+   * queue behind commands. Created on first use; passivated with the instance's actors.
+   */
+  instanceState(instanceId: string): InstanceReadState {
+    const now = this.options.clock.now();
+    let state = this.readStates.get(instanceId);
+    if (state === undefined) {
+      const store = this.options.store;
+      state = new InstanceReadState(instanceId, (table, id) => store.getRecord(instanceId, table, id) as Promise<AggregateRecord<unknown> | undefined>, now);
+      this.readStates.set(instanceId, state);
+    } else {
+      state.lastActivity = now;
+    }
+    return state;
   }
 
   /** Reads an aggregate's current row straight from the store (queries never queue). */
@@ -204,13 +225,16 @@ export class ActorSystem {
   }
 
   /**
-   * Drops cached aggregates another node has changed (the change feed calls this), so the
-   * next command reads them fresh instead of losing a conditional append first. Without
-   * `streams` every aggregate cached for the instance is dropped. An entry already at (or
-   * past) the reported version stays. A command in flight is unaffected: its append is
-   * conditional on the versions it read.
+   * The one invalidation of what this node holds for an instance: streams another worker or
+   * node has moved, at their new versions (the change feed calls this). Cached aggregates are
+   * dropped, so the next command reads them fresh instead of losing a conditional append
+   * first, and so are read-state entries computed from older versions. Without `streams`
+   * everything held for the instance is dropped. An entry already at (or past) the reported
+   * version stays. A command in flight is unaffected: its append is conditional on the
+   * versions it read. (This system's own appends reach the read state without this call.)
    */
   forget(instanceId: string, streams?: readonly ChangedStream[]): void {
+    this.readStates.get(instanceId)?.applyChange(streams);
     const cells = this.byInstance.get(instanceId);
     if (cells === undefined) return;
     for (const cell of cells) {
@@ -238,6 +262,7 @@ export class ActorSystem {
     await Promise.all([...this.actors.values()].map((cell) => cell.mailbox.drained()));
     this.actors.clear();
     this.byInstance.clear();
+    this.readStates.clear();
   }
 
   private activate(address: ActorAddress): ActorCell {
@@ -278,6 +303,7 @@ export class ActorSystem {
         clock: this.options.clock,
         onUnique: (scope) => this.uniqueError(scope),
         gate,
+        onAppended: (events) => this.readStates.get(cell.instanceId)?.applyChange(streamsOf(events)),
       });
     } catch (error) {
       if (error instanceof AppError) throw error;
@@ -307,6 +333,14 @@ export class ActorSystem {
         if (cells?.size === 0) this.byInstance.delete(cell.instanceId);
       }
     }
+    for (const [instanceId, state] of this.readStates) {
+      if (now - state.lastActivity >= this.options.idleMs) this.readStates.delete(instanceId);
+    }
+  }
+
+  /** Instances whose read state is in memory. */
+  get readStateCount(): number {
+    return this.readStates.size;
   }
 }
 
@@ -321,6 +355,18 @@ function addressKey(address: ActorAddress): string {
     default:
       throw new ProgrammerError('unknown actor address');
   }
+}
+
+/** The streams an append moved, at their new versions (events are in version order per stream). */
+function streamsOf(events: readonly StoredEvent[]): ChangedStream[] {
+  const streams: ChangedStream[] = [];
+  for (const event of events) {
+    const known = streams.findIndex((s) => s.aggregateType === event.aggregateType && s.aggregateId === event.aggregateId);
+    const stream = { aggregateType: event.aggregateType, aggregateId: event.aggregateId, version: event.version };
+    if (known === -1) streams.push(stream);
+    else streams[known] = stream;
+  }
+  return streams;
 }
 
 function queueFull(code: ErrorCode, message: string): AppError {

@@ -19,6 +19,8 @@ export interface RunCommandOptions<C, R> {
   readonly onUnique: (scope: string) => AppError;
   /** Guards each append with the ask's deadline (actor-system.ts); none for callers without one. */
   readonly gate?: AppendGate;
+  /** Told the events of each successful append, before the command replies (read-your-writes for the instance's read state). */
+  readonly onAppended?: (events: readonly StoredEvent[]) => void;
 }
 
 /**
@@ -77,6 +79,7 @@ export async function runCommand<C, R>(options: RunCommandOptions<C, R>): Promis
     }
     if (result.ok) {
       for (const [key, value] of next) cache.set(key, value);
+      options.onAppended?.(result.events);
       return decision.reply(outcomeOf(result.events, new Map([...loaded, ...next])));
     }
     if (result.reason === 'unique') throw options.onUnique(result.scope);

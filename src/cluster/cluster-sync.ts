@@ -4,20 +4,16 @@
  * postgres.md, "Change feed"). A store without a feed (LMDB, one process) needs nothing.
  */
 import {
-  brandingSettingsKind,
-  loginSettingsKind,
   executionSetKind,
   instanceKind,
   instanceSettingsKind,
   SYSTEM_TENANT,
   targetKind,
-  textSettingsKind,
   webKeysKind,
   type ActorSystem,
   type Logger,
   type StoreAdapter,
 } from '../../actors/index.js';
-import { noteSettingsChanged } from '../query/settings-changes.js';
 import type { TenantDirectory } from '../query/tenant.js';
 import type { Signer } from '../crypto/signer.js';
 import type { ExecutionServices } from '../executions/runtime.js';
@@ -57,7 +53,9 @@ export async function startClusterSync(deps: ClusterSyncDeps): Promise<ClusterSy
 export function createNodeInvalidations(deps: Omit<ClusterSyncDeps, 'store'>): CacheInvalidations {
   const { actors, tenants, signer, executions, logger, limits } = deps;
   const registry = new CacheInvalidations(logger);
-  // Actors: the next command reads the changed aggregates fresh (no lost append first).
+  // Actors and each instance's read state (its resolved login policy, branding and texts):
+  // the next command reads the changed aggregates fresh (no lost append first), read-state
+  // entries computed from older stream versions go (actors/instance/read-state.ts).
   registry.register('actors', (change) => actors.forget(change.instanceId, change.streams));
   // Host → instance map and the blocked flag: instances live in the system tenant.
   registry.register(
@@ -70,7 +68,6 @@ export function createNodeInvalidations(deps: Omit<ClusterSyncDeps, 'store'>): C
   );
   registry.register('signing keys', onStreamTypes([webKeysKind.type], (instanceId) => signer.invalidate(instanceId)));
   registry.register('execution plans', onStreamTypes([executionSetKind.type, targetKind.type], (instanceId) => executions.invalidate(instanceId)));
-  // The login UI's branding and texts (src/login/appearance.ts compares this generation).
   // Rate limits an instance set for itself (instance settings; the system tenant's `instance` streams are instances).
   if (limits !== undefined) {
     registry.register(
@@ -80,8 +77,5 @@ export function createNodeInvalidations(deps: Omit<ClusterSyncDeps, 'store'>): C
       }),
     );
   }
-  registry.register('login appearance', onStreamTypes([brandingSettingsKind.type, textSettingsKind.type], (instanceId) => noteSettingsChanged(instanceId)));
-  // The login policy (src/query/login-settings.ts compares the same generation).
-  registry.register('login settings', onStreamTypes([loginSettingsKind.type], (instanceId) => noteSettingsChanged(instanceId)));
   return registry;
 }

@@ -1,79 +1,31 @@
 /**
  * How the login UI looks and speaks for its context (issue 6): the text and branding settings
  * of the instance, or of the organization an org-scoped auth request names, resolved with the
- * settings framework and rendered by the page layout. Resolved settings are cached per
- * (instance, org) for a few seconds; this node's writes invalidate them at once (the set
- * handlers bump the instance's settings generation).
+ * settings framework and rendered by the page layout. The resolved values come from the
+ * instance's read state (actors/instance/read-state.ts), kept current by stream version: this
+ * node's writes show at once, other workers' and nodes' as soon as their change arrives.
  */
 import {
   type ActorSystem,
   BRANDING_DEFAULTS,
-  brandingSettingsKind,
   type BrandingSettingsValues,
   isBrandingColor,
   isBrandingUrl,
-  resolveBrandingSettings,
-  resolveTextSettings,
-  textSettingsId,
-  textSettingsKind,
 } from '../../actors/index.js';
-import { settingsGeneration } from '../query/settings-changes.js';
 import { LOGIN_TEMPLATES } from './views.js';
 import { catalogFor, createTranslator, type Customization, MESSAGE_KEYS, type MessageKey, type Translator } from '../i18n/index.js';
 import type { LoginContext } from './login-context.js';
 import { loginOrgOf } from './login-org.js';
 
-const TTL_MS = 5_000;
-const MAX_CACHED = 10_000;
-
-interface Entry {
-  readonly generation: number;
-  readonly expiresAt: number;
-  readonly branding: Promise<BrandingSettingsValues>;
-  readonly texts: Map<string, Promise<Partial<Record<MessageKey, string>>>>;
-}
-
 /** Resolves the customization of the login UI for an instance, an optional org and a language. */
 export type CustomizationResolver = (instanceId: string, orgId: string | undefined, lang: string) => Promise<Customization>;
 
-export function createCustomizationResolver(actors: ActorSystem, now: () => number = Date.now): CustomizationResolver {
-  const cache = new Map<string, Entry>();
-  const entryFor = (instanceId: string, orgId: string | undefined): Entry => {
-    const key = `${instanceId}\u0000${orgId ?? ''}`;
-    const generation = settingsGeneration(instanceId);
-    const hit = cache.get(key);
-    if (hit !== undefined && hit.generation === generation && hit.expiresAt > now()) return hit;
-    if (cache.size >= MAX_CACHED) cache.clear();
-    const entry: Entry = { generation, expiresAt: now() + TTL_MS, branding: readBranding(actors, instanceId, orgId), texts: new Map() };
-    // A failed read is not cached: the next page tries again.
-    entry.branding.catch(() => cache.delete(key));
-    cache.set(key, entry);
-    return entry;
-  };
+export function createCustomizationResolver(actors: ActorSystem): CustomizationResolver {
   return async (instanceId, orgId, lang) => {
-    const entry = entryFor(instanceId, orgId);
-    let texts = entry.texts.get(lang);
-    if (texts === undefined) {
-      texts = readTexts(actors, instanceId, orgId, lang);
-      texts.catch(() => entry.texts.delete(lang));
-      entry.texts.set(lang, texts);
-    }
-    return { branding: await entry.branding, texts: await texts };
+    const state = actors.instanceState(instanceId);
+    const [branding, texts] = await Promise.all([state.branding(orgId), state.texts(orgId, lang, { keys: MESSAGE_KEYS, values: catalogFor(lang) })]);
+    return { branding, texts: texts as Partial<Record<MessageKey, string>> };
   };
-}
-
-async function readBranding(actors: ActorSystem, instanceId: string, orgId: string | undefined): Promise<BrandingSettingsValues> {
-  const instance = await actors.readRecord(instanceId, brandingSettingsKind, instanceId);
-  const org = orgId === undefined ? undefined : await actors.readRecord(instanceId, brandingSettingsKind, orgId);
-  const resolved = resolveBrandingSettings(instanceId, instance?.state, orgId === undefined ? undefined : { orgId, values: org?.state });
-  return Object.fromEntries(Object.entries(resolved).map(([key, r]) => [key, r.value])) as unknown as BrandingSettingsValues;
-}
-
-async function readTexts(actors: ActorSystem, instanceId: string, orgId: string | undefined, lang: string): Promise<Partial<Record<MessageKey, string>>> {
-  const instance = await actors.readRecord(instanceId, textSettingsKind, textSettingsId(instanceId, lang));
-  const org = orgId === undefined ? undefined : await actors.readRecord(instanceId, textSettingsKind, textSettingsId(orgId, lang));
-  const resolved = resolveTextSettings(MESSAGE_KEYS, catalogFor(lang), { instanceId, values: instance?.state }, orgId === undefined ? undefined : { orgId, values: org?.state });
-  return Object.fromEntries(Object.entries(resolved).map(([key, r]) => [key, r.value]));
 }
 
 /**

@@ -27,7 +27,6 @@ import {
   type StoreAdapter,
   type StoreChange,
 } from '../../actors/index.js';
-import { settingsGeneration } from '../../src/query/settings-changes.js';
 import { createNodeInvalidations } from '../../src/cluster/cluster-sync.js';
 import type { TenantDirectory } from '../../src/query/tenant.js';
 import { openLmdbStore } from '../../src/store/lmdb-store.js';
@@ -99,8 +98,9 @@ describe('node cache invalidations', () => {
     const { store } = await sharedStore();
     const calls: string[] = [];
     const tenants = { refresh: async (id: string) => void calls.push(`tenants.refresh ${id}`), load: async () => void calls.push('tenants.load') } as unknown as TenantDirectory;
+    const actors = system(store);
     const registry = createNodeInvalidations({
-      actors: system(store),
+      actors,
       tenants,
       signer: { invalidate: (id) => calls.push(`signer ${id}`) },
       executions: { invalidate: (id) => calls.push(`executions ${id}`) },
@@ -112,9 +112,13 @@ describe('node cache invalidations', () => {
     registry.dispatch({ instanceId: 'i1', fromPosition: 4, toPosition: 4, streams: [stream(executionSetKind.type, 'i1')] });
     registry.dispatch({ instanceId: SYSTEM_TENANT, fromPosition: 1, toPosition: 2, streams: [stream(instanceKind.type, 'i1'), stream(instanceKind.type, 'i2')] });
     registry.dispatch({ instanceId: SYSTEM_TENANT, fromPosition: 3, toPosition: 5000 });
-    const generation = settingsGeneration('i9');
+    // The login UI's settings: the instance's read state hears of its streams through the same registry.
+    const state = actors.instanceState('i9');
+    await state.branding();
+    registry.dispatch({ instanceId: 'i9', fromPosition: 6, toPosition: 6, streams: [stream(orgKind.type, 'o9')] });
+    expect(state.size).toBe(1); // control: not one of its streams
     registry.dispatch({ instanceId: 'i9', fromPosition: 7, toPosition: 7, streams: [stream(brandingSettingsKind.type, 'i9')] });
-    expect(settingsGeneration('i9')).toBe(generation + 1);
+    expect(state.size).toBe(0);
     await new Promise((resolve) => setImmediate(resolve));
     expect(calls).toEqual([
       'signer i1',

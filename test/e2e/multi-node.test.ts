@@ -16,6 +16,8 @@ import { describeIfMet, meet, POSTGRES } from '../requirements.js';
 import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from '../store/postgres-test-db.js';
 import { api, startTestNode, type TestNode } from './harness.js';
 import { addMachineKey, basic, createApp, createMachineClient, createProject } from './oidc.fixture.js';
+import { codeRequest, getPage, startLogin } from './login-flow.fixture.js';
+import { createFlowTenant } from './oidc-code-flow.fixture.js';
 import { createSystemUserKey, systemApi, systemUsersEnv } from './system-user.fixture.js';
 import { startTargetServer } from './targets.fixture.js';
 
@@ -129,6 +131,28 @@ describeIfMet(postgresVerdict, title, () => {
     expect({ status: after.status, name: after.body.organization?.organization?.name, sequence: after.body.organization?.details?.sequence }).toEqual({ status: 200, name: 'Renamed Org 2', sequence: patched.body.details.sequence });
     expect((await byName('Renamed Org 2')).body.result?.map((o: { details: { id: string } }) => o.details.id)).toEqual([orgId]);
     expect((await byName('Renamed Org')).body.result ?? []).toEqual([]);
+  });
+
+  it("shows node A's branding change on node B's login page once the change feed brings it (instance read state)", async () => {
+    const redirectUri = 'http://127.0.0.1:9/cb';
+    expect((await call(a, a)('PATCH', '/settings/v3alpha/features', { multitenancy_settings: true })).status).toBe(200); // the branding API
+    const tenant = await createFlowTenant(a, redirectUri);
+    const started = await startLogin(b, codeRequest(b, tenant.clientId, redirectUri).url);
+    const colorOn = async (node: TestNode) => {
+      const page = await getPage(node, started.location, started.jar.header());
+      return { status: page.status, color: /--primary-color:(#[0-9a-f]{6})/i.exec(page.text)?.[1] };
+    };
+    const setColor = async (color: string) => {
+      const set = await call(a, a)('PATCH', '/settings/v3alpha/branding', { primaryColor: { set: color } });
+      expect(set.status, JSON.stringify(set.body)).toBe(200);
+    };
+    await setColor('#123456');
+    // Control: B shows the first color (and now holds it in its read state) — then A changes it.
+    expect(await eventually(() => colorOn(b), (page) => page.color === '#123456')).toEqual({ status: 200, color: '#123456' });
+    expect(await colorOn(b)).toEqual({ status: 200, color: '#123456' });
+    await setColor('#654321');
+    expect(await colorOn(a)).toEqual({ status: 200, color: '#654321' }); // A's own write: at once
+    expect(await eventually(() => colorOn(b), (page) => page.color === '#654321')).toEqual({ status: 200, color: '#654321' });
   });
 
   it("returns a target created on node A from node B's search", async () => {

@@ -15,6 +15,8 @@ import { Agent, type IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startTestNode, type TestNode } from './harness.js';
 import { basic } from './oidc.fixture.js';
+import { codeRequest, startLogin } from './login-flow.fixture.js';
+import { createFlowTenant } from './oidc-code-flow.fixture.js';
 
 type Reply = { status: number; headers: IncomingHttpHeaders; body: Record<string, any> };
 
@@ -91,6 +93,36 @@ describe('a node with two workers', () => {
       expect(again.status).toBe(200);
       const final = await call(connections[reader] as Agent, 'GET', `/resources/v3alpha/organizations/${id}`);
       if (final.body.organization?.organization?.name !== `Final Org ${i}`) mismatches.push(`final ${i}: ${JSON.stringify(final.body)}`);
+    }
+    expect(mismatches).toEqual([]);
+  }, 120_000);
+
+  it("shows a branding change made on one worker on the other worker's next login page (instance read state, worker feed)", async () => {
+    const redirectUri = 'http://127.0.0.1:9/cb';
+    expect((await call(connections[0] as Agent, 'PATCH', '/settings/v3alpha/features', { multitenancy_settings: true })).status).toBe(200); // the branding API
+    const tenant = await createFlowTenant(node, redirectUri);
+    const started = await startLogin(node, codeRequest(node, tenant.clientId, redirectUri).url);
+    const colorOn = async (worker: number): Promise<string | undefined> => {
+      const page = await call(connections[worker] as Agent, 'GET', started.location, undefined, { cookie: started.jar.header() });
+      expectWorker(page, worker);
+      expect(page.status).toBe(200);
+      return /--primary-color:(#[0-9a-f]{6})/i.exec(String(page.body))?.[1];
+    };
+    const mismatches: string[] = [];
+    for (let i = 0; i < 10; i += 1) {
+      const writer = i % 2;
+      const reader = 1 - writer;
+      const color = `#${(0x102030 + i * 0x010101).toString(16)}`;
+      // Control: the reader renders the page first, so its read state holds the branding before the change.
+      const before = await colorOn(reader);
+      if (before === color) mismatches.push(`before ${i}: already ${color}`);
+      const set = await call(connections[writer] as Agent, 'PATCH', '/settings/v3alpha/branding', { primaryColor: { set: color } });
+      expect(set.status, JSON.stringify(set.body)).toBe(200);
+      expectWorker(set, writer);
+      const shown = await colorOn(reader);
+      if (shown !== color) mismatches.push(`reader ${i}: ${shown} instead of ${color}`);
+      const own = await colorOn(writer);
+      if (own !== color) mismatches.push(`writer ${i}: ${own} instead of ${color}`);
     }
     expect(mismatches).toEqual([]);
   }, 120_000);

@@ -23,7 +23,6 @@ import {
   type CommandHandler,
 } from '../../../../actors/index.js';
 import { isMessageKey } from '../../../i18n/index.js';
-import { noteSettingsChanged } from '../../../query/settings-changes.js';
 import { maxPasswordAttempts } from '../../settings/users/set-user-settings.js';
 import { loginPolicyItem } from './login-policy-document.js';
 import { autoLinkingNames, idpPolicyNames, idpTypeNames, type DataOrg } from './export-format.js';
@@ -47,17 +46,15 @@ export async function importOrgSettings(run: ImportRun, data: DataOrg): Promise<
     });
   }
 
-  let appearanceChanged = false;
   for (const t of data.textSettings ?? []) {
     const same = async () => {
       const row = (await actors.readRecord(instanceId, textSettingsKind, textSettingsId(orgId, t.language)))?.state ?? {};
       return Object.entries(t.texts).every(([key, text]) => row[key] === text);
     };
-    const outcome = await run.item('text_settings', `${orgId}_${t.language}`, same, async () => {
+    await run.item('text_settings', `${orgId}_${t.language}`, same, async () => {
       checkItem(textsItem, t.texts, 'textSettings.texts');
       await ask(setTextSettings, { orgId, language: t.language, patch: { set: t.texts, reset: [] } });
     });
-    appearanceChanged ||= outcome === 'created';
   }
 
   const branding = data.brandingSettings;
@@ -66,13 +63,11 @@ export async function importOrgSettings(run: ImportRun, data: DataOrg): Promise<
       const row = (await actors.readRecord(instanceId, brandingSettingsKind, orgId))?.state as Record<string, unknown> | undefined;
       return row !== undefined && Object.entries(branding).every(([key, value]) => row[key] === value);
     };
-    const outcome = await run.item('branding_settings', orgId, same, async () => {
+    await run.item('branding_settings', orgId, same, async () => {
       // The command checks every property's shape (colors, URLs, booleans) and names the bad one.
       await ask(setBrandingSettings, { orgId, patch: { set: branding as Partial<BrandingSettingsValues>, reset: [] } });
     });
-    appearanceChanged ||= outcome === 'created';
   }
-  if (appearanceChanged) noteSettingsChanged(instanceId);
 
   const lockout = data.lockoutPolicy;
   if (lockout !== undefined && (lockout.maxPasswordAttempts !== undefined || lockout.maxOtpAttempts !== undefined)) {
@@ -95,12 +90,11 @@ export async function importOrgSettings(run: ImportRun, data: DataOrg): Promise<
       const row = (await actors.readRecord(instanceId, loginSettingsKind, orgId))?.state as Record<string, unknown> | undefined;
       return row !== undefined && parsed.success && Object.entries(parsed.data).every(([key, value]) => JSON.stringify(row[key]) === JSON.stringify(value));
     };
-    const outcome = await run.item('login_policy', orgId, same, async () => {
+    await run.item('login_policy', orgId, same, async () => {
       checkItem(loginPolicyItem, login, 'loginPolicy');
       // The command refuses a policy without a way to sign in, naming the field.
       await ask(setLoginSettings, { orgId, settings: loginPolicyItem.parse(login) });
     });
-    if (outcome === 'created') noteSettingsChanged(instanceId);
   }
 
   for (const i of data.forgeIdps ?? []) {

@@ -15,7 +15,6 @@ import { PlatformBrandingSettings, type SetBrandingSettings } from '../../../gen
 import { defineRpc } from '../../invoker.js';
 import { toSettingsDetailsAfter } from '../../shared/settings.js';
 import { contextAddress, contextOrgId, requireSettingsAccess } from '../shared/context.js';
-import { noteSettingsChanged } from '../../../query/settings-changes.js';
 import { parseSet, parseSetString, type SetProperty } from '../shared/set-values.js';
 
 /** The Set type of each string property: colors are short, URLs long. */
@@ -44,7 +43,6 @@ export const setBrandingRpc = defineRpc({
     const orgId = contextOrgId(call);
     const command = { ...(orgId === undefined ? {} : { orgId }), patch };
     const details = await call.services.actors.ask(contextAddress(call), setBrandingSettings, command, { creator: call.caller.userId });
-    noteSettingsChanged(call.instance.id);
     return { details: await toSettingsDetailsAfter(call.services.actors, call.instance.id, details) };
   },
 });

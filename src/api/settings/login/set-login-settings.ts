@@ -7,7 +7,6 @@
 import { z } from 'zod';
 import { resetLoginSettings, setLoginSettings, validationFailed, type LoginSettings } from '../../../../actors/index.js';
 import { PasswordlessType, PlatformLoginSettings } from '../../../gen/platform/settings/login/v3alpha/login_settings_service_pb.js';
-import { noteSettingsChanged } from '../../../query/settings-changes.js';
 import type { CallContext } from '../../call-context.js';
 import { defineRpc } from '../../invoker.js';
 import { toSettingsDetailsAfter } from '../../shared/settings.js';
@@ -72,7 +71,6 @@ export const setLoginSettingsRpc = defineRpc({
     };
     const orgId = contextOrgId(call);
     const details = await call.services.actors.ask(contextAddress(call), setLoginSettings, { ...(orgId === undefined ? {} : { orgId }), settings }, { creator: call.caller.userId });
-    noteSettingsChanged(call.instance.id);
     return { details: await toSettingsDetailsAfter(call.services.actors, call.instance.id, details) };
   },
 });
@@ -85,7 +83,6 @@ export const resetLoginSettingsRpc = defineRpc({
     const orgId = contextOrgId(call);
     if (orgId === undefined) throw validationFailed([{ field: 'ctx.orgId', description: 'is required: only an organization resets its login settings to the instance’s' }]);
     const details = await call.services.actors.ask(contextAddress(call), resetLoginSettings, { orgId }, { creator: call.caller.userId });
-    noteSettingsChanged(call.instance.id);
     return { details: await toSettingsDetailsAfter(call.services.actors, call.instance.id, details) };
   },
 });

@@ -9,7 +9,6 @@ import { isMessageKey } from '../../../i18n/index.js';
 import { defineRpc } from '../../invoker.js';
 import { toSettingsDetailsAfter } from '../../shared/settings.js';
 import { contextAddress, contextOrgId, requireSettingsAccess } from '../shared/context.js';
-import { noteSettingsChanged } from '../../../query/settings-changes.js';
 import { parseSetString } from '../shared/set-values.js';
 import { parseLanguage } from './shared.js';
 
@@ -23,7 +22,6 @@ export const setTextsRpc = defineRpc({
     const orgId = contextOrgId(call);
     const command = { ...(orgId === undefined ? {} : { orgId }), language, patch };
     const details = await call.services.actors.ask(contextAddress(call), setTextSettings, command, { creator: call.caller.userId });
-    noteSettingsChanged(call.instance.id);
     return { details: await toSettingsDetailsAfter(call.services.actors, call.instance.id, details) };
   },
 });
