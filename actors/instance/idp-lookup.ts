@@ -35,7 +35,7 @@ export async function activeIdpsForOrg(actors: ActorSystem, instanceId: string, 
     if (owner.type === 'org' && owner.id !== orgId) continue;
     const policy = orgId !== undefined && owner.type === 'instance' ? await actors.readRecord(instanceId, idpPolicyKind, idpPolicyId(orgId, record.id)) : undefined;
     if (viewIdp(record, orgId, policy?.state.policy).state !== 'active') continue;
-    active.push(toActiveIdp(record, (sealed) => actors.options.sealer.open(sealed)));
+    active.push(toActiveIdp(record, (sealed) => actors.sealer.open(sealed)));
   }
   return active.sort((a, b) => a.name.localeCompare(b.name));
 }

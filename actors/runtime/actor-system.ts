@@ -7,7 +7,7 @@
 import { AppError, aborted, alreadyExists, internalError, ProgrammerError, unavailable, type ErrorCode } from '../kernel/errors.js';
 import type { AggregateKind, AggregateRecord, Loaded } from '../kernel/aggregate.js';
 import type { CommandContext, CommandHandler } from '../kernel/command.js';
-import { SYSTEM_TENANT, type ChangedStream, type Clock, type IdGenerator, type IndexReads, type Logger, type ProjectionState, type SecretSealer, type StoreAdapter, type StoredEvent } from '../kernel/ports.js';
+import { SYSTEM_TENANT, type ChangedStream, type Clock, type IdGenerator, type IndexReads, type Logger, type ProjectionState, type SecretSealer, type StoreAdapter, type StoredEvent, type TtlStore } from '../kernel/ports.js';
 import { InstanceReadState } from '../instance/read-state.js';
 import { Mailbox } from './mailbox.js';
 import { cacheKey, runCommand, type AppendGate } from './run-command.js';
@@ -76,7 +76,8 @@ export class ActorSystem {
   private readonly sweepTimer: NodeJS.Timeout;
   private stopped = false;
   private readonly traceAsk: AskTracer | undefined;
-  readonly options: Required<Omit<ActorSystemOptions, 'traceAsk'>>;
+  /** The wiring this system was started with; private: callers get the narrow ports below. */
+  private readonly options: Required<Omit<ActorSystemOptions, 'traceAsk'>>;
 
   constructor({ traceAsk, ...options }: ActorSystemOptions) {
     this.traceAsk = traceAsk;
@@ -84,6 +85,26 @@ export class ActorSystem {
     const every = Math.max(50, Math.floor(this.options.idleMs / 2));
     this.sweepTimer = setInterval(() => this.passivateIdle(), every);
     this.sweepTimer.unref();
+  }
+
+  /** The node's clock (the one asks' deadlines and commands' `now` are measured on). */
+  get clock(): Clock {
+    return this.options.clock;
+  }
+
+  /** The node's id generator (ids a caller chooses before a command: created resources). */
+  get ids(): IdGenerator {
+    return this.options.ids;
+  }
+
+  /** Seals and opens the secrets stored in aggregates (client secrets, TOTP seeds, SMTP passwords). */
+  get sealer(): SecretSealer {
+    return this.options.sealer;
+  }
+
+  /** The store's TTL rows (codes, tokens, pending ceremonies): read and written by edges, outside commands. */
+  get ttl(): TtlStore {
+    return this.options.store.ttl;
   }
 
   /** Sends a command to an actor and awaits its reply (with a deadline). */

@@ -35,7 +35,7 @@ export async function ensureFirstRun(deps: { store: StoreAdapter; actors: ActorS
   const existing = (await store.getMeta(SETUP_KEY)) as SetupPlan | undefined;
   if (existing?.completedAt !== undefined) return { plan: existing, created: false };
 
-  const ids = actors.options.ids;
+  const ids = actors.ids;
   const plan: SetupPlan = existing ?? { instanceId: ids.next(), orgId: ids.next(), adminUserId: ids.next(), tokenId: ids.next() };
   await store.putMeta(SETUP_KEY, plan);
 

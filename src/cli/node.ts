@@ -225,7 +225,7 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   const tenants = new TenantDirectory(actors, () => clock.now());
   await tenants.load();
   const webKeys = createWebKeyService({ actors, policy: webKeyPolicy(config) });
-  const signer = createSigner({ source: webKeys, sealer: actors.options.sealer, clock });
+  const signer = createSigner({ source: webKeys, sealer: actors.sealer, clock });
   webKeys.onChanged((instanceId) => signer.invalidate(instanceId));
   const executions = new ExecutionRuntime({ actors, store, clock, logger, catalog: createExecutionCatalog(SERVICES), network: { allowPrivateNetworks: config.outboundAllowPrivateNetworks } });
   const rateCounters = openRateLimitCounters(config, logger);

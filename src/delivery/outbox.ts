@@ -186,7 +186,7 @@ export class OutboxWorker {
       result = { success: false, answer: kind === 'mail' ? 'no SMTP provider is active and no default SMTP server is configured' : 'no SMS provider is active' };
     } else {
       try {
-        result = await sender.send(message, this.o.actors.options.sealer.open(message.text), instanceId);
+        result = await sender.send(message, this.o.actors.sealer.open(message.text), instanceId);
       } catch (err) {
         result = { success: false, answer: clip(err instanceof Error ? err.message : String(err)) };
       }
@@ -222,7 +222,7 @@ export class OutboxWorker {
 
   private async senderFor(instanceId: string, message: OutboxMessage): Promise<Sender | undefined> {
     const actors = this.o.actors;
-    const open = (sealed: string) => (sealed === '' ? '' : actors.options.sealer.open(sealed));
+    const open = (sealed: string) => (sealed === '' ? '' : actors.sealer.open(sealed));
     if (message.channel === 'sms') {
       const activeId = (await actors.readRecord(instanceId, SMS_PROVIDERS.activation, instanceId))?.state.activeId ?? '';
       const provider = activeId === '' ? undefined : await actors.readRecord(instanceId, SMS_PROVIDERS.kind, activeId);

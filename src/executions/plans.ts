@@ -95,7 +95,7 @@ async function readPlan(options: PlanCacheOptions, instanceId: string): Promise<
   const targets = new Map<string, ResolvedTarget>();
   for (const id of new Set([...entries.values()].flatMap((e) => e.targets))) {
     const record = await actors.readRecord(instanceId, targetKind, id);
-    if (record !== undefined) targets.set(id, resolveTarget(record, (sealed) => actors.options.sealer.open(sealed)));
+    if (record !== undefined) targets.set(id, resolveTarget(record, (sealed) => actors.sealer.open(sealed)));
   }
   const hasEvents = [...entries.values()].some((e) => e.condition.type === 'event');
   return { instanceId, loadedAt, entries, targets, memo: new Map(), hasEvents };

@@ -136,7 +136,7 @@ export async function createHeldSession(actors: ActorSystem, instanceId: string,
   const session: BrowserSession = {
     sessionId: created.sessionId,
     userId: user.id,
-    authTime: created.session === undefined ? actors.options.clock.now() : sessionAuthTime(created.session.state),
+    authTime: created.session === undefined ? actors.clock.now() : sessionAuthTime(created.session.state),
     amr: created.session === undefined ? [] : sessionAmr(created.session.state),
     loginName: await preferredLoginName(actors, instanceId, user),
   };
@@ -189,7 +189,7 @@ export async function checkPasswordStep(actors: ActorSystem, instanceId: string,
   const result = await verifyUserPassword(actors, instanceId, userId, password, { creator: userId });
   const step: PasswordStep =
     result.outcome === 'valid'
-      ? { ok: true, checkedAt: actors.options.clock.now() }
+      ? { ok: true, checkedAt: actors.clock.now() }
       : result.outcome === 'invalid'
         ? { ok: false, error: result.lockedNow ? 'userLocked' : 'passwordInvalid', verified: true }
         : { ok: false, error: PASSWORD_REFUSALS[result.outcome] ?? 'passwordInvalid' };
@@ -235,7 +235,7 @@ async function checkTotp(actors: ActorSystem, instanceId: string, userId: string
   if (human.totp?.verified !== true) return { ok: false, error: 'loginFailed' };
   const recovery = TOTP_CODE.test(code) ? undefined : normalizeRecoveryCode(code);
   if (!TOTP_CODE.test(code) && recovery === undefined) return { ok: false, error: 'otpInvalid' };
-  const step = recovery === undefined ? matchTotp(actors.options.sealer.open(human.totp.sealedSecret), code, actors.options.clock.now()) : undefined;
+  const step = recovery === undefined ? matchTotp(actors.sealer.open(human.totp.sealedSecret), code, actors.clock.now()) : undefined;
   const recorded = await actors.ask(
     { kind: 'org', instanceId, orgId: human.orgId },
     recordOtpCheck,

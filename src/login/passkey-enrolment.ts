@@ -156,7 +156,7 @@ export const passkeyEnrolment: EnrolmentOption = {
     if (pending === undefined || pending.userId !== user.record.id || response === undefined) return refuse('passkeyFailed');
     const verified = await verifyRegistration(response, pending);
     if (!verified.ok || !verified.userVerified) return refuse('passkeyFailed');
-    const passkeyId = actors.options.ids.next();
+    const passkeyId = actors.ids.next();
     try {
       await actors.ask(
         { kind: 'org', instanceId: ctx.instanceId, orgId: human.orgId },

@@ -75,7 +75,7 @@ export async function submitRegistration(ctx: LoginContext, form: FormParams): P
   if (refusal !== undefined) return renderStep(ctx, refusal, values);
   const orgId = await registrationOrgId(ctx);
   if (orgId === undefined) return renderStep(ctx, 'registerOrgUnknown', values);
-  const userId = ctx.deps.actors.options.ids.next();
+  const userId = ctx.deps.actors.ids.next();
   try {
     await ctx.deps.actors.ask(
       { kind: 'org', instanceId: ctx.instanceId, orgId },

@@ -29,7 +29,7 @@ async function pendingSecret(ctx: LoginContext, user: EnrollingUser): Promise<st
   const { actors } = ctx.deps;
   const human = user.record.state;
   if (human.type !== 'human' || human.totp?.verified === true) return undefined;
-  if (human.totp !== undefined) return actors.options.sealer.open(human.totp.sealedSecret);
+  if (human.totp !== undefined) return actors.sealer.open(human.totp.sealedSecret);
   const secret = generateTotpSecret();
   await actors.ask({ kind: 'org', instanceId: ctx.instanceId, orgId: human.orgId }, startTotp, { orgId: human.orgId, userId: user.record.id, secret }, { creator: user.record.id });
   return secret;
@@ -77,7 +77,7 @@ export const totpEnrolment: EnrolmentOption = {
     if (human.state === 'locked') return refuse(ctx, user, frame, 'userLocked');
     if (human.passwordChangedAt > user.passwordCheckedAt) return refuse(ctx, user, frame, 'loginFailed');
     if (human.totp === undefined || !TOTP_CODE.test(code)) return refuse(ctx, user, frame, 'otpInvalid');
-    const step = matchTotp(actors.options.sealer.open(human.totp.sealedSecret), code, actors.options.clock.now());
+    const step = matchTotp(actors.sealer.open(human.totp.sealedSecret), code, actors.clock.now());
     if (step === undefined) return refuse(ctx, user, frame, 'otpInvalid');
     try {
       await actors.ask({ kind: 'org', instanceId: ctx.instanceId, orgId: human.orgId }, verifyTotp, { orgId: human.orgId, userId: user.record.id, sealedSecret: human.totp.sealedSecret, step }, { creator: user.record.id });

@@ -73,9 +73,9 @@ export async function sendContactVerificationCode(actors: ActorSystem, config: C
       channel,
       address,
       codeHash: contactCodeDigest(channel, target.userId, address, code),
-      expiresAt: actors.options.clock.now() + config.contactCodeTtlMs,
-      messageId: actors.options.ids.next(),
-      message: { subject: message.subject, text: actors.options.sealer.seal(message.text), purpose: `${channel}.verification` },
+      expiresAt: actors.clock.now() + config.contactCodeTtlMs,
+      messageId: actors.ids.next(),
+      message: { subject: message.subject, text: actors.sealer.seal(message.text), purpose: `${channel}.verification` },
     },
     { creator: target.creator },
   );

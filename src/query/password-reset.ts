@@ -44,9 +44,9 @@ export async function sendPasswordResetCode(
       orgId: target.orgId,
       userId: target.userId,
       codeHash: resetCodeDigest(target.userId, code),
-      expiresAt: actors.options.clock.now() + config.passwordResetCodeTtlMs,
-      messageId: actors.options.ids.next(),
-      message: { subject: 'Your password reset code', text: actors.options.sealer.seal(text), purpose: 'password.reset' },
+      expiresAt: actors.clock.now() + config.passwordResetCodeTtlMs,
+      messageId: actors.ids.next(),
+      message: { subject: 'Your password reset code', text: actors.sealer.seal(text), purpose: 'password.reset' },
     },
     { creator: target.creator },
   );
@@ -67,7 +67,7 @@ export async function resetPasswordByCode(
   const settings = await readUserSettings(actors, target.instanceId);
   requirePasswordComplexity(newPassword, settings.passwordComplexity, passwordField);
   const passwordHash = await hashPassword(newPassword);
-  const entries = await actors.options.store.readIndex(target.instanceId, { table: 'sessions', index: 'user', equals: idTerm(target.userId), limit: 10_000 });
+  const entries = await actors.indexes.readIndex(target.instanceId, { table: 'sessions', index: 'user', equals: idTerm(target.userId), limit: 10_000 });
   return actors.ask(
     { kind: 'org', instanceId: target.instanceId, orgId: target.orgId },
     resetPasswordWithCode,

@@ -97,7 +97,7 @@ export async function createLoginSession(
   const user = 'state' in userRef ? userRef : await resolveSessionUser(actors, instanceId, userRef);
   const creator = options.creator ?? user.id;
   const passwordHash = factors.password === undefined ? factors.verifiedPasswordHash : await verifiedPasswordHash(actors, instanceId, user, factors.password, creator);
-  const sessionId = actors.options.ids.next();
+  const sessionId = actors.ids.next();
   const sessionToken = randomSecret();
   const written = await actors.ask(
     { kind: 'org', instanceId, orgId: user.state.orgId },
@@ -205,7 +205,7 @@ export async function terminateSession(
 /** A session that exists, has not expired, and whose organization and user still exist. */
 export async function readLiveSession(actors: ActorSystem, instanceId: string, sessionId: string): Promise<AggregateRecord<Session> | undefined> {
   const session = await readSession(actors, instanceId, sessionId);
-  return isSessionLive(session, actors.options.clock.now()) ? session : undefined;
+  return isSessionLive(session, actors.clock.now()) ? session : undefined;
 }
 
 /** Like readLiveSession, expired sessions included (searches list them on request). */

@@ -227,7 +227,7 @@ function creationValuesOf(ext: ExternalUser): ExternalCreationValues {
 /** Adds the user with the link in one append; a message key when refused (username or identity taken). */
 async function createLinkedUser(ctx: LoginContext, orgId: string, idpId: string, ext: ExternalUser, values: ExternalCreationValues): Promise<Human | MessageKey> {
   const { actors } = ctx.deps;
-  const userId = actors.options.ids.next();
+  const userId = actors.ids.next();
   try {
     await actors.ask(
       { kind: 'org', instanceId: ctx.instanceId, orgId },

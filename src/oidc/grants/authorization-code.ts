@@ -35,7 +35,7 @@ export async function grantAuthorizationCode(deps: OAuthDeps, request: OAuthRequ
   const grant = await redeemCode(deps, request, code);
   checkBinding(grant, client.clientId, request);
   const issued = await issueCodeTokens(deps, request, { grant, app: client.app, oidc });
-  const ttl = deps.actors.options.store.ttl;
+  const ttl = deps.actors.ttl;
   const grantId = issued.tokens.record.grantId;
   await recordCodeGrant(ttl, request.instance.id, code, grantId, grant.expiresAt);
   await rememberSessionGrant(ttl, request.instance.id, grant.sessionId, grantId, request.now + Math.max(deps.lifetimes.accessMs, deps.lifetimes.refreshMs));
@@ -44,7 +44,7 @@ export async function grantAuthorizationCode(deps: OAuthDeps, request: OAuthRequ
 
 async function redeemCode(deps: OAuthDeps, request: OAuthRequest, code: string): Promise<AuthorizationCodeGrant> {
   const instanceId = request.instance.id;
-  const redeemed = await redeemAuthorizationCode(deps.actors.options.store.ttl, instanceId, code, request.now);
+  const redeemed = await redeemAuthorizationCode(deps.actors.ttl, instanceId, code, request.now);
   if (redeemed.kind === 'valid') return redeemed.grant;
   if (redeemed.kind === 'replayed' && redeemed.grantId !== undefined) {
     await deps.tokens.revokeGrant(instanceId, redeemed.grantId, request.now + Math.max(deps.lifetimes.accessMs, deps.lifetimes.refreshMs));

@@ -65,7 +65,7 @@ async function verifyAssertion(deps: OAuthDeps, request: OAuthRequest, assertion
     throw invalidGrant('the assertion is invalid');
   }
   if (typeof payload.jti === 'string') {
-    const fresh = await useJtiOnce(deps.actors.options.store.ttl, request.instance.id, `user:${user.id}`, payload.jti, (payload.exp ?? 0) * 1000 + 1000);
+    const fresh = await useJtiOnce(deps.actors.ttl, request.instance.id, `user:${user.id}`, payload.jti, (payload.exp ?? 0) * 1000 + 1000);
     if (!fresh) throw invalidGrant('the assertion was already used');
   }
   return user as AggregateRecord<MachineUser>;

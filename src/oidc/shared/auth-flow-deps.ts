@@ -28,5 +28,5 @@ export interface AuthFlowDeps {
 /** The authorization flow's view of the OAuth endpoints' dependencies. */
 export function toAuthFlowDeps(deps: Omit<AuthFlowDeps, 'ttl'>): AuthFlowDeps {
   const { config, tenants, actors, clock, signer, tokens, lifetimes, claimHooks, limits } = deps;
-  return { config, tenants, actors, ttl: actors.options.store.ttl, clock, signer, tokens, lifetimes, limits, ...(claimHooks === undefined ? {} : { claimHooks }) };
+  return { config, tenants, actors, ttl: actors.ttl, clock, signer, tokens, lifetimes, limits, ...(claimHooks === undefined ? {} : { claimHooks }) };
 }

@@ -36,7 +36,7 @@ export async function holdForVerification(deps: AuthFlowDeps, instanceId: string
 async function sendCodeUnlessPending(deps: AuthFlowDeps, instanceId: string, userId: string, channel: ContactChannel): Promise<void> {
   const record = await deps.actors.readRecord(instanceId, userKind, userId);
   if (record === undefined || record.state.type !== 'human') return;
-  if (hasPendingCode(record.state, channel, deps.actors.options.clock.now())) return;
+  if (hasPendingCode(record.state, channel, deps.actors.clock.now())) return;
   if (!(await canDeliver(deps.actors, deps.config, instanceId, channel))) return;
   await sendContactVerificationCode(deps.actors, deps.config, { instanceId, orgId: record.state.orgId, userId, creator: userId }, channel);
 }

@@ -45,7 +45,7 @@ export function createOAuthDeps(base: OAuthBaseDeps): OAuthDeps {
   return {
     ...base,
     clients: createClientCache({ actors: base.actors }),
-    tokens: createTokenStore(base.actors.options.store.ttl),
+    tokens: createTokenStore(base.actors.ttl),
     lifetimes: lifetimesOf(base.config),
     claimHooks: createClaimHooks(base.actors, base.functions),
     limits: base.limits ?? NO_RATE_LIMITS,
@@ -69,7 +69,7 @@ export async function openOAuthRequest(deps: OAuthDeps, req: HttpRequest): Promi
 }
 
 export function clientAuthContext(deps: OAuthDeps, request: OAuthRequest): ClientAuthContext {
-  return { clients: deps.clients, limits: deps.limits, ttl: deps.actors.options.store.ttl, instanceId: request.instance.id, issuer: request.issuer, endpointUrl: `${request.issuer}${request.http.path}`, now: request.now, notes: request.http.notes };
+  return { clients: deps.clients, limits: deps.limits, ttl: deps.actors.ttl, instanceId: request.instance.id, issuer: request.issuer, endpointUrl: `${request.issuer}${request.http.path}`, now: request.now, notes: request.http.notes };
 }
 
 export function accessTokenContext(deps: OAuthDeps, request: Pick<OAuthRequest, 'instance' | 'issuer' | 'now'>): AccessTokenContext {

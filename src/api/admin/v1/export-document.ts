@@ -122,7 +122,7 @@ function orgLists(
   return [
     ['domains', domainsOf(org)],
     ['forgeIdps', mapRows(rows(idpKind), (i) => forgeIdpOf(actors, i))],
-    ['humanUsers', mapRows(rows(userKind), (u) => (u.state.type === 'human' ? humanOf(u.id, u.state, options.withPasswords, options.withOtp === true ? (sealed) => actors.options.sealer.open(sealed) : undefined) : undefined))],
+    ['humanUsers', mapRows(rows(userKind), (u) => (u.state.type === 'human' ? humanOf(u.id, u.state, options.withPasswords, options.withOtp === true ? (sealed) => actors.sealer.open(sealed) : undefined) : undefined))],
     ['machineUsers', mapRows(rows(userKind), (u) => (u.state.type === 'machine' ? machineOf(u.id, u.state) : undefined))],
     ['userMetadata', flatRows(rows(userKind), (u) => u.state.metadata.map((m) => ({ id: u.id, key: m.key, value: m.value })))],
     ['userLinks', userLinksOf(actors, options.instanceId, rows(userKind))],

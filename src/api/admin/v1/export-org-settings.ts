@@ -67,7 +67,7 @@ export function forgeIdpOf(actors: ActorSystem, record: AggregateRecord<Idp>): D
       policy: idpPolicyNames.toWire(idp.policy),
       options: { ...idp.options, autoLinking: autoLinkingNames.toWire(idp.options.autoLinking) },
       clientId: idp.config.clientId,
-      clientSecret: idp.config.clientSecret === '' ? '' : actors.options.sealer.open(idp.config.clientSecret),
+      clientSecret: idp.config.clientSecret === '' ? '' : actors.sealer.open(idp.config.clientSecret),
       scopes: [...idp.config.scopes],
       issuer: idp.config.issuer,
     },

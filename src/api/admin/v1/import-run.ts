@@ -76,7 +76,7 @@ export class ImportRun {
   }
 
   newId(): string {
-    return this.deps.actors.options.ids.next();
+    return this.deps.actors.ids.next();
   }
 
   /** Throws deadline_exceeded once the timeout elapsed (checked before every item). */

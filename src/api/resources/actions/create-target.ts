@@ -14,7 +14,7 @@ export const createTargetRpc = defineRpc({
   async handle(request, call) {
     await requireActionsFeature(call);
     const { endpoint, ...input } = parseTargetInput(request.target);
-    const targetId = call.services.actors.options.ids.next();
+    const targetId = call.services.actors.ids.next();
     const signingKey = randomAlphanumeric(SIGNING_KEY_LENGTH);
     const details = await call.services.actors.ask(
       { kind: 'instance', instanceId: call.instance.id },

@@ -34,7 +34,7 @@ export const createAppKeyRpc = defineRpc({
     const expiration = request.key?.expirationDate;
     const expiresAt = expiration === undefined ? NO_EXPIRY : timestampMs(expiration);
     const { orgId, projectId, clientId } = app.state;
-    const keyId = call.services.actors.options.ids.next();
+    const keyId = call.services.actors.ids.next();
     const generated = await generateRsaSigningKey();
     const details = await call.services.actors.ask(
       toOrgActor(call, orgId),

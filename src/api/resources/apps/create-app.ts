@@ -29,7 +29,7 @@ export const createAppRpc = defineRpc({
     const config: AppConfig = app.oidc !== undefined ? { type: 'oidc', oidc: app.oidc } : { type: 'api', api: app.api! }; // refine: one is set
     const secret = randomSecret();
     const orgId = project.state.orgId;
-    const appId = call.services.actors.options.ids.next();
+    const appId = call.services.actors.ids.next();
     const created = await call.services.actors.ask(
       toOrgActor(call, orgId),
       createApp,

@@ -20,7 +20,7 @@ export const createProjectGrantRpc = defineRpc({
     const { projectGrant } = parseWith(input, request);
     const project = await requireProject(call, projectGrant.projectId, 'project.grant.write');
     const orgId = project.state.orgId;
-    const grantId = call.services.actors.options.ids.next();
+    const grantId = call.services.actors.ids.next();
     const details = await call.services.actors.ask(toOrgActor(call, orgId), addProjectGrant, { grantId, orgId, ...projectGrant }, { creator: call.caller.userId });
     return { details: toDetails(details) };
   },

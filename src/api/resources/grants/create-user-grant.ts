@@ -36,7 +36,7 @@ export const createUserGrantRpc = defineRpc({
     await call.require('user.grant.write', orgId);
     const project = await readOwned(call, projectKind, userGrant.projectId);
     if (project === undefined) throw notFound('project.not_found', 'project not found');
-    const grantId = call.services.actors.options.ids.next();
+    const grantId = call.services.actors.ids.next();
     const command = { grantId, orgId, projectOrgId: project.state.orgId, ...userGrant };
     const details = await call.services.actors.ask(toOrgActor(call, orgId), addUserGrant, command, { creator: call.caller.userId });
     return { details: toDetails(details) };

@@ -27,7 +27,7 @@ const READ_ONLY = 'an inherited identity provider is read-only in this context: 
 export async function createIdpIn(call: CallContext, idpType: IdpType, idp: IDP | undefined, config: WireConfig | undefined) {
   await requireIdpsFeature(call);
   const input = parseCreateInput(idp, config, idpType);
-  const idpId = call.services.actors.options.ids.next();
+  const idpId = call.services.actors.ids.next();
   const orgId = call.scope.type === 'org' ? call.scope.orgId : undefined;
   const details = await call.services.actors.ask(addressOf(call, orgId), createIdp, { idpId, idpType, ...(orgId === undefined ? {} : { orgId }), ...input }, {
     creator: call.caller.userId,

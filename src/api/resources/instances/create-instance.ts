@@ -42,7 +42,7 @@ export const createInstanceRpc = defineSystemRpc({
   created: true,
   async handle(request, call) {
     const { instance } = parseWith(input, request);
-    const ids = call.services.actors.options.ids;
+    const ids = call.services.actors.ids;
     const instanceId = ids.next();
     const orgId = ids.next();
     const admin = instance.admin === undefined ? undefined : adminPlan(instance.admin, call);
@@ -79,7 +79,7 @@ function adminPlan(admin: AdminInput, call: SystemCallContext): InstanceAdminPla
     throw validationFailed([{ field: 'instance.admin.tokenExpirationDate', description: 'must be in the future' }]);
   }
   return {
-    userId: actors.options.ids.next(),
+    userId: actors.ids.next(),
     username: admin.username,
     tokenExpiresAt: admin.tokenExpirationDate ?? now + config.adminTokenDays * 86_400_000,
     description: 'Created with the instance',

@@ -71,7 +71,7 @@ export async function setUpInstance(actors: ActorSystem, plan: InstancePlan, cre
   );
   await tolerateDone(actors.ask(instance, addMembership, { contextType: 'instance', contextId: plan.instanceId, userId: admin.userId, roles: ['IAM_OWNER'] }, as));
   const token = randomBytes(32).toString('base64url');
-  const tokenId = actors.options.ids.next();
+  const tokenId = actors.ids.next();
   await actors.ask(org, addPersonalAccessToken, { userId: admin.userId, tokenId, digest: tokenDigest(token), expiresAt: admin.tokenExpiresAt }, as);
   return { details, admin: { token, tokenId } };
 }

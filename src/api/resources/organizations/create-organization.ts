@@ -16,7 +16,7 @@ export const createOrganizationRpc = defineRpc({
   created: true,
   async handle(request, call) {
     const { organization } = parseWith(input, request);
-    const orgId = call.services.actors.options.ids.next();
+    const orgId = call.services.actors.ids.next();
     const details = await call.services.actors.ask(
       { kind: 'org', instanceId: call.instance.id, orgId },
       createOrg,

@@ -23,7 +23,7 @@ export const createProjectRpc = defineRpc({
     const orgId = await targetOrgId(call);
     await call.require('project.create', orgId);
     const { project } = parseWith(input, request);
-    const projectId = call.services.actors.options.ids.next();
+    const projectId = call.services.actors.ids.next();
     const details = await call.services.actors.ask(toOrgActor(call, orgId), createProject, { projectId, orgId, ...project }, { creator: call.caller.userId });
     return { details: toDetails(details) };
   },

@@ -19,7 +19,7 @@ export const createSmsProviderRpc = defineRpc({
     if (fields.providerType === 'generic') await requireAllowedUrl(call, fields.url, 'smsProvider.generic.url');
     else await requireAllowedUrl(call, fields.baseUrl, 'smsProvider.twilio.baseUrl');
     const signingKey = fields.providerType === 'generic' ? randomAlphanumeric(SIGNING_KEY_LENGTH) : '';
-    const providerId = call.services.actors.options.ids.next();
+    const providerId = call.services.actors.ids.next();
     const details = await call.services.actors.ask(
       { kind: 'instance', instanceId: call.instance.id },
       createSmsProvider,

@@ -21,7 +21,7 @@ export const testSmsProviderRpc = defineRpc({
   async handle(request, call) {
     const { id, receiver } = parseWith(input, request);
     const { state } = await readProvider(call, SMS_PROVIDERS, id);
-    const settings = settingsOf(state, (sealed) => call.services.actors.options.sealer.open(sealed));
+    const settings = settingsOf(state, (sealed) => call.services.actors.sealer.open(sealed));
     const result = await sendSms(
       settings,
       { to: receiver.number, text: 'Tessera test message: your SMS provider works.', instanceId: call.instance.id, providerId: id },

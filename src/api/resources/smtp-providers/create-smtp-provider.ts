@@ -14,7 +14,7 @@ export const createSmtpProviderRpc = defineRpc({
   async handle(request, call) {
     const { smtpProvider } = parseWith(createInput, request);
     await requireAllowedHost(call, smtpProvider.host, 'smtpProvider.host');
-    const providerId = call.services.actors.options.ids.next();
+    const providerId = call.services.actors.ids.next();
     const details = await call.services.actors.ask(
       { kind: 'instance', instanceId: call.instance.id },
       createSmtpProvider,

@@ -22,7 +22,7 @@ export const testSmtpProviderRpc = defineRpc({
   async handle(request, call) {
     const { id, receiver } = parseWith(input, request);
     const { state } = await readProvider(call, SMTP_PROVIDERS, id);
-    const password = state.password === '' ? '' : call.services.actors.options.sealer.open(state.password);
+    const password = state.password === '' ? '' : call.services.actors.sealer.open(state.password);
     const result = await sendMail(
       { ...state, password },
       {

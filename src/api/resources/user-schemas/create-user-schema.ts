@@ -18,7 +18,7 @@ export const createUserSchemaRpc = defineRpc({
   async handle(request, call) {
     const { userSchema } = parseWith(input, request);
     const schema = await parseSchemaDocument(request.userSchema?.schema, 'userSchema.schema');
-    const schemaId = call.services.actors.options.ids.next();
+    const schemaId = call.services.actors.ids.next();
     const details = await call.services.actors.ask(
       { kind: 'instance', instanceId: call.instance.id },
       createUserSchema,

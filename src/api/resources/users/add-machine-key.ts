@@ -32,7 +32,7 @@ export const addMachineKeyRpc = defineRpc({
       publicKeyEncoding: { type: 'spki', format: 'pem' },
       privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
     });
-    const keyId = call.services.actors.options.ids.next();
+    const keyId = call.services.actors.ids.next();
     const details = await call.services.actors.ask(
       userActor(call, user),
       addMachineKey,

@@ -26,7 +26,7 @@ export const addPersonalAccessTokenRpc = defineRpc({
     const expiry = request.token?.expirationDate;
     const expiresAt = expiry === undefined ? NEVER_EXPIRES : timestampMs(expiry);
     const token = randomSecret();
-    const tokenId = call.services.actors.options.ids.next();
+    const tokenId = call.services.actors.ids.next();
     const details = await call.services.actors.ask(
       userActor(call, user),
       addPersonalAccessToken,

@@ -64,7 +64,7 @@ async function createHuman(call: CallContext, orgId: string, value: HumanUser): 
     requirePasswordComplexity(input.password, settings.passwordComplexity, 'user.human.password');
     passwordHash = await hashPassword(input.password);
   }
-  const userId = call.services.actors.options.ids.next();
+  const userId = call.services.actors.ids.next();
   const displayName = input.profile.displayName === undefined || input.profile.displayName === '' ? {} : { displayName: input.profile.displayName };
   return call.services.actors.ask(
     { kind: 'org', instanceId: call.instance.id, orgId },
@@ -90,7 +90,7 @@ async function createHuman(call: CallContext, orgId: string, value: HumanUser): 
 
 async function createMachine(call: CallContext, orgId: string, value: MachineUser): Promise<ResourceDetails> {
   const input = parseWith(machine, value, 'user.machine');
-  const userId = call.services.actors.options.ids.next();
+  const userId = call.services.actors.ids.next();
   return call.services.actors.ask(
     { kind: 'org', instanceId: call.instance.id, orgId },
     addMachineUser,

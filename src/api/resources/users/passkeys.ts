@@ -79,7 +79,7 @@ export const startPasskeyRegistrationRpc = defineRpc({
     const { id } = parseWith(actionInput, request);
     const user = await requireHumanFor(call, id, 'user.passkey.write');
     const rp = relyingPartyOf(call);
-    const passkeyId = call.services.actors.options.ids.next();
+    const passkeyId = call.services.actors.ids.next();
     const challenge = newChallenge();
     const loginName = loginNamesOf(user.state.username, await readOrgOf(call, user.state.orgId)).preferredLoginName;
     const options = await creationOptions({
@@ -92,7 +92,7 @@ export const startPasskeyRegistrationRpc = defineRpc({
       exclude: user.state.passkeys ?? [],
     });
     const pending: PendingRegistration = { userId: id, challengeDigest: challengeDigest(challenge), ...rp };
-    await call.services.actors.options.store.ttl.put(call.instance.id, REGISTRATIONS, passkeyId, pending, call.services.clock.now() + WEBAUTHN_CHALLENGE_TTL_MS);
+    await call.services.actors.ttl.put(call.instance.id, REGISTRATIONS, passkeyId, pending, call.services.clock.now() + WEBAUTHN_CHALLENGE_TTL_MS);
     return { details: toDetails(detailsOf(user)), passkeyId, publicKeyCredentialCreationOptions: toJsonObject(options) };
   },
 });
@@ -103,7 +103,7 @@ export const verifyPasskeyRegistrationRpc = defineRpc({
   async handle(request, call) {
     const { id, passkeyId, passkey } = parseWith(verifyInput, request);
     const user = await requireHumanFor(call, id, 'user.passkey.write');
-    const pending = (await call.services.actors.options.store.ttl.take(call.instance.id, REGISTRATIONS, passkeyId)) as PendingRegistration | undefined;
+    const pending = (await call.services.actors.ttl.take(call.instance.id, REGISTRATIONS, passkeyId)) as PendingRegistration | undefined;
     if (pending === undefined || pending.userId !== id) {
       throw notFound('user.passkey.registration_not_found', 'no pending passkey registration with this id for the user (unknown, already used or expired: start a new one)');
     }

@@ -71,7 +71,7 @@ export const verifyTotpRpc = defineRpc({
       });
     }
     if (totp.verified) throw failedPrecondition('user.totp.already_verified', 'the TOTP is already verified');
-    const step = matchTotp(call.services.actors.options.sealer.open(totp.sealedSecret), code, call.services.clock.now());
+    const step = matchTotp(call.services.actors.sealer.open(totp.sealedSecret), code, call.services.clock.now());
     if (step === undefined) {
       throw invalidArgument('user.totp.code_invalid', 'the code does not match', { violations: [{ field: 'totp.code', description: 'does not match the current code of the secret' }] });
     }
