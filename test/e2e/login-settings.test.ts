@@ -215,6 +215,36 @@ describe('export and import carry the organization’s own login policy (loginPo
     expect((await get('?ctx.orgId=login-import-bad')).details.owner, 'control: the failed policy leaves the organization inheriting').toEqual(instanceOwner());
   });
 
+  it('imports every factor by the reference’s names, Tessera’s names and the proto3 JSON enum numbers; unspecified and unknown refused', async () => {
+    const everySecond = ['SECOND_FACTOR_TYPE_TOTP', 'SECOND_FACTOR_TYPE_U2F', 'SECOND_FACTOR_TYPE_OTP_EMAIL', 'SECOND_FACTOR_TYPE_OTP_SMS'];
+    const cases: { id: string; policy: object; second?: string[]; multi?: string[] }[] = [
+      { id: 'factors-ref', policy: { secondFactors: ['SECOND_FACTOR_TYPE_OTP', 'SECOND_FACTOR_TYPE_U2F', 'SECOND_FACTOR_TYPE_OTP_EMAIL', 'SECOND_FACTOR_TYPE_OTP_SMS'], multiFactors: ['MULTI_FACTOR_TYPE_U2F_WITH_VERIFICATION'] }, second: everySecond, multi: ['MULTI_FACTOR_TYPE_PASSKEY'] },
+      { id: 'factors-own', policy: { secondFactors: ['SECOND_FACTOR_TYPE_TOTP', 'SECOND_FACTOR_TYPE_OTP_SMS'], multiFactors: ['MULTI_FACTOR_TYPE_PASSKEY'] }, second: ['SECOND_FACTOR_TYPE_TOTP', 'SECOND_FACTOR_TYPE_OTP_SMS'], multi: ['MULTI_FACTOR_TYPE_PASSKEY'] },
+      { id: 'factors-num', policy: { secondFactors: [1, 2, 3, 4], multiFactors: [1] }, second: everySecond, multi: ['MULTI_FACTOR_TYPE_PASSKEY'] },
+      { id: 'factors-unspec', policy: { secondFactors: ['SECOND_FACTOR_TYPE_UNSPECIFIED'] } },
+      { id: 'factors-zero', policy: { multiFactors: [0] } },
+      { id: 'factors-multi-as-second', policy: { secondFactors: ['MULTI_FACTOR_TYPE_U2F_WITH_VERIFICATION'] } },
+    ];
+    const doc = { orgs: cases.map((c) => ({ orgId: c.id, org: { name: c.id }, loginPolicy: c.policy })) };
+    const response = await call('POST', '/admin/v1/import', { timeout: '1m', data_orgsv1: doc });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    const failed = (response.body.errors as { type: string; id: string; message: string }[]).map((e) => [e.type, e.id, /loginPolicy\.(second|multi)Factors\[0\]/u.test(e.message)]);
+    expect(failed).toEqual([
+      ['login_policy', 'factors-unspec', true],
+      ['login_policy', 'factors-zero', true],
+      ['login_policy', 'factors-multi-as-second', true],
+    ]);
+    for (const c of cases) {
+      const read = await get(`?ctx.orgId=${c.id}`);
+      if (c.second === undefined) {
+        expect(read.details.owner, `${c.id}: refused, the organization inherits`).toEqual(instanceOwner());
+        continue;
+      }
+      expect(read.details.owner, c.id).toEqual(orgOwner(c.id));
+      expect({ id: c.id, second: read.settings.secondFactors, multi: read.settings.multiFactors }).toEqual({ id: c.id, second: c.second, multi: c.multi });
+    }
+  });
+
   it('carries the organization’s own maxOtpAttempts in lockoutPolicy', async () => {
     await call('PATCH', `/settings/v3alpha/users?ctx.orgId=${orgId}`, { maxOtpAttempts: 4 });
     expect((await exportOrg(orgId)).lockoutPolicy).toMatchObject({ maxOtpAttempts: '4' });
