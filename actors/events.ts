@@ -515,7 +515,11 @@ export const sessionEvents = defineEvents<SessionEvent>()('session', "session (o
   'session.otp.sms.checked': { emittedBy: 'login UI OTP by SMS step (the session is created with the first factor and this check together)', payload: {} },
   'session.webAuthN.checked': {
     emittedBy: 'login UI passkey step: after the password (second factor) or alone (passwordless)',
-    payload: { passkeyId: 'the passkey used', userVerified: 'the authenticator verified the user (PIN, biometrics): counts as two factors' },
+    payload: {
+      passkeyId: 'the passkey used',
+      userVerified: 'the authenticator verified the user (PIN, biometrics): counts as two factors',
+      multiFactor: 'when set: false when the login policy (multiFactors without passkey) did not count the passkey as two factors',
+    },
   },
   'session.token.set': {
     emittedBy: 'CreateSession',

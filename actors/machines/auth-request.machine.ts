@@ -47,6 +47,12 @@ export interface AuthRequestContext {
   /** Epoch ms and IDP of an external login, when that was the first factor and the second is awaited. */
   readonly idpCheckedAt?: number;
   readonly idpId?: string;
+  /**
+   * A passwordless passkey the login policy does not count as multi-factor where MFA is forced:
+   * the first factor (recorded on the user, no session yet), the code of a second is awaited.
+   */
+  readonly passkeyId?: string;
+  readonly passkeyUserVerified?: boolean;
   /** The second factor the code page asks for (the user may switch among theirs). */
   readonly otpMethod?: OtpMethod;
 }
@@ -88,6 +94,18 @@ export type AuthRequestEvent =
   | { readonly type: 'verification.completed' }
   /** The login name page's "Sign in with a passkey": passwordless, the passkey names the user. */
   | { readonly type: 'passkey.requested' }
+  /**
+   * Passwordless: the edge verified the passkey, but the login policy does not count it as
+   * multi-factor and MFA is forced: the code of an allowed second factor is asked next (no session yet).
+   */
+  | {
+      readonly type: 'passkey.otp.required';
+      readonly userId: string;
+      readonly loginName: string;
+      readonly passkeyId: string;
+      readonly userVerified: boolean;
+      readonly method: OtpMethod;
+    }
   /** The edge verified a passkey assertion (passwordless, or as the second factor) and created a session. */
   | { readonly type: 'passkey.verified'; readonly userId: string; readonly loginName: string; readonly session: BrowserSessionSummary };
 
@@ -124,6 +142,19 @@ export const authRequestMachine = setup({
     awaitExternalOtp: assign(({ event }) => {
       assertEvent(event, 'external.otp.required');
       return { userId: event.userId, loginName: event.loginName, idpId: event.idpId, idpCheckedAt: event.idpCheckedAt, otpMethod: event.method, passwordCheckedAt: undefined };
+    }),
+    awaitPasskeyOtp: assign(({ event }) => {
+      assertEvent(event, 'passkey.otp.required');
+      return {
+        userId: event.userId,
+        loginName: event.loginName,
+        passkeyId: event.passkeyId,
+        passkeyUserVerified: event.userVerified,
+        otpMethod: event.method,
+        passwordCheckedAt: undefined,
+        idpCheckedAt: undefined,
+        idpId: undefined,
+      };
     }),
     takeExternalLogin: assign(({ event }) => {
       assertEvent(event, 'external.completed');
@@ -194,6 +225,7 @@ export const authRequestMachine = setup({
     awaitingPasskey: {
       on: {
         'passkey.verified': { target: 'succeeded', actions: ['takePasskeyLogin', 'issueCode'] },
+        'passkey.otp.required': { target: 'awaitingOtp', actions: 'awaitPasskeyOtp' },
         'account.other': { target: 'awaitingLoginName' },
       },
     },
@@ -222,7 +254,14 @@ export const authRequestMachine = setup({
         'passkey.verified': { target: 'succeeded', actions: ['takePasskeyLogin', 'issueCode'] },
         'account.other': {
           target: 'awaitingLoginName',
-          actions: assign({ passwordCheckedAt: () => undefined, idpCheckedAt: () => undefined, idpId: () => undefined, otpMethod: () => undefined }),
+          actions: assign({
+            passwordCheckedAt: () => undefined,
+            idpCheckedAt: () => undefined,
+            idpId: () => undefined,
+            otpMethod: () => undefined,
+            passkeyId: () => undefined,
+            passkeyUserVerified: () => undefined,
+          }),
         },
       },
     },

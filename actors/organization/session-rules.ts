@@ -33,9 +33,10 @@ export interface SessionChecks {
   readonly otpMessageChecked?: 'email' | 'sms';
   /**
    * The edge verified an assertion of this passkey of the (human) user and recorded it
-   * (`user.human.passkey.used`); `userVerified`: the authenticator verified the user.
+   * (`user.human.passkey.used`); `userVerified`: the authenticator verified the user;
+   * `multiFactor: false`: the login policy does not count it as two factors (multiFactors).
    */
-  readonly passkey?: { readonly id: string; readonly userVerified: boolean };
+  readonly passkey?: { readonly id: string; readonly userVerified: boolean; readonly multiFactor?: boolean };
 }
 
 /** What a session command knows about the session it targets. */
@@ -125,7 +126,7 @@ export function checkEvents(
     if (user.state.type !== 'human' || !(user.state.passkeys ?? []).some((p) => p.id === checks.passkey?.id)) {
       throw failedPrecondition('session.passkey_not_found', 'the user has no such passkey');
     }
-    events.push(emit({ type: 'session.webAuthN.checked', payload: { passkeyId: checks.passkey.id, userVerified: checks.passkey.userVerified } }));
+    events.push(emit({ type: 'session.webAuthN.checked', payload: { passkeyId: checks.passkey.id, userVerified: checks.passkey.userVerified, ...(checks.passkey.multiFactor === undefined ? {} : { multiFactor: checks.passkey.multiFactor }) } }));
   }
   return events;
 }

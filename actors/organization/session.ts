@@ -46,6 +46,11 @@ export interface Session {
   /** Epoch ms of the last passkey (WebAuthn) check (absent: never), and whether it verified the user. */
   readonly webAuthNCheckedAt?: number;
   readonly webAuthNUserVerified?: boolean;
+  /**
+   * False when the login policy did not count this user-verified passkey as multi-factor
+   * (`multiFactors` without `passkey`): it is then one factor. Absent: counted (as before).
+   */
+  readonly webAuthNMultiFactor?: boolean;
   /** Sorted by key. */
   readonly metadata: readonly { readonly key: string; readonly value: string }[];
 }
@@ -63,7 +68,7 @@ export type SessionEvent =
   | { type: 'session.otp.email.checked'; payload: Record<string, never> }
   | { type: 'session.otp.sms.checked'; payload: Record<string, never> }
   /** A passkey assertion was accepted (login UI; checked and recorded on the user). */
-  | { type: 'session.webAuthN.checked'; payload: { passkeyId: string; userVerified: boolean } }
+  | { type: 'session.webAuthN.checked'; payload: { passkeyId: string; userVerified: boolean; multiFactor?: boolean } }
   | { type: 'session.token.set'; payload: { digest: string } }
   | { type: 'session.lifetime.set'; payload: { expiresAt: number } }
   | { type: 'session.metadata.set'; payload: { metadata: Record<string, string> } }
@@ -106,7 +111,7 @@ export const sessionKind: AggregateKind<Session, SessionEvent, 'session'> = {
       case 'session.otp.sms.checked':
         return { ...state, otpSmsCheckedAt: e.createdAt };
       case 'session.webAuthN.checked':
-        return { ...state, webAuthNCheckedAt: e.createdAt, webAuthNUserVerified: e.payload.userVerified };
+        return { ...state, webAuthNCheckedAt: e.createdAt, webAuthNUserVerified: e.payload.userVerified, webAuthNMultiFactor: e.payload.multiFactor };
       case 'session.token.set':
         return { ...state, tokenDigest: e.payload.digest };
       case 'session.lifetime.set':
@@ -155,7 +160,8 @@ export function secondFactorCheckedAt(session: Session): number {
  * password, `otp` for any one-time code (TOTP, by email, by SMS), `user` for a passkey (reference
  * facts: passkey or U2F), and `mfa` when two factors were checked — a password or an external IDP
  * login as the first, an OTP or a passkey as the second; a passkey that verified the user (PIN or
- * biometrics) counts as two (something held plus something known or inherent). An external IDP
+ * biometrics) counts as two (something held plus something known or inherent) unless the login
+ * policy did not count it (`webAuthNMultiFactor: false`, multiFactors without `passkey`). An external IDP
  * login adds no value of its own: RFC 8176 has none for federated authentication.
  */
 export function sessionAmr(session: Session): string[] {
@@ -164,7 +170,7 @@ export function sessionAmr(session: Session): string[] {
   const first = password || (session.idpCheckedAt ?? 0) > 0;
   const otp = Math.max(session.totpCheckedAt ?? 0, session.otpEmailCheckedAt ?? 0, session.otpSmsCheckedAt ?? 0) > 0;
   const passkey = (session.webAuthNCheckedAt ?? 0) > 0;
-  const factors = Number(first) + Number(otp) + (passkey ? (session.webAuthNUserVerified === true ? 2 : 1) : 0);
+  const factors = Number(first) + Number(otp) + (passkey ? (session.webAuthNUserVerified === true && session.webAuthNMultiFactor !== false ? 2 : 1) : 0);
   if (password) amr.push('pwd');
   if (otp) amr.push('otp');
   if (passkey) amr.push('user');

@@ -98,6 +98,7 @@ export const de = {
   resetCodeInvalid: 'Der Code ist falsch oder wurde schon verwendet.',
   resetCodeExpired: 'Der Code ist abgelaufen. Fordere einen neuen Code an.',
   registrationDisabled: 'Die Selbstregistrierung ist hier ausgeschaltet. Melde dich mit einem bestehenden Konto an.',
+  passwordlessDisabled: 'Die Anmeldung nur mit einem Passkey ist hier ausgeschaltet. Gib deinen Anmeldenamen ein.',
   passwordLoginDisabled: 'Die Anmeldung mit Passwort ist hier ausgeschaltet. Verwende einen Passkey oder einen Identitätsanbieter.',
   externalIdpDisabled: 'Die Anmeldung über einen Identitätsanbieter ist hier ausgeschaltet.',
   passwordResetDisabled: 'Das Zurücksetzen des Passworts ist hier ausgeschaltet. Wende dich an deinen Administrator.',

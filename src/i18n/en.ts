@@ -96,6 +96,7 @@ export const en = {
   resetCodeInvalid: 'The code is wrong or was already used.',
   resetCodeExpired: 'The code has expired. Send a new code.',
   registrationDisabled: 'Self-registration is turned off here. Sign in with an existing account.',
+  passwordlessDisabled: 'Sign-in with a passkey alone is turned off here. Enter your login name.',
   passwordLoginDisabled: 'Sign-in with a password is turned off here. Use a passkey or an identity provider.',
   externalIdpDisabled: 'Sign-in with an identity provider is turned off here.',
   passwordResetDisabled: 'Password reset is turned off here. Contact your administrator.',

@@ -98,6 +98,7 @@ export const es = {
   otpCodeExpired: 'El código ha caducado. Envía uno nuevo.',
   otpDeliveryUnavailable: 'Ahora mismo no se puede enviar el código por esta vía. Elige otra o inténtalo más tarde.',
   registrationDisabled: 'El registro propio está desactivado aquí. Inicia sesión con una cuenta existente.',
+  passwordlessDisabled: 'El inicio de sesión solo con una llave de acceso está desactivado aquí. Introduce tu nombre de usuario.',
   passwordLoginDisabled: 'El inicio de sesión con contraseña está desactivado aquí. Usa una passkey o un proveedor de identidad.',
   externalIdpDisabled: 'El inicio de sesión con un proveedor de identidad está desactivado aquí.',
   passwordResetDisabled: 'El restablecimiento de la contraseña está desactivado aquí. Contacta con tu administrador.',

@@ -98,6 +98,7 @@ export const fr = {
   otpCodeExpired: 'Le code a expiré. Envoyez-en un nouveau.',
   otpDeliveryUnavailable: 'Le code ne peut pas être envoyé par ce moyen pour le moment. Choisissez-en un autre ou réessayez plus tard.',
   registrationDisabled: 'L\'inscription est désactivée ici. Connectez-vous avec un compte existant.',
+  passwordlessDisabled: 'La connexion avec une seule clé d’accès est désactivée ici. Saisissez votre identifiant.',
   passwordLoginDisabled: 'La connexion par mot de passe est désactivée ici. Utilisez une clé d’accès ou un fournisseur d’identité.',
   externalIdpDisabled: 'La connexion via un fournisseur d’identité est désactivée ici.',
   passwordResetDisabled: 'La réinitialisation du mot de passe est désactivée ici. Contactez votre administrateur.',

@@ -98,6 +98,7 @@ export const it = {
   otpCodeExpired: 'Il codice è scaduto. Inviane uno nuovo.',
   otpDeliveryUnavailable: 'Al momento non è possibile inviare il codice in questo modo. Scegline un altro o riprova più tardi.',
   registrationDisabled: 'La registrazione autonoma è disattivata qui. Accedi con un account esistente.',
+  passwordlessDisabled: 'L\'accesso con la sola passkey è disattivato qui. Inserisci il tuo nome utente.',
   passwordLoginDisabled: 'L\'accesso con password è disattivato qui. Usa una passkey o un provider di identità.',
   externalIdpDisabled: 'L\'accesso tramite un provider di identità è disattivato qui.',
   passwordResetDisabled: 'Il ripristino della password è disattivato qui. Contatta il tuo amministratore.',

@@ -98,6 +98,7 @@ export const ja = {
   otpCodeExpired: 'コードの有効期限が切れています。新しいコードを送信してください。',
   otpDeliveryUnavailable: '現在この方法ではコードを送信できません。別の方法を選ぶか、しばらくしてからもう一度お試しください。',
   registrationDisabled: 'ここではセルフ登録が無効になっています。既存のアカウントでサインインしてください。',
+  passwordlessDisabled: 'ここではパスキーのみでのサインインは無効になっています。ログイン名を入力してください。',
   passwordLoginDisabled: 'ここではパスワードでのサインインが無効になっています。パスキーまたはIDプロバイダーを使用してください。',
   externalIdpDisabled: 'ここではIDプロバイダーでのサインインが無効になっています。',
   passwordResetDisabled: 'ここではパスワードのリセットが無効になっています。管理者に連絡してください。',

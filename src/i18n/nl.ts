@@ -98,6 +98,7 @@ export const nl = {
   otpCodeExpired: 'De code is verlopen. Vraag een nieuwe code aan.',
   otpDeliveryUnavailable: 'De code kan nu niet op deze manier worden verstuurd. Kies een andere manier of probeer het later opnieuw.',
   registrationDisabled: 'Zelf registreren is hier uitgeschakeld. Meld je aan met een bestaand account.',
+  passwordlessDisabled: 'Aanmelden met alleen een passkey is hier uitgeschakeld. Voer je aanmeldnaam in.',
   passwordLoginDisabled: 'Aanmelden met een wachtwoord is hier uitgeschakeld. Gebruik een passkey of een identiteitsprovider.',
   externalIdpDisabled: 'Aanmelden via een identiteitsprovider is hier uitgeschakeld.',
   passwordResetDisabled: 'Het wachtwoord herstellen is hier uitgeschakeld. Neem contact op met je beheerder.',

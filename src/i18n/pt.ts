@@ -98,6 +98,7 @@ export const pt = {
   otpCodeExpired: 'O código expirou. Envie um novo código.',
   otpDeliveryUnavailable: 'Não é possível enviar o código por este meio agora. Escolha outro ou tente novamente mais tarde.',
   registrationDisabled: 'O registo próprio está desativado aqui. Inicie sessão com uma conta existente.',
+  passwordlessDisabled: 'O início de sessão apenas com uma chave de acesso está desativado aqui. Introduza o seu nome de utilizador.',
   passwordLoginDisabled: 'O início de sessão com palavra-passe está desativado aqui. Use uma chave de acesso ou um fornecedor de identidade.',
   externalIdpDisabled: 'O início de sessão através de um fornecedor de identidade está desativado aqui.',
   passwordResetDisabled: 'A reposição da palavra-passe está desativada aqui. Contacte o seu administrador.',

@@ -98,6 +98,7 @@ export const zh = {
   otpCodeExpired: '验证码已过期，请发送新的验证码。',
   otpDeliveryUnavailable: '目前无法通过此方式发送验证码。请选择其他方式或稍后重试。',
   registrationDisabled: '此处已关闭自助注册。请使用已有账号登录。',
+  passwordlessDisabled: '此处已关闭仅使用通行密钥登录。请输入登录名。',
   passwordLoginDisabled: '此处已关闭密码登录。请使用通行密钥或身份提供方。',
   externalIdpDisabled: '此处已关闭通过身份提供方登录。',
   passwordResetDisabled: '此处已关闭密码重置。请联系管理员。',

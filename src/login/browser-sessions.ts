@@ -26,7 +26,7 @@ import { matchTotp, normalizeRecoveryCode, TOTP_CODE } from '../crypto/totp.js';
 import { tokenDigest } from '../crypto/token-digest.js';
 import { createLoginSession, findSessionByToken, terminateSession, type SessionFactorInput } from '../query/sessions.js';
 import { loginNamesOf, verifyUserPassword, type PasswordCheckOutcome } from '../query/user-auth.js';
-import { lacksSecondFactor } from '../query/second-factors.js';
+import { lacksAllowedSecondFactor } from '../query/second-factors.js';
 import type { HttpRequest } from '../http/types.js';
 import { clearCookie, readCookie, setCookie } from '../http/cookies.js';
 import type { MessageKey } from '../i18n/index.js';
@@ -75,9 +75,11 @@ export async function readBrowserSessions(actors: ActorSystem, instanceId: strin
     // Reusable: a password or external IDP login (sessionAuthTime 0 means neither).
     if (record === undefined || sessionAuthTime(record.state) === 0 || held.some((h) => h.session.userId === record.state.userId)) continue;
     const user = await actors.readRecord(instanceId, userKind, record.state.userId);
-    if (user === undefined || lacksSecondFactor(user.state, record.state)) continue;
-    // Login policy: a session without a second factor check is not reused where one is forced.
-    if (lacksForcedSecondFactor(await userPolicyOf(actors, instanceId, user.state), record.state)) continue;
+    if (user === undefined) continue;
+    // Login policy: a session without a check of an allowed second factor of the user is not
+    // reused, nor one without multi-factor where MFA is forced.
+    const policy = await userPolicyOf(actors, instanceId, user.state);
+    if (lacksAllowedSecondFactor(user.state, record.state, policy) || lacksForcedSecondFactor(policy, record.state)) continue;
     const session: BrowserSession = {
       sessionId: record.id,
       userId: record.state.userId,
@@ -100,6 +102,8 @@ const REFUSALS: Readonly<Partial<Record<ErrorCode, MessageKey>>> = {
   'user.not_found': 'userNotFound',
   'user.not_human': 'userNotFound',
   'user.password_not_set': 'noPassword',
+  // The passkey of a passwordless first factor was removed before the code.
+  'session.passkey_not_found': 'loginFailed',
 };
 
 /** Verifies the password (lockout accounting included) and creates a session for it. */
@@ -202,7 +206,7 @@ export async function checkPasswordStep(actors: ActorSystem, instanceId: string,
  * password (at `passwordCheckedAt`; a password changed since starts the login again), or an
  * external login through a linked IDP.
  */
-export type FirstFactor = { readonly passwordCheckedAt: number } | { readonly idpId: string };
+export type FirstFactor = { readonly passwordCheckedAt: number } | { readonly idpId: string } | { readonly passkeyId: string; readonly userVerified: boolean };
 
 /**
  * The second step: the TOTP code of a user whose first factor was verified (`first`).
@@ -225,6 +229,7 @@ async function secondStepUser(actors: ActorSystem, instanceId: string, userId: s
   if (human.state === 'locked') return { error: 'userLocked' };
   if (human.state === 'inactive') return { error: 'userInactive' };
   if ('passwordCheckedAt' in first && human.passwordChangedAt > first.passwordCheckedAt) return { error: 'loginFailed' };
+  if ('passkeyId' in first && !(human.passkeys ?? []).some((p) => p.id === first.passkeyId)) return { error: 'loginFailed' };
   return user as AggregateRecord<HumanUser>;
 }
 
@@ -267,7 +272,13 @@ export async function createSecondFactorSession(
 ): Promise<PasswordLogin> {
   const after = await actors.readRecord(instanceId, userKind, userId);
   if (after === undefined || after.state.type !== 'human') return { ok: false, error: 'userNotFound' };
-  const firstInput: SessionFactorInput = 'idpId' in first ? { idpId: first.idpId } : { verifiedPasswordHash: after.state.passwordHash };
+  const firstInput: SessionFactorInput =
+    'idpId' in first
+      ? { idpId: first.idpId }
+      : 'passkeyId' in first
+        ? // A passwordless passkey the policy does not count as multi-factor: one factor, the code the second.
+          { passkey: { id: first.passkeyId, userVerified: first.userVerified, multiFactor: false } }
+        : { verifiedPasswordHash: after.state.passwordHash };
   try {
     return { ok: true, held: await createHeldSession(actors, instanceId, after, { ...firstInput, ...second }, req) };
   } catch (error) {

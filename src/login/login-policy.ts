@@ -5,11 +5,11 @@
  * user must pass a second factor is decided by the policy of the user's own organization.
  * Everything reads the one effective-policy query (src/query/login-settings.ts).
  */
-import { mfaRequired, secondFactorCheckedAt, type ActorSystem, type LoginSettings, type Session, type User } from '../../actors/index.js';
+import { mfaRequired, sessionAmr, type ActorSystem, type LoginSettings, type Session, type User } from '../../actors/index.js';
 import type { HttpReply } from '../http/types.js';
 import type { MessageKey } from '../i18n/index.js';
 import { loginSettingsFor } from '../query/login-settings.js';
-import { requiresSecondFactor } from '../query/second-factors.js';
+import { requiresAllowedSecondFactor } from '../query/second-factors.js';
 import type { LoginContext } from './login-context.js';
 import { loginOrgOf } from './login-org.js';
 import { renderLoginPage } from './pages.js';
@@ -25,10 +25,14 @@ export async function userPolicyOf(actors: ActorSystem, instanceId: string, user
   return (await loginSettingsFor(actors, instanceId, user.orgId)).settings;
 }
 
-/** A local login of a user whose organization forces a second factor and who has none to use. */
+/**
+ * A local login of a user whose organization forces a second factor and who has none to use
+ * (none, or only factors the policy's `secondFactors` do not allow).
+ */
 export async function mustEnrolSecondFactor(actors: ActorSystem, instanceId: string, user: User | undefined): Promise<boolean> {
-  if (user?.type !== 'human' || requiresSecondFactor(user)) return false;
-  return mfaRequired(await userPolicyOf(actors, instanceId, user), false);
+  if (user?.type !== 'human') return false;
+  const policy = await userPolicyOf(actors, instanceId, user);
+  return !requiresAllowedSecondFactor(user, policy) && mfaRequired(policy, false);
 }
 
 /**
@@ -37,19 +41,28 @@ export async function mustEnrolSecondFactor(actors: ActorSystem, instanceId: str
  * follows a password (the user signs in with the password once to set one up).
  */
 export async function externalLoginNeedsSecondFactor(actors: ActorSystem, instanceId: string, user: User): Promise<boolean> {
-  if (user.type !== 'human' || requiresSecondFactor(user)) return false;
-  return mfaRequired(await userPolicyOf(actors, instanceId, user), true);
+  if (user.type !== 'human') return false;
+  const policy = await userPolicyOf(actors, instanceId, user);
+  return !requiresAllowedSecondFactor(user, policy) && mfaRequired(policy, true);
 }
 
-/** True when the session checked a second factor (TOTP, OTP by email or SMS). */
-export function hasSecondFactorCheck(session: Session): boolean {
-  return secondFactorCheckedAt(session) > 0;
+/** Whether the login asks this user for an allowed second factor after the first (the policy of the user's organization). */
+export async function asksSecondFactor(actors: ActorSystem, instanceId: string, user: User | undefined): Promise<boolean> {
+  return user?.type === 'human' && requiresAllowedSecondFactor(user, await userPolicyOf(actors, instanceId, user));
 }
 
-/** A session the policy of its user's organization does not accept: MFA forced and not checked. */
+/**
+ * A session the policy of its user's organization does not accept: MFA forced and the session
+ * not multi-factor (amr `mfa`). A passwordless passkey alone counts only while the policy's
+ * multiFactors hold `passkey` (and it verified the user, and counted when the session was made).
+ */
 export function lacksForcedSecondFactor(policy: LoginSettings, session: Session): boolean {
   const viaIdp = (session.idpCheckedAt ?? 0) > 0 && session.passwordCheckedAt === 0;
-  return mfaRequired(policy, viaIdp) && !hasSecondFactorCheck(session);
+  if (!mfaRequired(policy, viaIdp)) return false;
+  if (!sessionAmr(session).includes('mfa')) return true;
+  const firstFactor = session.passwordCheckedAt > 0 || (session.idpCheckedAt ?? 0) > 0;
+  const code = Math.max(session.totpCheckedAt ?? 0, session.otpEmailCheckedAt ?? 0, session.otpSmsCheckedAt ?? 0) > 0;
+  return !firstFactor && !code && !policy.multiFactors.includes('passkey');
 }
 
 /** Which policy switch a posted login action needs. */
@@ -59,6 +72,7 @@ const GATES: Readonly<Record<string, { readonly allowed: (p: LoginSettings) => b
   password: { allowed: (p) => p.allowUsernamePassword, message: 'passwordLoginDisabled' },
   'reset.request': { allowed: (p) => !p.hidePasswordReset, message: 'passwordResetDisabled' },
   'reset.submit': { allowed: (p) => !p.hidePasswordReset, message: 'passwordResetDisabled' },
+  'passkey.start': { allowed: (p) => p.passwordlessAllowed, message: 'passwordlessDisabled' },
 };
 
 /** The refusal page (403) of a posted action the policy turns off; undefined when allowed. */
@@ -73,6 +87,6 @@ export async function refusedByPolicy(ctx: LoginContext, action: string | undefi
  * takes it (registering, the enrolment), else nothing but the message.
  */
 export function renderRefusedPage(ctx: LoginContext, message: MessageKey, status = 403): HttpReply {
-  const back = ['registering', 'awaitingOtp', 'enrollingMfa', 'selectingAccount'].includes(String(ctx.stored.machine.value));
+  const back = ['registering', 'awaitingOtp', 'enrollingMfa', 'selectingAccount', 'awaitingPasskey'].includes(String(ctx.stored.machine.value));
   return renderLoginPage(ctx.form, 'refused', ctx.form.tr.t('title'), { message: ctx.form.tr.t(message), back }, status);
 }

@@ -105,8 +105,8 @@ function stepStatus(error: MessageKey | undefined): number {
 }
 
 /** `idps`: the external login links (external/pages.ts `idpLinks`); `canRegister`: the login policy allows self-registration (default true). */
-export function renderLoginNamePage(ctx: FormContext, options: { loginHint?: string; error?: MessageKey; idps?: readonly IdpLink[]; canRegister?: boolean } = {}): HttpReply {
-  const data = { loginHint: options.loginHint, errorText: errorText(ctx, options.error), idps: options.idps ?? [], canRegister: options.canRegister !== false };
+export function renderLoginNamePage(ctx: FormContext, options: { loginHint?: string; error?: MessageKey; idps?: readonly IdpLink[]; canRegister?: boolean; canPasskey?: boolean } = {}): HttpReply {
+  const data = { loginHint: options.loginHint, errorText: errorText(ctx, options.error), idps: options.idps ?? [], canRegister: options.canRegister !== false, canPasskey: options.canPasskey !== false };
   return renderLoginPage(ctx, 'login-name', ctx.tr.t('title'), data, stepStatus(options.error));
 }
 

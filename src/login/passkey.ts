@@ -15,11 +15,16 @@
  * issuer origin, user verification) and the signature counter must grow (recorded on the user
  * through the actor, so a cloned authenticator or a replayed assertion is refused). The session
  * gets `session.webAuthN.checked` (amr `user`, and `mfa`: a user-verified passkey counts as two).
+ * Login policy (of the page, and of the user's organization): passwordless only while
+ * `passwordlessAllowed` (else a 403 refusal page), the second factor only while `secondFactors`
+ * holds `u2f`; a passwordless passkey counts as two only while `multiFactors` holds `passkey` —
+ * otherwise, where MFA is forced, it is the first factor and a code of the user follows.
  */
 import {
   AppError,
   type AggregateRecord,
   type HumanUser,
+  mfaRequired,
   recordPasskeyUse,
   userKind,
 } from '../../actors/index.js';
@@ -38,8 +43,10 @@ import type { HttpReply } from '../http/types.js';
 import type { MessageKey } from '../i18n/index.js';
 import type { FormParams } from '../oidc/shared/form.js';
 import { displayLoginName } from './appearance.js';
-import { createHeldSession, parseSessionCookie, toSessionCookie, type PasswordLogin } from './browser-sessions.js';
+import { createHeldSession, parseSessionCookie, preferredLoginName, toSessionCookie, type PasswordLogin } from './browser-sessions.js';
 import type { LoginContext } from './login-context.js';
+import { pagePolicyOf, renderRefusedPage, userPolicyOf } from './login-policy.js';
+import { enterSecondFactorAfterPasskey, hasAllowedCodeFactor } from './second-factor.js';
 import { admitsOrg, loginOrgOf } from './login-org.js';
 import { errorText, renderLoginPage } from './pages.js';
 import { renderStep } from './render-step.js';
@@ -167,15 +174,33 @@ export function requestPasskeyLogin(ctx: LoginContext): Promise<HttpReply> {
   return advance(ctx, { type: 'passkey.requested' });
 }
 
+/**
+ * A passwordless passkey the user's login policy does not count as multi-factor (multiFactors
+ * without `passkey`) where MFA is forced for a local login: recorded, no session; the code of an
+ * allowed second factor is asked next.
+ */
+interface PasskeyFirstFactor {
+  readonly ok: 'first';
+  readonly user: AggregateRecord<HumanUser>;
+  readonly passkey: { readonly id: string; readonly userVerified: boolean };
+}
+
 /** A posted assertion (passwordless or second factor): on success a session and the code. */
 export async function submitPasskey(ctx: LoginContext, posted: FormParams): Promise<HttpReply> {
   const step = ctx.stored.machine.value;
   if (step !== 'awaitingPasskey' && step !== 'awaitingOtp') return renderStep(ctx);
+  // Login policy: passwordless login off for the page (passwordlessAllowed): refused like registration.
+  if (step === 'awaitingPasskey' && !(await pagePolicyOf(ctx)).passwordlessAllowed) return renderRefusedPage(ctx, 'passwordlessDisabled');
   const pending = (await ctx.deps.ttl.take(ctx.instanceId, LOGINS, ctx.stored.id)) as PendingLogin | undefined;
   const response = parseCredential(posted.get('credential'));
   const login = pending === undefined || response === undefined ? refused('passkeyFailed') : await checkPasskey(ctx, step, pending, response);
-  if (ctx.req.notes !== undefined) ctx.req.notes.login = `passkey:${login.ok ? 'success' : login.error}`;
-  if (!login.ok) return renderStep(ctx, login.error);
+  if (ctx.req.notes !== undefined) ctx.req.notes.login = `passkey:${login.ok === 'first' ? 'first_factor' : login.ok ? 'success' : login.error}`;
+  if (login.ok === 'first') {
+    // No allowed code factor to follow: set one up after a password, as after an external login.
+    if (!(await hasAllowedCodeFactor(ctx, login.user.state))) return renderRefusedPage(ctx, 'mfaSetUpWithPassword');
+    return enterSecondFactorAfterPasskey(ctx, login.user, await preferredLoginName(ctx.deps.actors, ctx.instanceId, login.user), login.passkey);
+  }
+  if (!login.ok) return login.error === 'passwordlessDisabled' ? renderRefusedPage(ctx, login.error) : renderStep(ctx, login.error);
   const cookie = toSessionCookie([login.held.token, ...parseSessionCookie(ctx.req.headers.cookie)], ctx.req.scheme === 'https');
   const { session } = login.held;
   return advance(ctx, { type: 'passkey.verified', userId: session.userId, loginName: session.loginName, session }, { 'set-cookie': cookie });
@@ -200,7 +225,7 @@ function parseCredential(text: string | undefined): AuthenticationResponse | und
  * refused), passwordless the user the assertion's user handle names (within an org-scoped
  * request only a user of that org). Then the signature, then the counter (through the actor).
  */
-async function checkPasskey(ctx: LoginContext, step: 'awaitingPasskey' | 'awaitingOtp', pending: PendingLogin, response: AuthenticationResponse): Promise<PasswordLogin> {
+async function checkPasskey(ctx: LoginContext, step: 'awaitingPasskey' | 'awaitingOtp', pending: PendingLogin, response: AuthenticationResponse): Promise<PasswordLogin | PasskeyFirstFactor> {
   const { actors } = ctx.deps;
   const { userId: loginUserId, passwordCheckedAt, idpId } = ctx.stored.machine.context;
   const handle = response.response.userHandle === undefined ? undefined : Buffer.from(response.response.userHandle, 'base64url').toString('utf8');
@@ -216,6 +241,10 @@ async function checkPasskey(ctx: LoginContext, step: 'awaitingPasskey' | 'awaiti
   if (human.state === 'locked') return refused('userLocked');
   if (human.state === 'inactive') return refused('userInactive');
   if (step === 'awaitingOtp' && passwordCheckedAt !== undefined && human.passwordChangedAt > passwordCheckedAt) return refused('loginFailed');
+  // The policy of the user's organization: passwordless login, the passkey as second factor (u2f).
+  const policy = await userPolicyOf(actors, ctx.instanceId, human);
+  if (step === 'awaitingPasskey' && !policy.passwordlessAllowed) return refused('passwordlessDisabled');
+  if (step === 'awaitingOtp' && !policy.secondFactors.includes('u2f')) return refused('passkeyFailed');
   const passkey = (human.passkeys ?? []).find((p) => p.credentialId === response.id);
   if (passkey === undefined) return refused('passkeyFailed');
   const verified = await verifyAssertion(response, passkey, pending);
@@ -230,7 +259,12 @@ async function checkPasskey(ctx: LoginContext, step: 'awaitingPasskey' | 'awaiti
   if (outcome !== 'valid') return refused('passkeyFailed');
   const after = await actors.readRecord(ctx.instanceId, userKind, userId);
   if (after === undefined || after.state.type !== 'human') return refused('passkeyFailed');
-  const proof = { passkey: { id: passkey.id, userVerified: verified.userVerified } };
+  // Passwordless: multi-factor only when the policy counts a user-verified passkey (multiFactors).
+  const multiFactor = policy.multiFactors.includes('passkey') && verified.userVerified;
+  if (step === 'awaitingPasskey' && !multiFactor && mfaRequired(policy, false)) {
+    return { ok: 'first', user: after as AggregateRecord<HumanUser>, passkey: { id: passkey.id, userVerified: verified.userVerified } };
+  }
+  const proof = { passkey: { id: passkey.id, userVerified: verified.userVerified, ...(step === 'awaitingPasskey' ? { multiFactor } : {}) } };
   try {
     const first = step !== 'awaitingOtp' ? {} : passwordCheckedAt !== undefined ? { verifiedPasswordHash: after.state.passwordHash } : idpId === undefined ? {} : { idpId };
     const factors = { ...proof, ...first };

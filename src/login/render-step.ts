@@ -24,7 +24,7 @@ export async function renderStep(ctx: LoginContext, error?: MessageKey, values?:
       const hint = request.loginHint;
       const policy = await pagePolicyOf(ctx);
       const idps = policy.allowExternalIdp ? idpLinks(ctx.form, (await loginIdpsOf(ctx)).idps) : [];
-      return renderLoginNamePage(ctx.form, { ...(hint === undefined ? {} : { loginHint: hint }), ...withError, idps, canRegister: policy.allowRegister });
+      return renderLoginNamePage(ctx.form, { ...(hint === undefined ? {} : { loginHint: hint }), ...withError, idps, canRegister: policy.allowRegister, canPasskey: policy.passwordlessAllowed });
     }
     case 'awaitingPassword': {
       const policy = await pagePolicyOf(ctx);
@@ -35,6 +35,7 @@ export async function renderStep(ctx: LoginContext, error?: MessageKey, values?:
     case 'awaitingOtp':
       return renderSecondFactorStep(ctx, error);
     case 'awaitingPasskey':
+      if (!(await pagePolicyOf(ctx)).passwordlessAllowed) return renderRefusedPage(ctx, 'passwordlessDisabled');
       return renderPasskeyPage(ctx, error);
     case 'selectingAccount': {
       const reusable = new Set(machine.context.sessions.map((s) => s.sessionId));

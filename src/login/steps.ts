@@ -22,11 +22,10 @@ import { settleAuthRequest } from '../oidc/shared/auth-request-flow.js';
 import { toMachineSnapshot } from '../oidc/shared/auth-requests.js';
 import type { FormParams } from '../oidc/shared/form.js';
 import { checkPasswordStep, logInWithPassword, parseSessionCookie, toSessionCookie } from './browser-sessions.js';
-import { requiresSecondFactor } from '../query/second-factors.js';
 import { enterSecondFactorAfterPassword } from './second-factor.js';
 import type { LoginContext } from './login-context.js';
 import { admitsOrg, loginOrgOf } from './login-org.js';
-import { mustEnrolSecondFactor, pagePolicyOf } from './login-policy.js';
+import { asksSecondFactor, mustEnrolSecondFactor, pagePolicyOf } from './login-policy.js';
 import { renderStep } from './render-step.js';
 
 const MAX_INPUT = 1024;
@@ -65,7 +64,7 @@ export async function submitPassword(ctx: LoginContext, form: FormParams): Promi
     return renderStep(ctx, 'loginFailed');
   }
   const user = await ctx.deps.actors.readRecord(ctx.instanceId, userKind, userId);
-  if (user !== undefined && requiresSecondFactor(user.state)) return submitFirstFactor(ctx, user.state, userId, password);
+  if (user !== undefined && (await asksSecondFactor(ctx.deps.actors, ctx.instanceId, user.state))) return submitFirstFactor(ctx, user.state, userId, password);
   // Login policy: a forced second factor the user does not have is set up right after the password.
   if (await mustEnrolSecondFactor(ctx.deps.actors, ctx.instanceId, user?.state)) return submitFirstFactor(ctx, user!.state, userId, password, 'enrol');
   const login = await logInWithPassword(ctx.deps.actors, ctx.instanceId, userId, password, ctx.req);

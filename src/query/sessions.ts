@@ -50,7 +50,7 @@ export interface SessionFactorInput {
   /** Human users, login UI: a login code sent by email / SMS was accepted and recorded on the user. */
   readonly otpMessageChecked?: 'email' | 'sms';
   /** Human users, login UI: an assertion of this passkey was verified and recorded on the user. */
-  readonly passkey?: { readonly id: string; readonly userVerified: boolean };
+  readonly passkey?: { readonly id: string; readonly userVerified: boolean; readonly multiFactor?: boolean };
 }
 
 export interface SessionWriteOptions {

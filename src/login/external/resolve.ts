@@ -36,9 +36,8 @@ import { findUserByLoginName, readUserSettings } from '../../query/user-auth.js'
 import type { HttpReply } from '../../http/types.js';
 import type { FormParams } from '../../oidc/shared/form.js';
 import { checkPasswordStep, cookieWithSession, logInWithIdp, logInWithPassword, preferredLoginName, type HeldSession } from '../browser-sessions.js';
-import { requiresSecondFactor } from '../../query/second-factors.js';
 import { enterSecondFactorAfterIdp } from '../second-factor.js';
-import { externalLoginNeedsSecondFactor, renderRefusedPage } from '../login-policy.js';
+import { asksSecondFactor, externalLoginNeedsSecondFactor, renderRefusedPage } from '../login-policy.js';
 import type { MessageKey } from '../../i18n/index.js';
 import type { LoginContext } from '../login-context.js';
 import { admitsOrg, type LoginOrg } from '../login-org.js';
@@ -127,7 +126,7 @@ export async function linkOtherAccount(ctx: LoginContext, form: FormParams): Pro
     await verifyDummyPassword(password);
     return showPrompt(ctx, idp, login, ext, 'loginFailed');
   }
-  if (requiresSecondFactor(user.state)) {
+  if (await asksSecondFactor(ctx.deps.actors, ctx.instanceId, user.state)) {
     const step = await checkPasswordStep(ctx.deps.actors, ctx.instanceId, user.id, password, ctx.req);
     if (step.ok) return showPrompt(ctx, idp, login, ext, 'linkNeedsSecondFactor');
     if (!ignoreUnknownUsernames) return showPrompt(ctx, idp, login, ext, step.error);
@@ -297,7 +296,7 @@ async function updateFromProvider(ctx: LoginContext, user: Human, ext: ExternalU
  * the session is created with both (../second-factor.ts).
  */
 async function finish(ctx: LoginContext, user: Human, idpId: string): Promise<HttpReply> {
-  if (requiresSecondFactor(user.state)) {
+  if (await asksSecondFactor(ctx.deps.actors, ctx.instanceId, user.state)) {
     await dropIdentified(ctx.deps.ttl, ctx.instanceId, ctx.stored.id);
     if (ctx.req.notes !== undefined) ctx.req.notes.login = 'idp:second_factor';
     return enterSecondFactorAfterIdp(ctx, user, await preferredLoginName(ctx.deps.actors, ctx.instanceId, user), idpId);
