@@ -44,6 +44,17 @@ const bot = (over: Partial<MachineUser> = {}): MachineUser =>
     ...over,
   });
 
+describe('sessionAmr and the login policy’s multiFactors', () => {
+  it('a user-verified passwordless passkey is two factors unless the policy did not count it (multiFactor false)', () => {
+    const passkey = { webAuthNCheckedAt: NOW, webAuthNUserVerified: true };
+    expect(sessionAmr(session(passkey)), 'counted (absent: as before)').toEqual(['user', 'mfa']);
+    expect(sessionAmr(session({ ...passkey, webAuthNMultiFactor: true }))).toEqual(['user', 'mfa']);
+    expect(sessionAmr(session({ ...passkey, webAuthNMultiFactor: false }))).toEqual(['user']);
+    expect(sessionAmr(session({ ...passkey, webAuthNMultiFactor: false, totpCheckedAt: NOW })), 'with a code: two factors').toEqual(['otp', 'user', 'mfa']);
+    expect(sessionAmr(session({ ...passkey, webAuthNUserVerified: false })), 'not user-verified: one').toEqual(['user']);
+  });
+});
+
 describe('createSession', () => {
   it('records the user and password checks, the token digest, lifetime and metadata, and claims the digest', () => {
     const decision = createSession.decide(withUser(alice()), create({ passwordHash: '$argon2id$current' }), context());

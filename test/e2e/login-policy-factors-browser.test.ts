@@ -5,7 +5,8 @@
  * - secondFactors: a TOTP code is asked for and accepted only while `totp` is allowed — a code
  *   posted after the policy dropped TOTP is refused like a wrong code (control: allowed again,
  *   the same code finishes, amr pwd otp mfa); a user whose only factor is disallowed signs in
- *   with the password alone (amr pwd); under forceMfa such a user is led to the enrolment of an
+ *   with the password alone (amr pwd) and that session is reused (control: TOTP allowed again →
+ *   not reused); under forceMfa such a user is led to the enrolment of an
  *   allowed factor and the disallowed passkey is not offered (control: u2f allowed → the passkey
  *   after the password, amr pwd user mfa); a passkey posted at the code step after the policy
  *   dropped `u2f` is refused (control: allowed again → accepted).
@@ -125,6 +126,17 @@ async function post(page: Page, selector: string): Promise<Response> {
   return response;
 }
 
+/** A new request without prompt: 'reused' when it finishes on the browser's session, 'asked' for the login name page. */
+async function reusedOrAsked(page: Page): Promise<'reused' | 'asked'> {
+  const request = codeRequest(node, tenant.clientId, callback.redirectUri);
+  // Away from the redirect URI first: waitForURL would match the page's current URL at once.
+  await page.goto('about:blank');
+  const landed = page.waitForURL((url) => url.href.startsWith(callback.redirectUri)).then(() => 'reused' as const);
+  const asked = page.waitForSelector('input[name=loginName]').then(() => 'asked' as const);
+  await page.goto(request.url.toString());
+  return Promise.race([landed, asked]);
+}
+
 /** The current login page again (GET), e.g. after the policy changed. */
 async function reload(page: Page): Promise<void> {
   const authRequest = await page.locator('input[name=authRequest]').first().getAttribute('value');
@@ -170,13 +182,19 @@ describeIfMet(chromium, 'login policy factors in Chromium', () => {
       expect(await amrOf(request, code ?? '')).toEqual(['pwd', 'otp', 'mfa']);
 
       // Disallowed and not forced: the user counts as having no second factor — the password alone.
+      await context.close();
       await setPolicy({ secondFactors: { value: ['SECOND_FACTOR_TYPE_OTP_SMS'] } });
-      const again = await passwordStep(page, 'sf-totp');
-      const direct = await outcomeOf(page);
+      const fresh = await browser!.newContext();
+      const next = await fresh.newPage();
+      const again = await passwordStep(next, 'sf-totp');
+      const direct = await outcomeOf(next);
       expect(direct, 'no code page').toBeDefined();
       expect(await amrOf(again, direct ?? '')).toEqual(['pwd']);
+      // Its password-only session is reused while TOTP stays disallowed; control: allowed again → not reused.
+      expect(await reusedOrAsked(next), 'reused').toBe('reused');
       await setPolicy({});
-      await context.close();
+      expect(await reusedOrAsked(next), 'TOTP allowed again: asked').toBe('asked');
+      await fresh.close();
     });
 
     itIfMet(verdict, 'forceMfa with only a disallowed factor (passkey, u2f off): enrolment of an allowed factor, no passkey; control: u2f allowed → the passkey', async () => {

@@ -65,6 +65,26 @@ describe('auth request machine: login steps', () => {
     expect(other.value).toBe('awaitingLoginName');
   });
 
+  it('passwordless passkey not counted as MFA under forced MFA: awaitingPasskey → awaitingOtp with the passkey as first factor; other clears it', () => {
+    const [created] = start({});
+    const [passkey] = transition(authRequestMachine, created, { type: 'passkey.requested' });
+    expect(passkey.value).toBe('awaitingPasskey');
+    const [otp, none] = transition(authRequestMachine, passkey, { type: 'passkey.otp.required', userId: 'u-alice', loginName: 'alice', passkeyId: 'pk1', userVerified: true, method: 'totp' });
+    expect(otp.value).toBe('awaitingOtp');
+    expect(intents(none)).toEqual([]);
+    expect(otp.context).toMatchObject({ userId: 'u-alice', loginName: 'alice', passkeyId: 'pk1', passkeyUserVerified: true, otpMethod: 'totp', passwordCheckedAt: undefined, idpId: undefined });
+    const [done, actions] = transition(authRequestMachine, otp, { type: 'otp.verified', session: alice });
+    expect(done.value).toBe('succeeded');
+    expect(intents(actions)).toEqual(['issueCode']);
+    const [other] = transition(authRequestMachine, otp, { type: 'account.other' });
+    expect(other.value).toBe('awaitingLoginName');
+    expect(other.context.passkeyId).toBeUndefined();
+    // Control: only the passkey page takes it.
+    const [named] = transition(authRequestMachine, created, { type: 'loginName.submitted', userId: 'u-alice', loginName: 'alice' });
+    const [still] = transition(authRequestMachine, named, { type: 'passkey.otp.required', userId: 'u-alice', loginName: 'alice', passkeyId: 'pk1', userVerified: true, method: 'totp' });
+    expect(still.value).toBe('awaitingPassword');
+  });
+
   it('ignores events the current state does not take', () => {
     const [created] = start({});
     const [next, actions] = transition(authRequestMachine, created, { type: 'password.verified', session: alice });
