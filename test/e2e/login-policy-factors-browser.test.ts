@@ -16,7 +16,8 @@
  * - multiFactors without `passkey`: a passwordless login is one factor (amr user); with forced
  *   MFA the code of the user's allowed factor follows (amr otp user mfa), and a user with no
  *   code factor is sent to set one up with the password (control: with `passkey` the passkey
- *   alone satisfies forced MFA, amr user mfa).
+ *   alone satisfies forced MFA, amr user mfa); a passkey-only session is reused under forced MFA
+ *   only while it counts (controls: counted → reused; not forced → reused).
  */
 import { Secret, TOTP } from 'otpauth';
 import type { Page, Response } from 'playwright-core';
@@ -308,6 +309,10 @@ describeIfMet(chromium, 'login policy factors in Chromium', () => {
       const counted = await passwordless(withTotp);
       expect(counted.code, 'control: the passkey alone satisfies forced MFA').toBeDefined();
       expect(await amrOf(counted.request, counted.code ?? '')).toEqual(['user', 'mfa']);
+      // Its session is reused under forced MFA while multiFactors holds passkey, not once it drops it.
+      expect(await reusedOrAsked(withTotp.page), 'counted: reused').toBe('reused');
+      await setPolicy({ forceMfa: true, multiFactors: { value: [] } });
+      expect(await reusedOrAsked(withTotp.page), 'no longer counted: asked').toBe('asked');
 
       await setPolicy({ forceMfa: true, multiFactors: { value: [] } });
       const { page } = withTotp;
@@ -323,6 +328,14 @@ describeIfMet(chromium, 'login policy factors in Chromium', () => {
       const code = await outcomeOf(page);
       expect(code).toBeDefined();
       expect(await amrOf(request, code ?? '')).toEqual(['otp', 'user', 'mfa']);
+
+      // A passkey-only session made while it did not count: reused without forced MFA, not with it.
+      await setPolicy({ multiFactors: { value: [] } });
+      const oneFactor = await passwordless(onlyPasskey);
+      expect(await amrOf(oneFactor.request, oneFactor.code ?? '')).toEqual(['user']);
+      expect(await reusedOrAsked(onlyPasskey.page), 'not forced: reused').toBe('reused');
+      await setPolicy({ forceMfa: true, multiFactors: { value: [] } });
+      expect(await reusedOrAsked(onlyPasskey.page), 'forced: asked').toBe('asked');
 
       const none = await passwordless(onlyPasskey);
       expect(none.code, 'no code factor: no login on the passkey alone').toBeUndefined();
