@@ -15,6 +15,6 @@ export async function runMigrateCommand(config: Config, logger: Logger): Promise
   }
   const result = await migratePostgres({ url: config.databaseUrl, schema: config.databaseSchema, logger, catalog: INDEX_CATALOG });
   const changed = result.applied.length > 0 || result.indexedRows > 0;
-  logger.info({ applied: result.applied, version: result.version, indexedRows: result.indexedRows }, changed ? 'migrated' : 'schema already current');
+  logger.info({ applied: result.applied, version: result.version, indexedRows: result.indexedRows, trigramIndex: result.trigramIndex }, changed ? 'migrated' : 'schema already current');
   return 0;
 }

@@ -11,12 +11,46 @@ import type { IndexEntry, IndexRange, IndexReads, IndexWalk, RecordWrite, RowSum
 import { subRowListTable, summarize } from '../../actors/index.js';
 import { checkInstance, decodeValue, encodeValue, hasNul } from './postgres-queries.js';
 
-/** The highest code point: `prefix || TOP` bounds the terms starting with `prefix`. */
-const TOP = '\u{10FFFF}';
+/**
+ * The least string above every string starting with `prefix` in code point order (the "C"
+ * collation's byte order): the prefix with its last code point raised by one (past the
+ * surrogates, dropping trailing U+10FFFF); undefined when there is none (every string ≥ prefix).
+ */
+export function prefixEnd(prefix: string): string | undefined {
+  const points = [...prefix];
+  while (points.length > 0) {
+    const last = points.pop()!.codePointAt(0)!;
+    if (last === 0x10ffff) continue;
+    points.push(String.fromCodePoint(last === 0xd7ff ? 0xe000 : last + 1));
+    return points.join('');
+  }
+  return undefined;
+}
+
+/** `value` as a LIKE pattern matching itself only (`\` is LIKE's default escape). */
+export function likeLiteral(value: string): string {
+  return value.replace(/[\\%_]/g, '\\$&');
+}
+
+/**
+ * Whether pg_trgm extracts a trigram from a LIKE pattern around `text`: it splits words at
+ * anything not alphanumeric (ASCII letters and digits counted here, whatever the database's
+ * locale adds) and keeps three-character runs. Without one the trigram index cannot narrow the
+ * search, so such patterns are tested with strpos / right on the index's own entries.
+ */
+export function hasTrigram(text: string): boolean {
+  return /[A-Za-z0-9]{3}/.test(text);
+}
 
 const ENTRY_BASE = 'FROM index_entries WHERE instance_id = $1 AND table_name = $2 AND index_name = $3';
 
-/** The WHERE clause of a range; parameters from $4. */
+/**
+ * The WHERE clause of a range; parameters from $4. Equality and prefixes are ranges of the
+ * primary key (`term` is COLLATE "C"); contains / ends-with are LIKE patterns (metacharacters of
+ * the input escaped) that the trigram index answers when the schema has it
+ * (postgres-migrations.ts, TRIGRAM_INDEX) and the pattern has a trigram (hasTrigram), else
+ * tests on the index's own entries: the same matches either way.
+ */
 function rangeClause(range: IndexRange): { clause: string; params: string[] } {
   let clause = '';
   const params: string[] = [];
@@ -25,12 +59,21 @@ function rangeClause(range: IndexRange): { clause: string; params: string[] } {
     return `$${params.length + 3}`;
   };
   if (range.equals !== undefined) clause += ` AND term = ${param(range.equals)}`;
-  else if (range.prefix !== undefined) clause += ` AND term >= ${param(range.prefix)} AND term < ${param(`${range.prefix}${TOP}`)}`;
-  // Checked on the index's own entries (Index Only Scan with a filter), never on rows.
-  if (range.contains !== undefined) clause += ` AND strpos(term, ${param(range.contains)}) > 0`;
-  if (range.suffix !== undefined) {
-    const p = param(range.suffix);
-    clause += ` AND right(term, char_length(${p}::text)) = ${p}`;
+  else if (range.prefix !== undefined && range.prefix !== '') {
+    clause += ` AND term >= ${param(range.prefix)}`;
+    const end = prefixEnd(range.prefix);
+    if (end !== undefined) clause += ` AND term < ${param(end)}`;
+  }
+  const { contains, suffix } = range;
+  if (contains !== undefined && contains !== '') {
+    clause += hasTrigram(contains) ? ` AND term LIKE ${param(`%${likeLiteral(contains)}%`)}` : ` AND strpos(term, ${param(contains)}) > 0`;
+  }
+  if (suffix !== undefined && suffix !== '') {
+    if (hasTrigram(suffix)) clause += ` AND term LIKE ${param(`%${likeLiteral(suffix)}`)}`;
+    else {
+      const p = param(suffix);
+      clause += ` AND right(term, char_length(${p}::text)) = ${p}`;
+    }
   }
   return { clause, params };
 }
@@ -105,26 +148,35 @@ function unsafeWalk(walk: IndexWalk): boolean {
   return unsafeParts(walk.table, walk.index, walk.equals ?? '', walk.prefix ?? '', walk.contains ?? '', walk.suffix ?? '', walk.after?.term ?? '', walk.after?.id ?? '');
 }
 
+/**
+ * Walks with a LIKE pattern are planned for their pattern (an unnamed statement: a custom plan
+ * each time): a selective pattern takes the trigram index, one matching most entries walks the
+ * primary key in order. A prepared statement's generic plan would pick one for all patterns.
+ */
+function prepared(text: string): boolean {
+  return !text.includes(' LIKE ');
+}
+
 export function createPgIndexReads(sql: Sql): IndexReads {
   return {
     async readIndex(instanceId, walk) {
       checkInstance(instanceId);
       if (!(walk.limit > 0) || unsafeWalk(walk)) return [];
       const { text, params } = walkQuery(instanceId, walk);
-      return sql.unsafe<IndexEntry[]>(text, params, { prepare: true });
+      return sql.unsafe<IndexEntry[]>(text, params, { prepare: prepared(text) });
     },
     async readIndexWithSummaries(instanceId, walk) {
       checkInstance(instanceId);
       if (!(walk.limit > 0) || unsafeWalk(walk)) return [];
       const { text, params } = walkWithSummariesQuery(instanceId, walk);
-      const rows = await sql.unsafe<{ term: string; id: string; scope: string; terms: Buffer | null }[]>(text, params, { prepare: true });
+      const rows = await sql.unsafe<{ term: string; id: string; scope: string; terms: Buffer | null }[]>(text, params, { prepare: prepared(text) });
       return rows.map((r) => ({ term: r.term, id: r.id, scope: r.scope, summary: r.terms === null ? undefined : { scope: r.scope, terms: decodeValue(r.terms) as string[][] } }));
     },
     async readIndexPage(instanceId, walk) {
       checkInstance(instanceId);
       if (!(walk.limit > 0) || unsafeWalk(walk)) return { entries: [], rows: [], total: 0 };
       const { text, params } = pageQuery(instanceId, walk);
-      const rows = await sql.unsafe<{ term: string; id: string; scope: string; value: Buffer | null; total: string }[]>(text, params, { prepare: true });
+      const rows = await sql.unsafe<{ term: string; id: string; scope: string; value: Buffer | null; total: string }[]>(text, params, { prepare: prepared(text) });
       if (rows.length === 0) {
         // Past the last entry: the count alone.
         const counts = await sql.unsafe<{ count: string }[]>(IQ.rowCounts, [instanceId, walk.table]);
@@ -140,7 +192,7 @@ export function createPgIndexReads(sql: Sql): IndexReads {
       checkInstance(instanceId);
       if (unsafeParts(range.table, range.index, range.equals ?? '', range.prefix ?? '', range.contains ?? '', range.suffix ?? '')) return 0;
       const { text, params } = countQuery(instanceId, range);
-      const [row] = await sql.unsafe<{ n: string }[]>(text, params, { prepare: true });
+      const [row] = await sql.unsafe<{ n: string }[]>(text, params, { prepare: prepared(text) });
       return Number(row?.n ?? 0);
     },
     async rowCounts(instanceId, table) {

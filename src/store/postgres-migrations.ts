@@ -16,6 +16,33 @@ export interface Migration {
 /** Identifiers sort as UTF-8 bytes (COLLATE "C") so scans match LMDB's key order. */
 const ID = 'text COLLATE "C" NOT NULL';
 
+/**
+ * The optional trigram index (GIN, pg_trgm) on `index_entries.term` that serves the LIKE
+ * patterns of CONTAINS / ENDS_WITH filters. pg_trgm is used wherever it is installed; when it is
+ * not, it is created in `public` (a trusted extension since PostgreSQL 13: the database owner
+ * may), never in the store's schema, whose DROP … CASCADE would take other schemas' indexes
+ * with it. When it cannot be created (not shipped, no privilege, no `public`) the error is
+ * swallowed in a subtransaction and the store works without the index (the same matches, from
+ * a scan of the index's own entries). Idempotent; run after the versioned migrations.
+ */
+export const TRIGRAM_INDEX = `DO $tessera$
+  DECLARE ext text;
+  BEGIN
+    SELECT extnamespace::regnamespace::text INTO ext FROM pg_extension WHERE extname = 'pg_trgm';
+    IF ext IS NULL THEN
+      BEGIN
+        CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public;
+        SELECT extnamespace::regnamespace::text INTO ext FROM pg_extension WHERE extname = 'pg_trgm';
+      EXCEPTION WHEN OTHERS THEN
+        ext := NULL;
+      END;
+    END IF;
+    IF ext IS NOT NULL AND to_regclass('index_entries_term_trgm') IS NULL THEN
+      EXECUTE format('CREATE INDEX index_entries_term_trgm ON index_entries USING gin (term %s.gin_trgm_ops)', ext);
+    END IF;
+  END
+$tessera$`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -131,7 +158,15 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX rate_limit_counts_expiry ON rate_limit_counts (expires_at);
     `,
   },
+  {
+    version: 4,
+    name: 'trigram index of index terms',
+    // CONTAINS / ENDS_WITH filters (LIKE on index_entries.term, postgres-indexes.ts); also run
+    // by every later migrate, so a pg_trgm installed afterwards gets used.
+    sql: TRIGRAM_INDEX,
+  },
 ];
+
 
 /** Schema names the store accepts (quoted anyway; this keeps them boring). */
 export const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
@@ -145,6 +180,8 @@ export interface MigrationResult {
   readonly applied: readonly number[];
   /** Highest version present afterwards. */
   readonly version: number;
+  /** Whether the trigram index of CONTAINS / ENDS_WITH filters exists (TRIGRAM_INDEX). */
+  readonly trigramIndex: boolean;
 }
 
 /**
@@ -156,7 +193,11 @@ export async function runMigrations(sql: Sql, options: { schema?: string; logger
   if (schema !== undefined && !SCHEMA_NAME.test(schema)) throw new Error(`invalid PostgreSQL schema name "${schema}"`);
   return sql.begin(async (tx) => {
     await tx.unsafe('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`tessera.migrate:${schema ?? ''}`]);
-    if (schema !== undefined) await tx.unsafe(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
+    // Created only when missing: CREATE SCHEMA IF NOT EXISTS needs CREATE on the database even
+    // when the schema exists, which a role given only its own schema does not have.
+    if (schema !== undefined && (await tx.unsafe('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema])).length === 0) {
+      await tx.unsafe(`CREATE SCHEMA ${quoteIdent(schema)}`);
+    }
     await tx.unsafe(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
     const rows = await tx.unsafe<{ version: number }[]>('SELECT version FROM schema_migrations ORDER BY version');
@@ -174,6 +215,11 @@ export async function runMigrations(sql: Sql, options: { schema?: string; logger
       applied.push(migration.version);
       logger?.info({ version: migration.version, name: migration.name }, 'postgres migration applied');
     }
-    return { applied, version: Math.max(newest, ...applied) };
+    await tx.unsafe(TRIGRAM_INDEX);
+    const [trigram] = await tx.unsafe<{ present: boolean }[]>("SELECT to_regclass('index_entries_term_trgm') IS NOT NULL AS present");
+    if (trigram?.present !== true) {
+      logger?.warn({}, 'postgres: pg_trgm is not available, CONTAINS / ENDS_WITH search filters scan the index entries (docs/operations/postgres.md)');
+    }
+    return { applied, version: Math.max(newest, ...applied), trigramIndex: trigram?.present === true };
   });
 }

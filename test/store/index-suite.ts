@@ -118,6 +118,36 @@ export function describeIndexSuite(name: string, open: OpenStore): void {
       expect(await store.countIndex(A, { table: 'things', index: 'name_ci', prefix: 'al', suffix: 'ne' })).toBe(1);
     });
 
+    it('takes %, _ and \\ in prefixes, contains and suffixes literally (long and short patterns)', async () => {
+      await writeThings(store, A, [
+        thing('m1', '50%_off\\sale', 'o1', 50),
+        thing('m2', '50xyoff/sale', 'o1', 51),
+        thing('m3', '50%Aoff\\sale', 'o1', 52),
+        thing('m4', 'a_b', 'o1', 53),
+        thing('m5', 'axb', 'o1', 54),
+        thing('m6', 'pre\u{10FFFF}x', 'o1', 55),
+        thing('m7', 'prf', 'o1', 56),
+      ]);
+      const walk = async (range: { prefix?: string; contains?: string; suffix?: string }) => ids(await store.readIndex(A, { table: 'things', index: 'name', ...range, limit: 20 }));
+      // Controls: each pattern's plain characters do match the rows they should.
+      expect(await walk({ contains: 'off' })).toEqual(['m3', 'm1', 'm2']);
+      expect(await walk({ suffix: 'b' })).toEqual(['m4', 'm5']);
+      // The metacharacters match themselves only (LIKE would take % and _ as wildcards).
+      expect(await walk({ contains: '%_off\\' })).toEqual(['m1']);
+      expect(await walk({ contains: '%_' })).toEqual(['m1']);
+      expect(await walk({ contains: '_' })).toEqual(['m1', 'm4']);
+      expect(await walk({ contains: 'f\\s' })).toEqual(['m3', 'm1']);
+      expect(await walk({ suffix: '_b' })).toEqual(['m4']);
+      expect(await walk({ suffix: '\\sale' })).toEqual(['m3', 'm1']);
+      expect(await walk({ prefix: '50%_' })).toEqual(['m1']);
+      expect(await walk({ prefix: 'a_' })).toEqual(['m4']);
+      expect(await walk({ prefix: '50%', contains: '_off', suffix: 'sale' })).toEqual(['m1']);
+      expect(await store.countIndex(A, { table: 'things', index: 'name', contains: '%_off' })).toBe(1);
+      // A prefix ending in the highest code point, and the prefix before it: exact bounds.
+      expect(await walk({ prefix: 'pre\u{10FFFF}' })).toEqual(['m6']);
+      expect(await walk({ prefix: 'pr' })).toEqual(['m6', 'm7']);
+    });
+
     it('counts a range and keeps row counts per scope without reading rows', async () => {
       expect(await store.countIndex(A, { table: 'things', index: 'name_ci', equals: 'beta' })).toBe(2);
       expect(await store.countIndex(A, { table: 'things', index: 'name_ci', prefix: 'al' })).toBe(2);

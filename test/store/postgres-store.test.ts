@@ -5,16 +5,17 @@
  * reopen durability, injected expiry clock and batched sweeps. Skipped, with the reason, when
  * TESSERA_TEST_DATABASE_URL is unset or the server does not answer.
  */
+import { createHash, randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createManualClock, type IndexWalk, type StoreAdapter } from '../../actors/index.js';
 import { MIGRATIONS } from '../../src/store/postgres-migrations.js';
-import { countQuery, IQ, pageQuery, walkQuery, walkWithSummariesQuery } from '../../src/store/postgres-indexes.js';
+import { countQuery, createPgIndexReads, IQ, pageQuery, walkQuery, walkWithSummariesQuery } from '../../src/store/postgres-indexes.js';
 import { Q } from '../../src/store/postgres-queries.js';
 import { migratePostgres, openPostgresStore, type PostgresStoreOptions } from '../../src/store/postgres-store.js';
 import { describeIfMet, meet, POSTGRES } from '../requirements.js';
 import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from './postgres-test-db.js';
-import { describeIndexSuite, TEST_CATALOG, thing } from './index-suite.js';
+import { describeIndexSuite, TEST_CATALOG, thing, writeThings } from './index-suite.js';
 import { append, describeStoreSuite, event, expect0 } from './store-suite.js';
 
 const postgresVerdict = await meet(POSTGRES);
@@ -75,6 +76,83 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
     expect(rows.map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
   });
 
+  it('adds the trigram index to a schema of version 3 on upgrade; CONTAINS / ENDS_WITH answer the same before and after', async () => {
+    const schema = freshSchemaName();
+    schemas.push(schema);
+    const sql = postgres(url, { max: 1, onnotice: () => undefined, connection: { search_path: schema } });
+    try {
+      // Today's format: migrations 1-3 as main applies them.
+      await sql.unsafe(`CREATE SCHEMA "${schema}"`);
+      await sql.unsafe('CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
+      for (const m of MIGRATIONS.filter((m) => m.version <= 3)) {
+        await sql.unsafe(m.sql);
+        await sql.unsafe('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
+      }
+      await sql.unsafe(`INSERT INTO index_entries VALUES ('inst-a', 'orgs', 'name', 'alpha%_beta', 'r1', 'o1'), ('inst-a', 'orgs', 'name', 'alphaxybeta', 'r2', 'o1'),
+        ('inst-a', 'orgs', 'name', 'gamma', 'r3', 'o1')`);
+      const trigramIndex = async () => (await sql.unsafe("SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = 'index_entries_term_trgm'", [schema])).map((r) => String(r.indexdef));
+      const reads = createPgIndexReads(sql);
+      const answers = async () => ({
+        contains: (await reads.readIndex('inst-a', { table: 'orgs', index: 'name', contains: 'pha%_b', limit: 10 })).map((e) => e.id),
+        containsPlain: (await reads.readIndex('inst-a', { table: 'orgs', index: 'name', contains: 'pha', limit: 10 })).map((e) => e.id),
+        suffix: (await reads.readIndex('inst-a', { table: 'orgs', index: 'name', suffix: '_beta', limit: 10 })).map((e) => e.id),
+        count: await reads.countIndex('inst-a', { table: 'orgs', index: 'name', contains: 'amm' }),
+      });
+      const expected = { contains: ['r1'], containsPlain: ['r1', 'r2'], suffix: ['r1'], count: 1 };
+      expect(await trigramIndex()).toEqual([]);
+      expect(await answers()).toEqual(expected);
+      const upgraded = await migratePostgres({ url, schema });
+      expect({ applied: upgraded.applied, trigramIndex: upgraded.trigramIndex }).toEqual({ applied: [4], trigramIndex: true });
+      expect(await trigramIndex()).toEqual([expect.stringMatching(/USING gin \(term [a-z_]+\.gin_trgm_ops\)/)]);
+      expect(await answers()).toEqual(expected);
+      const again = await migratePostgres({ url, schema });
+      expect({ applied: again.applied, trigramIndex: again.trigramIndex }).toEqual({ applied: [], trigramIndex: true });
+    } finally {
+      await sql.end({ timeout: 5 });
+    }
+  });
+
+  it('works without pg_trgm when the role may not create it, and uses it once the owner has', { timeout: 60_000 }, async () => {
+    const suffix = randomBytes(5).toString('hex');
+    const database = `tessera_notrgm_${suffix}`;
+    const role = `tessera_plain_${suffix}`;
+    const schema = 'tessera';
+    const at = (user: string) => {
+      const u = new URL(url);
+      u.username = user;
+      u.pathname = `/${database}`;
+      return u.toString();
+    };
+    await admin.unsafe(`CREATE ROLE ${role} LOGIN`);
+    await admin.unsafe(`CREATE DATABASE ${database}`);
+    try {
+      const owner = postgres(at(new URL(url).username || 'postgres'), { max: 1, onnotice: () => undefined });
+      try {
+        // The role owns its schema but has no CREATE on the database: CREATE EXTENSION is refused.
+        await owner.unsafe(`CREATE SCHEMA ${schema} AUTHORIZATION ${role}`);
+        const first = await migratePostgres({ url: at(role), schema });
+        expect({ version: first.version, trigramIndex: first.trigramIndex }).toEqual({ version: MIGRATIONS[MIGRATIONS.length - 1]!.version, trigramIndex: false });
+        expect(await owner.unsafe("SELECT extname FROM pg_extension WHERE extname = 'pg_trgm'")).toEqual([]);
+        const store = await openPostgresStore({ url: at(role), schema, maxConnections: 2, catalog: TEST_CATALOG });
+        try {
+          await writeThings(store, 'inst-a', [thing('t1', 'alpha%_beta', 'o1', 1), thing('t2', 'alphaxybeta', 'o1', 2)]);
+          expect((await store.readIndex('inst-a', { table: 'things', index: 'name', contains: 'pha%_b', limit: 10 })).map((e) => e.id)).toEqual(['t1']);
+          expect((await store.readIndex('inst-a', { table: 'things', index: 'name', contains: 'pha', limit: 10 })).map((e) => e.id)).toEqual(['t1', 't2']);
+        } finally {
+          await store.close();
+        }
+        // The owner may: the next migrate creates the extension and the index.
+        const later = await migratePostgres({ url: at(new URL(url).username || 'postgres'), schema });
+        expect({ applied: later.applied, trigramIndex: later.trigramIndex }).toEqual({ applied: [], trigramIndex: true });
+      } finally {
+        await owner.end({ timeout: 5 });
+      }
+    } finally {
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      await admin.unsafe(`DROP ROLE IF EXISTS ${role}`);
+    }
+  });
+
   it('answers every hot query from an index, never a sequential scan', { timeout: 60_000 }, async () => {
     const { schema, store } = await fresh();
     // Seeded in appends of 250 streams: one append of all 1,500 can pass the store's 8 s call
@@ -99,6 +177,9 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
     await admin.unsafe(`INSERT INTO "${schema}".instance_positions SELECT 'inst-' || g, g, g FROM generate_series(1, 3000) g`);
     await admin.unsafe(`INSERT INTO "${schema}".index_entries SELECT i, 'orgs', x, 'n' || lpad(g::text, 5, '0'), 'r' || g, 'o' || (g % 7)
       FROM generate_series(1, 3000) g, unnest(ARRAY['inst-a', 'inst-b']) i, unnest(ARRAY['name', 'created']) x`);
+    // A text index of 30,000 names (md5 words: varied trigrams, as names and emails have).
+    await admin.unsafe(`INSERT INTO "${schema}".index_entries SELECT 'inst-a', 'orgs', 'text', 'w' || md5(g::text) || ' xyz', 't' || g, 'o1'
+      FROM generate_series(1, 30000) g`);
     await admin.unsafe(`INSERT INTO "${schema}".row_summaries SELECT i, 'r' || g, 'orgs', 'o' || (g % 7), '\\x00'::bytea
       FROM generate_series(1, 3000) g, unnest(ARRAY['inst-a', 'inst-b']) i`);
     await admin.unsafe(`INSERT INTO "${schema}".row_counts SELECT i, 't' || g, 'o1', g FROM generate_series(1, 3000) g, unnest(ARRAY['inst-a', 'inst-b']) i`);
@@ -144,6 +225,38 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
         // The row / summary of each entry is a primary-key lookup by the entry's id, never a join filter.
         if (name.startsWith('search page') || name.startsWith('search walk with')) expect(plan, name).toMatch(/Index Cond: \(.*id = e\.id/);
       }
+      const explain = async ([query, params]: [string, (string | number)[]]) => (await sql.unsafe(`EXPLAIN ${query}`, params)).map((r) => String(r['QUERY PLAN'])).join('\n');
+      // A prefix (STARTS_WITH, with or without case: the `_ci` index) is a range of the primary
+      // key, both bounds in the Index Cond; control: one term is an equality there.
+      const prefixPlan = await explain(walk({ limit: 10, prefix: 'n001' }));
+      expect(prefixPlan).toMatch(/Index Only Scan using index_entries_pkey[\s\S]*Index Cond: \(.*term >= 'n001'::text\) AND \(term < 'n002'::text\)/);
+      expect(prefixPlan).not.toMatch(/Filter:/);
+      expect(await explain(walk({ limit: 10, equals: 'n00042' }))).toMatch(/Index Cond: \(.*term = 'n00042'::text\)/);
+      // CONTAINS / ENDS_WITH with a trigram in the pattern: the trigram index (pg_trgm is there in
+      // the test database, migration 4), in the walk and in the walk with summaries.
+      const md5 = createHash('md5').update('777').digest('hex');
+      const word = md5.slice(3, 12);
+      const text = (range: Partial<IndexWalk>): IndexWalk => ({ table: 'orgs', index: 'text', limit: 2000, ...range });
+      for (const [name, range] of [
+        ['contains', { contains: word }],
+        ['ends with', { suffix: `${md5.slice(-6)} xyz` }],
+        ['contains, metacharacters escaped', { contains: `${word}%_\\` }],
+      ] as const) {
+        const plain = walkQuery('inst-a', text(range));
+        expect(await explain([plain.text, plain.params]), name).toMatch(/Bitmap Index Scan on index_entries_term_trgm/);
+        const summaries = walkWithSummariesQuery('inst-a', text(range));
+        expect(await explain([summaries.text, summaries.params]), name).toMatch(/Bitmap Index Scan on index_entries_term_trgm/);
+      }
+      // Controls: a pattern without three letters or digits in a row has no trigram, and one
+      // matching every entry walks the primary key in order (the planner sees the pattern).
+      const short = walkQuery('inst-a', text({ contains: '7a' }));
+      const shortPlan = await explain([short.text, short.params]);
+      expect(shortPlan).not.toMatch(/index_entries_term_trgm/);
+      expect(shortPlan).toMatch(/Index Only Scan using index_entries_pkey[\s\S]*Filter: \(strpos/);
+      const everyEntry = walkQuery('inst-a', text({ limit: 10, contains: 'xyz' }));
+      const everyPlan = await explain([everyEntry.text, everyEntry.params]);
+      expect(everyPlan).not.toMatch(/index_entries_term_trgm/);
+      expect(everyPlan).toMatch(/Index Only Scan using index_entries_pkey[\s\S]*Filter: \(term ~~ '%xyz%'/);
     } finally {
       await sql.end({ timeout: 5 });
     }
