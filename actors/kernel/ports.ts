@@ -274,6 +274,12 @@ export interface IndexWalk extends IndexRange {
   /** Entries to skip first (after `after`). */
   readonly offset?: number;
   readonly limit: number;
+  /**
+   * readIndexWithSummaries only: the first `rows` entries of the walk come with their row
+   * (`SummarizedEntry.row`), read in the same round trip. For tables whose rows are stored under
+   * their own name (not sub-rows).
+   */
+  readonly rows?: number;
 }
 
 export interface IndexCursor {
@@ -316,6 +322,8 @@ export interface IndexReads {
 
 export interface SummarizedEntry extends IndexEntry {
   readonly summary: RowSummary | undefined;
+  /** The row, for the first `IndexWalk.rows` entries (present, and undefined when the row is gone). */
+  readonly row?: unknown;
 }
 
 export interface IndexPage {

@@ -94,16 +94,27 @@ export function walkQuery(instanceId: string, walk: IndexWalk): { text: string; 
   return { text, params: all };
 }
 
-/** A walk with each entry's summary (exported for the EXPLAIN test). */
+/**
+ * A walk with each entry's summary and, for the first `walk.rows` entries, its row (exported for
+ * the EXPLAIN test): a search's candidates and, when they are few, the page's rows in one round trip.
+ */
 export function walkWithSummariesQuery(instanceId: string, walk: IndexWalk): { text: string; params: (string | number)[] } {
   const inner = walkQuery(instanceId, walk);
   const dir = walk.reverse === true ? ' DESC' : '';
+  const rows = Math.max(0, Math.floor(walk.rows ?? 0));
   // A subquery per entry, not a join: it is always a primary-key lookup, whatever the planner's
   // statistics say (a join planned on a never-analyzed table scanned every row of the table per entry).
+  const summary = '(SELECT s.terms FROM row_summaries s WHERE s.instance_id = $1 AND s.id = e.id AND s.table_name = $2) AS terms';
+  if (rows === 0) {
+    return { text: `SELECT e.term, e.id, e.scope, ${summary} FROM (${inner.text}) e ORDER BY e.term${dir}, e.id${dir}`, params: inner.params };
+  }
+  const params = [...inner.params, rows];
+  // `n`: the entry's place in the walk (the inner query's order); rows only for the first ones.
   return {
-    text: `SELECT e.term, e.id, e.scope, (SELECT s.terms FROM row_summaries s WHERE s.instance_id = $1 AND s.id = e.id AND s.table_name = $2) AS terms
-      FROM (${inner.text}) e ORDER BY e.term${dir}, e.id${dir}`,
-    params: inner.params,
+    text: `SELECT e.term, e.id, e.scope, ${summary},
+        CASE WHEN e.n <= $${params.length} THEN (SELECT r.value FROM records r WHERE r.instance_id = $1 AND r.table_name = $2 AND r.id = e.id) END AS value, e.n <= $${params.length} AS with_row
+      FROM (SELECT w.term, w.id, w.scope, row_number() OVER () AS n FROM (${inner.text}) w) e ORDER BY e.term${dir}, e.id${dir}`,
+    params,
   };
 }
 
@@ -169,8 +180,13 @@ export function createPgIndexReads(sql: Sql): IndexReads {
       checkInstance(instanceId);
       if (!(walk.limit > 0) || unsafeWalk(walk)) return [];
       const { text, params } = walkWithSummariesQuery(instanceId, walk);
-      const rows = await sql.unsafe<{ term: string; id: string; scope: string; terms: Buffer | null }[]>(text, params, { prepare: prepared(text) });
-      return rows.map((r) => ({ term: r.term, id: r.id, scope: r.scope, summary: r.terms === null ? undefined : { scope: r.scope, terms: decodeValue(r.terms) as string[][] } }));
+      const rows = await sql.unsafe<{ term: string; id: string; scope: string; terms: Buffer | null; value?: Buffer | null; with_row?: boolean }[]>(text, params, {
+        prepare: prepared(text),
+      });
+      return rows.map((r) => {
+        const entry = { term: r.term, id: r.id, scope: r.scope, summary: r.terms === null ? undefined : { scope: r.scope, terms: decodeValue(r.terms) as string[][] } };
+        return r.with_row === true ? { ...entry, row: r.value === null || r.value === undefined ? undefined : decodeValue(r.value) } : entry;
+      });
     },
     async readIndexPage(instanceId, walk) {
       checkInstance(instanceId);

@@ -177,6 +177,20 @@ export function describeIndexSuite(name: string, open: OpenStore): void {
           { term: 'beta', id: 't4', scope: 'o2', summary: (await store.readSummaries(A, 'things', ['t4']))[0] },
         ]);
         expect(walked[1]!.summary).toEqual({ scope: 'o2', terms: [['beta'], ['beta'], ['0000000000000040'], ['y']] });
+        // With the rows of the first entries of the walk (reversed here): as getRecords reads them;
+        // the rest without (control), and no row for an entry without one.
+        const [t4, t1] = await store.getRecords(A, 'things', ['t4', 't1']);
+        const withRows = await store.readIndexWithSummaries!(A, { table: 'things', index: 'name_ci', equals: 'beta', reverse: true, limit: 10, rows: 1 });
+        expect(withRows.map((e) => [e.id, 'row' in e, e.row])).toEqual([
+          ['t4', true, t4],
+          ['t1', false, undefined],
+        ]);
+        const all = await store.readIndexWithSummaries!(A, { table: 'things', index: 'name_ci', prefix: 'b', limit: 10, rows: 5 });
+        expect(all.map((e) => [e.id, e.row])).toEqual([
+          ['t1', t1],
+          ['t4', t4],
+        ]);
+        expect(all.map((e) => e.summary)).toEqual(walked.map((e) => e.summary));
       }
       expect(store.kind === 'postgres' ? [page !== undefined, walked !== undefined] : [true, true]).toEqual([true, true]);
     });

@@ -214,6 +214,10 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
       ['records by ids', IQ.getRecords, ['inst-a', 'orgs', ['r1', 'r2'] as never]],
       ['search page with rows and count', pageQuery('inst-a', { table: 'orgs', index: 'name', limit: 10 }).text, pageQuery('inst-a', { table: 'orgs', index: 'name', limit: 10 }).params],
       ['search walk with summaries', walkWithSummariesQuery('inst-a', { table: 'orgs', index: 'name', equals: 'n00042', limit: 2000 }).text, walkWithSummariesQuery('inst-a', { table: 'orgs', index: 'name', equals: 'n00042', limit: 2000 }).params],
+      ['search walk with summaries and the first rows', ...(() => {
+        const q = walkWithSummariesQuery('inst-a', { table: 'orgs', index: 'name', prefix: 'n001', limit: 2000, rows: 10 });
+        return [q.text, q.params] as [string, (string | number)[]];
+      })()],
     ];
     const sql = postgres(url, { max: 1, onnotice: () => undefined, connection: { search_path: schema } });
     try {
@@ -224,6 +228,7 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
         expect(plan, name).toMatch(/Index (Only )?Scan/);
         // The row / summary of each entry is a primary-key lookup by the entry's id, never a join filter.
         if (name.startsWith('search page') || name.startsWith('search walk with')) expect(plan, name).toMatch(/Index Cond: \(.*id = e\.id/);
+        if (name.endsWith('the first rows')) expect(plan, name).toMatch(/Index Scan using records_pkey[\s\S]*Index Cond: \(.*id = e\.id/);
       }
       const explain = async ([query, params]: [string, (string | number)[]]) => (await sql.unsafe(`EXPLAIN ${query}`, params)).map((r) => String(r['QUERY PLAN'])).join('\n');
       // A prefix (STARTS_WITH, with or without case: the `_ci` index) is a range of the primary

@@ -56,6 +56,12 @@ export interface SearchResult<R> {
 
 /** Entries per index read while collecting candidates. */
 const PAGE = 2000;
+/**
+ * Rows read with the candidates' first walk page (stores with readIndexWithSummaries) when the
+ * page ends within this many entries: a search matching up to `offset + limit` rows then reads
+ * its page's rows in the same round trip; more candidates cost at most this many extra rows.
+ */
+const INLINE_ROWS = 100;
 
 export async function executeSearch<R>(reads: IndexReads, plan: SearchPlan<R>): Promise<SearchResult<R>> {
   if (plan.conditions.includes('none')) return { rows: [], total: 0 };
@@ -119,7 +125,8 @@ async function searchCandidates<R>(reads: IndexReads, plan: SearchPlan<R>, condi
   };
   const sortAt = position(plan.sort);
   const [source, ...rest] = [...conditions].sort((a, b) => cost(a) - cost(b));
-  let candidates = source === undefined ? await allRows(reads, instanceId, table, plan.sort) : await fromSource(reads, instanceId, table, source, plan.sort);
+  const inline = table.source === undefined && query.offset + query.limit <= INLINE_ROWS ? query.offset + query.limit : 0;
+  let candidates = source === undefined ? await allRows(reads, instanceId, table, plan.sort) : await fromSource(reads, instanceId, table, source, plan.sort, inline);
   const needSummaries = rest.length > 0 || candidates.some((c) => c.sortTerm === undefined);
   if (needSummaries) {
     const unread = candidates.filter((c) => c.summary === undefined);
@@ -147,9 +154,11 @@ async function searchCandidates<R>(reads: IndexReads, plan: SearchPlan<R>, condi
     const kept: Candidate[] = [];
     for (let i = 0; i < candidates.length; i += PAGE) {
       const slice = candidates.slice(i, i + PAGE);
-      const rows = await readRows(reads, instanceId, table, slice.map((c) => c.id));
-      for (const [j, c] of slice.entries()) {
-        const row = rows[j];
+      const unread = slice.filter((c) => c.row === undefined);
+      const read = unread.length === 0 ? [] : await readRows(reads, instanceId, table, unread.map((c) => c.id));
+      const byId = new Map(unread.map((c, j) => [c.id, read[j]]));
+      for (const c of slice) {
+        const row = c.row ?? byId.get(c.id);
         if (row !== undefined && (await plan.rowCheck(row as R))) kept.push({ ...c, row });
       }
     }
@@ -200,8 +209,8 @@ async function allRows(reads: IndexReads, instanceId: string, table: TableIndexe
   return out;
 }
 
-/** The source condition's candidates, each id once. */
-async function fromSource(reads: IndexReads, instanceId: string, table: TableIndexes, source: Narrowing, sort: string): Promise<Candidate[]> {
+/** The source condition's candidates, each id once; the first `inline` with their rows when the store reads them along. */
+async function fromSource(reads: IndexReads, instanceId: string, table: TableIndexes, source: Narrowing, sort: string, inline: number): Promise<Candidate[]> {
   if ('ids' in source) {
     const ids = [...new Set(source.ids)];
     const out: Candidate[] = [];
@@ -222,11 +231,17 @@ async function fromSource(reads: IndexReads, instanceId: string, table: TableInd
   // conditions): read with the entries when the store can (one round trip per page).
   const withSummaries = source.index !== sort && reads.readIndexWithSummaries !== undefined;
   for (const range of ranges) {
-    for await (const e of walk(reads, instanceId, range, withSummaries)) {
+    for await (const e of walk(reads, instanceId, { ...range, ...(withSummaries && inline > 0 ? { rows: inline } : {}) }, withSummaries)) {
       if (byId.has(e.id) || (test !== undefined && !(await test(e.term, e.scope)))) continue;
-      const summary = (e as Partial<SummarizedEntry>).summary;
+      const { summary, row } = e as Partial<SummarizedEntry>;
       if (withSummaries && summary === undefined) continue; // the row is gone
-      byId.set(e.id, { id: e.id, scope: e.scope, ...(source.index === sort ? { sortTerm: e.term } : {}), ...(summary === undefined ? {} : { summary }) });
+      byId.set(e.id, {
+        id: e.id,
+        scope: e.scope,
+        ...(source.index === sort ? { sortTerm: e.term } : {}),
+        ...(summary === undefined ? {} : { summary }),
+        ...(row === undefined ? {} : { row }),
+      });
     }
   }
   return [...byId.values()];
@@ -255,10 +270,12 @@ async function matchesAll(c: Candidate, conditions: readonly Narrowing[], positi
 }
 
 /** An index range entry by entry, read in pages (keyset), in walk order; with summaries when asked and the store can. */
-async function* walk(reads: IndexReads, instanceId: string, range: IndexRange & { readonly reverse?: boolean }, summaries = false): AsyncGenerator<IndexEntry | SummarizedEntry> {
+async function* walk(reads: IndexReads, instanceId: string, range: IndexRange & { readonly reverse?: boolean; readonly rows?: number }, summaries = false): AsyncGenerator<IndexEntry | SummarizedEntry> {
   let after: IndexEntry | undefined;
   for (;;) {
-    const next = { ...range, limit: PAGE, ...(after === undefined ? {} : { after: { term: after.term, id: after.id } }) };
+    // Rows (IndexWalk.rows) are asked with the first page only.
+    const { rows, ...bounds } = range;
+    const next = { ...bounds, limit: PAGE, ...(after === undefined ? (rows === undefined ? {} : { rows }) : { after: { term: after.term, id: after.id } }) };
     const page = summaries && reads.readIndexWithSummaries !== undefined ? await reads.readIndexWithSummaries(instanceId, next) : await reads.readIndex(instanceId, next);
     yield* page;
     if (page.length < PAGE) return;
