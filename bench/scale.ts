@@ -10,12 +10,14 @@
  * (tessera_store_statements): GET organization, organization searches (limit 10: no filter by name and
  * by creation date, name EQUALS / STARTS_WITH / CONTAINS), user searches (email EQUALS, login
  * name EQUALS, first page by creation date), a session by login name (the login UI's user
- * lookup) before and after the users exist, and the node's RSS. With SCALE_BASELINE_MAIN (the
+ * lookup) before and after the users exist, and the node's RSS. On PostgreSQL each seeding phase
+ * ends with an ANALYZE of the node's schema (SCALE_ANALYZE=0: not). With SCALE_BASELINE_MAIN (the
  * main.js of another build, e.g. a `git worktree` of main), the same write throughput is
  * measured on that build in the same run, alternating with this build for SCALE_WRITE_ROUNDS
  * rounds, for the ratio of medians. SCALE_WRITE_ONLY=1 stops after the writes.
  */
 import { readFileSync } from 'node:fs';
+import postgres from 'postgres';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Cleanup, describeError } from './processes.js';
@@ -202,6 +204,8 @@ function rssMiB(pid: number): number {
 interface Measured {
   readonly store: Store;
   readonly node: TesseraNode;
+  /** PostgreSQL: the node's schema (ANALYZEd after seeding). */
+  readonly schema?: string;
   readonly rows: Row[];
   readonly notes: string[];
 }
@@ -222,8 +226,10 @@ async function main(): Promise<void> {
     for (const store of STORES) await writePhase(store, writeNotes.get(store)!);
     if (!WRITE_ONLY) {
       for (const store of STORES) {
-        const node = await startTessera({ main: MAIN, cpu: undefined, cleanup, defaults: { TESSERA_SIGNING_ALGORITHM: 'ES256', ...storeEnv(store) } });
-        measured.push({ store, node, rows: [], notes: writeNotes.get(store)! });
+        const storeDefaults = storeEnv(store);
+        const node = await startTessera({ main: MAIN, cpu: undefined, cleanup, defaults: { TESSERA_SIGNING_ALGORITHM: 'ES256', ...storeDefaults } });
+        const schema = storeDefaults.TESSERA_DATABASE_SCHEMA;
+        measured.push({ store, node, rows: [], notes: writeNotes.get(store)!, ...(schema === undefined ? {} : { schema }) });
       }
       await readPhase(measured);
     } else {
@@ -254,6 +260,24 @@ async function main(): Promise<void> {
   }
 }
 
+/**
+ * PostgreSQL: ANALYZE the node's schema after a seeding phase, as autovacuum does on its own
+ * on a production server (the shared test server runs with autovacuum off): without
+ * statistics the planner takes every index range for one row and never picks the trigram
+ * index (docs/operations/postgres.md). SCALE_ANALYZE=0 leaves the statistics alone.
+ */
+async function analyze(m: Measured): Promise<void> {
+  if (m.schema === undefined || env.SCALE_ANALYZE === '0') return;
+  const sql = postgres(env.SCALE_DATABASE_URL!, { max: 1, onnotice: () => undefined, connection: { search_path: `"${m.schema}"` } });
+  try {
+    const t0 = performance.now();
+    await sql.unsafe('ANALYZE index_entries, row_summaries, records, row_counts, unique_claims');
+    m.notes.push(`ANALYZE after seeding: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
 /** Seeds every node, then measures each latency row on all of them back to back. */
 async function readPhase(nodes: Measured[]): Promise<void> {
   for (const m of nodes) await call(m.node, 'POST', '/resources/v3alpha/users', userBody(-1));
@@ -263,6 +287,7 @@ async function readPhase(nodes: Measured[]): Promise<void> {
     const t0 = performance.now();
     const orgRate = await load(0, ORGS, (i) => call(m.node, 'POST', '/resources/v3alpha/organizations', { name: orgName(i) }), `${m.store} organizations`);
     m.notes.push(`seeded ${ORGS} organizations through the API in ${((performance.now() - t0) / 1000).toFixed(0)} s (${orgRate.toFixed(0)}/s)`);
+    await analyze(m);
     const found = (await search(m.node, [{ name: { name: orgName(ORGS >> 1), method: 'TEXT_FILTER_METHOD_EQUALS' } }], 'query.limit=1')) as { result: { details: { id: string } }[] };
     middle.set(m.node, found.result[0]!.details.id);
   }
@@ -286,6 +311,7 @@ async function userPhase(nodes: Measured[]): Promise<void> {
     const t1 = performance.now();
     const userRate = await load(0, USERS, (i) => call(m.node, 'POST', '/resources/v3alpha/users', userBody(i)), `${m.store} users`);
     m.notes.push(`seeded ${USERS} users through the API in ${((performance.now() - t1) / 1000).toFixed(0)} s (${userRate.toFixed(0)}/s)`);
+    await analyze(m);
   }
   const users = (node: TesseraNode, filters: unknown[], qs = 'query.limit=10') => call(node, 'POST', `/resources/v3alpha/users/_search?${qs}`, filters);
   const pick = (i: number) => (i * 104_729) % USERS;
