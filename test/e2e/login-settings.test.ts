@@ -245,6 +245,26 @@ describe('export and import carry the organization’s own login policy (loginPo
     }
   });
 
+  it('reads the older format’s organization-level secondFactors / multiFactors into the login policy; the policy’s own list wins', async () => {
+    const doc = {
+      orgs: [
+        { orgId: 'older-factors', org: { name: 'Older Factors' }, secondFactors: [{ type: 'SECOND_FACTOR_TYPE_OTP' }, { type: 4 }], multiFactors: [{ type: 'MULTI_FACTOR_TYPE_U2F_WITH_VERIFICATION' }] },
+        { orgId: 'older-factors-own', org: { name: 'Older Factors Own' }, secondFactors: [{ type: 'SECOND_FACTOR_TYPE_OTP' }], loginPolicy: { secondFactors: ['SECOND_FACTOR_TYPE_U2F'] } },
+        { orgId: 'older-factors-bad', org: { name: 'Older Factors Bad' }, secondFactors: [{ type: 'SECOND_FACTOR_TYPE_SMOKE_SIGNAL' }] },
+        { orgId: 'older-factors-none', org: { name: 'Older Factors None' } },
+      ],
+    };
+    const response = await call('POST', '/admin/v1/import', { timeout: '1m', data_orgsv1: doc });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    expect(response.body.errors).toEqual([{ type: 'login_policy', id: 'older-factors-bad', code: 'import.value_invalid', message: expect.stringContaining('secondFactors[0]') }]);
+    const converted = await get('?ctx.orgId=older-factors');
+    expect(converted.details.owner).toEqual(orgOwner('older-factors'));
+    expect({ second: converted.settings.secondFactors, multi: converted.settings.multiFactors }).toEqual({ second: ['SECOND_FACTOR_TYPE_TOTP', 'SECOND_FACTOR_TYPE_OTP_SMS'], multi: ['MULTI_FACTOR_TYPE_PASSKEY'] });
+    expect((await get('?ctx.orgId=older-factors-own')).settings.secondFactors, 'loginPolicy’s own list wins').toEqual(['SECOND_FACTOR_TYPE_U2F']);
+    expect((await get('?ctx.orgId=older-factors-bad')).details.owner, 'a bad type fails the policy alone').toEqual(instanceOwner());
+    expect((await get('?ctx.orgId=older-factors-none')).details.owner, 'control: no factors, no policy — the organization inherits').toEqual(instanceOwner());
+  });
+
   it('carries the organization’s own maxOtpAttempts in lockoutPolicy', async () => {
     await call('PATCH', `/settings/v3alpha/users?ctx.orgId=${orgId}`, { maxOtpAttempts: 4 });
     expect((await exportOrg(orgId)).lockoutPolicy).toMatchObject({ maxOtpAttempts: '4' });

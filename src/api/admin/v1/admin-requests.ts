@@ -149,6 +149,9 @@ const documentSchema = z.object(
         lockoutPolicy: z.object({ maxPasswordAttempts: z.union([z.string(), z.number()]).optional(), maxOtpAttempts: z.union([z.string(), z.number()]).optional() }).optional(),
         // Checked item by item on import (login-policy-document.ts): a bad value fails the policy alone.
         loginPolicy: z.record(z.string(), z.unknown()).optional(),
+        // The older data_orgsv1 format's factors at organization level; the names are checked with the login policy.
+        secondFactors: list(z.object({ type: z.union([z.string(), z.number()]) })),
+        multiFactors: list(z.object({ type: z.union([z.string(), z.number()]) })),
         forgeIdps: list(
           z.object({
             idpId: id,

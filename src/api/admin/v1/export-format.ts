@@ -34,6 +34,9 @@ export interface DataOrg {
   lockoutPolicy?: { maxPasswordAttempts?: string | number; maxOtpAttempts?: string | number };
   /** The organization's own login policy (reference facts §6.1), only when it has one (login-policy-document.ts). */
   loginPolicy?: DataLoginPolicy;
+  /** The older `data_orgsv1` format's factors at organization level (reference facts §6.1): read on import into `loginPolicy`, never exported. */
+  secondFactors?: { type: string | number }[];
+  multiFactors?: { type: string | number }[];
   domains?: DataDomain[];
   /** Tessera extension: identity providers the organization defines (forge types; instance IDPs are excluded). */
   forgeIdps?: DataForgeIdp[];

@@ -83,7 +83,7 @@ export async function importOrgSettings(run: ImportRun, data: DataOrg): Promise<
     });
   }
 
-  const login = data.loginPolicy;
+  const login = loginPolicyOfDocument(data);
   if (login !== undefined) {
     const parsed = loginPolicyItem.safeParse(login);
     const same = async () => {
@@ -131,4 +131,17 @@ const textsItem = z.record(
 
 function sameList(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
   return (a ?? []).join(',') === (b ?? []).join(',') && (a === undefined) === (b === undefined);
+}
+
+/**
+ * The organization's login policy as the document gives it: `loginPolicy`, with the older
+ * `data_orgsv1` format's organization-level `secondFactors[] {type}` / `multiFactors[] {type}`
+ * moved into it (reference facts §6.1; a list `loginPolicy` names itself wins). Without any of
+ * them the organization keeps inheriting.
+ */
+function loginPolicyOfDocument(data: DataOrg): Record<string, unknown> | undefined {
+  const secondFactors = data.secondFactors?.map((f) => f.type);
+  const multiFactors = data.multiFactors?.map((f) => f.type);
+  if (data.loginPolicy === undefined && secondFactors === undefined && multiFactors === undefined) return undefined;
+  return { ...(secondFactors === undefined ? {} : { secondFactors }), ...(multiFactors === undefined ? {} : { multiFactors }), ...data.loginPolicy };
 }
