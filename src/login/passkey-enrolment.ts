@@ -31,7 +31,8 @@ import { createSecondFactorSession, parseSessionCookie, toSessionCookie } from '
 import type { LoginContext } from './login-context.js';
 import type { EnrollingUser, EnrolmentOption, EnrolmentPageFrame } from './mfa-enrolment.js';
 import { errorText, renderLoginPage } from './pages.js';
-import { PASSKEY_SCRIPT_PATH } from './passkey.js';
+import { relyingPartyOf } from './passkey.js';
+import { PASSKEY_SCRIPT_PATH } from './passkey-script.js';
 import { advance } from './steps.js';
 
 /** TTL store table of enrolment challenges (key: the auth request id). */
@@ -42,59 +43,6 @@ const MAX_CREDENTIAL = 32_768;
 interface PendingEnrolment extends RelyingParty {
   readonly challengeDigest: string;
   readonly userId: string;
-}
-
-/**
- * The browser side of the enrolment, appended to /ui/login/passkey.js (passkey.ts): for forms
- * with `data-passkey-create-options`, navigator.credentials.create and the answer (base64url
- * JSON, RegistrationResponseJSON) in the form's `credential` field; a refusal or cancel posts
- * `failed`, so the page shows the error with a new challenge.
- */
-export const PASSKEY_CREATE_SCRIPT = `(() => {
-  const toB64 = (buffer) => {
-    let text = '';
-    for (const byte of new Uint8Array(buffer)) text += String.fromCharCode(byte);
-    return btoa(text).replace(/\\+/g, '-').replace(/\\//g, '_').replace(/=+$/, '');
-  };
-  const toBytes = (b64) => Uint8Array.from(atob(b64.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0));
-  for (const form of document.querySelectorAll('form[data-passkey-create-options]')) {
-    form.addEventListener('submit', async (event) => {
-      event.preventDefault();
-      const options = JSON.parse(form.dataset.passkeyCreateOptions);
-      const field = form.querySelector('input[name=credential]');
-      try {
-        const credential = await navigator.credentials.create({
-          publicKey: {
-            ...options,
-            challenge: toBytes(options.challenge),
-            user: { ...options.user, id: toBytes(options.user.id) },
-            excludeCredentials: (options.excludeCredentials || []).map((c) => ({ ...c, id: toBytes(c.id) })),
-          },
-        });
-        const r = credential.response;
-        field.value = JSON.stringify({
-          id: credential.id,
-          rawId: toB64(credential.rawId),
-          type: credential.type,
-          clientExtensionResults: credential.getClientExtensionResults(),
-          response: {
-            clientDataJSON: toB64(r.clientDataJSON),
-            attestationObject: toB64(r.attestationObject),
-            ...(typeof r.getTransports === 'function' ? { transports: r.getTransports() } : {}),
-          },
-        });
-      } catch {
-        field.value = 'failed';
-      }
-      HTMLFormElement.prototype.submit.call(form);
-    });
-  }
-})();
-`;
-
-function relyingPartyOf(ctx: LoginContext): RelyingParty {
-  const url = new URL(ctx.stored.issuer);
-  return { rpId: url.hostname, origin: url.origin };
 }
 
 function parseCredential(text: string | undefined): RegistrationResponse | undefined {

@@ -38,7 +38,6 @@ import {
   type AuthenticationResponse,
   type RelyingParty,
 } from '../crypto/webauthn.js';
-import type { Route } from '../http/router.js';
 import type { HttpReply } from '../http/types.js';
 import type { MessageKey } from '../i18n/index.js';
 import type { FormParams } from '../oidc/shared/form.js';
@@ -50,10 +49,8 @@ import { enterSecondFactorAfterPasskey, hasAllowedCodeFactor } from './second-fa
 import { admitsOrg, loginOrgOf } from './login-org.js';
 import { errorText, renderLoginPage } from './pages.js';
 import { renderStep } from './render-step.js';
-import { PASSKEY_CREATE_SCRIPT } from './passkey-enrolment.js';
+import { PASSKEY_SCRIPT_PATH } from './passkey-script.js';
 import { advance } from './steps.js';
-
-export const PASSKEY_SCRIPT_PATH = '/ui/login/passkey.js';
 
 /** TTL store table of login challenges (key: the auth request id). */
 const LOGINS = 'passkey_logins';
@@ -66,71 +63,8 @@ interface PendingLogin extends RelyingParty {
   readonly userId?: string;
 }
 
-/**
- * The browser side, hand-written (not @simplewebauthn/browser's source): base64url to bytes and
- * back, navigator.credentials.get, and the answer in the form's `credential` field. A refusal or
- * cancel posts `failed`, so the page shows the error with a new challenge.
- */
-const SCRIPT = `'use strict';
-(() => {
-  const toB64 = (buffer) => {
-    let text = '';
-    for (const byte of new Uint8Array(buffer)) text += String.fromCharCode(byte);
-    return btoa(text).replace(/\\+/g, '-').replace(/\\//g, '_').replace(/=+$/, '');
-  };
-  const toBytes = (b64) => Uint8Array.from(atob(b64.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0));
-  for (const form of document.querySelectorAll('form[data-passkey-options]')) {
-    form.addEventListener('submit', async (event) => {
-      event.preventDefault();
-      const options = JSON.parse(form.dataset.passkeyOptions);
-      const field = form.querySelector('input[name=credential]');
-      try {
-        const credential = await navigator.credentials.get({
-          publicKey: {
-            ...options,
-            challenge: toBytes(options.challenge),
-            allowCredentials: (options.allowCredentials || []).map((c) => ({ ...c, id: toBytes(c.id) })),
-          },
-        });
-        const r = credential.response;
-        field.value = JSON.stringify({
-          id: credential.id,
-          rawId: toB64(credential.rawId),
-          type: credential.type,
-          clientExtensionResults: credential.getClientExtensionResults(),
-          response: {
-            clientDataJSON: toB64(r.clientDataJSON),
-            authenticatorData: toB64(r.authenticatorData),
-            signature: toB64(r.signature),
-            ...(r.userHandle ? { userHandle: toB64(r.userHandle) } : {}),
-          },
-        });
-      } catch {
-        field.value = 'failed';
-      }
-      // The button is named "submit", which shadows form.submit.
-      HTMLFormElement.prototype.submit.call(form);
-    });
-  }
-})();
-`;
-
-/** GET /ui/login/passkey.js: the script above (same origin as the login pages). */
-export function passkeyScriptRoute(): Route {
-  return {
-    method: 'GET',
-    pattern: PASSKEY_SCRIPT_PATH,
-    handler: () => ({
-      status: 200,
-      headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' },
-      // Signing in, and creating a passkey during the enrolment (passkey-enrolment.ts).
-      body: SCRIPT + PASSKEY_CREATE_SCRIPT,
-    }),
-  };
-}
-
 /** RP ID and origin of the login: the issuer the request came in under. */
-function relyingPartyOf(ctx: LoginContext): RelyingParty {
+export function relyingPartyOf(ctx: LoginContext): RelyingParty {
   const url = new URL(ctx.stored.issuer);
   return { rpId: url.hostname, origin: url.origin };
 }

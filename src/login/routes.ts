@@ -29,7 +29,8 @@ import { chooseEnrolment, submitEnrolment } from './mfa-enrolment.js';
 import { selectAccount, submitLoginName, submitPassword, useOtherAccount } from './steps.js';
 import { resendSecondFactorCode, selectSecondFactor, submitSecondFactor } from './second-factor.js';
 import { resendVerificationStep, submitVerificationStep } from './contact-verification.js';
-import { passkeyScriptRoute, requestPasskeyLogin, submitPasskey } from './passkey.js';
+import { requestPasskeyLogin, submitPasskey } from './passkey.js';
+import { passkeyScriptRoute } from './passkey-script.js';
 import { confirmProposedLink, createExternalAccount, linkOtherAccount } from './external/resolve.js';
 import { externalLoginRoutes, isRefusal, type ContextLoader } from './external/routes.js';
 
