@@ -1,7 +1,7 @@
 /**
  * A browser "device" with Chromium's virtual WebAuthn authenticator over CDP (ctap2, internal,
  * resident keys, user verification) and passkey enrolment through the users API — for suites
- * that sign in with passkeys (login-policy-factors-browser.test.ts).
+ * that sign in with passkeys (passkeys-browser.test.ts, login-policy-factors-browser.test.ts).
  */
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { expect } from 'vitest';
@@ -29,7 +29,7 @@ export async function newDevice(browser: TestBrowser, node: TestNode): Promise<D
 }
 
 /** navigator.credentials.create with the API's options; the answer as RegistrationResponseJSON. */
-async function createCredential(page: Page, options: unknown): Promise<unknown> {
+export async function createCredential(page: Page, options: unknown): Promise<unknown> {
   return page.evaluate(async (o: any) => {
     const { navigator } = globalThis as any;
     const bytes = (s: string) => Uint8Array.from(atob(s.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0));
@@ -58,7 +58,10 @@ export async function enrolPasskey(node: TestNode, device: Device, userId: strin
   const call = api(node);
   const started = await call('POST', `/resources/v3alpha/users/${userId}/passkeys`);
   expect(started.status, JSON.stringify(started.body)).toBe(200);
-  const publicKeyCredential = await createCredential(device.page, started.body.publicKeyCredentialCreationOptions);
+  const options = started.body.publicKeyCredentialCreationOptions;
+  expect(options.rp.id, 'the RP ID is the host of the instance origin').toBe(new URL(node.baseUrl).hostname);
+  expect(options.authenticatorSelection).toMatchObject({ residentKey: 'required', userVerification: 'required' });
+  const publicKeyCredential = await createCredential(device.page, options);
   const verified = await call('POST', `/resources/v3alpha/users/${userId}/passkeys/${started.body.passkeyId}/_verify`, { publicKeyCredential, name });
   expect(verified.status, JSON.stringify(verified.body)).toBe(200);
   return started.body.passkeyId as string;

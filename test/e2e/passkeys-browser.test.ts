@@ -18,13 +18,14 @@
  *   (control: a fresh one verifies).
  */
 import { Secret, TOTP } from 'otpauth';
-import type { BrowserContext, CDPSession, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { CHROMIUM, describeIfMet, itIfMet, meet, POSTGRES, UNCONDITIONAL, type Verdict } from '../requirements.js';
 import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from '../store/postgres-test-db.js';
 import { docScreenshot, launchBrowser, type TestBrowser } from './browser.fixture.js';
 import { api, startTestNode, type TestNode } from './harness.js';
 import { codeRequest, type CodeRequest } from './login-flow.fixture.js';
+import { createCredential, enrolPasskey, newDevice, type Device } from './passkey-device.fixture.js';
 import { createFlowTenant, createHuman, PASSWORD, startCallbackServer, type CallbackServer, type FlowTenant } from './oidc-code-flow.fixture.js';
 
 const chromium = await meet(CHROMIUM);
@@ -52,66 +53,6 @@ afterAll(async () => {
   await browser?.close();
   await callback.close();
 });
-
-/** A page with its own virtual authenticator (a phone's or laptop's platform authenticator). */
-interface Device {
-  readonly context: BrowserContext;
-  readonly page: Page;
-  readonly cdp: CDPSession;
-  readonly authenticatorId: string;
-}
-
-async function newDevice(): Promise<Device> {
-  const context = await browser!.newContext();
-  const page = await context.newPage();
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('WebAuthn.enable');
-  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
-  });
-  // A page of the instance origin (a secure context: http://localhost): the RP ID is its host.
-  await page.goto(`${node.baseUrl}/ui/login/passkey.js`);
-  return { context, page, cdp, authenticatorId };
-}
-
-/** navigator.credentials.create with the API's options; the answer as RegistrationResponseJSON. */
-async function createCredential(page: Page, options: unknown): Promise<unknown> {
-  return page.evaluate(async (o: any) => {
-    const { navigator } = globalThis as any;
-    const bytes = (s: string) => Uint8Array.from(atob(s.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0));
-    const b64 = (b: ArrayBuffer) => btoa(String.fromCharCode(...new Uint8Array(b))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-    const credential = await navigator.credentials.create({
-      publicKey: {
-        ...o,
-        challenge: bytes(o.challenge),
-        user: { ...o.user, id: bytes(o.user.id) },
-        excludeCredentials: (o.excludeCredentials ?? []).map((c: any) => ({ ...c, id: bytes(c.id) })),
-      },
-    });
-    const r = credential.response;
-    return {
-      id: credential.id,
-      rawId: b64(credential.rawId),
-      type: credential.type,
-      clientExtensionResults: credential.getClientExtensionResults(),
-      response: { clientDataJSON: b64(r.clientDataJSON), attestationObject: b64(r.attestationObject), transports: r.getTransports() },
-    };
-  }, options);
-}
-
-/** Enrols a passkey of the user on the device through the users API; returns the passkey id. */
-async function enrol(device: Device, userId: string, name = 'Laptop'): Promise<string> {
-  const call = api(node);
-  const started = await call('POST', `${BASE}/${userId}/passkeys`);
-  expect(started.status).toBe(200);
-  const options = started.body.publicKeyCredentialCreationOptions;
-  expect(options.rp.id).toBe('localhost');
-  expect(options.authenticatorSelection).toMatchObject({ residentKey: 'required', userVerification: 'required' });
-  const publicKeyCredential = await createCredential(device.page, options);
-  const verified = await call('POST', `${BASE}/${userId}/passkeys/${started.body.passkeyId}/_verify`, { publicKeyCredential, name });
-  expect(verified.status, JSON.stringify(verified.body)).toBe(200);
-  return started.body.passkeyId as string;
-}
 
 async function idTokenClaims(request: CodeRequest, code: string): Promise<{ amr: string[]; sid: string }> {
   const response = await fetch(`${node.baseUrl}/oauth/v2/token`, {
@@ -161,9 +102,9 @@ describeIfMet(chromium, 'Passkeys in Chromium (virtual authenticator)', () => {
     });
 
     itIfMet(verdict, 'enrols through the API and signs in without a password (amr user mfa); only the passkey page runs a script', async () => {
-      const device = await newDevice();
+      const device = await newDevice(browser!, node);
       const id = await createHuman(node, 'pk-passwordless');
-      const passkeyId = await enrol(device, id, 'My laptop');
+      const passkeyId = await enrolPasskey(node, device, id, 'My laptop');
       const listed = await api(node)('GET', `${BASE}/${id}/passkeys`);
       expect(listed.body.passkeys).toEqual([expect.objectContaining({ id: passkeyId, name: 'My laptop', transports: ['internal'] })]);
       expect(listed.body.passkeys[0].lastUsedDate).toBeUndefined();
@@ -203,9 +144,9 @@ describeIfMet(chromium, 'Passkeys in Chromium (virtual authenticator)', () => {
     });
 
     itIfMet(verdict, 'asks for the passkey after the password (amr pwd user mfa)', async () => {
-      const device = await newDevice();
+      const device = await newDevice(browser!, node);
       const id = await createHuman(node, 'pk-second');
-      await enrol(device, id);
+      await enrolPasskey(node, device, id);
       const { page } = device;
       const request = codeRequest(node, tenant.clientId, callback.redirectUri);
       const arrived = callback.next();
@@ -224,7 +165,7 @@ describeIfMet(chromium, 'Passkeys in Chromium (virtual authenticator)', () => {
     });
 
     itIfMet(verdict, 'offers the TOTP code beside the passkey when the user has both; the code alone finishes (amr pwd otp mfa)', async () => {
-      const device = await newDevice();
+      const device = await newDevice(browser!, node);
       const id = await createHuman(node, 'pk-both');
       const call = api(node);
       const added = await call('POST', `${BASE}/${id}/totp`);
@@ -233,7 +174,7 @@ describeIfMet(chromium, 'Passkeys in Chromium (virtual authenticator)', () => {
       expect((await call('POST', `${BASE}/${id}/totp/_verify`, { code: codeAt(clockOffset) })).status).toBe(200);
       node.advanceClock(30_000); // the enrolment used this step's code
       clockOffset += 30_000;
-      await enrol(device, id);
+      await enrolPasskey(node, device, id);
       const { page } = device;
       const request = codeRequest(node, tenant.clientId, callback.redirectUri);
       await page.goto(request.url.toString());
@@ -252,14 +193,14 @@ describeIfMet(chromium, 'Passkeys in Chromium (virtual authenticator)', () => {
     });
 
     itIfMet(verdict, 'lets a user with TOTP and a passkey choose the passkey on the code page instead (amr pwd user mfa)', async () => {
-      const device = await newDevice();
+      const device = await newDevice(browser!, node);
       const id = await createHuman(node, 'pk-choose');
       const call = api(node);
       const added = await call('POST', `${BASE}/${id}/totp`);
       const secret: string = added.body.secret;
       const codeAt = (offsetMs: number) => new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: Date.now() + offsetMs });
       expect((await call('POST', `${BASE}/${id}/totp/_verify`, { code: codeAt(clockOffset) })).status).toBe(200);
-      await enrol(device, id);
+      await enrolPasskey(node, device, id);
       const { page } = device;
       const request = codeRequest(node, tenant.clientId, callback.redirectUri);
       const arrived = callback.next();
@@ -278,12 +219,12 @@ describeIfMet(chromium, 'Passkeys in Chromium (virtual authenticator)', () => {
     });
 
     itIfMet(verdict, "refuses another user's passkey at the second factor (control: the user's own passkey)", async () => {
-      const mine = await newDevice();
-      const theirs = await newDevice();
+      const mine = await newDevice(browser!, node);
+      const theirs = await newDevice(browser!, node);
       const id = await createHuman(node, 'pk-victim');
       const otherId = await createHuman(node, 'pk-attacker');
-      await enrol(mine, id);
-      await enrol(theirs, otherId);
+      await enrolPasskey(node, mine, id);
+      await enrolPasskey(node, theirs, otherId);
 
       /** Password of pk-victim, then the passkey button with the allow list dropped (any discoverable passkey answers). */
       const attempt = async (device: Device) => {
@@ -316,9 +257,9 @@ describeIfMet(chromium, 'Passkeys in Chromium (virtual authenticator)', () => {
     });
 
     itIfMet(verdict, 'refuses a cloned authenticator whose signature counter is behind (control: the original signs in again)', async () => {
-      const original = await newDevice();
+      const original = await newDevice(browser!, node);
       const id = await createHuman(node, 'pk-clone');
-      await enrol(original, id);
+      await enrolPasskey(node, original, id);
       const first = await passwordless(original);
       expect(first.code).toBeDefined();
       const { credentials } = await original.cdp.send('WebAuthn.getCredentials', { authenticatorId: original.authenticatorId });
@@ -332,7 +273,7 @@ describeIfMet(chromium, 'Passkeys in Chromium (virtual authenticator)', () => {
       expect(await idTokenAmr(again.request, again.code ?? '')).toEqual(['user', 'mfa']);
 
       // The clone: the same private key in another authenticator, its counter from before.
-      const clone = await newDevice();
+      const clone = await newDevice(browser!, node);
       await clone.cdp.send('WebAuthn.addCredential', { authenticatorId: clone.authenticatorId, credential: { ...credential, signCount: 0 } });
       const cloned = await passwordless(clone);
       expect(cloned.code).toBeUndefined();
@@ -340,7 +281,7 @@ describeIfMet(chromium, 'Passkeys in Chromium (virtual authenticator)', () => {
 
       // Control for the clone itself: with a counter ahead of the stored one the same key is accepted,
       // so the refusal above was the counter's.
-      const ahead = await newDevice();
+      const ahead = await newDevice(browser!, node);
       await ahead.cdp.send('WebAuthn.addCredential', { authenticatorId: ahead.authenticatorId, credential: { ...credential, signCount: credential.signCount + 100 } });
       expect((await passwordless(ahead)).code).toBeDefined();
       await original.context.close();
@@ -349,7 +290,7 @@ describeIfMet(chromium, 'Passkeys in Chromium (virtual authenticator)', () => {
     });
 
     itIfMet(verdict, 'accepts a registration challenge once and only for 5 minutes (control: a fresh one verifies)', async () => {
-      const device = await newDevice();
+      const device = await newDevice(browser!, node);
       const id = await createHuman(node, 'pk-challenge');
       const call = api(node);
 
