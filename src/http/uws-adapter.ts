@@ -72,9 +72,15 @@ function collectHeader(name: string, value: string): void {
 
 function onRequest(server: UwsServer, res: UwsResponse, req: UwsRequest): void {
   const ex = new UwsExchange(res, req, server);
-  res.onAborted(() => onAborted(ex));
+  // uWS calls its handlers without a receiver, so one closure must carry the exchange: a single
+  // one serves both events (onAborted calls it with no argument, onData always with a chunk).
+  const events = (chunk?: ArrayBuffer, isLast?: boolean): void => {
+    if (chunk === undefined) onAborted(ex);
+    else onChunk(ex, chunk, isLast === true);
+  };
+  res.onAborted(events);
   server.inflight.add(ex);
-  if (lifecycle.startBody(ex)) res.onData((chunk, isLast) => onChunk(ex, chunk, isLast));
+  if (lifecycle.startBody(ex)) res.onData(events);
 }
 
 function onChunk(ex: UwsExchange, chunk: ArrayBuffer, isLast: boolean): void {

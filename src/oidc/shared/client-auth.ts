@@ -5,7 +5,7 @@
  * per request (several → invalid_request); any failure → invalid_client. The app's configured
  * auth method must be the one used. Machine users authenticate with username + machine secret.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { type AggregateRecord, type MachineUser, OAuthError, type OidcAuthMethod, type TtlStore } from '../../../actors/index.js';
 import type { ClientApp } from '../../query/app-clients.js';
 import type { RequestNotes } from '../../http/types.js';
@@ -56,12 +56,12 @@ export function parseClientCredentials(params: FormParams, authorization: string
   const assertion = params.get('client_assertion');
   const assertionType = params.get('client_assertion_type');
   const clientId = params.get('client_id');
-  const used = [basic !== undefined, secret !== undefined, assertion !== undefined || assertionType !== undefined].filter(Boolean).length;
+  const used = (basic !== undefined ? 1 : 0) + (secret !== undefined ? 1 : 0) + (assertion !== undefined || assertionType !== undefined ? 1 : 0);
   if (used > 1) throw invalidRequest('use exactly one client authentication mechanism');
   if (basic !== undefined) {
     const decoded = decodeBasic(basic);
     if (clientId !== undefined && clientId !== decoded.clientId) throw invalidRequest('client_id differs from the Basic credentials');
-    return { method: 'basic', ...decoded };
+    return decoded;
   }
   if (secret !== undefined) {
     if (clientId === undefined) throw invalidRequest('client_secret needs client_id');
@@ -76,12 +76,12 @@ export function parseClientCredentials(params: FormParams, authorization: string
 }
 
 /** `base64(urlencode(id) ":" urlencode(secret))` (RFC 6749 §2.3.1). */
-function decodeBasic(value: string): { clientId: string; secret: string } {
+function decodeBasic(value: string): { method: 'basic'; clientId: string; secret: string } {
   const text = Buffer.from(value, 'base64').toString('utf8');
   const colon = text.indexOf(':');
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(value) || colon < 1) throw invalidClient('malformed Basic credentials');
   try {
-    return { clientId: formDecode(text.slice(0, colon)), secret: formDecode(text.slice(colon + 1)) };
+    return { method: 'basic', clientId: formDecode(text.slice(0, colon)), secret: formDecode(text.slice(colon + 1)) };
   } catch {
     throw invalidClient('malformed Basic credentials');
   }
@@ -112,7 +112,7 @@ async function verifyClient(creds: Exclude<ClientCredentials, { method: 'absent'
   const resolved = await ctx.clients.resolve(ctx.instanceId, clientId);
   if (resolved.kind === 'machine') {
     const user = resolved.user;
-    const ok = policy.allowMachineUsers && (creds.method === 'basic' || creds.method === 'post') && user.state.state === 'active' && isSecretValid(user.state.secretDigest, creds.secret);
+    const ok = policy.allowMachineUsers && (creds.method === 'basic' || creds.method === 'post') && user.state.state === 'active' && isSecretValid(resolved.secretDigest, creds.secret);
     if (!ok) throw invalidClient();
     if (ctx.notes !== undefined) ctx.notes.clientId = clientId;
     return { kind: 'machine', clientId, method: creds.method, user };
@@ -122,7 +122,7 @@ async function verifyClient(creds: Exclude<ClientCredentials, { method: 'absent'
   const configured: OidcAuthMethod = app.app.state.config.type === 'oidc' ? app.app.state.config.oidc.authMethod : app.app.state.config.api.authMethod;
   if (configured !== creds.method) throw invalidClient('the client is registered for another authentication method');
   if (creds.method === 'basic' || creds.method === 'post') {
-    if (!isSecretValid(app.app.state.secretDigest, creds.secret)) throw invalidClient();
+    if (!isSecretValid(resolved.secretDigest, creds.secret)) throw invalidClient();
   } else if (creds.method === 'private_key_jwt') {
     await verifyClientAssertion(creds.assertion, app, ctx);
   }
@@ -130,11 +130,13 @@ async function verifyClient(creds: Exclude<ClientCredentials, { method: 'absent'
   return { kind: 'app', clientId, method: creds.method, app };
 }
 
-/** One SHA-256 and a constant-time compare against the stored base64url digest. */
-export function isSecretValid(storedDigest: string, secret: string): boolean {
-  if (storedDigest === '') return false;
-  const expected = Buffer.from(storedDigest, 'base64url');
-  const actual = createHash('sha256').update(secret).digest();
+/**
+ * One SHA-256 and a constant-time compare against the stored digest, decoded once when the
+ * client was loaded (client-cache.ts `decodeSecretDigest`); undefined (no secret) never matches.
+ */
+export function isSecretValid(expected: Buffer | undefined, secret: string): boolean {
+  if (expected === undefined) return false;
+  const actual = hash('sha256', secret, 'buffer');
   return expected.length === actual.length && timingSafeEqual(expected, actual);
 }
 

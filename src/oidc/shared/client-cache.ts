@@ -11,9 +11,26 @@ import { findAppByClientId, type ClientApp } from '../../query/app-clients.js';
 import { findUserByLoginName } from '../../query/user-auth.js';
 
 export type ResolvedClient =
-  | { readonly kind: 'app'; readonly app: ClientApp }
-  | { readonly kind: 'machine'; readonly user: AggregateRecord<MachineUser> }
+  | { readonly kind: 'app'; readonly app: ClientApp; readonly secretDigest: Buffer | undefined }
+  | { readonly kind: 'machine'; readonly user: AggregateRecord<MachineUser>; readonly secretDigest: Buffer | undefined }
   | { readonly kind: 'unknown' };
+
+/**
+ * The stored secret digest (base64url SHA-256) decoded once, when the client is loaded: it lives
+ * in the cache entry beside the record it came from, so any change (a new secret included) that
+ * reloads the entry decodes it anew. '' (no secret) → undefined.
+ */
+export function decodeSecretDigest(stored: string): Buffer | undefined {
+  return stored === '' ? undefined : Buffer.from(stored, 'base64url');
+}
+
+export function resolvedApp(app: ClientApp): ResolvedClient {
+  return { kind: 'app', app, secretDigest: decodeSecretDigest(app.app.state.secretDigest) };
+}
+
+export function resolvedMachine(user: AggregateRecord<MachineUser>): ResolvedClient {
+  return { kind: 'machine', user, secretDigest: decodeSecretDigest(user.state.secretDigest) };
+}
 
 interface Entry {
   readonly client: ResolvedClient;
@@ -53,8 +70,8 @@ export function createClientCache(options: ClientCacheOptions): ClientCache {
 
 async function lookupClient(actors: ActorSystem, instanceId: string, clientId: string): Promise<ResolvedClient> {
   const app = await findAppByClientId(actors, instanceId, clientId);
-  if (app !== undefined) return { kind: 'app', app };
+  if (app !== undefined) return resolvedApp(app);
   const user = await findUserByLoginName(actors, instanceId, clientId);
-  if (user !== undefined && user.state.type === 'machine') return { kind: 'machine', user: user as AggregateRecord<MachineUser> };
+  if (user !== undefined && user.state.type === 'machine') return resolvedMachine(user as AggregateRecord<MachineUser>);
   return UNKNOWN;
 }

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { OAuthError, type AggregateRecord, type Application, type MachineUser, type Project, type TtlStore } from '../../../actors/index.js';
 import { NO_RATE_LIMITS } from '../../../src/http/rate-limits.js';
 import { authenticateClient, type ClientCredentials, isSecretValid, parseClientCredentials } from '../../../src/oidc/shared/client-auth.js';
-import type { ClientCache, ResolvedClient } from '../../../src/oidc/shared/client-cache.js';
+import { type ClientCache, decodeSecretDigest, type ResolvedClient, resolvedApp, resolvedMachine } from '../../../src/oidc/shared/client-cache.js';
 import { parseUrlEncoded } from '../../../src/oidc/shared/form.js';
 
 const digest = (secret: string) => createHash('sha256').update(secret).digest('base64url');
@@ -55,19 +55,16 @@ describe('parseClientCredentials', () => {
 });
 
 const meta = { version: 1, sequence: 1, createdAt: 0, changedAt: 0, owner: { type: 'org', id: 'o1' } } as const;
-const app = (authMethod: 'basic' | 'post' | 'none', secret = 'app-secret'): ResolvedClient => ({
-  kind: 'app',
-  app: {
+const app = (authMethod: 'basic' | 'post' | 'none', secret = 'app-secret'): ResolvedClient =>
+  resolvedApp({
     app: { id: 'app1', meta, state: { orgId: 'o1', projectId: 'p1', name: 'A', clientId: 'app1', config: { type: 'api', api: { authMethod: 'basic' } }, secretDigest: digest(secret), keys: [] } } as unknown as AggregateRecord<Application>,
     project: { id: 'p1', meta, state: {} } as unknown as AggregateRecord<Project>,
-  },
-});
+  });
 const withMethod = (client: ResolvedClient, authMethod: string): ResolvedClient =>
-  client.kind !== 'app' ? client : { kind: 'app', app: { ...client.app, app: { ...client.app.app, state: { ...client.app.app.state, config: { type: 'oidc', oidc: { authMethod, clockSkewMs: 0 } } as unknown as Application['config'] } } } };
-const machine: ResolvedClient = {
-  kind: 'machine',
-  user: { id: 'u1', meta, state: { type: 'machine', state: 'active', orgId: 'o1', username: 'bot', secretDigest: digest('bot-secret') } } as unknown as AggregateRecord<MachineUser>,
-};
+  client.kind !== 'app' ? client : { ...client, app: { ...client.app, app: { ...client.app.app, state: { ...client.app.app.state, config: { type: 'oidc', oidc: { authMethod, clockSkewMs: 0 } } as unknown as Application['config'] } } } };
+const machine: ResolvedClient = resolvedMachine(
+  { id: 'u1', meta, state: { type: 'machine', state: 'active', orgId: 'o1', username: 'bot', secretDigest: digest('bot-secret') } } as unknown as AggregateRecord<MachineUser>,
+);
 
 function context(clients: Record<string, ResolvedClient>) {
   const cache: ClientCache = { resolve: async (_instance, id) => clients[id] ?? { kind: 'unknown' } };
@@ -106,8 +103,8 @@ describe('authenticateClient', () => {
   });
 
   it('compares secrets against the stored digest only', () => {
-    expect(isSecretValid(digest('s'), 's')).toBe(true);
-    expect(isSecretValid(digest('s'), 't')).toBe(false);
-    expect(isSecretValid('', '')).toBe(false);
+    expect(isSecretValid(decodeSecretDigest(digest('s')), 's')).toBe(true);
+    expect(isSecretValid(decodeSecretDigest(digest('s')), 't')).toBe(false);
+    expect(isSecretValid(decodeSecretDigest(''), '')).toBe(false);
   });
 });
