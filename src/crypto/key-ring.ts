@@ -33,6 +33,8 @@ export interface SigningKey {
   readonly privateKey: KeyObject;
   /** base64url of the JOSE header `{alg, kid, typ}`, by `typ` (built on first use). */
   readonly headers: Map<string, string>;
+  /** What node:crypto's sign() takes for this key (ES256: IEEE P1363 signatures), built once. */
+  readonly signWith: KeyObject | { readonly key: KeyObject; readonly dsaEncoding: 'ieee-p1363' };
 }
 
 export interface VerifyingKey {
@@ -85,7 +87,9 @@ export function importKeyRing(snapshot: WebKeySnapshot, sealer: SecretSealer): K
 }
 
 function toSigningKey(key: StoredWebKey, sealer: SecretSealer): SigningKey {
-  return { kid: key.kid, algorithm: key.algorithm, privateKey: privateKeyFromPkcs8(sealer.open(key.sealedPrivateKey), key.publicJwk), headers: new Map() };
+  const privateKey = privateKeyFromPkcs8(sealer.open(key.sealedPrivateKey), key.publicJwk);
+  const signWith = key.algorithm === 'ES256' ? { key: privateKey, dsaEncoding: 'ieee-p1363' as const } : privateKey;
+  return { kid: key.kid, algorithm: key.algorithm, privateKey, headers: new Map(), signWith };
 }
 
 /**

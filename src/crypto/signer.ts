@@ -92,7 +92,7 @@ function signCompact(key: SigningKey, typ: string, payload: object): Promise<str
   const data = Buffer.from(signingInput, 'latin1'); // base64url is ASCII
   switch (key.algorithm) {
     case 'ES256':
-      return Promise.resolve(`${signingInput}.${sign('sha256', data, { key: key.privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`);
+      return Promise.resolve(`${signingInput}.${sign('sha256', data, key.signWith).toString('base64url')}`);
     case 'EdDSA':
       return Promise.resolve(`${signingInput}.${sign(null, data, key.privateKey).toString('base64url')}`);
     case 'RS256':

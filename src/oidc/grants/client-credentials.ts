@@ -12,13 +12,16 @@ import { grantScopes, parseScopeParam, SCOPE_PREFIX } from '../shared/scopes.js'
 import { issueTokens } from '../shared/token-issuer.js';
 import { type TokenResponse, toTokenResponse } from './token-response.js';
 
+const PRIMARY_DOMAIN_SCOPE = `${SCOPE_PREFIX}org:domain:primary:`;
+const asksPrimaryDomain = (scope: string): boolean => scope.startsWith(PRIMARY_DOMAIN_SCOPE);
+
 export async function grantClientCredentials(deps: OAuthDeps, request: OAuthRequest): Promise<TokenResponse> {
   const creds = parseClientCredentials(request.params, request.http.headers.authorization);
   const client = await authenticateClient(creds, clientAuthContext(deps, request), { methods: ['basic', 'post'], allowMachineUsers: true });
   if (client.kind !== 'machine') throw new OAuthError('unauthorized_client', 'client_credentials is for service users', { redirectable: false });
   const user = client.user;
   const requested = parseScopeParam(request.params.get('scope'));
-  const orgPrimaryDomain = requested.some((s) => s.startsWith(`${SCOPE_PREFIX}org:domain:primary:`))
+  const orgPrimaryDomain = requested.some(asksPrimaryDomain)
     ? ((await deps.actors.readRecord(request.instance.id, orgKind, user.state.orgId))?.state.primaryDomain ?? '')
     : '';
   const granted = grantScopes(requested, { orgId: user.state.orgId, orgPrimaryDomain, projectRoles: [] });

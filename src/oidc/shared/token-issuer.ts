@@ -69,12 +69,16 @@ export interface IssuedTokens {
   readonly refreshToken?: string;
 }
 
+const JWT_TYP = Object.freeze({ typ: 'JWT' });
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
 export async function issueTokens(deps: IssuerDeps, req: IssueRequest): Promise<IssuedTokens> {
   const iat = Math.floor(req.now / 1000);
   const skewSec = Math.floor((req.clockSkewMs ?? 0) / 1000);
   const expiresIn = Math.floor(deps.lifetimes.accessMs / 1000);
   const grantId = req.grantId ?? newGrantId();
-  const record: AccessTokenRecord = {
+  const built: Mutable<AccessTokenRecord> = {
     format: req.accessTokenFormat,
     jti: newJti(grantId),
     grantId,
@@ -84,16 +88,19 @@ export async function issueTokens(deps: IssuerDeps, req: IssueRequest): Promise<
     scope: req.scope,
     iat,
     exp: iat + expiresIn + skewSec,
-    ...(req.authTime === undefined ? {} : { authTime: req.authTime }),
-    ...(req.amr === undefined ? {} : { amr: req.amr }),
-    ...(req.sid === undefined ? {} : { sid: req.sid }),
-    ...(req.act === undefined ? {} : { act: req.act }),
   };
+  // Assigned, not spread from a fresh {}: no throwaway object per token (same key order).
+  if (req.authTime !== undefined) built.authTime = req.authTime;
+  if (req.amr !== undefined) built.amr = req.amr;
+  if (req.sid !== undefined) built.sid = req.sid;
+  if (req.act !== undefined) built.act = req.act;
+  const record: AccessTokenRecord = built;
   const writes: Promise<void>[] = [];
   let accessToken: string;
   if (record.format === 'jwt') {
-    const claims = await hooked(deps, 'preaccesstoken', req, { ...req.accessTokenClaims, ...accessTokenClaims(req.issuer, record) });
-    accessToken = await deps.signer.signJwt(req.instanceId, claims, { typ: 'JWT' });
+    const own = accessTokenClaims(req.issuer, record);
+    const claims = await hooked(deps, 'preaccesstoken', req, req.accessTokenClaims === undefined ? own : { ...req.accessTokenClaims, ...own });
+    accessToken = await deps.signer.signJwt(req.instanceId, claims, JWT_TYP);
   } else {
     accessToken = newTokenValue();
     writes.push(deps.tokens.putAccessToken(req.instanceId, accessToken, record));
@@ -121,12 +128,15 @@ export async function issueTokens(deps: IssuerDeps, req: IssueRequest): Promise<
     writes.push(deps.tokens.putRefreshToken(req.instanceId, refreshToken, refreshRecord, expiresAt));
   }
   await Promise.all(writes);
-  return { accessToken, expiresIn, record, ...(idToken === undefined ? {} : { idToken }), ...(refreshToken === undefined ? {} : { refreshToken }) };
+  const issued: Mutable<IssuedTokens> = { accessToken, expiresIn, record };
+  if (idToken !== undefined) issued.idToken = idToken;
+  if (refreshToken !== undefined) issued.refreshToken = refreshToken;
+  return issued;
 }
 
 /** The JWT access token payload (reference facts §5.1 "JWT access token"). */
 export function accessTokenClaims(issuer: string, record: AccessTokenRecord): Record<string, unknown> {
-  return {
+  const claims: Record<string, unknown> = {
     iss: issuer,
     sub: record.sub,
     aud: record.aud,
@@ -136,9 +146,11 @@ export function accessTokenClaims(issuer: string, record: AccessTokenRecord): Re
     jti: record.jti,
     client_id: record.clientId,
     scope: record.scope.join(' '),
-    ...(record.sid === undefined ? {} : { sid: record.sid }),
-    ...(record.act === undefined ? {} : { act: record.act }),
   };
+  // Assigned, not spread from a fresh {}: no throwaway object per token (same key order).
+  if (record.sid !== undefined) claims.sid = record.sid;
+  if (record.act !== undefined) claims.act = record.act;
+  return claims;
 }
 
 /** An ID token for `req.idToken` (OIDC Core §2), issued at `iat` (epoch seconds). */
