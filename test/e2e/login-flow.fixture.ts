@@ -136,6 +136,16 @@ export function codeRequest(node: TestNode, clientId: string, redirectUri: strin
   return { url, verifier, state };
 }
 
+/** The claims of the ID token the code exchange of `request` answers (a public client; the payload decoded, not verified). */
+export async function idTokenClaimsOf(node: TestNode, clientId: string, redirectUri: string, request: Pick<CodeRequest, 'verifier'>, code: string): Promise<{ amr: string[]; sid: string } & Record<string, unknown>> {
+  const response = await fetch(`${node.baseUrl}/oauth/v2/token`, {
+    method: 'POST',
+    body: new URLSearchParams({ grant_type: 'authorization_code', client_id: clientId, code, redirect_uri: redirectUri, code_verifier: request.verifier }),
+  });
+  const idToken = ((await response.json()) as { id_token: string }).id_token;
+  return JSON.parse(Buffer.from(idToken.split('.')[1] ?? '', 'base64url').toString('utf8')) as { amr: string[]; sid: string } & Record<string, unknown>;
+}
+
 /** Logs in with login name and password as one browser (the jar); returns the redirect location with the code. */
 export async function logInWithFetch(node: TestNode, request: CodeRequest, loginName: string, password: string, jar = new CookieJar()): Promise<string> {
   const started = await startLogin(node, request.url, jar);

@@ -22,7 +22,7 @@ import { CHROMIUM, describeIfMet, meet } from '../requirements.js';
 import { docScreenshot, launchBrowser, type TestBrowser } from './browser.fixture.js';
 import { deliveryEnv, otherCode, startSmsReceiver, startSmtpServer, waitFor, type SmsReceiver, type Smtp } from './contact-verification.fixture.js';
 import { api, startTestNode, type TestNode } from './harness.js';
-import { codeRequest, type CodeRequest } from './login-flow.fixture.js';
+import { codeRequest, type CodeRequest, idTokenClaimsOf } from './login-flow.fixture.js';
 import { createFlowTenant, createHuman, PASSWORD, startCallbackServer, type CallbackServer, type FlowTenant } from './oidc-code-flow.fixture.js';
 
 const chromium = await meet(CHROMIUM);
@@ -83,12 +83,7 @@ async function smsSignInCode(number: string, index: number): Promise<string> {
 const signInMails = (address: string) => smtp.delivered.filter((m) => m.to.includes(address) && SIGN_IN_CODE.test(m.raw)).length;
 
 async function amrOf(request: CodeRequest, code: string): Promise<string[]> {
-  const response = await fetch(`${node.baseUrl}/oauth/v2/token`, {
-    method: 'POST',
-    body: new URLSearchParams({ grant_type: 'authorization_code', client_id: tenant.clientId, code, redirect_uri: callback.redirectUri, code_verifier: request.verifier }),
-  });
-  const idToken = ((await response.json()) as { id_token: string }).id_token;
-  return (JSON.parse(Buffer.from(idToken.split('.')[1] ?? '', 'base64url').toString('utf8')) as { amr: string[] }).amr;
+  return (await idTokenClaimsOf(node, tenant.clientId, callback.redirectUri, request, code)).amr;
 }
 
 async function passwordStep(page: Page, loginName: string): Promise<void> {

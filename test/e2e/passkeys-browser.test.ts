@@ -24,7 +24,7 @@ import { CHROMIUM, describeIfMet, itIfMet, meet, POSTGRES, UNCONDITIONAL, type V
 import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from '../store/postgres-test-db.js';
 import { docScreenshot, launchBrowser, type TestBrowser } from './browser.fixture.js';
 import { api, startTestNode, type TestNode } from './harness.js';
-import { codeRequest, type CodeRequest } from './login-flow.fixture.js';
+import { codeRequest, idTokenClaimsOf, type CodeRequest } from './login-flow.fixture.js';
 import { createCredential, enrolPasskey, newDevice, type Device } from './passkey-device.fixture.js';
 import { createFlowTenant, createHuman, PASSWORD, startCallbackServer, type CallbackServer, type FlowTenant } from './oidc-code-flow.fixture.js';
 
@@ -54,13 +54,8 @@ afterAll(async () => {
   await callback.close();
 });
 
-async function idTokenClaims(request: CodeRequest, code: string): Promise<{ amr: string[]; sid: string }> {
-  const response = await fetch(`${node.baseUrl}/oauth/v2/token`, {
-    method: 'POST',
-    body: new URLSearchParams({ grant_type: 'authorization_code', client_id: tenant.clientId, code, redirect_uri: callback.redirectUri, code_verifier: request.verifier }),
-  });
-  const idToken = ((await response.json()) as { id_token: string }).id_token;
-  return JSON.parse(Buffer.from(idToken.split('.')[1] ?? '', 'base64url').toString('utf8')) as { amr: string[]; sid: string };
+function idTokenClaims(request: CodeRequest, code: string): Promise<{ amr: string[]; sid: string }> {
+  return idTokenClaimsOf(node, tenant.clientId, callback.redirectUri, request, code);
 }
 
 async function idTokenAmr(request: CodeRequest, code: string): Promise<string[]> {
