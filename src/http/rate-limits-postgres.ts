@@ -58,6 +58,9 @@ interface CountRow {
  * rate-limiter-flexible's store limiter over postgres.js: one upsert per consume that resets an
  * expired row and adds to a live one, answering the row.
  */
+/** How long a closing node waits for its last sync of the counts. */
+const CLOSE_SYNC_MS = 2_000;
+
 export class PostgresRateLimiter extends StoreLimiter {
   private readonly sql: Sql;
 
@@ -254,9 +257,17 @@ class BatchedCounts {
     if (this.failures++ === 0) this.logger?.warn({ err }, 'rate limits: PostgreSQL unreachable; counting on this node until it is back');
   }
 
+  /**
+   * Stops the loop and sends what is still counted, waiting at most CLOSE_SYNC_MS: a shutdown
+   * never waits on a database that does not answer (a query on a connection the outage left
+   * hanging would otherwise hold the node's exit forever).
+   */
   async close(): Promise<void> {
     clearInterval(this.timer);
-    await this.sync().catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_SYNC_MS)));
+    await Promise.race([this.sync().catch(() => undefined), gaveUp]);
+    clearTimeout(timer);
   }
 }
 
