@@ -20,6 +20,14 @@ const SCRIPT = `'use strict';
     return btoa(text).replace(/\\+/g, '-').replace(/\\//g, '_').replace(/=+$/, '');
   };
   const toBytes = (b64) => Uint8Array.from(atob(b64.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0));
+  // The credential as the server reads it (AuthenticationResponseJSON / RegistrationResponseJSON): the ceremony's own response fields beside clientDataJSON.
+  const asJson = (credential, response) => ({
+    id: credential.id,
+    rawId: toB64(credential.rawId),
+    type: credential.type,
+    clientExtensionResults: credential.getClientExtensionResults(),
+    response: { clientDataJSON: toB64(credential.response.clientDataJSON), ...response },
+  });
   const onSubmit = (selector, optionsKey, ceremony) => {
     for (const form of document.querySelectorAll(selector)) {
       form.addEventListener('submit', async (event) => {
@@ -45,18 +53,11 @@ const SCRIPT = `'use strict';
       },
     });
     const r = credential.response;
-    return {
-      id: credential.id,
-      rawId: toB64(credential.rawId),
-      type: credential.type,
-      clientExtensionResults: credential.getClientExtensionResults(),
-      response: {
-        clientDataJSON: toB64(r.clientDataJSON),
-        authenticatorData: toB64(r.authenticatorData),
-        signature: toB64(r.signature),
-        ...(r.userHandle ? { userHandle: toB64(r.userHandle) } : {}),
-      },
-    };
+    return asJson(credential, {
+      authenticatorData: toB64(r.authenticatorData),
+      signature: toB64(r.signature),
+      ...(r.userHandle ? { userHandle: toB64(r.userHandle) } : {}),
+    });
   });
   onSubmit('form[data-passkey-create-options]', 'passkeyCreateOptions', async (options) => {
     const credential = await navigator.credentials.create({
@@ -68,17 +69,10 @@ const SCRIPT = `'use strict';
       },
     });
     const r = credential.response;
-    return {
-      id: credential.id,
-      rawId: toB64(credential.rawId),
-      type: credential.type,
-      clientExtensionResults: credential.getClientExtensionResults(),
-      response: {
-        clientDataJSON: toB64(r.clientDataJSON),
-        attestationObject: toB64(r.attestationObject),
-        ...(typeof r.getTransports === 'function' ? { transports: r.getTransports() } : {}),
-      },
-    };
+    return asJson(credential, {
+      attestationObject: toB64(r.attestationObject),
+      ...(typeof r.getTransports === 'function' ? { transports: r.getTransports() } : {}),
+    });
   });
 })();
 `;
