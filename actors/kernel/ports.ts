@@ -280,6 +280,11 @@ export interface IndexWalk extends IndexRange {
    * their own name (not sub-rows).
    */
   readonly rows?: number;
+  /**
+   * readIndexPage only: only entries whose scope is the id of a row of this table (e.g. users of
+   * organizations that still exist), skipped before `offset`; the total counts only such scopes.
+   */
+  readonly scopeRows?: string;
 }
 
 export interface IndexCursor {
@@ -330,7 +335,7 @@ export interface IndexPage {
   readonly entries: readonly IndexEntry[];
   /** The entries' rows, in entry order (undefined: the row is gone). */
   readonly rows: readonly unknown[];
-  /** Rows of the table. */
+  /** Rows of the table (with `IndexWalk.scopeRows`: in the scopes that are rows of that table). */
   readonly total: number;
 }
 

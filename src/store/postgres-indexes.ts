@@ -79,7 +79,7 @@ function rangeClause(range: IndexRange): { clause: string; params: string[] } {
 }
 
 /** The text and parameters of one walk (exported for the EXPLAIN test). */
-export function walkQuery(instanceId: string, walk: IndexWalk): { text: string; params: (string | number)[] } {
+export function walkQuery(instanceId: string, walk: IndexWalk): { text: string; params: (string | number)[]; scopeParam?: string } {
   const { clause, params } = rangeClause(walk);
   const all: (string | number)[] = [instanceId, walk.table, walk.index, ...params];
   const op = walk.reverse === true ? '<' : '>';
@@ -88,10 +88,17 @@ export function walkQuery(instanceId: string, walk: IndexWalk): { text: string; 
     keyset = ` AND (term, id) ${op} ($${all.length + 1}, $${all.length + 2})`;
     all.push(walk.after.term, walk.after.id);
   }
+  let scoped = '';
+  let scopeParam: string | undefined;
+  if (walk.scopeRows !== undefined) {
+    all.push(walk.scopeRows);
+    scopeParam = `$${all.length}`;
+    scoped = ` AND ${scopeIsRow(scopeParam, 'index_entries.scope')}`;
+  }
   const dir = walk.reverse === true ? ' DESC' : '';
   all.push(Math.max(0, Math.floor(walk.limit)), Math.max(0, Math.floor(walk.offset ?? 0)));
-  const text = `SELECT term, id, scope ${ENTRY_BASE}${clause}${keyset} ORDER BY term${dir}, id${dir} LIMIT $${all.length - 1} OFFSET $${all.length}`;
-  return { text, params: all };
+  const text = `SELECT term, id, scope ${ENTRY_BASE}${clause}${keyset}${scoped} ORDER BY term${dir}, id${dir} LIMIT $${all.length - 1} OFFSET $${all.length}`;
+  return scopeParam === undefined ? { text, params: all } : { text, params: all, scopeParam };
 }
 
 /**
@@ -118,16 +125,41 @@ export function walkWithSummariesQuery(instanceId: string, walk: IndexWalk): { t
   };
 }
 
-/** A walk with each entry's row (a primary-key lookup per entry) and the table's row count (exported for the EXPLAIN test). */
+/** `scope` is the id of a row of the table named by parameter `table` (a primary-key lookup in records). */
+function scopeIsRow(table: string, scope: string): string {
+  return `EXISTS (SELECT 1 FROM records o WHERE o.instance_id = $1 AND o.table_name = ${table} AND o.id = ${scope})`;
+}
+
+/**
+ * The rows of a table (parameters $1 instance, $2 table), the sum of its row counts; with
+ * `scopeTable` (a parameter) only the scopes that are rows of that table.
+ */
+function totalQuery(scopeTable?: string): string {
+  const scoped = scopeTable === undefined ? '' : ` AND ${scopeIsRow(scopeTable, 'c.scope')}`;
+  return `SELECT coalesce(sum(c.count), 0)::bigint AS total FROM row_counts c WHERE c.instance_id = $1 AND c.table_name = $2 AND c.count > 0${scoped}`;
+}
+
+/**
+ * A walk with each entry's row (a primary-key lookup per entry) and the table's row count
+ * (exported for the EXPLAIN test); with `walk.scopeRows`, entries and count of the scopes that
+ * are rows of that table only (each entry's scope a primary-key lookup).
+ */
 export function pageQuery(instanceId: string, walk: IndexWalk): { text: string; params: (string | number)[] } {
   const inner = walkQuery(instanceId, walk);
   const dir = walk.reverse === true ? ' DESC' : '';
   return {
     text: `SELECT e.term, e.id, e.scope, (SELECT r.value FROM records r WHERE r.instance_id = $1 AND r.table_name = $2 AND r.id = e.id) AS value,
-        (SELECT coalesce(sum(c.count), 0)::bigint FROM row_counts c WHERE c.instance_id = $1 AND c.table_name = $2 AND c.count > 0) AS total
+        (${totalQuery(inner.scopeParam)}) AS total
       FROM (${inner.text}) e ORDER BY e.term${dir}, e.id${dir}`,
     params: inner.params,
   };
+}
+
+/** The count readIndexPage answers past the last entry (exported for the EXPLAIN test). */
+export function pageTotalQuery(instanceId: string, walk: Pick<IndexWalk, 'table' | 'scopeRows'>): { text: string; params: string[] } {
+  return walk.scopeRows === undefined
+    ? { text: totalQuery(), params: [instanceId, walk.table] }
+    : { text: totalQuery('$3'), params: [instanceId, walk.table, walk.scopeRows] };
 }
 
 export function countQuery(instanceId: string, range: IndexRange): { text: string; params: string[] } {
@@ -156,7 +188,7 @@ function unsafeParts(...parts: readonly string[]): boolean {
 
 /** A walk naming a key part PostgreSQL cannot hold: nothing matches. */
 function unsafeWalk(walk: IndexWalk): boolean {
-  return unsafeParts(walk.table, walk.index, walk.equals ?? '', walk.prefix ?? '', walk.contains ?? '', walk.suffix ?? '', walk.after?.term ?? '', walk.after?.id ?? '');
+  return unsafeParts(walk.table, walk.index, walk.equals ?? '', walk.prefix ?? '', walk.contains ?? '', walk.suffix ?? '', walk.after?.term ?? '', walk.after?.id ?? '', walk.scopeRows ?? '');
 }
 
 /**
@@ -195,8 +227,9 @@ export function createPgIndexReads(sql: Sql): IndexReads {
       const rows = await sql.unsafe<{ term: string; id: string; scope: string; value: Buffer | null; total: string }[]>(text, params, { prepare: prepared(text) });
       if (rows.length === 0) {
         // Past the last entry: the count alone.
-        const counts = await sql.unsafe<{ count: string }[]>(IQ.rowCounts, [instanceId, walk.table]);
-        return { entries: [], rows: [], total: counts.reduce((sum, c) => sum + Number(c.count), 0) };
+        const total = pageTotalQuery(instanceId, walk);
+        const [count] = await sql.unsafe<{ total: string }[]>(total.text, total.params);
+        return { entries: [], rows: [], total: Number(count?.total ?? 0) };
       }
       return {
         entries: rows.map((r) => ({ term: r.term, id: r.id, scope: r.scope })),

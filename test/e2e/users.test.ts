@@ -241,6 +241,26 @@ describe('search', () => {
     expect(page.body.details.endOfList).toBeUndefined();
   });
 
+  it("lists, unfiltered, the users of organizations that exist: a removed organization's users leave the page and the total", async () => {
+    const org = (await call('POST', '/resources/v3alpha/organizations', { name: 'Short Lived Users Org' })).body.details.id;
+    const gone = await createUser(human('gone.user'), `?ctx.orgId=${org}`);
+    const stays = await createUser(machine('stays.bot'));
+    // The first page by creation date (the default sort, newest first), no filter, as the instance admin.
+    const firstPage = async () => {
+      const response = await call('POST', `${BASE}/_search?query.limit=2`, []);
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      return { ids: response.body.result.map((u: any) => u.details.id), total: Number(response.body.details.totalResult) };
+    };
+    const before = await firstPage();
+    expect(before.ids).toEqual([stays, gone]); // control: listed while its organization exists
+    expect((await call('DELETE', `/resources/v3alpha/organizations/${org}`)).status).toBe(200);
+    const after = await firstPage();
+    expect(after.ids[0]).toBe(stays);
+    expect(after.ids).not.toContain(gone);
+    expect(after.ids).toHaveLength(2);
+    expect(after.total).toBe(before.total - 1);
+  });
+
   it('rejects bad search input', async () => {
     const cases: [string, unknown, string][] = [
       ['?query.limit=1001', [], 'query.limit'],

@@ -195,6 +195,28 @@ export function describeIndexSuite(name: string, open: OpenStore): void {
       expect(store.kind === 'postgres' ? [page !== undefined, walked !== undefined] : [true, true]).toEqual([true, true]);
     });
 
+    it('pages only entries whose scope is a row of another table when asked, counting those scopes alone (stores that offer readIndexPage)', async () => {
+      if (store.readIndexPage === undefined) return expect(store.kind).not.toBe('postgres');
+      const scoped = { table: 'things', index: 'created', scopeRows: 'scope_rows' } as const;
+      // Control: without scopeRows every scope's entries count.
+      expect(await store.readIndexPage(A, { table: 'things', index: 'created', limit: 10 })).toMatchObject({ total: 4 });
+      expect(await store.readIndexPage(A, { ...scoped, limit: 10 })).toEqual({ entries: [], rows: [], total: 0 });
+      const head = await store.streamVersion(A, 'scope_row', 'o2');
+      const written = await store.append(
+        append(A, { expectations: [expect0('scope_row', 'o2', head)], events: [event('scope_row', 'o2', 'scope_row.set')], project: () => [{ table: 'scope_rows', id: 'o2', value: { id: 'o2' } }] }),
+      );
+      expect(written.ok).toBe(true);
+      // o2 holds t3 (created 20) and t4 (40); the offset skips o2's entries only.
+      const page = await store.readIndexPage(A, { ...scoped, offset: 1, limit: 5 });
+      expect(ids(page.entries)).toEqual(['t4']);
+      expect(page.rows.map((r) => (r as { id: string }).id)).toEqual(['t4']);
+      expect(page.total).toBe(2);
+      expect(ids((await store.readIndexPage(A, { ...scoped, reverse: true, limit: 5 })).entries)).toEqual(['t4', 't3']);
+      // Past the last entry: the count of those scopes still; another instance has none of them.
+      expect(await store.readIndexPage(A, { ...scoped, offset: 5, limit: 5 })).toEqual({ entries: [], rows: [], total: 2 });
+      expect(await store.readIndexPage(B, { ...scoped, limit: 5 })).toEqual({ entries: [], rows: [], total: 0 });
+    });
+
     it('moves entries when a row changes (terms and scope) and drops them when it is removed', async () => {
       await writeThings(store, A, [thing('t2', 'Zeta', 'o2', 10, ['y']), { table: 'things', id: 't4', value: null }]);
       expect(ids(await store.readIndex(A, { table: 'things', index: 'name_ci', limit: 10 }))).toEqual(['t3', 't1', 't2']);

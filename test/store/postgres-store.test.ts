@@ -10,7 +10,7 @@ import postgres from 'postgres';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createManualClock, type IndexWalk, type StoreAdapter } from '../../actors/index.js';
 import { MIGRATIONS } from '../../src/store/postgres-migrations.js';
-import { countQuery, createPgIndexReads, IQ, pageQuery, walkQuery, walkWithSummariesQuery } from '../../src/store/postgres-indexes.js';
+import { countQuery, createPgIndexReads, IQ, pageQuery, pageTotalQuery, walkQuery, walkWithSummariesQuery } from '../../src/store/postgres-indexes.js';
 import { Q } from '../../src/store/postgres-queries.js';
 import { migratePostgres, openPostgresStore, type PostgresStoreOptions } from '../../src/store/postgres-store.js';
 import { describeIfMet, meet, POSTGRES } from '../requirements.js';
@@ -213,6 +213,8 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
       ['append summaries with sub-rows', IQ.summariesWithSubRows, ['inst-a', ['r1', 'r2'] as never]],
       ['records by ids', IQ.getRecords, ['inst-a', 'orgs', ['r1', 'r2'] as never]],
       ['search page with rows and count', pageQuery('inst-a', { table: 'orgs', index: 'name', limit: 10 }).text, pageQuery('inst-a', { table: 'orgs', index: 'name', limit: 10 }).params],
+      ['search page of the scopes that are rows, with rows and count', pageQuery('inst-a', { table: 'orgs', index: 'name', limit: 10, scopeRows: 'users' }).text, pageQuery('inst-a', { table: 'orgs', index: 'name', limit: 10, scopeRows: 'users' }).params],
+      ['page count of the scopes that are rows', pageTotalQuery('inst-a', { table: 't42', scopeRows: 'users' }).text, pageTotalQuery('inst-a', { table: 't42', scopeRows: 'users' }).params],
       ['search walk with summaries', walkWithSummariesQuery('inst-a', { table: 'orgs', index: 'name', equals: 'n00042', limit: 2000 }).text, walkWithSummariesQuery('inst-a', { table: 'orgs', index: 'name', equals: 'n00042', limit: 2000 }).params],
       ['search walk with summaries and the first rows', ...(() => {
         const q = walkWithSummariesQuery('inst-a', { table: 'orgs', index: 'name', prefix: 'n001', limit: 2000, rows: 10 });
@@ -229,6 +231,16 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
         // The row / summary of each entry is a primary-key lookup by the entry's id, never a join filter.
         if (name.startsWith('search page') || name.startsWith('search walk with')) expect(plan, name).toMatch(/Index Cond: \(.*id = e\.id/);
         if (name.endsWith('the first rows')) expect(plan, name).toMatch(/Index Scan using records_pkey[\s\S]*Index Cond: \(.*id = e\.id/);
+        // Whether a scope is a row comes from the records' primary key alone (never their values):
+        // for the page's entries a lookup by the entry's scope, so the walk stops at its limit;
+        // for the count a lookup per counted scope or a merge of the two key ranges.
+        if (name.includes('scopes that are rows')) {
+          expect(plan, name).toMatch(/Index Only Scan using records_pkey on records o/);
+          expect(plan, name).not.toMatch(/ Index Scan using records_pkey on records o/);
+        }
+        if (name.startsWith('search page of the scopes')) {
+          expect(plan, name).toMatch(/Index Only Scan using index_entries_pkey[\s\S]*Index Only Scan using records_pkey on records o\s[^\n]*\n\s*Index Cond: \(.*id = index_entries\.scope\)/);
+        }
       }
       const explain = async ([query, params]: [string, (string | number)[]]) => (await sql.unsafe(`EXPLAIN ${query}`, params)).map((r) => String(r['QUERY PLAN'])).join('\n');
       // A prefix (STARTS_WITH, with or without case: the `_ci` index) is a range of the primary

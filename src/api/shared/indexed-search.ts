@@ -25,7 +25,7 @@ export interface SearchDeclaration<F, C extends SearchCall = CallContext> {
 }
 
 /** Who may see what: the executor's visibility rules, plus conditions of the call (org ctx). */
-export type SearchAccess<R> = Pick<SearchPlan<R>, 'visible' | 'scopeOnly' | 'rowCheck'> & {
+export type SearchAccess<R> = Pick<SearchPlan<R>, 'visible' | 'scopeOnly' | 'scopeRows' | 'rowCheck'> & {
   /** The tenant searched (default: the call's instance). */
   readonly instanceId?: string;
   readonly conditions?: readonly Condition[];
@@ -70,6 +70,7 @@ export async function runSearch<F extends { readonly filter: { readonly case: st
     query,
     ...(access.visible === undefined ? {} : { visible: access.visible }),
     ...(access.scopeOnly === undefined ? {} : { scopeOnly: access.scopeOnly }),
+    ...(access.scopeRows === undefined ? {} : { scopeRows: access.scopeRows }),
     ...(access.rowCheck === undefined ? {} : { rowCheck: access.rowCheck }),
   });
   const details = toListDetails(query, result.total, result.rows.length, await actors.projectionState(instanceId));

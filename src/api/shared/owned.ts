@@ -35,14 +35,17 @@ export async function requireOwned<S>(call: CallContext, kind: AggregateKind<S>,
   return record;
 }
 
+/** Whether a caller may read rows of an organization; `everywhere`: of every org that exists. */
+export type OrgReadFilter = ((orgId: string) => Promise<boolean>) & { readonly everywhere: boolean };
+
 /**
  * A per-request filter for searches across organizations: keeps rows whose org still exists
  * and in which the caller holds `permission` (instance-wide holders see every org).
  */
-export async function createOrgReadFilter(call: CallContext, permission: string): Promise<(orgId: string) => Promise<boolean>> {
+export async function createOrgReadFilter(call: CallContext, permission: string): Promise<OrgReadFilter> {
   const everywhere = await call.can(permission);
   const cache = new Map<string, boolean>();
-  return async (orgId) => {
+  const filter = async (orgId: string) => {
     let allowed = cache.get(orgId);
     if (allowed === undefined) {
       allowed = (await orgExists(call, orgId)) && (everywhere || (await call.can(permission, orgId)));
@@ -50,4 +53,5 @@ export async function createOrgReadFilter(call: CallContext, permission: string)
     }
     return allowed;
   };
+  return Object.assign(filter, { everywhere });
 }

@@ -45,6 +45,12 @@ export interface SearchPlan<R> {
   readonly visible?: (id: string, scope: string) => boolean | Promise<boolean>;
   /** `visible` ignores the id: totals without conditions come from the row counts per scope. */
   readonly scopeOnly?: boolean;
+  /**
+   * `visible` holds exactly for the scopes that are rows of this table (a caller allowed in every
+   * organization sees the rows of the organizations that exist): a store that pages in one
+   * statement (readIndexPage) checks that itself.
+   */
+  readonly scopeRows?: string;
   /** A rule that needs the row (other aggregates' state): every candidate is read. */
   readonly rowCheck?: (row: R) => boolean | Promise<boolean>;
 }
@@ -77,9 +83,18 @@ async function walkSorted<R>(reads: IndexReads, plan: SearchPlan<R>): Promise<Se
   const visible = plan.visible;
   let ids: string[];
   let total: number;
-  if (visible === undefined && reads.readIndexPage !== undefined && table.source === undefined) {
-    // One round trip on PostgreSQL: the page of the sort index, its rows and the row count.
-    const page = await reads.readIndexPage(instanceId, { table: table.table, index: plan.sort, reverse, offset: query.offset, limit: query.limit });
+  const scopeRows = visible === undefined ? undefined : plan.scopeRows;
+  if ((visible === undefined || scopeRows !== undefined) && reads.readIndexPage !== undefined && table.source === undefined) {
+    // One round trip on PostgreSQL: the page of the sort index, its rows and the row count
+    // (with scopeRows: of the scopes that exist, checked in the same statement).
+    const page = await reads.readIndexPage(instanceId, {
+      table: table.table,
+      index: plan.sort,
+      reverse,
+      offset: query.offset,
+      limit: query.limit,
+      ...(scopeRows === undefined ? {} : { scopeRows }),
+    });
     return { rows: page.rows.filter((r) => r !== undefined) as R[], total: page.total };
   }
   if (visible === undefined) {
