@@ -60,14 +60,22 @@ export function defineSystemRpc<I extends DescMessage, O extends DescMessage>(
 /** A definition with its message types erased; each is only ever called with its own method's messages. */
 export type AnyRpcDefinition = RpcDefinition<DescMessage, DescMessage> | SystemRpcDefinition<DescMessage, DescMessage>;
 
-export function createInvoker(definitions: readonly AnyRpcDefinition[], services: ApiServices): RpcInvoker {
-  const byMethod = new Map<string, AnyRpcDefinition>();
-  for (const definition of definitions) byMethod.set(methodKey(definition.method), definition);
+/** The definitions, or how to load them: the node loads them on the first call (#13), awaited once. */
+export type RpcDefinitions = readonly AnyRpcDefinition[] | (() => Promise<readonly AnyRpcDefinition[]>);
+
+export function createInvoker(definitions: RpcDefinitions, services: ApiServices): RpcInvoker {
+  const index = (list: readonly AnyRpcDefinition[]) => {
+    const byMethod = new Map<string, AnyRpcDefinition>();
+    for (const definition of list) byMethod.set(methodKey(definition.method), definition);
+    return byMethod;
+  };
+  let byMethod = typeof definitions === 'function' ? undefined : index(definitions);
+  const load = typeof definitions === 'function' ? async () => (byMethod = index(await definitions())) : undefined;
   const systemUsers = createSystemUserDirectory(services.config);
 
   return async (method, request, meta) => {
     try {
-      const definition = byMethod.get(methodKey(method));
+      const definition = (byMethod ?? (await load!())).get(methodKey(method));
       if (definition?.context === 'system') return await invokeSystem(definition, request, meta, services, systemUsers);
       return await invokeOne(definition, request, meta, services);
     } catch (error) {
