@@ -117,6 +117,11 @@ describe.skipIf(!existsSync(join(dist, START[0]!)))('start path', () => {
     for (const path of ['src/api/admin/v1/admin-routes.js', 'src/api/invoker.js', 'src/api/transport/json-transcoder.js']) expect(ownStatic.has(path), path).toBe(true);
   });
 
+  it('carries no comments in the compiled modules (their text stays in V8\'s heap)', () => {
+    const token = readFileSync(join(dist, 'src/oidc/token.js'), 'utf8');
+    expect(token).toContain('grantClientCredentials');
+    expect(token).not.toMatch(/\/\*\*|^\s*\/\/ /m);
+  });
 });
 
 /**
