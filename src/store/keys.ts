@@ -17,11 +17,14 @@
  * | [instanceId, 'x', table, id]                 | row summary [scope, terms per index] |
  * | [instanceId, 'n', table, scope]              | number of rows of that scope  |
  * | ['~ttl', expiresAt, instanceId, table, key]  | null (expiry index for the sweeper) |
+ * | ['~ttl', expiresAt, '~g', groupId]           | [instanceId, table, key, …] (expiry group) |
  * | ['~meta', key]                               | node setting                  |
  *
  * The expiry index is append-only on put: an overwrite or delete leaves the old index entry,
  * and the sweeper deletes a row only when its entry version still equals the indexed time,
- * so a put costs two blind writes and no read.
+ * so a put costs blind writes and no read. Group-committed puts (lmdb-ttl-batch.ts) share one
+ * expiry-group entry per expiry time per batch instead of one index key per row: one key per
+ * opaque token. Both forms are swept (a data directory written before groups keeps working).
  */
 
 export type StoreKey = (string | number | Uint8Array)[];
@@ -33,6 +36,8 @@ const HIGH = new Uint8Array([0xff]);
 const TOP = '\u{10FFFF}';
 
 export const TTL_INDEX = '~ttl';
+/** Third part of an expiry-group key (where an index key has the instance id). */
+const TTL_GROUP = '~g';
 export const META = '~meta';
 
 /** True when `part` can be stored in a key (no NUL); reads use it to answer "absent". */
@@ -149,6 +154,24 @@ export function ttlIndexKey(expiresAt: number, instanceId: string, table: string
 /** Index entries with expiresAt <= now, oldest first. */
 export function ttlIndexRange(now: number): { start: StoreKey; end: StoreKey } {
   return { start: [TTL_INDEX], end: [TTL_INDEX, now, HIGH] };
+}
+
+/** The expiry-group entry of one batch's rows expiring at `expiresAt`; '~' starts no instance id. */
+export function ttlGroupKey(expiresAt: number, groupId: string): StoreKey {
+  return [TTL_INDEX, expiresAt, TTL_GROUP, groupId];
+}
+
+/** The rows of an expiry-group entry (its key and value), or undefined when it is not one. */
+export function ttlRowsOfGroup(indexKey: unknown, value: unknown): { expiresAt: number; rowKeys: StoreKey[] } | undefined {
+  if (!Array.isArray(indexKey) || indexKey.length !== 4 || indexKey[2] !== TTL_GROUP || !Array.isArray(value)) return undefined;
+  const expiresAt: unknown = indexKey[1];
+  if (typeof expiresAt !== 'number') return undefined;
+  const rowKeys: StoreKey[] = [];
+  for (let i = 0; i + 2 < value.length; i += 3) {
+    const [instanceId, table, key]: unknown[] = value.slice(i, i + 3);
+    if (typeof instanceId === 'string' && typeof table === 'string' && typeof key === 'string') rowKeys.push([instanceId, 't', table, key]);
+  }
+  return { expiresAt, rowKeys };
 }
 
 /** The row key an expiry index key points at, or undefined for a malformed entry. */

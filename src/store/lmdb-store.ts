@@ -236,14 +236,13 @@ function createTtlStore(db: Db, clock: Clock, durable: <T>(write: Promise<T>) =>
       : {}),
     put(instanceId, table, key, value, expiresAt) {
       try {
-        const indexKey = keys.ttlIndexKey(expiresAt, instanceId, table, key);
         const rowKey = keys.ttlKey(instanceId, table, key);
         // A key that may be too long for LMDB is written on its own, so its refusal fails this
         // put only, never a whole batch of other requests' puts.
-        if (key.length + table.length > BATCHED_KEY_CHARS) return durable(Promise.all([db.put(indexKey, null), db.put(rowKey, value, expiresAt)])).then(() => undefined);
-        // Group commit (lmdb-ttl-batch.ts): resolves once the batch holding both writes is on
-        // disk; the row's entry version is its expiry.
-        return puts.put(indexKey, rowKey, value, expiresAt);
+        if (key.length + table.length > BATCHED_KEY_CHARS) return durable(Promise.all([db.put(keys.ttlIndexKey(expiresAt, instanceId, table, key), null), db.put(rowKey, value, expiresAt)])).then(() => undefined);
+        // Group commit (lmdb-ttl-batch.ts): resolves once the batch holding the row and its
+        // expiry group is on disk; the row's entry version is its expiry.
+        return puts.put(instanceId, table, key, rowKey, value, expiresAt);
       } catch (err) {
         return Promise.reject(err);
       }
@@ -307,18 +306,29 @@ async function sweep(db: Db, now: number): Promise<number> {
   let after: Key | undefined;
   for (;;) {
     const from = after;
-    const page = Array.from(db.getKeys({ start: from ?? range.start, end: range.end, limit: SWEEP_BATCH + 1 }));
-    const batch = page.filter((key) => from === undefined || compareKeys(key, from) !== 0).slice(0, SWEEP_BATCH);
+    const page = Array.from(db.getRange({ start: from ?? range.start, end: range.end, limit: SWEEP_BATCH + 1 }));
+    const batch = page.filter((entry) => from === undefined || compareKeys(entry.key, from) !== 0).slice(0, SWEEP_BATCH);
     if (batch.length > 0) count += await db.transaction(() => sweepBatch(db, batch));
     if (batch.length < SWEEP_BATCH) return count;
-    after = batch[batch.length - 1];
+    after = batch[batch.length - 1]?.key;
   }
 }
 
-function sweepBatch(db: Db, indexKeys: readonly Key[]): number {
+function sweepBatch(db: Db, entries: readonly { key: Key; value: unknown }[]): number {
   let count = 0;
-  for (const indexKey of indexKeys) {
+  for (const { key: indexKey, value } of entries) {
     db.remove(indexKey);
+    const group = keys.ttlRowsOfGroup(indexKey, value);
+    if (group !== undefined) {
+      for (const rowKey of group.rowKeys) {
+        // As below: a row put again since (another expiry) is left alone.
+        if (db.doesExist(rowKey, group.expiresAt)) {
+          db.remove(rowKey);
+          count += 1;
+        }
+      }
+      continue;
+    }
     const target = keys.ttlKeyOfIndex(indexKey);
     // A later put of the same key changed the row's version: that row is not expired yet.
     if (target !== undefined && db.doesExist(target.rowKey, target.expiresAt)) {

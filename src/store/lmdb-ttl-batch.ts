@@ -8,17 +8,24 @@
  * acknowledged before it is durable. Idle, a put is written on the next event turn, as lmdb-js
  * would have batched it anyway.
  *
+ * One key per row: the puts of a batch that expire at the same time share one expiry-group
+ * entry of the sweeper's index (keys.ts `ttlGroupKey`: the rows' keys in its value) instead of
+ * an index key each, so under load an opaque access token costs one LMDB key (tokens issued in
+ * the same second expire in the same second) plus a share of one group entry.
+ *
  * Order: other writes to TTL rows (take, delete, claim) call `writeNow()` first, so queued
  * puts reach LMDB before them; reads see a put once it resolved, as with a plain lmdb-js put.
  */
 import type { Key } from 'lmdb';
+import { pooledRandomBase64url } from '../crypto/random.js';
+import * as keys from './keys.js';
 
 interface WritableDb {
   put(key: Key, value: unknown, version?: number): Promise<boolean>;
 }
 
 interface Batch {
-  /** Flat: indexKey, rowKey, value, expiresAt per put (no object per put). */
+  /** Flat: instanceId, table, key, rowKey, value, expiresAt per put (no object per put). */
   readonly items: unknown[];
   readonly done: Promise<void>;
   readonly resolve: () => void;
@@ -26,15 +33,24 @@ interface Batch {
 }
 
 export interface TtlPutBatcher {
-  put(indexKey: Key, rowKey: Key, value: unknown, expiresAt: number): Promise<void>;
+  /** `instanceId`, `table` and `key` are the parts of `rowKey` (the expiry group lists them). */
+  put(instanceId: string, table: string, key: string, rowKey: Key, value: unknown, expiresAt: number): Promise<void>;
   /** Writes the queued puts now (before another write that must follow them); resolves when they are durable. */
   writeNow(): Promise<void>;
   /** Resolves when every put so far is durable (or failed). */
   idle(): Promise<void>;
 }
 
+/** Values per queued put in Batch.items. */
+const ITEM = 6;
+/** Rows per expiry-group entry at most (bounds the entry's size and a sweep transaction). */
+export const GROUP_ROWS = 256;
+
 /** `durable` resolves after the commit of the given write is on disk. */
 export function createTtlPutBatcher(db: WritableDb, durable: (write: Promise<unknown>) => Promise<unknown>): TtlPutBatcher {
+  // Group ids unique across processes and workers sharing the environment: a random prefix, a counter.
+  const groupPrefix = `${pooledRandomBase64url(9)}.`;
+  let groupSeq = 0;
   let open: Batch | undefined;
   let writing = 0;
   let scheduled = false;
@@ -60,10 +76,8 @@ export function createTtlPutBatcher(db: WritableDb, durable: (write: Promise<unk
     let last: Promise<boolean> | undefined;
     try {
       // One synchronous run: lmdb-js puts every one of these into the same write transaction.
-      for (let i = 0; i < items.length; i += 4) {
-        void db.put(items[i] as Key, null);
-        last = db.put(items[i + 1] as Key, items[i + 2], items[i + 3] as number);
-      }
+      for (let i = 0; i < items.length; i += ITEM) void db.put(items[i + 3] as Key, items[i + 4], items[i + 5] as number);
+      last = writeGroups(items);
     } catch (err) {
       batch.reject(err);
     }
@@ -81,6 +95,27 @@ export function createTtlPutBatcher(db: WritableDb, durable: (write: Promise<unk
     return batch.done;
   }
 
+  /**
+   * The expiry-group entries of a batch: one per distinct expiry (at most GROUP_ROWS rows
+   * each), its value the rows' [instanceId, table, key] flat. Resolves with the last write.
+   */
+  function writeGroups(items: unknown[]): Promise<boolean> | undefined {
+    const groups = new Map<number, unknown[]>();
+    let last: Promise<boolean> | undefined;
+    for (let i = 0; i < items.length; i += ITEM) {
+      const expiresAt = items[i + 5] as number;
+      let members = groups.get(expiresAt);
+      if (members === undefined) groups.set(expiresAt, (members = []));
+      members.push(items[i], items[i + 1], items[i + 2]);
+      if (members.length === GROUP_ROWS * 3) {
+        last = db.put(keys.ttlGroupKey(expiresAt, `${groupPrefix}${(groupSeq += 1)}`), members);
+        groups.delete(expiresAt);
+      }
+    }
+    for (const [expiresAt, members] of groups) last = db.put(keys.ttlGroupKey(expiresAt, `${groupPrefix}${(groupSeq += 1)}`), members);
+    return last;
+  }
+
   /** A batch written by writeNow() meanwhile leaves nothing for the scheduled turn to do. */
   function onImmediate(): void {
     if (scheduled) void write();
@@ -93,9 +128,9 @@ export function createTtlPutBatcher(db: WritableDb, durable: (write: Promise<unk
   }
 
   return {
-    put(indexKey, rowKey, value, expiresAt) {
+    put(instanceId, table, key, rowKey, value, expiresAt) {
       const batch = (open ??= newBatch());
-      batch.items.push(indexKey, rowKey, value, expiresAt);
+      batch.items.push(instanceId, table, key, rowKey, value, expiresAt);
       if (writing === 0 && !scheduled) {
         // Idle: written after this turn, so the puts of the same turn share the transaction.
         scheduled = true;

@@ -188,6 +188,58 @@ describe('lmdb store specifics', () => {
     expect(await store.ttl.sweep(now)).toBe(0);
   });
 
+  it('writes one key per batched ttl row: rows of one batch expiring together share one expiry-group entry', async () => {
+    const { dir, store } = fresh();
+    const now = Date.now();
+    // 300 rows at one expiry (more than one group entry holds) and 2 at another, in one batch.
+    await Promise.all([
+      ...Array.from({ length: 300 }, (_, i) => store.ttl.put('i', 'oidc.at', `t${i}`, i, now + 60_000)),
+      store.ttl.put('i', 'oidc.rt', 'r1', 1, now + 120_000),
+      store.ttl.put('j', 'oidc.rt', 'r2', 2, now + 120_000),
+    ]);
+    const raw = open(dir, { useVersions: true, readOnly: true });
+    const all = Array.from(raw.getKeys({}));
+    const ttlRows = all.filter((key) => Array.isArray(key) && key[1] === 't');
+    const index = all.filter((key) => Array.isArray(key) && key[0] === '~ttl');
+    await raw.close();
+    expect(ttlRows).toHaveLength(302);
+    expect(index).toHaveLength(3); // 256 + 44 at the first expiry, 2 at the second
+    expect(await store.ttl.sweep(now + 60_000)).toBe(300);
+    expect(await store.ttl.get('i', 'oidc.rt', 'r1')).toBe(1);
+    expect(await store.ttl.sweep(now + 120_000)).toBe(2);
+    expect(await store.ttl.sweep(now + 120_000)).toBe(0);
+  });
+
+  it('leaves a row of an expiry group alone when it was put again with a later expiry', async () => {
+    const { store } = fresh();
+    const now = Date.now();
+    await Promise.all([store.ttl.put('i', 'codes', 'kept', 1, now + 1000), store.ttl.put('i', 'codes', 'gone', 2, now + 1000)]);
+    await store.ttl.put('i', 'codes', 'kept', 3, now + 60_000);
+    expect(await store.ttl.sweep(now + 1000)).toBe(1);
+    expect(await store.ttl.get('i', 'codes', 'kept')).toBe(3);
+    expect(await store.ttl.get('i', 'codes', 'gone')).toBeUndefined();
+  });
+
+  it('reads and sweeps ttl rows of a data directory written before expiry groups (one index key per row)', async () => {
+    const { dir, store } = fresh();
+    const now = Date.now();
+    await store.close();
+    // The earlier layout, written raw: the row (entry version = expiry) and its own index key.
+    const raw = open(dir, { useVersions: true });
+    await raw.put(['i', 't', 'oidc.at', 'old'], { sub: 'u' }, now + 1000);
+    await raw.put(['~ttl', now + 1000, 'i', 'oidc.at', 'old'], null);
+    await raw.put(['i', 't', 'oidc.at', 'live'], { sub: 'v' }, now + 60_000);
+    await raw.put(['~ttl', now + 60_000, 'i', 'oidc.at', 'live'], null);
+    await raw.close();
+    const again = openAt(dir);
+    expect(await again.ttl.get('i', 'oidc.at', 'old')).toEqual({ sub: 'u' });
+    await again.ttl.put('i', 'oidc.at', 'new', { sub: 'w' }, now + 1000);
+    expect(await again.ttl.sweep(now + 1000)).toBe(2);
+    expect(await again.ttl.get('i', 'oidc.at', 'old')).toBeUndefined();
+    expect(await again.ttl.get('i', 'oidc.at', 'live')).toEqual({ sub: 'v' });
+    expect(await again.ttl.sweep(now + 60_000)).toBe(1);
+  });
+
   it('reads a stream and the event log consistently after many appends', async () => {
     const { store } = fresh({ noSync: true });
     for (let version = 0; version < 50; version += 1) {
