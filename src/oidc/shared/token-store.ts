@@ -10,7 +10,7 @@
  * refresh looks at it; when it is there, the token was used twice and the whole grant is
  * revoked (the `g:` row every token check already reads), so the hot paths gain no read.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { pooledRandomBase64url } from '../../crypto/random.js';
 import type { TtlStore } from '../../../actors/index.js';
 
@@ -91,8 +91,9 @@ export function grantOfJti(jti: string): string {
   return dot > 0 ? jti.slice(0, dot) : jti;
 }
 
+/** One-shot digest: no Hash object per token (issue 13; about half the CPU of createHash here). */
 export function tokenKey(token: string): string {
-  return createHash('sha256').update(token).digest('base64url');
+  return hash('sha256', token, 'base64url');
 }
 
 export function createTokenStore(ttl: TtlStore) {
