@@ -11,6 +11,12 @@
  * dropped; one still being read when a change of its streams arrives is dropped too (its
  * callers get their answer, nobody else reuses it). There is no expiry: nothing else changes
  * settings.
+ *
+ * Edges hold what they derive from the instance's streams here too (`hold`: the signing key
+ * ring, the execution plan): a value read by the edge's loader, which reports the streams it
+ * read at their versions; `applyChange` drops it like a settings entry, so the same one
+ * invalidation reaches it, and passivation drops it with the rest. A held value is returned
+ * synchronously once loaded (the token endpoint's key ring is a Map lookup).
  */
 import type { AggregateRecord } from '../kernel/aggregate.js';
 import type { ChangedStream } from '../kernel/ports.js';
@@ -25,6 +31,31 @@ export type ReadRow = (table: string, id: string) => Promise<AggregateRecord<unk
 export interface TextCatalog {
   readonly keys: readonly string[];
   readonly values: TextSettingsValues;
+}
+
+/** What an edge's loader returns: the value and the streams it was read from, at the versions read (0: no row). */
+export interface Held<V> {
+  readonly value: V;
+  readonly streams: readonly ChangedStream[];
+}
+
+/** Reads a held value for an instance; one function per kind of value (no closure per call). */
+export type HeldLoader<V> = (instanceId: string) => Promise<Held<V>>;
+
+/** Where the edges find an instance's state (the ActorSystem; a test's Map). */
+export interface InstanceStates {
+  instanceState(instanceId: string): InstanceReadState;
+}
+
+interface HeldEntry {
+  /** Stream types a load under way depends on: a change of any of them drops it. */
+  readonly types: readonly string[];
+  /** Stream key → version read; undefined while loading. */
+  read: Map<string, number> | undefined;
+  value: unknown;
+  pending: Promise<unknown>;
+  /** Told (with the instance id) when a change dropped the value, not when the instance passivates. */
+  readonly onDrop: ((instanceId: string) => void) | undefined;
 }
 
 /** Entries one instance keeps before it starts over (a bound, not a policy: a few per org and language). */
@@ -42,6 +73,8 @@ export class InstanceReadState {
   private readonly entries = new Map<string, Entry>();
   /** Stream key → keys of the entries computed from it. */
   private readonly watchers = new Map<string, Set<string>>();
+  /** What edges hold (`hold`), by key. */
+  private readonly held = new Map<string, HeldEntry>();
   /** Last query (clock ms), for passivation. */
   lastActivity: number;
 
@@ -56,6 +89,40 @@ export class InstanceReadState {
   /** Entries held (for tests and the docs' claims; no caller needs it to decide anything). */
   get size(): number {
     return this.entries.size;
+  }
+
+  /** Whether an edge's value is held (loaded or loading) under `key` (tests, docs' claims). */
+  holds(key: string): boolean {
+    return this.held.has(key);
+  }
+
+  /**
+   * The value an edge keeps under `key`: synchronously once loaded, else the load under way
+   * (one per key, however many callers). `load` reports the streams it read; the value is
+   * dropped when one of them moves past the version read, or — while still loading — when any
+   * stream of `types` moves (its callers get their answer, nobody else reuses it). A failed
+   * load is not kept. `onDrop` hears of a drop by a change (e.g. to reload eagerly).
+   */
+  hold<V>(key: string, types: readonly string[], load: HeldLoader<V>, onDrop?: (instanceId: string) => void): V | Promise<V> {
+    const hit = this.held.get(key);
+    if (hit !== undefined) return hit.read !== undefined ? (hit.value as V) : (hit.pending as Promise<V>);
+    const entry: HeldEntry = { types, read: undefined, value: undefined, pending: undefined as unknown as Promise<unknown>, onDrop };
+    const pending = load(this.instanceId).then(
+      (loaded) => {
+        if (this.held.get(key) === entry) {
+          entry.read = new Map(loaded.streams.map((s) => [`${s.aggregateType}:${s.aggregateId}`, s.version]));
+          entry.value = loaded.value;
+        }
+        return loaded.value;
+      },
+      (error: unknown) => {
+        if (this.held.get(key) === entry) this.held.delete(key);
+        throw error;
+      },
+    );
+    entry.pending = pending;
+    this.held.set(key, entry);
+    return pending;
   }
 
   /** The effective login policy of an organization (its own, else the instance's) or of the instance (`orgId` undefined). */
@@ -96,6 +163,7 @@ export class InstanceReadState {
    * still under way that depend on a moved stream.
    */
   applyChange(streams: readonly ChangedStream[] | undefined): void {
+    if (this.held.size > 0) this.applyToHeld(streams);
     if (streams === undefined) {
       this.entries.clear();
       this.watchers.clear();
@@ -112,6 +180,17 @@ export class InstanceReadState {
         if (entry.versions === undefined || (entry.versions[at] ?? 0) < stream.version) this.drop(key, entry);
       }
     }
+  }
+
+  /** Drops the held values a change reaches, then tells their owners (who may load again). */
+  private applyToHeld(streams: readonly ChangedStream[] | undefined): void {
+    const dropped: HeldEntry[] = [];
+    for (const [key, entry] of this.held) {
+      if (streams !== undefined && !streams.some((stream) => moves(entry, stream))) continue;
+      this.held.delete(key);
+      dropped.push(entry);
+    }
+    for (const entry of dropped) entry.onDrop?.(this.instanceId);
   }
 
   private memo<V>(key: string, type: string, table: string, ids: readonly string[], compute: (rows: readonly (AggregateRecord<unknown> | undefined)[]) => V): Promise<V> {
@@ -149,4 +228,11 @@ export class InstanceReadState {
       if (keys?.size === 0) this.watchers.delete(stream);
     }
   }
+}
+
+/** Whether `stream` moved past what `entry` read (or, while it loads, is of a type it reads). */
+function moves(entry: HeldEntry, stream: ChangedStream): boolean {
+  if (entry.read === undefined) return entry.types.includes(stream.aggregateType);
+  const version = entry.read.get(`${stream.aggregateType}:${stream.aggregateId}`);
+  return version !== undefined && version < stream.version;
 }

@@ -203,8 +203,7 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   const tenants = new TenantDirectory(actors, () => clock.now());
   await tenants.load();
   const webKeys = createWebKeyService({ actors, policy: webKeyPolicy(config) });
-  const signer = createSigner({ source: webKeys, sealer: actors.sealer, clock });
-  webKeys.onChanged((instanceId) => signer.invalidate(instanceId));
+  const signer = createSigner({ source: webKeys, sealer: actors.sealer, clock, states: actors });
   const executions = new ExecutionRuntime({ actors, store, clock, logger, catalog: createExecutionCatalog(SERVICES), network: { allowPrivateNetworks: config.outboundAllowPrivateNetworks } });
   const rateCounters = openRateLimitCounters(config, logger);
   const limits = createRateLimits(config, {
@@ -254,7 +253,7 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
     outbox.start();
   }
   // Other nodes' writes drop this node's caches (PostgreSQL change feed; nothing on LMDB).
-  const cluster = await startClusterSync({ store, actors, tenants, signer, executions, logger, limits, observeLag: (seconds) => metrics.observeChangeFeedLag(seconds) });
+  const cluster = await startClusterSync({ store, actors, tenants, logger, limits, observeLag: (seconds) => metrics.observeChangeFeedLag(seconds) });
   // Start-up left the young generation at its maximum: the first quiet interval gives it back.
   const idleTrim = startIdleTrim();
   ready = true;

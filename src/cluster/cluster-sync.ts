@@ -4,19 +4,14 @@
  * postgres.md, "Change feed"). A store without a feed (LMDB, one process) needs nothing.
  */
 import {
-  executionSetKind,
   instanceKind,
   instanceSettingsKind,
   SYSTEM_TENANT,
-  targetKind,
-  webKeysKind,
   type ActorSystem,
   type Logger,
   type StoreAdapter,
 } from '../../actors/index.js';
 import type { TenantDirectory } from '../query/tenant.js';
-import type { Signer } from '../crypto/signer.js';
-import type { ExecutionServices } from '../executions/runtime.js';
 import type { RateLimits } from '../http/rate-limits.js';
 import { CacheInvalidations, onStreamTypes } from './cache-invalidation.js';
 
@@ -24,8 +19,6 @@ export interface ClusterSyncDeps {
   readonly store: StoreAdapter;
   readonly actors: ActorSystem;
   readonly tenants: TenantDirectory;
-  readonly signer: Pick<Signer, 'invalidate'>;
-  readonly executions: Pick<ExecutionServices, 'invalidate'>;
   readonly logger: Logger;
   /** The instances' rate limits (their settings live on the instance settings aggregate); none: nothing cached. */
   readonly limits?: Pick<RateLimits, 'invalidate'>;
@@ -51,11 +44,11 @@ export async function startClusterSync(deps: ClusterSyncDeps): Promise<ClusterSy
 }
 
 export function createNodeInvalidations(deps: Omit<ClusterSyncDeps, 'store'>): CacheInvalidations {
-  const { actors, tenants, signer, executions, logger, limits } = deps;
+  const { actors, tenants, logger, limits } = deps;
   const registry = new CacheInvalidations(logger);
-  // Actors and each instance's read state (its resolved login policy, branding and texts):
-  // the next command reads the changed aggregates fresh (no lost append first), read-state
-  // entries computed from older stream versions go (actors/instance/read-state.ts).
+  // Actors and each instance's state: the next command reads the changed aggregates fresh (no
+  // lost append first); resolved settings, the signing key ring and the execution plan computed
+  // from older stream versions go (actors/instance/read-state.ts).
   registry.register('actors', (change) => actors.forget(change.instanceId, change.streams));
   // Host → instance map and the blocked flag: instances live in the system tenant.
   registry.register(
@@ -66,8 +59,6 @@ export function createNodeInvalidations(deps: Omit<ClusterSyncDeps, 'store'>): C
       refreshed.catch((err: unknown) => logger.warn({ err }, 'tenant directory refresh failed'));
     }),
   );
-  registry.register('signing keys', onStreamTypes([webKeysKind.type], (instanceId) => signer.invalidate(instanceId)));
-  registry.register('execution plans', onStreamTypes([executionSetKind.type, targetKind.type], (instanceId) => executions.invalidate(instanceId)));
   // Rate limits an instance set for itself (instance settings; the system tenant's `instance` streams are instances).
   if (limits !== undefined) {
     registry.register(

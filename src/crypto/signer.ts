@@ -1,11 +1,13 @@
 /**
  * Signs and verifies an instance's own JWTs (RFC 7515 compact serialization, RFC 7519) with its
- * web keys. Keys are imported once per ring version and re-checked at most every `refreshMs`;
- * ES256 / EdDSA sign synchronously, RS256 on the libuv threadpool so the event loop keeps
+ * web keys. The imported ring is held by the instance's state (actors/instance/read-state.ts,
+ * `hold`): imported once per ring version, dropped when the change feed, the worker feed or this
+ * node's own append reports the ring's stream at a newer version, and with the instance when it
+ * passivates. ES256 / EdDSA sign synchronously, RS256 on the libuv threadpool so the event loop keeps
  * serving while RSA works. ES256 signatures use the JWS form (IEEE P1363, RFC 7518 §3.4).
  */
 import { sign } from 'node:crypto';
-import { failedPrecondition, unauthenticated, type Clock, type SecretSealer } from '../../actors/index.js';
+import { failedPrecondition, unauthenticated, webKeysKind, type Clock, type Held, type InstanceStates, type SecretSealer } from '../../actors/index.js';
 import { checkClaims, JwsError, verifyCompactJws, type JwsHeader } from './compact-jws.js';
 import { encodedHeader, importKeyRing, type KeyRing, type PublishedKeySet, type SigningKey, type WebKeySnapshot } from './key-ring.js';
 
@@ -19,10 +21,8 @@ export interface SignerOptions {
   readonly source: WebKeySource;
   readonly sealer: SecretSealer;
   readonly clock: Clock;
-  /** How long a loaded ring is used before its version is checked again (default 1 s). */
-  readonly refreshMs?: number;
-  /** Instances whose rings are kept in memory (default 10,000; the oldest is dropped beyond). */
-  readonly maxInstances?: number;
+  /** Where each instance's ring is held (the actor system's instance states). */
+  readonly states: InstanceStates;
 }
 
 export interface VerifiedJwt {
@@ -47,20 +47,20 @@ export interface Signer {
   verifyJwt(instanceId: string, token: string, options?: VerifyJwtOptions): Promise<VerifiedJwt>;
   /** The instance's JWKS body and ETag. */
   publishedKeys(instanceId: string): Promise<PublishedKeySet>;
-  /** Forgets a ring (after this node changed it), so the next use reads it again. */
-  invalidate(instanceId: string): void;
 }
 
-interface CacheEntry {
-  ring: KeyRing | undefined;
-  checkedAt: number;
-  pending: Promise<KeyRing> | undefined;
-  /** Bumped by invalidate: a read started before it must not store what it read. */
-  generation: number;
-}
+/** The key under which an instance's state holds its imported ring, and the streams it is read from. */
+const RING = 'signing keys';
+const RING_TYPES = [webKeysKind.type];
 
 export function createSigner(options: SignerOptions): Signer {
-  const cache = createRingCache(options);
+  const { states, sealer } = options;
+  const load = async (instanceId: string): Promise<Held<KeyRing>> => {
+    const snapshot = await options.source.snapshot(instanceId);
+    if (snapshot === undefined) throw failedPrecondition('web_key.not_initialized', 'the instance has no signing keys');
+    return { value: importKeyRing(snapshot, sealer), streams: [{ aggregateType: webKeysKind.type, aggregateId: instanceId, version: snapshot.version }] };
+  };
+  const cache = { get: (instanceId: string): KeyRing | Promise<KeyRing> => states.instanceState(instanceId).hold(RING, RING_TYPES, load) };
   return {
     async signJwt(instanceId, payload, signOptions = {}) {
       const ring = await cache.get(instanceId);
@@ -82,7 +82,6 @@ export function createSigner(options: SignerOptions): Signer {
     async publishedKeys(instanceId) {
       return (await cache.get(instanceId)).published;
     },
-    invalidate: (instanceId) => cache.invalidate(instanceId),
   };
 }
 
@@ -103,52 +102,4 @@ function signCompact(key: SigningKey, typ: string, payload: object): Promise<str
         });
       });
   }
-}
-
-/** Rings by instance: a hit within `refreshMs` is a Map lookup; after that one store read checks the version. */
-function createRingCache(options: SignerOptions) {
-  const refreshMs = options.refreshMs ?? 1_000;
-  const maxInstances = options.maxInstances ?? 10_000;
-  const entries = new Map<string, CacheEntry>();
-
-  async function refresh(instanceId: string, entry: CacheEntry): Promise<KeyRing> {
-    const generation = entry.generation;
-    const current = () => entry.generation === generation;
-    try {
-      const snapshot = await options.source.snapshot(instanceId);
-      if (snapshot === undefined) {
-        if (entries.get(instanceId) === entry) entries.delete(instanceId);
-        throw failedPrecondition('web_key.not_initialized', 'the instance has no signing keys');
-      }
-      const ring = entry.ring?.version === snapshot.version ? entry.ring : importKeyRing(snapshot, options.sealer);
-      if (current()) {
-        entry.ring = ring;
-        entry.checkedAt = options.clock.now();
-      }
-      return ring;
-    } finally {
-      if (current()) entry.pending = undefined;
-    }
-  }
-
-  return {
-    get(instanceId: string): Promise<KeyRing> | KeyRing {
-      let entry = entries.get(instanceId);
-      if (entry?.ring !== undefined && options.clock.now() - entry.checkedAt < refreshMs) return entry.ring;
-      if (entry === undefined) {
-        if (entries.size >= maxInstances) entries.delete(entries.keys().next().value as string); // size checked above
-        entry = { ring: undefined, checkedAt: 0, pending: undefined, generation: 0 };
-        entries.set(instanceId, entry);
-      }
-      entry.pending ??= refresh(instanceId, entry);
-      return entry.pending;
-    },
-    invalidate(instanceId: string): void {
-      const entry = entries.get(instanceId);
-      if (entry === undefined) return;
-      entry.checkedAt = Number.NEGATIVE_INFINITY;
-      entry.pending = undefined;
-      entry.generation += 1;
-    },
-  };
 }

@@ -83,26 +83,21 @@ export async function rotateInstanceWebKeys(
   );
 }
 
-/** Web keys of a running node: the signer's key source, plus rotation that tells the signer. */
+/**
+ * Web keys of a running node: the signer's key source, plus rotation. The signer hears of a
+ * rotation through the instance state's one invalidation (the rotation's append), not from here.
+ */
 export interface WebKeyService extends WebKeySource {
   readonly policy: WebKeyPolicy;
   /** The instance's key ring, its first keys created on demand. */
   ring(instanceId: string): Promise<AggregateRecord<WebKeyRing>>;
   rotate(instanceId: string, options?: RotateOptions): Promise<WebKeysChange>;
-  /** Calls `listener` after this node changed an instance's keys. */
-  onChanged(listener: (instanceId: string) => void): void;
-  /** Tells the listeners that an instance's keys changed (the maintenance pass uses it). */
-  changed(instanceId: string): void;
 }
 
 export function createWebKeyService(deps: { readonly actors: ActorSystem; readonly policy: WebKeyPolicy }): WebKeyService {
   const { actors, policy } = deps;
-  const listeners: ((instanceId: string) => void)[] = [];
   const ensuring = new Map<string, Promise<unknown>>();
 
-  const changed = (instanceId: string) => {
-    for (const listener of listeners) listener(instanceId);
-  };
   /** One key generation per instance at a time on this node, however many requests wait for it. */
   const ensure = async (instanceId: string): Promise<void> => {
     let pending = ensuring.get(instanceId);
@@ -128,14 +123,6 @@ export function createWebKeyService(deps: { readonly actors: ActorSystem; readon
       const record = await ring(instanceId);
       return { version: record.meta.version, keys: record.state.keys };
     },
-    async rotate(instanceId, options = {}) {
-      const change = await rotateInstanceWebKeys(actors, instanceId, policy, options);
-      if (change.changed) changed(instanceId);
-      return change;
-    },
-    onChanged(listener) {
-      listeners.push(listener);
-    },
-    changed,
+    rotate: (instanceId, options = {}) => rotateInstanceWebKeys(actors, instanceId, policy, options),
   };
 }

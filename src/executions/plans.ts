@@ -1,16 +1,19 @@
 /**
- * Per-instance execution plans, cached in memory: the effective executions of an instance
- * and the targets they name (signing keys opened once). Hot path: an instance without
- * executions costs one Map lookup per RPC. Writes on this node invalidate at once; changes
- * made by another process sharing the store are picked up after `ttlMs` (revalidated in the
- * background, never on the caller's path).
+ * Per-instance execution plans: the effective executions of an instance and the targets they
+ * name (signing keys opened once). Held by the instance's state (actors/instance/read-state.ts,
+ * `hold`): an instance without executions costs one Map lookup per RPC; the plan is dropped when
+ * the execution set or one of its targets moves past the version it was read at — by this
+ * node's own append, the worker feed or the PostgreSQL change feed, the instance state's one
+ * invalidation — and is then read again at once, so the event dispatcher learns of new event
+ * executions. An idle instance passivates with its plan.
  */
 import {
   type ActorSystem,
   type AggregateRecord,
-  type Clock,
+  type ChangedStream,
   type ExecutionEntry,
   executionSetKind,
+  type Held,
   isEffective,
   type Logger,
   type Target,
@@ -20,7 +23,6 @@ import type { ResolvedTarget } from './target-call.js';
 
 export interface InstancePlan {
   readonly instanceId: string;
-  readonly loadedAt: number;
   /** Effective executions (at least one target or include) by id. */
   readonly entries: ReadonlyMap<string, ExecutionEntry>;
   readonly targets: ReadonlyMap<string, ResolvedTarget>;
@@ -29,76 +31,62 @@ export interface InstancePlan {
   readonly hasEvents: boolean;
 }
 
+/** What plans are read with and held by (the ActorSystem). */
+export type PlanReads = Pick<ActorSystem, 'readRecord' | 'sealer' | 'instanceState'>;
+
 export interface PlanCacheOptions {
-  readonly actors: ActorSystem;
-  readonly clock: Clock;
+  readonly actors: PlanReads;
   readonly logger: Logger;
-  /** How long a plan is trusted without re-reading (changes by other processes). */
-  readonly ttlMs: number;
 }
 
+const PLAN = 'execution plan';
+const PLAN_TYPES = [executionSetKind.type, targetKind.type];
+
 export class PlanCache {
-  private readonly plans = new Map<string, InstancePlan>();
-  private readonly loading = new Map<string, Promise<InstancePlan>>();
   private readonly listeners: ((plan: InstancePlan) => void)[] = [];
-  /** Bumped by every invalidation, so a read that started before it is never cached. */
-  private readonly generations = new Map<string, number>();
+  private readonly load = async (instanceId: string): Promise<Held<InstancePlan>> => {
+    const held = await readPlan(this.options.actors, instanceId);
+    for (const listener of this.listeners) listener(held.value);
+    return held;
+  };
+  /** A change dropped the plan: read it again now (listeners such as the dispatcher hear of it). */
+  private readonly reload = (instanceId: string): void => {
+    const plan = this.get(instanceId);
+    if (plan instanceof Promise) plan.catch((err: unknown) => this.options.logger.warn({ err, instanceId }, 'execution plan reload failed'));
+  };
 
   constructor(private readonly options: PlanCacheOptions) {}
 
-  /** The plan of an instance: from memory when present (refreshing a stale one in the background). */
+  /** The plan of an instance: held by its state once read. */
   get(instanceId: string): InstancePlan | Promise<InstancePlan> {
-    const plan = this.plans.get(instanceId);
-    if (plan === undefined) return this.load(instanceId);
-    if (this.options.clock.now() - plan.loadedAt > this.options.ttlMs && !this.loading.has(instanceId)) {
-      this.load(instanceId).catch((err: unknown) => this.options.logger.warn({ err, instanceId }, 'execution plan refresh failed'));
-    }
-    return plan;
+    return this.options.actors.instanceState(instanceId).hold(PLAN, PLAN_TYPES, this.load, this.reload);
   }
 
-  /** Drops the cached plan after a write (and reloads it for listeners such as the dispatcher). */
-  invalidate(instanceId: string): void {
-    this.generations.set(instanceId, (this.generations.get(instanceId) ?? 0) + 1);
-    this.plans.delete(instanceId);
-    this.loading.delete(instanceId);
-    this.load(instanceId).catch((err: unknown) => this.options.logger.warn({ err, instanceId }, 'execution plan reload failed'));
+  /** Reads an instance's plan for the listeners without holding it (the dispatcher's rescan must not keep idle instances in memory). */
+  async scan(instanceId: string): Promise<void> {
+    const { value } = await readPlan(this.options.actors, instanceId);
+    for (const listener of this.listeners) listener(value);
   }
 
-  /** Called with every plan loaded (the event dispatcher starts workers from it). */
+  /** Called with every plan read (the event dispatcher starts workers from it). */
   onLoad(listener: (plan: InstancePlan) => void): void {
     this.listeners.push(listener);
   }
-
-  private load(instanceId: string): Promise<InstancePlan> {
-    const pending = this.loading.get(instanceId);
-    if (pending !== undefined) return pending;
-    const generation = this.generations.get(instanceId) ?? 0;
-    const work = readPlan(this.options, instanceId).then((plan) => {
-      if (this.loading.get(instanceId) === work) this.loading.delete(instanceId);
-      // An invalidation during the read wins: the newer read caches and notifies instead.
-      if (generation !== (this.generations.get(instanceId) ?? 0)) return plan;
-      this.plans.set(instanceId, plan);
-      for (const listener of this.listeners) listener(plan);
-      return plan;
-    });
-    this.loading.set(instanceId, work);
-    work.catch(() => this.loading.delete(instanceId));
-    return work;
-  }
 }
 
-async function readPlan(options: PlanCacheOptions, instanceId: string): Promise<InstancePlan> {
-  const { actors, clock } = options;
-  const loadedAt = clock.now();
+/** The plan and the streams it was read from: the execution set and every target it names (0: no row). */
+async function readPlan(actors: PlanReads, instanceId: string): Promise<Held<InstancePlan>> {
   const set = await actors.readRecord(instanceId, executionSetKind, instanceId);
+  const streams: ChangedStream[] = [{ aggregateType: executionSetKind.type, aggregateId: instanceId, version: set?.meta.version ?? 0 }];
   const entries = new Map(Object.entries(set?.state.entries ?? {}).filter(([, entry]) => isEffective(entry)));
   const targets = new Map<string, ResolvedTarget>();
   for (const id of new Set([...entries.values()].flatMap((e) => e.targets))) {
     const record = await actors.readRecord(instanceId, targetKind, id);
+    streams.push({ aggregateType: targetKind.type, aggregateId: id, version: record?.meta.version ?? 0 });
     if (record !== undefined) targets.set(id, resolveTarget(record, (sealed) => actors.sealer.open(sealed)));
   }
   const hasEvents = [...entries.values()].some((e) => e.condition.type === 'event');
-  return { instanceId, loadedAt, entries, targets, memo: new Map(), hasEvents };
+  return { value: { instanceId, entries, targets, memo: new Map(), hasEvents }, streams };
 }
 
 function resolveTarget(record: AggregateRecord<Target>, open: (sealed: string) => string): ResolvedTarget {

@@ -21,19 +21,15 @@ export interface ExecutionRuntimeOptions {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly catalog: ExecutionCatalog;
-  /** How long a cached plan is trusted (changes made by another process). */
-  readonly planTtlMs?: number;
-  /** How often every instance's plan is revisited (starts event workers for changes made elsewhere). */
+  /** How often every instance's plan is read for the event dispatcher (starts workers an earlier failure stopped). */
   readonly rescanMs?: number;
   /** Which addresses targets may be called at (default: public only; TESSERA_OUTBOUND_ALLOW_PRIVATE_NETWORKS). */
   readonly network?: OutboundPolicy;
 }
 
-/** What the API layer uses: the hooks around handlers, the condition lists, cache invalidation. */
+/** What the API layer uses: the hooks around handlers, the condition lists. */
 export interface ExecutionServices {
   readonly catalog: ExecutionCatalog;
-  /** Call after every write to targets or executions of the instance. */
-  invalidate(instanceId: string): void;
   beforeHandle(call: CallContext, method: DescMethod, request: Message): Message | Promise<Message>;
   afterHandle(call: CallContext, method: DescMethod, request: Message, response: Message): Message | Promise<Message>;
 }
@@ -47,7 +43,7 @@ export class ExecutionRuntime implements ExecutionServices {
 
   constructor(private readonly options: ExecutionRuntimeOptions) {
     this.catalog = options.catalog;
-    this.plans = new PlanCache({ actors: options.actors, clock: options.clock, logger: options.logger, ttlMs: options.planTtlMs ?? 2_000 });
+    this.plans = new PlanCache({ actors: options.actors, logger: options.logger });
     this.runner = new TargetRunner(options.clock, options.logger, options.network);
     this.dispatcher = new EventDispatcher({ store: options.store, plans: this.plans, clock: options.clock, logger: options.logger, ...(options.network === undefined ? {} : { network: options.network }) });
   }
@@ -70,10 +66,6 @@ export class ExecutionRuntime implements ExecutionServices {
   /** Undelivered events (the `tessera_execution_event_lag` gauge). */
   eventLag(): number {
     return this.dispatcher.lag();
-  }
-
-  invalidate(instanceId: string): void {
-    this.plans.invalidate(instanceId);
   }
 
   beforeHandle(call: CallContext, method: DescMethod, request: Message): Message | Promise<Message> {
@@ -133,7 +125,7 @@ export class ExecutionRuntime implements ExecutionServices {
   }
 
   private async rescan(): Promise<void> {
-    for await (const instance of this.options.actors.scanRecords(SYSTEM_TENANT, instanceKind)) await this.plans.get(instance.id);
+    for await (const instance of this.options.actors.scanRecords(SYSTEM_TENANT, instanceKind)) await this.plans.scan(instance.id);
   }
 }
 

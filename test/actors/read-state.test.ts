@@ -3,7 +3,8 @@
  * versions of the streams they were computed from, and the change of one of those streams is
  * their one invalidation. Two actor systems share one real LMDB store, as two nodes (or two
  * workers) share theirs: `there` writes, `here` answers from its read state and hears of the
- * write only when the change reaches it — or at once for its own appends.
+ * write only when the change reaches it — or at once for its own appends. Values edges hold
+ * there (`hold`: the signer's key ring, the execution plan) follow the same invalidation.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +18,7 @@ import {
   createOrg,
   loginSettingsKind,
   orgKind,
+  patchOrg,
   resetLoginSettings,
   setBrandingSettings,
   setLoginSettings,
@@ -192,5 +194,76 @@ describe('instance read state', () => {
     here.passivateIdle();
     expect(here.readStateCount).toBe(0);
     expect(here.instanceState('i1')).not.toBe(first);
+  });
+});
+
+describe('values edges hold in the instance state (hold: the key ring, the execution plan)', () => {
+  /** A loader that reports what it read at `versions` and counts its loads. */
+  function loader(versions: Record<string, number>) {
+    const loads = { count: 0 };
+    const load = async (instanceId: string) => {
+      loads.count += 1;
+      return { value: `load ${loads.count}`, streams: Object.entries(versions).map(([id, version]) => stream('web_keys', id === 'self' ? instanceId : id, version)) };
+    };
+    return { loads, load };
+  }
+
+  it('answers synchronously once loaded; drops on a newer version of a stream it read, keeps otherwise; tells onDrop', async () => {
+    const { store } = await sharedStore();
+    const here = system(store);
+    const state = here.instanceState('i1');
+    const { loads, load } = loader({ self: 3 });
+    const dropped: string[] = [];
+    const onDrop = (id: string) => void dropped.push(id);
+    expect(await state.hold('ring', ['web_keys'], load, onDrop)).toBe('load 1');
+    expect(state.hold('ring', ['web_keys'], load, onDrop)).toBe('load 1'); // no promise: a Map lookup
+    here.forget('i1', [stream('web_keys', 'i1', 3), stream('web_keys', 'other', 9), stream('org', 'i1', 9)]);
+    expect(state.hold('ring', ['web_keys'], load, onDrop)).toBe('load 1'); // control: same version, other id, other type
+    here.forget('i1', [stream('web_keys', 'i1', 4)]);
+    expect(dropped).toEqual(['i1']);
+    expect(await state.hold('ring', ['web_keys'], load, onDrop)).toBe('load 2');
+    here.forget('i1'); // streams unknown: everything goes
+    expect(state.holds('ring')).toBe(false);
+    expect(loads.count).toBe(2);
+  });
+
+  it('does not keep a failed load, and drops a load under way on any change of its types', async () => {
+    const { store } = await sharedStore();
+    const here = system(store);
+    const state = here.instanceState('i1');
+    const failing = async () => {
+      throw new Error('store down');
+    };
+    await expect(state.hold('ring', ['web_keys'], failing)).rejects.toThrow('store down');
+    expect(state.holds('ring')).toBe(false);
+    const { load } = loader({ self: 1 });
+    const pending = state.hold('ring', ['web_keys'], load);
+    here.forget('i1', [stream('org', 'o1', 5)]); // control: not its type
+    expect(state.holds('ring')).toBe(true);
+    here.forget('i1', [stream('web_keys', 'i1', 2)]);
+    expect(await pending).toBe('load 1'); // its callers get their answer
+    expect(state.holds('ring')).toBe(false); // nobody else reuses it
+  });
+
+  it("hears of this system's own appends, and passivates with the instance (onDrop not told)", async () => {
+    const { store } = await sharedStore();
+    const clock = createManualClock();
+    const here = system(store, clock, 1_000);
+    const dropped: string[] = [];
+    const org = { kind: 'org', instanceId: 'i1', orgId: 'o1' } as const;
+    const orgLoad = async () => ({ value: 'org', streams: [stream(orgKind.type, 'o1', await versionOf(store, orgKind.table, 'o1'))] });
+    await here.ask(org, createOrg, { orgId: 'o1', name: 'One', instanceDomain: 'd' }, as);
+    const state = here.instanceState('i1');
+    await state.hold('org', [orgKind.type], orgLoad, (id) => void dropped.push(id));
+    await here.ask(instance, setBrandingSettings, { patch: { set: { primaryColor: '#111111' }, reset: [] } }, as);
+    expect(state.holds('org')).toBe(true); // control: an append of other streams
+    await here.ask(org, patchOrg, { orgId: 'o1', name: 'One again' }, as);
+    expect([state.holds('org'), dropped]).toEqual([false, ['i1']]);
+    expect(await state.hold('org', [orgKind.type], orgLoad, (id) => void dropped.push(id))).toBe('org');
+    clock.advance(2_000);
+    here.passivateIdle();
+    expect(here.readStateCount).toBe(0);
+    expect(here.instanceState('i1').holds('org')).toBe(false);
+    expect(dropped).toEqual(['i1']);
   });
 });

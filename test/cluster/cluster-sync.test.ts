@@ -94,7 +94,7 @@ describe('ActorSystem.forget', () => {
 });
 
 describe('node cache invalidations', () => {
-  it('tells each cache about its own streams only', async () => {
+  it('tells each cache about its own streams only (held values in the instance state through forget)', async () => {
     const { store } = await sharedStore();
     const calls: string[] = [];
     const tenants = { refresh: async (id: string) => void calls.push(`tenants.refresh ${id}`), load: async () => void calls.push('tenants.load') } as unknown as TenantDirectory;
@@ -102,14 +102,20 @@ describe('node cache invalidations', () => {
     const registry = createNodeInvalidations({
       actors,
       tenants,
-      signer: { invalidate: (id) => calls.push(`signer ${id}`) },
-      executions: { invalidate: (id) => calls.push(`executions ${id}`) },
       logger: silent,
     });
     const stream = (aggregateType: string, aggregateId: string) => ({ aggregateType, aggregateId, version: 3 });
+    // What edges hold in the instance state (the signer's key ring, the execution plan) hears of its streams through the same call.
+    const i1 = actors.instanceState('i1');
+    const heldAt2 = (type: string) => async (id: string) => ({ value: type, streams: [{ aggregateType: type, aggregateId: id, version: 2 }] });
+    await i1.hold('signing keys', [webKeysKind.type], heldAt2(webKeysKind.type));
+    await i1.hold('execution plan', [executionSetKind.type, targetKind.type], heldAt2(executionSetKind.type));
     registry.dispatch({ instanceId: 'i1', fromPosition: 1, toPosition: 1, streams: [stream(orgKind.type, 'o1')] });
+    expect([i1.holds('signing keys'), i1.holds('execution plan')]).toEqual([true, true]); // control: not their streams
     registry.dispatch({ instanceId: 'i1', fromPosition: 2, toPosition: 3, streams: [stream(webKeysKind.type, 'i1'), stream(targetKind.type, 't1')] });
+    expect([i1.holds('signing keys'), i1.holds('execution plan')]).toEqual([false, true]); // t1 is not a target the plan read
     registry.dispatch({ instanceId: 'i1', fromPosition: 4, toPosition: 4, streams: [stream(executionSetKind.type, 'i1')] });
+    expect(i1.holds('execution plan')).toBe(false);
     registry.dispatch({ instanceId: SYSTEM_TENANT, fromPosition: 1, toPosition: 2, streams: [stream(instanceKind.type, 'i1'), stream(instanceKind.type, 'i2')] });
     registry.dispatch({ instanceId: SYSTEM_TENANT, fromPosition: 3, toPosition: 5000 });
     // The login UI's settings: the instance's read state hears of its streams through the same registry.
@@ -120,16 +126,7 @@ describe('node cache invalidations', () => {
     registry.dispatch({ instanceId: 'i9', fromPosition: 7, toPosition: 7, streams: [stream(brandingSettingsKind.type, 'i9')] });
     expect(state.size).toBe(0);
     await new Promise((resolve) => setImmediate(resolve));
-    expect(calls).toEqual([
-      'signer i1',
-      'executions i1',
-      'executions i1',
-      'tenants.refresh i1',
-      'tenants.refresh i2',
-      'tenants.load',
-      'signer _system',
-      'executions _system',
-    ]);
+    expect(calls).toEqual(['tenants.refresh i1', 'tenants.refresh i2', 'tenants.load']);
   });
 
   it("drops an instance's rate limits when its settings change (not for other streams, not for the system tenant)", async () => {
@@ -139,8 +136,6 @@ describe('node cache invalidations', () => {
     const registry = createNodeInvalidations({
       actors: system(store),
       tenants,
-      signer: { invalidate: () => undefined },
-      executions: { invalidate: () => undefined },
       logger: silent,
       limits: { invalidate: (id) => dropped.push(id) },
     });

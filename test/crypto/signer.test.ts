@@ -2,7 +2,7 @@
 import { createPrivateKey, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { AppError, createManualClock, type SigningAlgorithm } from '../../actors/index.js';
+import { AppError, createManualClock, InstanceReadState, type InstanceStates, type SigningAlgorithm, webKeysKind } from '../../actors/index.js';
 import { privateKeyFromPkcs8, type StoredWebKey, type WebKeySnapshot } from '../../src/crypto/key-ring.js';
 import { createSecretSealer } from '../../src/crypto/secret-sealer.js';
 import { createSigner, type WebKeySource } from '../../src/crypto/signer.js';
@@ -29,6 +29,22 @@ function fakeSource(initial: Record<string, WebKeySnapshot>) {
   return source;
 }
 
+/** Instance states as the actor system keeps them (one per instance), without a store: the signer's loads go to its source. */
+function testStates(): InstanceStates {
+  const states = new Map<string, InstanceReadState>();
+  const noRows = async () => undefined;
+  return {
+    instanceState(instanceId) {
+      let state = states.get(instanceId);
+      if (state === undefined) states.set(instanceId, (state = new InstanceReadState(instanceId, noRows, 0)));
+      return state;
+    },
+  };
+}
+
+/** The ring's stream at `version`, as the change feed (or this node's own append) reports it. */
+const ringMoved = (instanceId: string, version: number) => [{ aggregateType: webKeysKind.type, aggregateId: instanceId, version }];
+
 function codeOf(error: unknown): string {
   return error instanceof AppError ? error.code : 'not-an-app-error';
 }
@@ -42,7 +58,7 @@ beforeAll(async () => {
 describe('signJwt', () => {
   it.each(['RS256', 'ES256', 'EdDSA'] as const)('%s: verifies with jose against the published JWKS; header carries alg, kid, typ', async (alg) => {
     const source = fakeSource({ i1: { version: 1, keys: rings[alg] } });
-    const signer = createSigner({ source, sealer, clock: createManualClock(0) });
+    const signer = createSigner({ states: testStates(), source, sealer, clock: createManualClock(0) });
     const token = await signer.signJwt('i1', { sub: 'u1', iss: 'http://issuer', aud: 'c1', exp: 4_000_000_000 }, { typ: 'at+jwt' });
 
     const jwks = JSON.parse((await signer.publishedKeys('i1')).body) as JSONWebKeySet;
@@ -53,13 +69,13 @@ describe('signJwt', () => {
   });
 
   it('ES256 signatures are IEEE P1363 (64 bytes), as JWS requires', async () => {
-    const signer = createSigner({ source: fakeSource({ i1: { version: 1, keys: rings.ES256 } }), sealer, clock: createManualClock(0) });
+    const signer = createSigner({ states: testStates(), source: fakeSource({ i1: { version: 1, keys: rings.ES256 } }), sealer, clock: createManualClock(0) });
     const token = await signer.signJwt('i1', { a: 1 });
     expect(Buffer.from(token.split('.')[2]!, 'base64url')).toHaveLength(64);
   });
 
   it('RS256 signs on the threadpool: the event loop turns while the signature is computed', async () => {
-    const signer = createSigner({ source: fakeSource({ i1: { version: 1, keys: rings.RS256 } }), sealer, clock: createManualClock(0) });
+    const signer = createSigner({ states: testStates(), source: fakeSource({ i1: { version: 1, keys: rings.RS256 } }), sealer, clock: createManualClock(0) });
     await signer.publishedKeys('i1'); // load the ring first
     let turned = false;
     setImmediate(() => (turned = true));
@@ -70,14 +86,14 @@ describe('signJwt', () => {
   });
 
   it('refuses an instance without keys (web_key.not_initialized)', async () => {
-    const signer = createSigner({ source: fakeSource({}), sealer, clock: createManualClock(0) });
+    const signer = createSigner({ states: testStates(), source: fakeSource({}), sealer, clock: createManualClock(0) });
     await expect(signer.signJwt('nope', {}).catch(codeOf)).resolves.toBe('web_key.not_initialized');
   });
 });
 
 describe('verifyJwt', () => {
   it('accepts our token and rejects a tampered one, an unknown kid, a missing kid', async () => {
-    const signer = createSigner({ source: fakeSource({ i1: { version: 1, keys: rings.ES256 }, i2: { version: 1, keys: rings.EdDSA } }), sealer, clock: createManualClock(0) });
+    const signer = createSigner({ states: testStates(), source: fakeSource({ i1: { version: 1, keys: rings.ES256 }, i2: { version: 1, keys: rings.EdDSA } }), sealer, clock: createManualClock(0) });
     const token = await signer.signJwt('i1', { sub: 'u1' });
     await expect(signer.verifyJwt('i1', token)).resolves.toMatchObject({ payload: { sub: 'u1' } });
 
@@ -91,7 +107,7 @@ describe('verifyJwt', () => {
   });
 
   it('rejects a header alg that differs from the key (no algorithm confusion)', async () => {
-    const signer = createSigner({ source: fakeSource({ i1: { version: 1, keys: rings.ES256 } }), sealer, clock: createManualClock(0) });
+    const signer = createSigner({ states: testStates(), source: fakeSource({ i1: { version: 1, keys: rings.ES256 } }), sealer, clock: createManualClock(0) });
     const token = await signer.signJwt('i1', { sub: 'u1' });
     const [, payload, signature] = token.split('.');
     const header = Buffer.from(JSON.stringify({ alg: 'EdDSA', kid: rings.ES256[0]!.kid, typ: 'JWT' })).toString('base64url');
@@ -99,7 +115,7 @@ describe('verifyJwt', () => {
   });
 
   it.each(['RS256', 'ES256', 'EdDSA'] as const)('%s: verifies its own signature and refuses a flipped signature byte', async (alg) => {
-    const signer = createSigner({ source: fakeSource({ i1: { version: 1, keys: rings[alg] } }), sealer, clock: createManualClock(0) });
+    const signer = createSigner({ states: testStates(), source: fakeSource({ i1: { version: 1, keys: rings[alg] } }), sealer, clock: createManualClock(0) });
     const token = await signer.signJwt('i1', { sub: 'u1' });
     await expect(signer.verifyJwt('i1', token)).resolves.toMatchObject({ payload: { sub: 'u1' }, protectedHeader: { alg } });
     const signature = Buffer.from(token.split('.')[2]!, 'base64url');
@@ -110,7 +126,7 @@ describe('verifyJwt', () => {
 
   it('checks exp and nbf against the signer clock (or `now`), with leeway', async () => {
     const clock = createManualClock(10_000_000); // 10,000 s
-    const signer = createSigner({ source: fakeSource({ i1: { version: 1, keys: rings.ES256 } }), sealer, clock });
+    const signer = createSigner({ states: testStates(), source: fakeSource({ i1: { version: 1, keys: rings.ES256 } }), sealer, clock });
     const expired = await signer.signJwt('i1', { sub: 'u1', exp: 10_000 });
     await expect(signer.verifyJwt('i1', expired).catch(codeOf)).resolves.toBe('token.invalid');
     await expect(signer.verifyJwt('i1', expired, { now: 9_999_000 })).resolves.toMatchObject({ payload: { sub: 'u1' } });
@@ -123,7 +139,7 @@ describe('verifyJwt', () => {
   });
 
   it('checks the issuer and required claims when asked', async () => {
-    const signer = createSigner({ source: fakeSource({ i1: { version: 1, keys: rings.ES256 } }), sealer, clock: createManualClock(0) });
+    const signer = createSigner({ states: testStates(), source: fakeSource({ i1: { version: 1, keys: rings.ES256 } }), sealer, clock: createManualClock(0) });
     const token = await signer.signJwt('i1', { sub: 'u1', iss: 'https://a.example' });
     await expect(signer.verifyJwt('i1', token, { issuer: 'https://a.example', requiredClaims: ['sub'] })).resolves.toMatchObject({ payload: { iss: 'https://a.example' } });
     await expect(signer.verifyJwt('i1', token, { issuer: 'https://b.example' }).catch(codeOf)).resolves.toBe('token.invalid');
@@ -132,7 +148,7 @@ describe('verifyJwt', () => {
 
   it('refuses critical header parameters and payloads that are not JSON objects', async () => {
     const key = rings.ES256[0]!;
-    const signer = createSigner({ source: fakeSource({ i1: { version: 1, keys: [key] } }), sealer, clock: createManualClock(0) });
+    const signer = createSigner({ states: testStates(), source: fakeSource({ i1: { version: 1, keys: [key] } }), sealer, clock: createManualClock(0) });
     const privateKey = createPrivateKey(sealer.open(key.sealedPrivateKey));
     const signWith = (header: object, payloadJson: string) => {
       const input = `${Buffer.from(JSON.stringify(header)).toString('base64url')}.${Buffer.from(payloadJson).toString('base64url')}`;
@@ -149,10 +165,11 @@ describe('verifyJwt', () => {
     const [active, next] = rings.ES256 as [StoredWebKey, StoredWebKey];
     const source = fakeSource({ i1: { version: 1, keys: [active, next] } });
     const clock = createManualClock(0);
-    const signer = createSigner({ source, sealer, clock });
+    const states = testStates();
+    const signer = createSigner({ states, source, sealer, clock });
     const before = await signer.signJwt('i1', { sub: 'u1' });
     source.set('i1', { version: 2, keys: [{ ...active, state: 'retired' }, { ...next, state: 'active' }] });
-    signer.invalidate('i1');
+    states.instanceState('i1').applyChange(ringMoved('i1', 2));
     const after = await signer.signJwt('i1', { sub: 'u1' });
     expect(decodeProtectedHeader(after).kid).toBe(next.kid);
     await expect(signer.verifyJwt('i1', before)).resolves.toMatchObject({ protectedHeader: { kid: active.kid } });
@@ -160,31 +177,49 @@ describe('verifyJwt', () => {
 });
 
 describe('ring cache', () => {
-  it('reads the source at most once per refresh period and re-imports only on a new version', async () => {
-    const source = fakeSource({ i1: { version: 1, keys: rings.ES256 } });
+  it("is held by the instance's state: read once, kept while the ring's stream does not move past it, dropped when it does", async () => {
+    const source = fakeSource({ i1: { version: 1, keys: rings.ES256 }, i2: { version: 4, keys: rings.ES256 } });
     const clock = createManualClock(0);
-    const signer = createSigner({ source, sealer, clock, refreshMs: 1_000 });
+    const states = testStates();
+    const signer = createSigner({ states, source, sealer, clock });
     const first = await signer.publishedKeys('i1');
     await Promise.all([signer.signJwt('i1', {}), signer.signJwt('i1', {}), signer.publishedKeys('i1')]);
     expect(source.reads).toBe(1);
+    expect(states.instanceState('i1').holds('signing keys')).toBe(true);
 
-    clock.advance(1_000);
-    expect(await signer.publishedKeys('i1')).toBe(first); // version unchanged: same imported ring
-    expect(source.reads).toBe(2);
-
+    clock.advance(3_600_000); // no expiry: time alone reads nothing
     source.set('i1', { version: 2, keys: rings.EdDSA });
-    expect(await signer.publishedKeys('i1')).toBe(first); // within the period: no read
-    clock.advance(1_000);
+    expect(await signer.publishedKeys('i1')).toBe(first);
+    states.instanceState('i1').applyChange(ringMoved('i1', 1)); // a version it already has: kept
+    states.instanceState('i1').applyChange(ringMoved('i2', 2)); // another stream of the type: kept
+    states.instanceState('i1').applyChange([{ aggregateType: 'org', aggregateId: 'i1', version: 9 }]); // another type: kept
+    expect(await signer.publishedKeys('i1')).toBe(first);
+    expect(source.reads).toBe(1);
+
+    states.instanceState('i1').applyChange(ringMoved('i1', 2));
     const second = await signer.publishedKeys('i1');
     expect(second).not.toBe(first);
     expect(second.etag).not.toBe(first.etag);
     expect(JSON.parse(second.body).keys.map((k: { kid: string }) => k.kid)).toEqual(rings.EdDSA.map((k) => k.kid));
+    expect(source.reads).toBe(2);
+  });
+
+  it('does not keep a ring whose read a change overtook: its callers get it, the next use reads again', async () => {
+    const source = fakeSource({ i1: { version: 1, keys: rings.ES256 } });
+    const states = testStates();
+    const signer = createSigner({ states, source, sealer, clock: createManualClock(0) });
+    const pending = signer.publishedKeys('i1');
+    source.set('i1', { version: 2, keys: rings.EdDSA });
+    states.instanceState('i1').applyChange(ringMoved('i1', 2)); // arrives while version 1 is being read
+    expect(JSON.parse((await pending).body).keys[0].kid).toBe(rings.ES256[0]!.kid);
+    expect(JSON.parse((await signer.publishedKeys('i1')).body).keys[0].kid).toBe(rings.EdDSA[0]!.kid);
+    expect(source.reads).toBe(2);
   });
 
   it('publishes active first, then next, then retired, with kid, alg and use', async () => {
     const [active, next] = rings.RS256 as [StoredWebKey, StoredWebKey];
     const retired = { ...rings.ES256[0]!, state: 'retired' as const };
-    const signer = createSigner({ source: fakeSource({ i1: { version: 1, keys: [retired, next, active] } }), sealer, clock: createManualClock(0) });
+    const signer = createSigner({ states: testStates(), source: fakeSource({ i1: { version: 1, keys: [retired, next, active] } }), sealer, clock: createManualClock(0) });
     const { keys } = JSON.parse((await signer.publishedKeys('i1')).body) as { keys: Record<string, string>[] };
     expect(keys.map((k) => [k.kid, k.alg, k.use, k.kty])).toEqual([
       [active.kid, 'RS256', 'sig', 'RSA'],
@@ -200,7 +235,7 @@ describe('privateKeyFromPkcs8 (the active key of a cold ring)', () => {
     const key = await generateWebKey(alg);
     const imported = privateKeyFromPkcs8(key.privateKeyPem, key.publicJwk);
     expect(imported.export({ format: 'jwk' })).toEqual(createPrivateKey(key.privateKeyPem).export({ format: 'jwk' }));
-    const signer = createSigner({ source: fakeSource({ i1: { version: 1, keys: [{ kid: key.kid, algorithm: alg, state: 'active', publicJwk: key.publicJwk, sealedPrivateKey: sealer.seal(key.privateKeyPem) }] } }), sealer, clock: createManualClock(0) });
+    const signer = createSigner({ states: testStates(), source: fakeSource({ i1: { version: 1, keys: [{ kid: key.kid, algorithm: alg, state: 'active', publicJwk: key.publicJwk, sealedPrivateKey: sealer.seal(key.privateKeyPem) }] } }), sealer, clock: createManualClock(0) });
     const token = await signer.signJwt('i1', { sub: 'u1' });
     const jwks = JSON.parse((await signer.publishedKeys('i1')).body) as JSONWebKeySet;
     await expect(jwtVerify(token, createLocalJWKSet(jwks), { algorithms: [alg] })).resolves.toMatchObject({ payload: { sub: 'u1' } });
@@ -240,7 +275,7 @@ describe('ring import does only what signing needs', () => {
       const signature = stored.algorithm === 'ES256' ? sign('sha256', Buffer.from(input), { key: privateKey, dsaEncoding: 'ieee-p1363' }) : sign(null, Buffer.from(input), privateKey);
       return `${input}.${signature.toString('base64url')}`;
     };
-    const signer = createSigner({ source: fakeSource({ i1: { version: 1, keys: [active, next, retired] } }), sealer, clock: createManualClock(0) });
+    const signer = createSigner({ states: testStates(), source: fakeSource({ i1: { version: 1, keys: [active, next, retired] } }), sealer, clock: createManualClock(0) });
     await signer.signJwt('i1', {}); // the ring is imported by a signature, as on the token path
     for (const stored of [active, next, retired]) await expect(signer.verifyJwt('i1', signWith(stored))).resolves.toMatchObject({ protectedHeader: { kid: stored.kid } });
     const unknown = { ...rings.ES256[1]!, kid: 'not-in-the-ring' };

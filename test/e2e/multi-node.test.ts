@@ -3,14 +3,14 @@
  * ports sharing a fresh schema and master key, called as a load balancer would (one Host).
  * Concurrent writes to one organization from two nodes lose nothing; a node's next read after
  * another node's write sees it at once, request cache or not (#15); another node sees a new
- * target and a blocked instance within the documented delay (polled with a deadline, never
+ * target, a rotated signing key, a changed execution and a blocked instance within the documented delay (polled with a deadline, never
  * timed) and counts the change in its change-feed lag histogram; tokens, refresh tokens and
  * assertion ids are shared; and a node killed with SIGKILL under load loses no acknowledged
  * write while the other keeps serving. Skipped, with the
  * reason, without a reachable TESSERA_TEST_DATABASE_URL.
  */
 import { createPrivateKey, randomUUID } from 'node:crypto';
-import { SignJWT } from 'jose';
+import { decodeProtectedHeader, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeIfMet, meet, POSTGRES } from '../requirements.js';
 import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from '../store/postgres-test-db.js';
@@ -165,6 +165,49 @@ describeIfMet(postgresVerdict, title, () => {
     );
     expect(found.status).toBe(200);
     expect((found.body.result as { details: { id: string } }[]).map((t) => t.details.id)).toEqual([created.body.details.id]);
+  });
+
+  it("signs node B's next tokens with the key node A rotated to (the key ring B's instance state held is dropped by the change feed)", async () => {
+    const bot = await createMachineClient(a, `mn-rotation-${randomUUID().slice(0, 8)}`, 'JWT');
+    const kidOf = async (node: TestNode) => {
+      const res = await form(node, TOKEN, { grant_type: 'client_credentials', scope: 'openid' }, basic(bot.clientId, bot.secret));
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return String(decodeProtectedHeader(String(res.body.access_token)).kid);
+    };
+    // Control: both nodes sign with the same key, and B now holds that ring.
+    const before = await kidOf(b);
+    expect(await kidOf(a)).toBe(before);
+    expect(await kidOf(b)).toBe(before);
+    const rotated = await call(a, a)('POST', '/resources/v3alpha/web_keys/_rotate', {});
+    expect(rotated.status, JSON.stringify(rotated.body)).toBe(200);
+    const after = await kidOf(a); // A's own append: at once
+    expect(after).not.toBe(before);
+    expect(await eventually(() => kidOf(b), (kid) => kid === after)).toBe(after);
+  });
+
+  it("applies an execution set on node A to node B's calls, and its removal too (the execution plan B's instance state held)", async () => {
+    const server = await startTargetServer();
+    const createOrg = '/platform.resources.org.v3alpha.PlatformOrganizations/CreateOrganization';
+    const executionId = `request${createOrg}`;
+    const executions = '/resources/v3alpha/executions';
+    /** Creates an organization on B; whether B's request execution called the target with it. */
+    const hookedOnB = async () => {
+      const name = `Hooked ${randomUUID()}`;
+      expect((await call(b, a)('POST', '/resources/v3alpha/organizations', { name })).status).toBe(201);
+      return server.callsTo('/mn-hook').some((c) => c.json?.request?.organization?.name === name);
+    };
+    try {
+      const target = await call(a, a)('POST', '/resources/v3alpha/targets', { name: `hook-${randomUUID()}`, restWebhook: { url: server.url('/mn-hook') }, timeout: '5s' });
+      expect(target.status).toBe(201);
+      expect(await hookedOnB()).toBe(false); // B holds the instance's plan, without the execution
+      expect((await call(a, a)('POST', executions, { condition: { request: { method: createOrg } }, targets: [target.body.details.id] })).status).toBeLessThan(300);
+      expect(await eventually(hookedOnB, (hooked) => hooked)).toBe(true);
+      expect((await call(a, a)('DELETE', `${executions}/${encodeURIComponent(executionId)}`)).status).toBe(200);
+      expect(await eventually(hookedOnB, (hooked) => !hooked)).toBe(false);
+    } finally {
+      await call(a, a)('DELETE', `${executions}/${encodeURIComponent(executionId)}`);
+      await server.close();
+    }
   });
 
   it("measures on node B how long node A's write took to reach it (change-feed lag histogram)", async () => {

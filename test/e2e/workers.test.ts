@@ -184,6 +184,33 @@ describe('a node with two workers', () => {
     expect(results).toEqual(Array.from({ length: 10 }, (_, i) => `${i} ${i % 4 < 2 ? 'BEARER' : 'JWT'} token 200 active true sub true`));
   }, 120_000);
 
+  it("signs the other worker's next token with the key one worker rotated to (the key ring its instance state held, worker feed)", async () => {
+    const user = await call(connections[0] as Agent, 'POST', '/resources/v3alpha/users', { machine: { username: 'rotation-bot', name: 'rotation', accessTokenType: 'ACCESS_TOKEN_TYPE_JWT' } });
+    const secret = await call(connections[0] as Agent, 'POST', `/resources/v3alpha/users/${user.body.details.id}/_generate_secret`);
+    const auth = basic(String(secret.body.clientId), String(secret.body.clientSecret));
+    const kidOn = async (worker: number): Promise<string> => {
+      const res = await form(connections[worker] as Agent, '/oauth/v2/token', { grant_type: 'client_credentials', scope: 'openid' }, auth);
+      expectWorker(res, worker);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const header = JSON.parse(Buffer.from(String(res.body.access_token).split('.')[0]!, 'base64url').toString()) as { kid: string };
+      return header.kid;
+    };
+    const rounds: string[] = [];
+    // Three tokens a round, three rounds: within the client's CLIENT_LIMIT.
+    for (let i = 0; i < 3; i += 1) {
+      const writer = i % 2;
+      const reader = 1 - writer;
+      const before = await kidOn(reader); // control: the reader holds the ring before the rotation
+      const rotated = await call(connections[writer] as Agent, 'POST', '/resources/v3alpha/web_keys/_rotate', {});
+      expectWorker(rotated, writer);
+      expect(rotated.status, JSON.stringify(rotated.body)).toBe(200);
+      const after = await kidOn(reader);
+      const own = await kidOn(writer);
+      rounds.push(`${i} changed ${after !== before} same on both ${after === own}`);
+    }
+    expect(rounds).toEqual(Array.from({ length: 3 }, (_, i) => `${i} changed true same on both true`));
+  });
+
   it('counts a client rate limit once for the node: half the requests on each worker, refused on both past the limit', async () => {
     const user = await call(connections[0] as Agent, 'POST', '/resources/v3alpha/users', { machine: { username: 'limited-bot', name: 'limited', accessTokenType: 'ACCESS_TOKEN_TYPE_BEARER' } });
     const secret = await call(connections[0] as Agent, 'POST', `/resources/v3alpha/users/${user.body.details.id}/_generate_secret`);

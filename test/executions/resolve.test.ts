@@ -22,7 +22,7 @@ function plan(entries: [ExecutionCondition, string[], string[]?, number?][]): In
     map.set(executionIdOf(condition), { condition, targets, includes, createdAt: 0, changedAt: 0, createdPosition, sequence: createdPosition });
   }
   const ids = new Set([...map.values()].flatMap((e) => e.targets));
-  return { instanceId: 'i1', loadedAt: 0, entries: map, targets: new Map([...ids].map((id) => [id, target(id)])), memo: new Map(), hasEvents: true };
+  return { instanceId: 'i1', entries: map, targets: new Map([...ids].map((id) => [id, target(id)])), memo: new Map(), hasEvents: true };
 }
 
 const ids = (targets: readonly ResolvedTarget[]) => targets.map((t) => t.id);

@@ -1,16 +1,19 @@
 /**
  * Key maintenance against a real (temporary) LMDB store with an injected clock: first keys,
- * rotation when due, pruning after the retire window, and one rotation when two processes race.
+ * rotation when due, pruning after the retire window (each reaching the node's signer, whose ring
+ * the instance state holds, with no call but the append), and one rotation when two processes race.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { decodeProtectedHeader } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ActorSystem, createIdGenerator, createInstance, createManualClock, UNIQUE_SCOPES, webKeysKind, type StoreAdapter } from '../../actors/index.js';
 import { createSecretSealer } from '../../src/crypto/secret-sealer.js';
 import { openLmdbStore } from '../../src/store/lmdb-store.js';
 import { runKeyMaintenance, maintenancePeriodMs } from '../../src/oidc/shared/web-key-maintenance.js';
+import { createSigner } from '../../src/crypto/signer.js';
 import { createWebKeyService, ensureWebKeys, type WebKeyPolicy } from '../../src/crypto/web-keys.js';
 
 const DAY = 86_400_000;
@@ -31,9 +34,9 @@ async function setUp() {
   const node = (s: StoreAdapter) => {
     const actors = new ActorSystem({ store: s, clock, ids: createIdGenerator(() => clock.now()), sealer, logger: silent, uniqueScopes: UNIQUE_SCOPES });
     const webKeys = createWebKeyService({ actors, policy });
-    const changed: string[] = [];
-    webKeys.onChanged((id) => changed.push(id));
-    return { actors, webKeys, changed, deps: { actors, webKeys, clock, logger: silent } };
+    // The node's signer: hears of rotations and prunes through the instance state's one invalidation.
+    const signer = createSigner({ source: webKeys, sealer, clock, states: actors });
+    return { actors, webKeys, signer, deps: { actors, webKeys, clock, logger: silent } };
   };
   const a = node(store);
   cleanups.push(async () => {
@@ -53,20 +56,24 @@ describe('runKeyMaintenance', () => {
     expect(await runKeyMaintenance(a.deps)).toEqual(new Map([['i1', 'initialized']]));
     const [k1, k2] = [await kidAt(0), await kidAt(1)];
     expect(await ring()).toEqual([[k1, 'active'], [k2, 'next']]);
+    const signingKid = async () => decodeProtectedHeader(await a.signer.signJwt('i1', {})).kid;
+    const publishedKids = async () => (JSON.parse((await a.signer.publishedKeys('i1')).body) as { keys: { kid: string }[] }).keys.map((k) => k.kid);
+    expect(await signingKid()).toBe(k1);
     expect(await runKeyMaintenance(a.deps)).toEqual(new Map());
 
     clock.advance(30 * DAY);
     expect(await runKeyMaintenance(a.deps)).toEqual(new Map([['i1', 'rotated']]));
     const k3 = await kidAt(2);
     expect(await ring()).toEqual([[k1, 'retired'], [k2, 'active'], [k3, 'next']]);
-    expect(a.changed).toEqual(['i1']);
+    expect(await signingKid()).toBe(k2); // the signer held k1's ring: the rotation's append dropped it
+    expect(await publishedKids()).toEqual([k2, k3, k1]);
 
     clock.advance(13 * HOUR - 1);
     expect(await runKeyMaintenance(a.deps)).toEqual(new Map());
     clock.advance(1);
     expect(await runKeyMaintenance(a.deps)).toEqual(new Map([['i1', 'pruned']]));
     expect(await ring()).toEqual([[k2, 'active'], [k3, 'next']]);
-    expect(a.changed).toEqual(['i1', 'i1']);
+    expect(await publishedKids()).toEqual([k2, k3]);
   });
 
   it('rotates once when two processes find the same instance due at the same time', async () => {

@@ -59,9 +59,7 @@ async function maintainInstance(deps: MaintenanceDeps, instanceId: string): Prom
   }
   if (expiredWebKeys(ring, now, retireAfterMs).length > 0) {
     const change = await actors.ask({ kind: 'instance', instanceId }, pruneWebKeys, { retireAfterMs }, { creator: '' });
-    if (!change.changed) return undefined;
-    webKeys.changed(instanceId);
-    return 'pruned';
+    return change.changed ? 'pruned' : undefined;
   }
   return undefined;
 }

@@ -22,7 +22,6 @@ export const createTargetRpc = defineRpc({
       { targetId, ...input, ...endpoint, signingKey },
       { creator: call.caller.userId },
     );
-    call.services.executions.invalidate(call.instance.id);
     return { details: toDetails(details), signingKey };
   },
 });

@@ -24,7 +24,6 @@ export const deleteExecutionRpc = defineRpc({
       { executionId },
       { creator: call.caller.userId },
     );
-    call.services.executions.invalidate(call.instance.id);
     return { details: toDetails(details) };
   },
 });

@@ -21,7 +21,6 @@ export const deleteTargetRpc = defineRpc({
       { targetId: id },
       { creator: call.caller.userId },
     );
-    call.services.executions.invalidate(call.instance.id);
     return { details: toDetails(details) };
   },
 });

@@ -28,7 +28,6 @@ export const patchTargetRpc = defineRpc({
       { targetId: id, ...changes, ...(rotation === undefined ? {} : { rotation }) },
       { creator: call.caller.userId },
     );
-    call.services.executions.invalidate(call.instance.id);
     return { details: toDetails(details), ...(rotation === undefined ? {} : { signingKey: rotation.signingKey }) };
   },
 });

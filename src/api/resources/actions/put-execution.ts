@@ -24,7 +24,6 @@ export const putExecutionRpc = defineRpc({
       { condition, targets, includes },
       { creator: call.caller.userId },
     );
-    call.services.executions.invalidate(call.instance.id);
     call.setStatus(reply.created ? 201 : 200);
     return { details: toDetails(reply.details) };
   },
