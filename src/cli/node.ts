@@ -233,11 +233,12 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   const routes = [...systemRoutes({ metrics: metricsOwnPort ? undefined : metricsRouteOfNode, isReady: () => ready, readiness, http: { adapter: http.adapter.name, requested: http.requested } }), ...createJsonRoutes(SERVICES, invoke), ...openApiRoutes(SERVICES, rpcs), ...oidcRoutes({ config, tenants, signer, oauth, uiLocales: createUiLocalesResolver(actors) }), ...adminRoutes({ dataDir: config.dataDir, actors, tenants, clock, logger, accessTokens: createApiAccessTokens(oauth), gcsEndpoint: config.gcsEndpoint, importMaxBytes: config.importMaxBodyBytes })];
   const router = createRouter(routes, { fallback: createConnectFallback(SERVICES, invoke), corsPathPrefixes: CORS_PREFIXES, notFound: (req) => unencodedExecutionIdReply(req) ?? notFoundReply });
   const origin = { trustedProxies: config.trustedProxies, defaultScheme: tls !== undefined || config.externalSecure ? 'https' : 'http' } as const;
-  const fair = config.fairScheduler ? createFairScheduler(config, tenants, createOriginResolver(origin)) : undefined;
+  const fair = config.fairScheduler ? createFairScheduler(config, tenants, origin.trustedProxies.length === 0 ? undefined : createOriginResolver(origin)) : undefined;
   if (fair !== undefined) {
     metrics.gauge('tessera_http_in_flight', 'Requests the main HTTP port is handling (fair scheduler: TESSERA_FAIR_MAX_IN_FLIGHT).', () => fair.inFlight);
     metrics.gauge('tessera_http_queued', 'Requests waiting in their instance\'s queue for admission (fair scheduler).', () => fair.queued);
     metrics.gauge('tessera_http_queue_refused', 'Requests answered 503 because their instance\'s queue was full, since start (TESSERA_FAIR_QUEUE_CAPACITY).', () => fair.refused);
+    metrics.gauge('tessera_http_queue_expired', 'Requests answered 503 because they waited in their instance\'s queue past TESSERA_FAIR_MAX_WAIT_MS, since start.', () => fair.expired);
   }
   const listener = await http.adapter.listen(
     caughtUp(withClientOrigin(withTracing(router, tracer), origin), feed),
@@ -336,15 +337,21 @@ function caughtUp(handler: HttpHandler, feed: WorkerFeed | undefined): HttpHandl
 /** Requests that never wait for admission: probes and metrics must answer while the node is busy. */
 const NEVER_WAIT = new Set(['/healthz', '/readyz', '/metrics']);
 
-/** The fair scheduler of the main port: one lane per instance of the Host (known hosts only), one for every unknown host. */
-function createFairScheduler(config: Config, tenants: TenantDirectory, origin: OriginResolver): FairScheduler {
+/**
+ * The fair scheduler of the main port: one lane per instance of the Host (known hosts only), one
+ * for every unknown host. Without trusted proxies the Host header is the request's own (no
+ * origin to resolve, no peer address read).
+ */
+function createFairScheduler(config: Config, tenants: TenantDirectory, origin: OriginResolver | undefined): FairScheduler {
   return new FairScheduler({
     maxInFlight: config.fairMaxInFlight,
     queueCapacity: config.fairQueueCapacity,
+    turnBudget: config.fairTurnBudget,
+    maxWaitMs: config.fairMaxWaitMs,
     lagMs: config.fairLagMs,
     laneOf: (req) => {
       if (NEVER_WAIT.has(req.path)) return undefined;
-      const host = origin(req.remoteAddress, req.headers).host;
+      const host = origin === undefined ? req.headers['host'] : origin(req.remoteAddress, req.headers).host;
       return host === undefined ? '' : (tenants.knownHost(host)?.id ?? '');
     },
   });

@@ -7,7 +7,7 @@
 import type { HttpHandler, HttpObserver, HttpReply, HttpRequest, HttpServerOptions, RequestNotes, TraceContext, Transport } from './types.js';
 import { internalErrorReply, payloadTooLargeReply, requestTimeoutReply } from './reply.js';
 import { acceptRequestId } from './request-id.js';
-import { laneFullReply, RUN, REFUSED, type FairScheduler, type Waiting } from './fair-scheduler.js';
+import { laneFullReply, RUN, REFUSED, type FairListener, type FairScheduler, type Waiting } from './fair-scheduler.js';
 import { continueTrace } from './trace-context.js';
 
 /** The parts of a listening server every exchange reaches through `server`. */
@@ -152,24 +152,16 @@ export function createLifecycle<E extends Exchange>(writer: ReplyWriter<E>) {
     }
   }
 
-  /** A handler is done: its slot goes to the waiting requests, lanes in turn. */
+  /** A handler is done: its slot goes to the waiting requests (at the next turn). */
   function finish(ex: E): void {
-    const fair = ex.server.fair;
-    if (fair === undefined) return;
-    fair.inFlight -= 1;
-    if (fair.queued !== 0) startWaiting(fair);
+    ex.server.fair?.finish();
   }
 
-  /** Starts waiting requests while there is room (a handler answering at once re-enters: ignored). */
-  function startWaiting(fair: FairScheduler): void {
-    if (fair.draining) return;
-    fair.draining = true;
-    try {
-      for (let next = fair.next(); next !== undefined; next = fair.next()) run(next as E); // a scheduler serves one listener's exchanges
-    } finally {
-      fair.draining = false;
-    }
-  }
+  /** What the fair scheduler does with a request whose turn came; a scheduler serves one listener's exchanges. */
+  const fairListener: FairListener = {
+    start: (request) => run(request as E),
+    expire: (request) => writeReply(request as E, laneFullReply(request.path), false),
+  };
 
   function onBodyTimeout(ex: E): void {
     if (!ex.done && !ex.aborted) writeReply(ex, requestTimeoutReply, true);
@@ -178,7 +170,7 @@ export function createLifecycle<E extends Exchange>(writer: ReplyWriter<E>) {
   return {
     dispatch,
     fail,
-    startWaiting,
+    fairListener,
     /**
      * Answers 431 for too many or too large header fields. Otherwise dispatches a request
      * without a body at once and returns false; for one with a body, applies the path's limit

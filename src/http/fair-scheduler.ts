@@ -1,15 +1,16 @@
 /**
- * Fair admission at the HTTP front end (docs/architecture.md, "Fair between tenants"). While the
- * event loop keeps up, a request runs at once: a comparison and a counter, no allocation. While
- * it is behind (sampled lag), requests wait in one bounded queue per lane (an instance, found
- * from the Host) and start round-robin across the lanes with waiting requests — deficit round
- * robin with a unit cost per request — right after the loop's I/O phase and as running handlers
- * finish, at most `maxInFlight` at a time. So what arrived together is served in turn across
- * instances instead of in arrival order: a hammered instance waits behind its own backlog while
- * another instance's request starts within one turn. A full lane answers 503 with Retry-After.
+ * Fair admission at the HTTP front end (docs/architecture.md, "Fair between tenants"). Every
+ * request of an instance waits in that instance's bounded queue (a lane, found from the Host)
+ * until the loop turn's check phase: what one poll read then starts round-robin across the lanes
+ * with waiting requests (deficit round robin, unit cost), at most `turnBudget` requests per turn.
+ * Past the budget the rest waits for the next turn, after the next poll — so a request of another
+ * instance that arrives meanwhile starts after at most `turnBudget` requests of a hammered
+ * instance, not behind everything that instance had sent. While the loop is behind (sampled lag)
+ * at most `maxInFlight` started handlers run at once. A full lane answers 503 with Retry-After at
+ * once; a request that waited past `maxWaitMs` is answered 503 instead of started.
  *
- * The queue is intrusive (exchanges link to each other), so waiting costs no allocation either
- * beyond a lane's record while it has requests.
+ * The queue is intrusive (exchanges link to each other), so waiting costs no allocation beyond a
+ * lane's record while it has requests; a turn costs one setImmediate.
  */
 import type { HttpReply, HttpRequest } from './types.js';
 
@@ -18,17 +19,22 @@ export interface FairOptions {
   readonly maxInFlight: number;
   /** Requests one lane may have waiting; more answer 503 (TESSERA_FAIR_QUEUE_CAPACITY). */
   readonly queueCapacity: number;
+  /** Requests started per loop turn, lanes in turn; the rest start after the next poll (TESSERA_FAIR_TURN_BUDGET). */
+  readonly turnBudget: number;
+  /** A request that waited longer (by `now`, from its `startedAt`) is answered 503, not started (TESSERA_FAIR_MAX_WAIT_MS). */
+  readonly maxWaitMs: number;
   /**
-   * The lane of a request (its instance), asked only when the request has to wait; undefined
-   * for requests that never wait (health and readiness probes, metrics).
+   * The lane of a request (its instance); undefined for requests that never wait (health and
+   * readiness probes, metrics).
    */
   readonly laneOf: (request: HttpRequest) => string | undefined;
   /**
    * The event loop counts as behind when a timer every SAMPLE_MS fires more than this late
-   * (TESSERA_FAIR_LAG_MS); only then do requests wait in their lanes. 0: always behind (every
-   * request goes through the lanes; tests force the scheduler on this way).
+   * (TESSERA_FAIR_LAG_MS); only then is `maxInFlight` enforced. 0: always behind.
    */
   readonly lagMs: number;
+  /** The clock of `startedAt` (performance.now); read once per turn. Tests pass their own. */
+  readonly now?: () => number;
 }
 
 /** How often the event loop's lag is sampled. */
@@ -41,6 +47,14 @@ export interface Waiting extends HttpRequest {
   /** The client went away, or the request was answered, while it waited: skipped. */
   readonly aborted: boolean;
   readonly done: boolean;
+}
+
+/** What the listener using the scheduler does with a request whose turn came. */
+export interface FairListener {
+  /** Runs the handler (the request is counted in flight: call `finish` when it is done). */
+  start(request: Waiting): void;
+  /** Answers 503: the request waited past `maxWaitMs`. */
+  expire(request: Waiting): void;
 }
 
 interface Lane {
@@ -62,11 +76,16 @@ export class FairScheduler {
   queued = 0;
   /** Requests refused because their lane was full (since start). */
   refused = 0;
-  /** Set while `finish` starts waiting requests (a handler that answers at once re-enters). */
-  draining = false;
+  /** Requests answered 503 because they waited past `maxWaitMs` (since start). */
+  expired = 0;
+  /** Loop turns that started requests (since start). */
+  turns = 0;
   readonly maxInFlight: number;
   private readonly queueCapacity: number;
+  private readonly turnBudget: number;
+  private readonly maxWaitMs: number;
   private readonly laneOf: (request: HttpRequest) => string | undefined;
+  private readonly now: () => number;
   private readonly lanes = new Map<string, Lane>();
   /** Lanes with waiting requests, served in turn from `cursor`. */
   private readonly ring: Lane[] = [];
@@ -76,18 +95,20 @@ export class FairScheduler {
   private readonly lagMs: number;
   private lastSample = 0;
   private sampler: NodeJS.Timeout | undefined;
-  /** Starts waiting requests while there is room (set by the listener using this scheduler). */
-  private resume: (() => void) | undefined;
-  private startScheduled = false;
-  private readonly startLater = (): void => {
-    this.startScheduled = false;
-    if (this.queued !== 0) this.resume?.();
+  private listener: FairListener | undefined;
+  private turnScheduled = false;
+  private readonly runTurn = (): void => {
+    this.turnScheduled = false;
+    this.turn();
   };
 
   constructor(options: FairOptions) {
     this.maxInFlight = options.maxInFlight;
     this.queueCapacity = options.queueCapacity;
+    this.turnBudget = options.turnBudget;
+    this.maxWaitMs = options.maxWaitMs;
     this.laneOf = options.laneOf;
+    this.now = options.now ?? performance.now.bind(performance);
     this.lagMs = options.lagMs;
     if (this.lagMs > 0) {
       this.lagging = false;
@@ -97,9 +118,9 @@ export class FairScheduler {
     }
   }
 
-  /** Called by the listener: how to start the waiting requests when the loop caught up. */
-  attach(resume: () => void): void {
-    this.resume = resume;
+  /** Called by the listener: how to start (or expire) a request whose turn came. */
+  attach(listener: FairListener): void {
+    this.listener = listener;
   }
 
   /** Stops sampling the event loop. */
@@ -111,15 +132,11 @@ export class FairScheduler {
   sample(now = performance.now()): void {
     this.lagging = now - this.lastSample - SAMPLE_MS > this.lagMs;
     this.lastSample = now;
-    if (!this.lagging && this.queued !== 0) this.resume?.();
+    if (!this.lagging) this.wake();
   }
 
   /** RUN (counted in flight: call `finish` when its handler is done), WAIT (queued) or REFUSED (lane full: answer 503). */
   admit(request: Waiting): number {
-    if (this.queued === 0 && !this.lagging) {
-      this.inFlight += 1;
-      return RUN;
-    }
     const key = this.laneOf(request);
     if (key === undefined) {
       this.inFlight += 1;
@@ -140,21 +157,39 @@ export class FairScheduler {
     lane.tail = request;
     lane.size += 1;
     this.queued += 1;
-    if (!this.startScheduled) {
-      // After this loop iteration's I/O: what arrived together starts in turn across the lanes.
-      this.startScheduled = true;
-      setImmediate(this.startLater);
+    if (!this.turnScheduled) {
+      // After this loop iteration's poll: what arrived together starts in turn across the lanes.
+      this.turnScheduled = true;
+      setImmediate(this.runTurn);
     }
     return WAIT;
   }
 
+  /** A handler started by `admit` or a turn is done. */
+  finish(): void {
+    this.inFlight -= 1;
+    if (this.queued !== 0 && this.inFlight === this.maxInFlight - 1) this.wake();
+  }
+
+  /** Schedules a turn when requests wait and none is scheduled. */
+  private wake(): void {
+    if (this.queued === 0 || this.turnScheduled) return;
+    this.turnScheduled = true;
+    setImmediate(this.runTurn);
+  }
+
   /**
-   * The next waiting request to start, taking the lanes in turn (counted in flight), or
-   * undefined when none waits or `maxInFlight` handlers run while the loop is behind. Requests
-   * whose client went away are dropped on the way.
+   * One turn: starts up to `turnBudget` waiting requests, taking the lanes in turn, while the
+   * in-flight cap allows. Requests whose client went away are dropped; those past `maxWaitMs`
+   * expire. What remains waits for the next turn, after the next poll (or for a slot).
    */
-  next(): Waiting | undefined {
-    while ((this.inFlight < this.maxInFlight || !this.lagging) && this.ring.length !== 0) {
+  turn(): void {
+    const listener = this.listener;
+    if (listener === undefined) return;
+    const oldest = this.now() - this.maxWaitMs;
+    let budget = this.turnBudget;
+    this.turns += 1;
+    while (budget !== 0 && this.ring.length !== 0 && (this.inFlight < this.maxInFlight || !this.lagging)) {
       if (this.cursor >= this.ring.length) this.cursor = 0;
       const lane = this.ring[this.cursor] as Lane; // cursor < length
       const request = lane.head as Waiting; // lanes in the ring are never empty
@@ -170,10 +205,16 @@ export class FairScheduler {
         this.cursor += 1;
       }
       if (request.aborted || request.done) continue;
+      if (request.startedAt < oldest) {
+        this.expired += 1;
+        listener.expire(request);
+        continue;
+      }
       this.inFlight += 1;
-      return request;
+      budget -= 1;
+      listener.start(request);
     }
-    return undefined;
+    if (budget === 0) this.wake(); // the rest after the next poll
   }
 }
 

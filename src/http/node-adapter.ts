@@ -195,8 +195,7 @@ function onClientError(server: ServerCore, error: NodeJS.ErrnoException, socket:
 
 function listen(handler: HttpHandler, options: HttpServerOptions, observer?: HttpObserver): Promise<ListeningServer> {
   const server: ServerCore = { handler, options, bodyLimit: bodyLimitLookup(options), observer, headersTooLarge: headersTooLargeReply(options), fair: options.fair, closing: false };
-  const fair = options.fair;
-  fair?.attach(() => lifecycle.startWaiting(fair));
+  options.fair?.attach(lifecycle.fairListener);
   const onHttp = (req: IncomingMessage, res: ServerResponse) => onRequest(server, req, res);
   const tls = options.tls;
   const serverOptions = { maxHeaderSize: options.maxHeaderBytes + REQUEST_LINE_BYTES };

@@ -279,8 +279,7 @@ function closeServer(uws: UwsNative, server: UwsServer, app: TemplatedApp, liste
 
 function listen(uws: UwsNative, handler: HttpHandler, options: HttpServerOptions, observer?: HttpObserver): Promise<ListeningServer> {
   const server: UwsServer = { handler, options, bodyLimit: bodyLimitLookup(options), observer, headersTooLarge: headersTooLargeReply(options), fair: options.fair, inflight: new Set(), closing: false, onIdle: undefined };
-  const fair = options.fair;
-  fair?.attach(() => lifecycle.startWaiting(fair));
+  options.fair?.attach(lifecycle.fairListener);
   const tls = options.tls;
   const engine = tls === undefined ? uws.App() : uws.SSLApp({ key_file_name: tls.keyPath, cert_file_name: tls.certPath });
   const app = engine.any('/*', (res, req) => onRequest(server, res, req));

@@ -64,7 +64,7 @@ for (const { name, adapter, skip } of adapters) {
         }
         return json(200, { host });
       };
-      const fair = new FairScheduler({ maxInFlight: 1, queueCapacity: 5, laneOf: (req) => req.headers['host'], lagMs: 0 });
+      const fair = new FairScheduler({ maxInFlight: 1, queueCapacity: 5, turnBudget: 16, maxWaitMs: 60_000, laneOf: (req) => req.headers['host'], lagMs: 0 });
       server = await adapter.listen(handler, { ...serverOptions, fair });
       const port = server.port;
 
@@ -106,7 +106,7 @@ for (const { name, adapter, skip } of adapters) {
         }
         return json(200, {});
       };
-      const fair = new FairScheduler({ maxInFlight: 1, queueCapacity: 5, laneOf: (req) => req.headers['host'], lagMs: 60_000 });
+      const fair = new FairScheduler({ maxInFlight: 1, queueCapacity: 5, turnBudget: 16, maxWaitMs: 60_000, laneOf: (req) => req.headers['host'], lagMs: 60_000 });
       fair.close(); // the test takes the samples
       try {
         server = await adapter.listen(handler, { ...serverOptions, fair });
