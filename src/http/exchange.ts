@@ -54,6 +54,8 @@ export abstract class Exchange<S extends ServerCore = ServerCore> implements Htt
   writable: (() => void) | undefined = undefined;
   /** The next request waiting in the same lane of the fair scheduler. */
   fairNext: Waiting | undefined = undefined;
+  /** When it was queued for admission (fair-scheduler.ts). */
+  fairQueuedAt = 0;
 
   // RequestNotes: the exchange is its own notes record, so noting costs no allocation.
   transport: Transport = 'http';

@@ -21,7 +21,7 @@ export interface FairOptions {
   readonly queueCapacity: number;
   /** Requests started per loop turn, lanes in turn; the rest start after the next poll (TESSERA_FAIR_TURN_BUDGET). */
   readonly turnBudget: number;
-  /** A request that waited longer (by `now`, from its `startedAt`) is answered 503, not started (TESSERA_FAIR_MAX_WAIT_MS). */
+  /** A request that waited longer in its lane is answered 503, not started (TESSERA_FAIR_MAX_WAIT_MS). */
   readonly maxWaitMs: number;
   /**
    * The lane of a request (its instance); undefined for requests that never wait (health and
@@ -33,7 +33,7 @@ export interface FairOptions {
    * (TESSERA_FAIR_LAG_MS); only then is `maxInFlight` enforced. 0: always behind.
    */
   readonly lagMs: number;
-  /** The clock of `startedAt` (performance.now); read once per turn. Tests pass their own. */
+  /** Milliseconds (performance.now); read when a turn is scheduled and when it runs. Tests pass their own. */
   readonly now?: () => number;
 }
 
@@ -44,6 +44,11 @@ const SAMPLE_MS = 20;
 export interface Waiting extends HttpRequest {
   /** The next request of the same lane. */
   fairNext: Waiting | undefined;
+  /**
+   * When the request was queued, to within one turn: the time the turn it waits for was
+   * scheduled (one clock read per turn, none per request), so never later than the truth.
+   */
+  fairQueuedAt: number;
   /** The client went away, or the request was answered, while it waited: skipped. */
   readonly aborted: boolean;
   readonly done: boolean;
@@ -97,6 +102,8 @@ export class FairScheduler {
   private sampler: NodeJS.Timeout | undefined;
   private listener: FairListener | undefined;
   private turnScheduled = false;
+  /** When the pending turn was scheduled: the queue time of the requests admitted for it. */
+  private turnQueuedAt = 0;
   private readonly runTurn = (): void => {
     this.turnScheduled = false;
     this.turn();
@@ -151,17 +158,14 @@ export class FairScheduler {
       this.refused += 1;
       return REFUSED;
     }
+    if (!this.turnScheduled) this.schedule(); // after this loop iteration's poll: what arrived together starts in turn across the lanes
+    request.fairQueuedAt = this.turnQueuedAt;
     request.fairNext = undefined;
     if (lane.tail === undefined) lane.head = request;
     else lane.tail.fairNext = request;
     lane.tail = request;
     lane.size += 1;
     this.queued += 1;
-    if (!this.turnScheduled) {
-      // After this loop iteration's poll: what arrived together starts in turn across the lanes.
-      this.turnScheduled = true;
-      setImmediate(this.runTurn);
-    }
     return WAIT;
   }
 
@@ -173,8 +177,12 @@ export class FairScheduler {
 
   /** Schedules a turn when requests wait and none is scheduled. */
   private wake(): void {
-    if (this.queued === 0 || this.turnScheduled) return;
+    if (this.queued !== 0 && !this.turnScheduled) this.schedule();
+  }
+
+  private schedule(): void {
     this.turnScheduled = true;
+    this.turnQueuedAt = this.now();
     setImmediate(this.runTurn);
   }
 
@@ -205,7 +213,7 @@ export class FairScheduler {
         this.cursor += 1;
       }
       if (request.aborted || request.done) continue;
-      if (request.startedAt < oldest) {
+      if (request.fairQueuedAt < oldest) {
         this.expired += 1;
         listener.expire(request);
         continue;

@@ -13,13 +13,14 @@ interface Fake {
   readonly path: string;
   startedAt: number;
   fairNext: Waiting | undefined;
+  fairQueuedAt: number;
   aborted: boolean;
   done: boolean;
 }
 
 /** A waiting request of `host` (its lane), named for the assertions. */
-function request(name: string, host: string, startedAt = 0): Fake & Waiting {
-  const fake: Fake = { name, headers: { host }, path: '/oauth/v2/token', startedAt, fairNext: undefined, aborted: false, done: false };
+function request(name: string, host: string): Fake & Waiting {
+  const fake: Fake = { name, headers: { host }, path: '/oauth/v2/token', startedAt: 0, fairNext: undefined, fairQueuedAt: 0, aborted: false, done: false };
   return fake as Fake & Waiting; // the scheduler reads only the fields above (and laneOf the host)
 }
 
@@ -103,17 +104,31 @@ describe('fair scheduler turns', () => {
     expect(fair.queued).toBe(0);
   });
 
-  it('answers a request that waited past maxWaitMs instead of starting it; one at the deadline still starts', async () => {
+  it('answers a request that waited past maxWaitMs in its lane instead of starting it; one at the deadline still starts', async () => {
     const clock = { now: 0 };
-    const { fair, started, expired } = harness({ maxWaitMs: 100, now: () => clock.now });
-    fair.admit(request('old', 'a.test', 10));
-    fair.admit(request('edge', 'a.test', 50));
-    fair.admit(request('fresh', 'b.test', 140));
-    clock.now = 150; // old waited 140 ms, edge exactly 100, fresh 10
+    const { fair, started, expired, finish } = harness({ maxWaitMs: 100, maxInFlight: 1, finishAtOnce: false, now: () => clock.now });
+    fair.admit(request('running', 'a.test')); // holds the only slot
+    await nextTurn();
+    clock.now = 10;
+    fair.admit(request('old', 'a.test')); // queued at 10
+    await nextTurn();
+    clock.now = 50;
+    fair.admit(request('edge', 'b.test')); // queued at 50
+    await nextTurn();
+    expect(started).toEqual(['running@1']);
+    clock.now = 150; // old waited 140 ms, edge exactly 100
+    finish();
     await drain(fair);
     expect(expired).toEqual(['old']);
-    expect(started).toEqual(['fresh@1', 'edge@1']);
+    expect(started).toEqual(['running@1', 'edge@4']);
     expect(fair.expired).toBe(1);
+    // The wait counts from the queue, not from the request's arrival (a slow body is not held against it).
+    const late = request('slow-body', 'a.test');
+    late.startedAt = -1_000_000;
+    finish();
+    fair.admit(late);
+    await drain(fair);
+    expect(started.at(-1)).toBe('slow-body@5');
   });
 
   it('skips requests whose client went away or that were answered while they waited', async () => {
