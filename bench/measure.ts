@@ -4,6 +4,7 @@
  * run yields req/s, latency percentiles, status counts and requests per server CPU-second.
  */
 import { spawn } from 'node:child_process';
+import { Agent, request as httpRequest } from 'node:http';
 import { createRequire } from 'node:module';
 import { cpuTicks, processCpuSeconds, type CpuTicks } from './processes.js';
 
@@ -179,41 +180,60 @@ export interface PacedRun {
 }
 
 /**
- * A fixed request rate (autocannon's overallRate, spread over `spec.connections`): every
- * response's time as autocannon measured it (hrtime, fractional ms), so p50/p99 of a light load
- * are not rounded to whole milliseconds.
+ * A fixed request rate, evenly paced: one request every 1000 / `overallRate` ms, on keep-alive
+ * connections (at most `spec.connections` at once; node:http). Not autocannon's overallRate:
+ * that is a quota per connection and second, so each connection sends its share back to back at
+ * the start of every second — bursts of `connections` concurrent requests, not a steady rate.
+ * A response's time runs from the moment its request got a connection and was written to its
+ * last byte (the client's own wait for a free connection is not counted; it shows as fewer
+ * responses). `stampHeader`, when given, carries that moment (process.hrtime, ns) to the server.
  */
-export async function measurePaced(spec: LoadSpec, overallRate: number): Promise<PacedRun> {
+export async function measurePaced(spec: LoadSpec, overallRate: number, stampHeader?: string): Promise<PacedRun> {
+  const agent = new Agent({ keepAlive: true, maxSockets: spec.connections });
+  const url = new URL(spec.origin);
+  const body = typeof spec.body === 'function' ? spec.body() : spec.body;
   const latencies: number[] = [];
   let bad = 0;
-  const request: AutocannonRequest = { method: spec.method, path: spec.path };
-  if (typeof spec.body === 'string') request.body = spec.body;
-  const options = {
-    url: spec.origin,
-    connections: spec.connections,
-    pipelining: 1,
-    duration: spec.durationS,
-    timeout: 10,
-    headers: { ...spec.headers },
-    requests: [request],
-    overallRate,
-  };
-  const result = await new Promise<AutocannonResult>((resolve, reject) => {
-    const instance = autocannon(options, (error, value) => (error === null ? resolve(value) : reject(error))) as {
-      on(event: 'response', listener: (client: unknown, statusCode: number, bytes: number, responseTime: number) => void): void;
-    };
-    instance.on('response', (_client, statusCode, _bytes, responseTime) => {
-      latencies.push(responseTime);
-      if (statusCode < 200 || statusCode > 299) bad++;
+  const one = (): Promise<void> =>
+    new Promise((resolve) => {
+      let sent = 0n;
+      const req = httpRequest({ host: url.hostname, port: url.port, path: spec.path, method: spec.method, agent, headers: spec.headers, timeout: 10_000 }, (res) => {
+        res.resume();
+        res.on('end', () => {
+          latencies.push(Number(process.hrtime.bigint() - sent) / 1e6);
+          if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) > 299) bad += 1;
+          resolve();
+        });
+      });
+      req.on('error', () => {
+        bad += 1;
+        resolve();
+      });
+      req.on('timeout', () => req.destroy());
+      req.on('socket', () => {
+        sent = process.hrtime.bigint();
+        if (stampHeader !== undefined) req.setHeader(stampHeader, String(sent));
+        req.end(body);
+      });
     });
-  });
+  const total = Math.round(overallRate * spec.durationS);
+  const pending: Promise<void>[] = [];
+  const start = performance.now();
+  for (let i = 0; i < total; i++) {
+    const wait = start + (i * 1000) / overallRate - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    pending.push(one());
+  }
+  await Promise.all(pending);
+  const durationS = (performance.now() - start) / 1000;
+  agent.destroy();
   latencies.sort((a, b) => a - b);
   const at = (q: number): number => round(latencies[Math.min(latencies.length - 1, Math.max(0, Math.ceil(q * latencies.length) - 1))] ?? 0, 3);
   return {
     rate: overallRate,
-    durationS: result.duration > 0 ? result.duration : spec.durationS,
+    durationS,
     responses: latencies.length,
-    bad: bad + result.errors + result.timeouts,
+    bad,
     p50Ms: at(0.5),
     p90Ms: at(0.9),
     p99Ms: at(0.99),
