@@ -69,6 +69,7 @@ export { systemClock, createManualClock, type ManualClock } from './kernel/clock
 export { ROLES, rolesGrant, isRoleName, type RoleName, type RoleContext } from './kernel/roles.js';
 export { systemOwner, instanceOwner, orgOwner, detailsOf, type ResourceDetails } from './kernel/owner.js';
 export { ActorSystem, type ActorAddress, type ActorSystemOptions, type AskTracer } from './runtime/actor-system.js';
+export type { Settled } from './runtime/run-command.js';
 export { InstanceReadState, type Held, type HeldLoader, type InstanceStates, type TextCatalog } from './instance/read-state.js';
 
 export {

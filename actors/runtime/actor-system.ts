@@ -10,7 +10,7 @@ import type { CommandContext, CommandHandler } from '../kernel/command.js';
 import { SYSTEM_TENANT, type ChangedStream, type Clock, type IdGenerator, type IndexReads, type Logger, type ProjectionState, type SecretSealer, type StoreAdapter, type StoredEvent, type TtlStore } from '../kernel/ports.js';
 import { InstanceReadState } from '../instance/read-state.js';
 import { Mailbox } from './mailbox.js';
-import { cacheKey, runCommand, type AppendGate } from './run-command.js';
+import { cacheKey, runCommand, runCommands, type AppendGate, type RunCommandOptions, type Settled } from './run-command.js';
 
 export type ActorAddress =
   | { readonly kind: 'system' }
@@ -114,7 +114,29 @@ export class ActorSystem {
     return this.enqueue(address, handler, command, options);
   }
 
+  /**
+   * Sends many commands of one handler to an actor as one letter and awaits each one's outcome,
+   * in order: the same outcomes as one ask after the other, but the commands that write
+   * different streams share one store append (run-command.ts `runCommands`) — for bulk work
+   * such as an import, where one append per item would pay one write transaction each. The
+   * letter's deadline is the ask deadline times the commands (what they would have had one
+   * after the other). Rejects only when the letter itself is refused or expires
+   * before it runs (mailbox full, node stopping, deadline): then no command ran.
+   */
+  askEach<C, R>(address: ActorAddress, handler: CommandHandler<C, R>, commands: readonly C[], options: AskOptions): Promise<Settled<R>[]> {
+    if (this.stopped) return Promise.reject(new AppError('unavailable', 'node.stopping', 'the node is shutting down'));
+    const work = (cell: ActorCell) => (gate: AppendGate) => this.processEach(cell, handler, commands, options, gate);
+    // The deadline one ask after the other would have had at most: each command its own.
+    const timeoutMs = this.options.askTimeoutMs * Math.max(1, commands.length);
+    if (this.traceAsk !== undefined) return this.traceAsk(address, () => this.enqueueWork(address, work, timeoutMs));
+    return this.enqueueWork(address, work, timeoutMs);
+  }
+
   private enqueue<C, R>(address: ActorAddress, handler: CommandHandler<C, R>, command: C, options: AskOptions): Promise<R> {
+    return this.enqueueWork(address, (cell) => (gate) => this.process(cell, handler, command, options, gate), this.options.askTimeoutMs);
+  }
+
+  private enqueueWork<R>(address: ActorAddress, work: (cell: ActorCell) => (gate: AppendGate) => Promise<R>, timeoutMs: number): Promise<R> {
     const cell = this.activate(address);
     const now = this.options.clock.now();
     cell.lastActivity = now;
@@ -123,10 +145,10 @@ export class ActorSystem {
     if (held >= this.options.instanceQueueCapacity) return Promise.reject(queueFull('actor.instance_queue_full', 'too many commands are waiting for this instance; try again later'));
     if (cell.mailbox.pending >= this.options.mailboxCapacity) return Promise.reject(queueFull('actor.mailbox_full', 'too many commands are waiting for this resource; try again later'));
     return new Promise<R>((resolve, reject) => {
-      const letter = new Letter(this.options.clock, now + this.options.askTimeoutMs, resolve as (value: unknown) => void, reject, (gate) => this.process(cell, handler, command, options, gate));
+      const letter = new Letter(this.options.clock, now + timeoutMs, resolve as (value: unknown) => void, reject, work(cell));
       cell.mailbox.offer(letter); // room checked above
       this.heldByInstance.set(instanceId, held + 1);
-      letter.timer = setTimeout(expire, this.options.askTimeoutMs, letter);
+      letter.timer = setTimeout(expire, timeoutMs, letter);
     });
   }
 
@@ -305,7 +327,21 @@ export class ActorSystem {
     return cell;
   }
 
-  private async process<C, R>(cell: ActorCell, handler: CommandHandler<C, R>, command: C, options: AskOptions, gate: AppendGate): Promise<R> {
+  private process<C, R>(cell: ActorCell, handler: CommandHandler<C, R>, command: C, options: AskOptions, gate: AppendGate): Promise<R> {
+    return this.settle(cell, runCommand(this.commandOptions(cell, handler, command, options, gate)));
+  }
+
+  private async processEach<C, R>(cell: ActorCell, handler: CommandHandler<C, R>, commands: readonly C[], options: AskOptions, gate: AppendGate): Promise<Settled<R>[]> {
+    if (commands.length === 0) return [];
+    try {
+      return await runCommands({ ...this.commandOptions(cell, handler, commands[0]!, options, gate), commands, settle: (run) => this.settle(cell, run()) });
+    } finally {
+      cell.lastActivity = this.options.clock.now();
+    }
+  }
+
+  /** One object per ask (the refresh-token grant asks on a hot path). */
+  private commandOptions<C, R>(cell: ActorCell, handler: CommandHandler<C, R>, command: C, options: AskOptions, gate: AppendGate): RunCommandOptions<C, R> {
     const ctx: CommandContext = {
       instanceId: cell.instanceId,
       now: this.options.clock.now(),
@@ -313,19 +349,24 @@ export class ActorSystem {
       ids: this.options.ids,
       sealer: this.options.sealer,
     };
+    return {
+      store: this.options.store,
+      cache: cell.cache,
+      handler,
+      command,
+      ctx,
+      maxAttempts: this.options.maxAttempts,
+      clock: this.options.clock,
+      onUnique: (scope: string) => this.uniqueError(scope),
+      gate,
+      onAppended: (events: readonly StoredEvent[]) => this.readStates.get(cell.instanceId)?.applyChange(streamsOf(events)),
+    };
+  }
+
+  /** Awaits one command's work; a crash (not an AppError) restarts the actor from the store and answers `internal`. */
+  private async settle<R>(cell: ActorCell, work: Promise<R>): Promise<R> {
     try {
-      return await runCommand({
-        store: this.options.store,
-        cache: cell.cache,
-        handler,
-        command,
-        ctx,
-        maxAttempts: this.options.maxAttempts,
-        clock: this.options.clock,
-        onUnique: (scope) => this.uniqueError(scope),
-        gate,
-        onAppended: (events) => this.readStates.get(cell.instanceId)?.applyChange(streamsOf(events)),
-      });
+      return await work;
     } catch (error) {
       if (error instanceof AppError) throw error;
       // A crash: restart the actor from persisted state; the caller gets `internal`.

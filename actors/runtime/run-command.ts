@@ -5,7 +5,7 @@
  */
 import { aborted, type AppError, isAppError, ProgrammerError } from '../kernel/errors.js';
 import { foldRecord, type AggregateKind, type AggregateRecord, type Loaded } from '../kernel/aggregate.js';
-import type { AggregateRef, CommandContext, CommandHandler, LoadedSet, Outcome } from '../kernel/command.js';
+import type { AggregateRef, CommandContext, CommandHandler, Decision, LoadedSet, Outcome } from '../kernel/command.js';
 import type { Clock, RecordWrite, StoreAdapter, StoredEvent } from '../kernel/ports.js';
 
 export interface RunCommandOptions<C, R> {
@@ -87,6 +87,126 @@ export async function runCommand<C, R>(options: RunCommandOptions<C, R>): Promis
     ctx = { ...ctx, now: options.clock.now() };
   }
   throw aborted('store.contention', 'the resource is being changed concurrently; try again');
+}
+
+/** One command's fate in `runCommands`: its reply, or what `runCommand` would have thrown. */
+export type Settled<R> = { readonly ok: true; readonly value: R } | { readonly ok: false; readonly error: unknown };
+
+/** A command decided into the pending shared append: what it loaded, decided and writes. */
+interface Pending<R> {
+  readonly index: number;
+  readonly loaded: Map<string, Loaded<unknown>>;
+  readonly decision: Decision<R>;
+  readonly streams: ReadonlySet<string>;
+}
+
+/**
+ * Many commands of one handler, in order, with the outcome `runCommand` one after the other
+ * would give each — but the commands that append go to the store together, in one append (one
+ * write transaction, projections and indexes included) as long as none reads or writes a stream
+ * another of them writes. A command that would (or that is refused, or decides nothing) first
+ * sends the pending ones, then runs alone through `runCommand`. If the shared append is refused
+ * (a stale version, a unique value taken, also between two of them) or throws, each of its
+ * commands runs again alone, in order: a bad command fails alone, as if the commands had never
+ * been batched. `settle` wraps each alone run (the actor's crash handling).
+ */
+export async function runCommands<C, R>(
+  options: Omit<RunCommandOptions<C, R>, 'command'> & { readonly commands: readonly C[]; readonly settle: (run: () => Promise<R>) => Promise<R> },
+): Promise<Settled<R>[]> {
+  const { store, cache, handler, commands, ctx } = options;
+  const results: Settled<R>[] = new Array<Settled<R>>(commands.length);
+  let pending: Pending<R>[] = [];
+  const alone = async (index: number) => {
+    try {
+      results[index] = { ok: true, value: await options.settle(() => runCommand({ ...options, command: commands[index]!, ctx: { ...ctx, now: options.clock.now() } })) };
+    } catch (error) {
+      results[index] = { ok: false, error };
+    }
+  };
+  const flush = async () => {
+    const batch = pending;
+    pending = [];
+    if (batch.length === 1) return alone(batch[0]!.index);
+    if (batch.length > 1 && !(await appendTogether(options, batch, results))) for (const p of batch) await alone(p.index);
+  };
+  for (let index = 0; index < commands.length; index += 1) {
+    const command = commands[index]!;
+    let decided: Pending<R> | undefined;
+    try {
+      decided = await decideOne(options, command, index, pending);
+      if (decided === undefined && pending.length > 0) {
+        await flush(); // it touches what the pending commands write: decide it again after them
+        decided = await decideOne(options, command, index, pending);
+      }
+    } catch {
+      decided = undefined; // refused (or crashed): runs alone, which answers with the error
+    }
+    if (decided !== undefined) {
+      pending.push(decided);
+      continue;
+    }
+    await flush();
+    await alone(index);
+  }
+  await flush();
+  return results;
+}
+
+/** Decides `command` for the shared append; undefined when it must run alone or after `pending` (it reads or writes their streams, or decides nothing). */
+async function decideOne<C, R>(options: Omit<RunCommandOptions<C, R>, 'command'>, command: C, index: number, pending: readonly Pending<R>[]): Promise<Pending<R> | undefined> {
+  const { store, cache, handler, ctx } = options;
+  const refs = handler.load(command, ctx);
+  const { loaded } = await loadAll(store, cache, ctx.instanceId, refs);
+  const decision = handler.decide(setOf(loaded), command, ctx);
+  if (decision.events.length === 0) return undefined;
+  const streams = new Set(decision.events.map((e) => cacheKey(e.aggregateType, e.aggregateId)));
+  for (const p of pending) {
+    for (const key of loaded.keys()) if (p.streams.has(key)) return undefined;
+    for (const key of p.loaded.keys()) if (streams.has(key)) return undefined;
+  }
+  return { index, loaded, decision, streams };
+}
+
+/** One append for every command of `batch`; false (nothing written, nothing answered) when the store refused it or it threw. */
+async function appendTogether<C, R>(options: Omit<RunCommandOptions<C, R>, 'command'>, batch: readonly Pending<R>[], results: Settled<R>[]): Promise<boolean> {
+  const { store, cache, ctx } = options;
+  const loaded = new Map<string, Loaded<unknown>>();
+  for (const p of batch) for (const [key, entry] of p.loaded) loaded.set(key, entry);
+  const next = new Map<string, Loaded<unknown>>();
+  const gate = options.gate;
+  let result;
+  try {
+    gate?.enter();
+    result = await store.append({
+      instanceId: ctx.instanceId,
+      createdAt: ctx.now,
+      expectations: [...loaded.values()].map((l) => ({ aggregateType: l.kind.type, aggregateId: l.id, expectedVersion: l.version })),
+      events: batch.flatMap((p) => p.decision.events),
+      claims: batch.flatMap((p) => p.decision.claims ?? []),
+      releases: batch.flatMap((p) => p.decision.releases ?? []),
+      project: (stored) => projectRows(loaded, stored, next),
+    });
+  } catch {
+    return false; // each runs alone and meets the cause (a deadline, a throwing projection) itself
+  } finally {
+    gate?.leave();
+  }
+  if (!result.ok) {
+    if (result.reason === 'conflict') cache.delete(cacheKey(result.aggregateType, result.aggregateId));
+    return false;
+  }
+  for (const [key, value] of next) cache.set(key, value);
+  options.onAppended?.(result.events);
+  const records = new Map([...loaded, ...next]);
+  for (const p of batch) {
+    try {
+      const events = result.events.filter((e) => p.streams.has(cacheKey(e.aggregateType, e.aggregateId)));
+      results[p.index] = { ok: true, value: p.decision.reply(outcomeOf(events, records)) };
+    } catch (error) {
+      results[p.index] = { ok: false, error };
+    }
+  }
+  return true;
 }
 
 async function loadAll(

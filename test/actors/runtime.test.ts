@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   ActorSystem,
+  addHumanUser,
   AppError,
   createIdGenerator,
   createManualClock,
@@ -18,7 +19,9 @@ import {
   patchOrg,
   setDefaultOrg,
   UNIQUE_SCOPES,
+  userKind,
   type ActorSystemOptions,
+  type AddHumanUser,
   type CommandHandler,
   type StoreAdapter,
 } from '../../actors/index.js';
@@ -319,5 +322,84 @@ describe('ActorSystem', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+/** The store counting its append calls. */
+function countAppends(store: StoreAdapter) {
+  const counted = { appends: 0, store: undefined as unknown as StoreAdapter };
+  counted.store = new Proxy(store, {
+    get(target, prop) {
+      if (prop === 'append') {
+        return (request: Parameters<StoreAdapter['append']>[0]) => {
+          counted.appends += 1;
+          return target.append(request);
+        };
+      }
+      const value = Reflect.get(target, prop, target) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return counted;
+}
+
+const human = (userId: string, username = userId): AddHumanUser => ({
+  userId,
+  orgId: 'o1',
+  username,
+  givenName: 'G',
+  familyName: userId,
+  nickname: '',
+  preferredLanguage: 'en',
+  gender: 'unspecified',
+  email: { address: `${userId}@example.com`, verified: false },
+  passwordHash: '',
+  passwordChangeRequired: false,
+});
+
+describe('ActorSystem.askEach', () => {
+  it('writes commands of different streams in one append; the same commands asked one by one append once each', async () => {
+    const batched = countAppends((await openStore()).store);
+    const one = countAppends((await openStore()).store);
+    const a = system(batched.store);
+    const b = system(one.store);
+    for (const s of [a, b]) await s.ask(org('o1'), createOrg, { orgId: 'o1', name: 'Bulk', instanceDomain: 'd' }, as);
+    const commands = Array.from({ length: 10 }, (_, i) => human(`u${i}`));
+    const before = batched.appends;
+    const settled = await a.askEach(org('o1'), addHumanUser, commands, as);
+    expect(batched.appends - before).toBe(1);
+    const base = one.appends;
+    for (const c of commands) await b.ask(org('o1'), addHumanUser, c, as);
+    expect(one.appends - base).toBe(10); // the control: one append per ask
+    expect(settled.map((r) => (r.ok ? r.value.id : r.error))).toEqual(commands.map((c) => c.userId));
+    for (const c of commands) {
+      const row = await a.readRecord('i1', userKind, c.userId);
+      expect(row?.state.username).toBe(c.username);
+      expect(foldRecord(userKind, c.userId, undefined, await batched.store.readStream('i1', 'user', c.userId))).toEqual(row);
+    }
+    await Promise.all([a.stop(), b.stop()]);
+  });
+
+  it('gives each command the outcome of one ask after the other: a taken username and an existing user fail alone', async () => {
+    const commands = [human('u0', 'same'), human('u1'), human('u2', 'same'), human('u1', 'other'), human('u4')];
+    const outcomes = async (run: (s: ActorSystem) => Promise<{ ok: boolean; code?: string }[]>) => {
+      const { store } = await openStore();
+      const s = system(store);
+      await s.ask(org('o1'), createOrg, { orgId: 'o1', name: 'Bulk', instanceDomain: 'd' }, as);
+      const result = await run(s);
+      const users = await Promise.all(['u0', 'u1', 'u2', 'u4'].map(async (id) => (await s.readRecord('i1', userKind, id))?.state.username));
+      await s.stop();
+      return { result, users };
+    };
+    const code = (error: unknown) => (error instanceof AppError ? error.code : String(error));
+    const together = await outcomes(async (s) => (await s.askEach(org('o1'), addHumanUser, commands, as)).map((r) => (r.ok ? { ok: true } : { ok: false, code: code(r.error) })));
+    const oneByOne = await outcomes(async (s) => {
+      const result: { ok: boolean; code?: string }[] = [];
+      for (const c of commands) result.push(await s.ask(org('o1'), addHumanUser, c, as).then(() => ({ ok: true }), (e: unknown) => ({ ok: false, code: code(e) })));
+      return result;
+    });
+    expect(together).toEqual(oneByOne);
+    expect(together.result).toEqual([{ ok: true }, { ok: true }, { ok: false, code: 'user.username_taken' }, { ok: false, code: 'user.exists' }, { ok: true }]);
+    expect(together.users).toEqual(['same', 'u1', undefined, 'u4']);
   });
 });

@@ -403,6 +403,37 @@ describe('import into a second instance', () => {
     expect(response.body.counts.human_user).toEqual({ created: 1, skipped: 0, failed: 1 });
   });
 
+  it('imports many users of one organization in groups where a bad user fails alone: an invalid one, a taken username, an id twice (skipped)', async () => {
+    const user = (i: number, over: { userId?: string; userName?: string; email?: string } = {}) => ({
+      userId: over.userId ?? `bulk-${i}`,
+      user: { userName: over.userName ?? `bulk-${i}`, profile: { firstName: 'B', lastName: `U ${i}` }, email: { email: over.email ?? `bulk-${i}@example.com` } },
+    });
+    // 250 users: more than one group (the importer sends 100 at a time); the bad ones sit inside groups.
+    const humanUsers = Array.from({ length: 250 }, (_, i) => {
+      if (i === 5) return user(i, { email: 'not-an-email' });
+      if (i === 140) return user(i, { userName: 'bulk-110' });
+      if (i === 170) return user(160); // bulk-160 again, identical
+      return user(i);
+    });
+    const doc = { orgs: [{ orgId: 'bulk-org', org: { name: 'Bulk Org' }, humanUsers }] };
+    const response = await second('POST', '/admin/v1/import', importBody(doc));
+    expectStatus(response, 200);
+    expect(response.body.errors).toEqual([
+      { type: 'human_user', id: 'bulk-5', code: 'import.value_invalid', message: expect.stringContaining('user.email.email') },
+      { type: 'human_user', id: 'bulk-140', code: 'user.username_taken', message: expect.any(String) },
+    ]);
+    expect(response.body.counts.human_user).toEqual({ created: 247, skipped: 1, failed: 2 });
+    expect(response.body.success.orgs[0].humanUserIds).toHaveLength(247);
+    for (const id of ['bulk-0', 'bulk-99', 'bulk-100', 'bulk-110', 'bulk-160', 'bulk-249']) {
+      expect((await second('GET', `${R}/users/${id}`)).body.user).toMatchObject({ username: id, human: { email: { address: `${id}@example.com` } } });
+    }
+    for (const id of ['bulk-5', 'bulk-140']) expect((await second('GET', `${R}/users/${id}`)).status).toBe(404);
+    // Run again: every user exists, nothing is created (the two bad ones fail again).
+    const again = await second('POST', '/admin/v1/import', importBody(doc));
+    expectStatus(again, 200);
+    expect(again.body.counts.human_user).toEqual({ created: 0, skipped: 248, failed: 2 });
+  });
+
   it('fails a link to an IDP the target lacks, unknown login texts and branding properties, with reasons', async () => {
     const doc = {
       orgs: [

@@ -27,6 +27,7 @@ import {
   setUserMetadata,
   userKind,
   verifyOrgDomain,
+  type AddHumanUser,
   type AppConfig,
   type CommandHandler,
   type OidcConfig,
@@ -42,6 +43,7 @@ import {
   responseTypeNames,
   userTokenTypes,
   validationTypes,
+  type DataHumanUser,
   type DataOidcApp,
   type DataOrg,
 } from './export-format.js';
@@ -96,39 +98,29 @@ export async function importOrgObjects(run: ImportRun, data: DataOrg, success: O
   await importOrgSettings(run, data);
 
   const ownUser = async (userId: string) => (await actors.readRecord(instanceId, userKind, userId))?.state.orgId === orgId;
-  for (const h of data.humanUsers ?? []) {
-    const u = h.user;
-    const passwordHash = u.hashedPassword?.value ?? '';
-    const outcome = await run.item('human_user', h.userId, () => ownUser(h.userId), async () => {
-      checkItem(humanItem, u, 'user');
-      await ask(addHumanUser, {
-        userId: h.userId,
-        orgId,
-        username: u.userName,
-        givenName: u.profile.firstName,
-        familyName: u.profile.lastName,
-        ...(u.profile.displayName === '' ? {} : { displayName: u.profile.displayName }),
-        nickname: u.profile.nickName,
-        preferredLanguage: u.profile.preferredLanguage,
-        gender: enumOf(genders, u.profile.gender, 'unspecified', 'gender'),
-        email: { address: u.email.email, verified: u.email.isEmailVerified },
-        ...(u.phone === undefined ? {} : { phone: { number: u.phone.phone, verified: u.phone.isPhoneVerified } }),
-        passwordHash,
-        passwordChangeRequired: u.passwordChangeRequired,
-      });
-    });
-    if (outcome === 'created') success.humanUserIds.push(h.userId);
-    const otpCode = u.otpCode;
-    if (otpCode !== undefined && otpCode !== '' && outcome !== 'failed') {
-      const hasTotp = async () => {
-        const user = (await actors.readRecord(instanceId, userKind, h.userId))?.state;
-        return user?.type === 'human' && user.totp?.verified === true;
-      };
-      await run.item('human_user_otp', h.userId, hasTotp, async () => {
-        checkItem(otpItem, { otpCode }, 'user');
-        if (!(await ownUser(h.userId))) throw invalidArgument('import.user_not_in_org', 'the OTP names a user of another organization');
-        await ask(importTotp, { orgId, userId: h.userId, secret: otpCode.replace(/=+$/, '') });
-      });
+  const humans = data.humanUsers ?? [];
+  for (let from = 0; from < humans.length; from += HUMANS_PER_APPEND) {
+    const group = humans.slice(from, from + HUMANS_PER_APPEND);
+    const outcomes = await run.items(
+      'human_user',
+      group.map((h) => ({ id: h.userId, exists: () => ownUser(h.userId), command: () => humanCommand(h, orgId) })),
+      (commands) => actors.askEach({ kind: 'org', instanceId, orgId }, addHumanUser, commands, { creator: run.deps.creator }),
+    );
+    for (const [i, h] of group.entries()) {
+      const outcome = outcomes[i]!;
+      if (outcome === 'created') success.humanUserIds.push(h.userId);
+      const otpCode = h.user.otpCode;
+      if (otpCode !== undefined && otpCode !== '' && outcome !== 'failed') {
+        const hasTotp = async () => {
+          const user = (await actors.readRecord(instanceId, userKind, h.userId))?.state;
+          return user?.type === 'human' && user.totp?.verified === true;
+        };
+        await run.item('human_user_otp', h.userId, hasTotp, async () => {
+          checkItem(otpItem, { otpCode }, 'user');
+          if (!(await ownUser(h.userId))) throw invalidArgument('import.user_not_in_org', 'the OTP names a user of another organization');
+          await ask(importTotp, { orgId, userId: h.userId, secret: otpCode.replace(/=+$/, '') });
+        });
+      }
     }
   }
 
@@ -213,6 +205,33 @@ export async function importOrgObjects(run: ImportRun, data: DataOrg, success: O
     if (outcome !== 'failed') success.appClientIds.push({ appId: a.appId, clientId, ...(clientSecret === '' ? {} : { clientSecret }) });
   }
   return true;
+}
+
+/**
+ * Human users decided together and written in one store append (ActorSystem.askEach): one
+ * write transaction per group instead of one per user; a user that fails still fails alone.
+ */
+const HUMANS_PER_APPEND = 100;
+
+/** The addHumanUser command of a document's human user; throws when the item is invalid. */
+function humanCommand(h: DataHumanUser, orgId: string): AddHumanUser {
+  const u = h.user;
+  checkItem(humanItem, u, 'user');
+  return {
+    userId: h.userId,
+    orgId,
+    username: u.userName,
+    givenName: u.profile.firstName,
+    familyName: u.profile.lastName,
+    ...(u.profile.displayName === '' ? {} : { displayName: u.profile.displayName }),
+    nickname: u.profile.nickName,
+    preferredLanguage: u.profile.preferredLanguage,
+    gender: enumOf(genders, u.profile.gender, 'unspecified', 'gender'),
+    email: { address: u.email.email, verified: u.email.isEmailVerified },
+    ...(u.phone === undefined ? {} : { phone: { number: u.phone.phone, verified: u.phone.isPhoneVerified } }),
+    passwordHash: u.hashedPassword?.value ?? '',
+    passwordChangeRequired: u.passwordChangeRequired,
+  };
 }
 
 function oidcConfigOf(a: DataOidcApp): AppConfig {

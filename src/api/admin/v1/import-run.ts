@@ -3,9 +3,11 @@
  * keeps the bookkeeping — an error per failed item (the import goes on), counts of created /
  * skipped / failed per type, and the success lists. Each item is one command (atomic); an
  * item whose id already exists is skipped, so running the same import twice creates nothing.
+ * Items of one kind in bulk (human users) go to their actor in groups (`items`): the commands
+ * of a group share one store append, and a command that fails fails alone.
  * Only the deadline aborts; work already done is kept (nothing is rolled back).
  */
-import { AppError, type ActorSystem, type Logger } from '../../../../actors/index.js';
+import { AppError, type ActorSystem, type Logger, type Settled } from '../../../../actors/index.js';
 import type { DataOrg } from './export-format.js';
 import { importOrgObjects } from './import-phase-one.js';
 import { importGrants, importMembers } from './import-phase-two.js';
@@ -106,6 +108,65 @@ export class ImportRun {
       this.fail(type, id, error);
       return 'failed';
     }
+  }
+
+  /**
+   * Many objects of one type, each as `item` would do it (skipped when `exists`, else its
+   * command, a failure recorded under `type`/`id` and the import goes on), but the commands are
+   * sent together by `send` (ActorSystem.askEach: one letter, one store append for all that
+   * succeed). `command` builds an entry's command and throws when the entry is invalid (that
+   * entry fails alone). Outcomes in the order of `entries`.
+   */
+  async items<C>(
+    type: string,
+    entries: readonly { readonly id: string; readonly exists: () => Promise<boolean>; readonly command: () => C }[],
+    send: (commands: C[]) => Promise<Settled<unknown>[]>,
+  ): Promise<ItemOutcome[]> {
+    const counts = (this.result.counts[type] ??= { created: 0, skipped: 0, failed: 0 });
+    const outcomes: ItemOutcome[] = [];
+    let sent: { readonly at: number; readonly id: string; readonly command: C }[] = [];
+    const flush = async () => {
+      const group = sent;
+      sent = [];
+      if (group.length === 0) return;
+      let settled: Settled<unknown>[];
+      try {
+        settled = await send(group.map((g) => g.command));
+      } catch (error) {
+        // The letter itself was refused (full mailbox, deadline, stopping node): none of them ran.
+        settled = group.map(() => ({ ok: false, error }));
+      }
+      group.forEach(({ at, id }, i) => {
+        const one = settled[i]!;
+        if (one.ok) {
+          counts.created++;
+          return;
+        }
+        counts.failed++;
+        outcomes[at] = 'failed';
+        this.fail(type, id, one.error);
+      });
+    };
+    for (const entry of entries) {
+      this.checkDeadline();
+      // The same id twice: the first is created before the second asks whether it exists (skipped, as one by one).
+      if (sent.some((s) => s.id === entry.id)) await flush();
+      try {
+        if (await entry.exists()) {
+          counts.skipped++;
+          outcomes.push('skipped');
+          continue;
+        }
+        sent.push({ at: outcomes.length, id: entry.id, command: entry.command() });
+        outcomes.push('created'); // unless its command fails (flush)
+      } catch (error) {
+        counts.failed++;
+        this.fail(type, entry.id, error);
+        outcomes.push('failed');
+      }
+    }
+    await flush();
+    return outcomes;
   }
 
   fail(type: string, id: string, error: unknown): void {
