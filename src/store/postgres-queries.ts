@@ -52,12 +52,18 @@ export const Q = {
   setCounter: 'UPDATE instance_positions SET position = $2, created_at = $3 WHERE instance_id = $1',
   /** The append's head check; also streamVersion. */
   head: 'SELECT version FROM stream_heads WHERE instance_id = $1 AND aggregate_type = $2 AND aggregate_id = $3',
-  /** The append's head check of every stream of a batch at once ($2 types, $3 ids, pairwise). */
-  heads: `SELECT h.aggregate_type, h.aggregate_id, h.version FROM unnest($2::text[], $3::text[]) AS k(t, id)
-    JOIN stream_heads h ON h.instance_id = $1 AND h.aggregate_type = k.t AND h.aggregate_id = k.id`,
+  /**
+   * The append's head check of every stream of a batch at once ($2 types, $3 ids, pairwise).
+   * One primary-key probe per key, in a LATERAL subquery whose LIMIT keeps the planner from
+   * turning it into a join: as a join, the prepared statement's generic plan on tables without
+   * statistics (autovacuum off) was a hash join over every head of the instance, so each append
+   * cost more the more streams the instance had (the same holds for `holders`).
+   */
+  heads: `SELECT k.t AS aggregate_type, k.id AS aggregate_id, h.version FROM unnest($2::text[], $3::text[]) AS k(t, id)
+    CROSS JOIN LATERAL (SELECT version FROM stream_heads WHERE instance_id = $1 AND aggregate_type = k.t AND aggregate_id = k.id LIMIT 1) h`,
   /** The append's claim check of every value of a batch at once ($2 scopes, $3 values, pairwise). */
-  holders: `SELECT c.scope, c.value, c.holder FROM unnest($2::text[], $3::text[]) AS k(scope, value)
-    JOIN unique_claims c ON c.instance_id = $1 AND c.scope = k.scope AND c.value = k.value`,
+  holders: `SELECT k.scope, k.value, c.holder FROM unnest($2::text[], $3::text[]) AS k(scope, value)
+    CROSS JOIN LATERAL (SELECT holder FROM unique_claims WHERE instance_id = $1 AND scope = k.scope AND value = k.value LIMIT 1) c`,
   counter: 'SELECT position, created_at FROM instance_positions WHERE instance_id = $1',
   readEvents: `SELECT ${EVENT_COLUMNS} FROM events WHERE instance_id = $1 AND position > $2 ORDER BY position LIMIT $3`,
   readStream: `SELECT ${EVENT_COLUMNS} FROM events

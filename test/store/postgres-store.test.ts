@@ -279,6 +279,46 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
     }
   });
 
+  it("keeps the append's head and claim checks primary-key probes in a generic plan on never-analyzed tables", { timeout: 60_000 }, async () => {
+    const { schema } = await fresh();
+    const rows = async (from: number, to: number) => {
+      await admin.unsafe(`INSERT INTO "${schema}".stream_heads SELECT 'inst-a', 'org', 's' || g, 1 FROM generate_series($1::int, $2::int) g`, [from, to]);
+      await admin.unsafe(`INSERT INTO "${schema}".unique_claims SELECT 'inst-a', 'org.name', 'v' || g, 'h' || g FROM generate_series($1::int, $2::int) g`, [from, to]);
+    };
+    await rows(1, 1000);
+    // No ANALYZE, as on a server without autovacuum: the node's prepared statements get their
+    // generic plan (forced here; PostgreSQL picks it after a few executions) while the tables
+    // are small, and nothing re-plans it as they grow.
+    const sql = postgres(url, { max: 1, onnotice: () => undefined, connection: { search_path: schema } });
+    try {
+      await sql.unsafe('SET plan_cache_mode = force_generic_plan');
+      const join = 'SELECT h.aggregate_type, h.aggregate_id, h.version FROM unnest($2::text[], $3::text[]) AS k(t, id) JOIN stream_heads h ON h.instance_id = $1 AND h.aggregate_type = k.t AND h.aggregate_id = k.id';
+      const statements = [
+        ['heads', Q.heads, `'inst-a', ARRAY['org', 'org'], ARRAY['s7', 's8']`],
+        ['holders', Q.holders, `'inst-a', ARRAY['org.name', 'org.name'], ARRAY['v7', 'v8']`],
+        ['heads_join', join, `'inst-a', ARRAY['org', 'org'], ARRAY['s7', 's8']`],
+      ] as const;
+      const plan = async (name: string, params: string) => (await sql.unsafe(`EXPLAIN EXECUTE ${name}(${params})`)).map((r) => String(r['QUERY PLAN'])).join('\n');
+      for (const [name, text, params] of statements) {
+        await sql.unsafe(`PREPARE ${name}(text, text[], text[]) AS ${text}`);
+        await plan(name, params); // the generic plan is made now, on 1,000 rows
+      }
+      await rows(1001, 30000);
+      const heads = await plan('heads', statements[0][2]);
+      expect(heads).toMatch(/Index Scan using stream_heads_pkey[\s\S]*Index Cond: \(\(instance_id = \$1\) AND \(aggregate_type = k\.t\) AND \(aggregate_id = k\.id\)\)/);
+      expect(heads).not.toMatch(/Hash Join|Seq Scan|Bitmap/);
+      const holders = await plan('holders', statements[1][2]);
+      expect(holders).toMatch(/Index Scan using unique_claims_pkey[\s\S]*Index Cond: \(\(instance_id = \$1\) AND \(scope = k\.scope\) AND \(value = k\.value\)\)/);
+      expect(holders).not.toMatch(/Hash Join|Seq Scan|Bitmap/);
+      // Control: the same check written as a join kept a plan that reads all of the instance's heads.
+      const control = await plan('heads_join', statements[2][2]);
+      expect(control).toMatch(/Hash Join/);
+      expect(control).toMatch(/Index Cond: \(instance_id = \$1\)$/m); // the index narrows to the instance only
+    } finally {
+      await sql.end({ timeout: 5 });
+    }
+  });
+
   it("serves a request's reads from one position check and the cache, and still sees a write made through another pool at the next request", async () => {
     const { schema, store: writer } = await fresh();
     const reader = await openAt(schema);
