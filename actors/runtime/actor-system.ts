@@ -9,6 +9,7 @@ import type { AggregateKind, AggregateRecord, Loaded } from '../kernel/aggregate
 import type { CommandContext, CommandHandler } from '../kernel/command.js';
 import { SYSTEM_TENANT, type ChangedStream, type Clock, type IdGenerator, type IndexReads, type Logger, type ProjectionState, type SecretSealer, type StoreAdapter, type StoredEvent, type TtlStore } from '../kernel/ports.js';
 import { InstanceReadState } from '../instance/read-state.js';
+import { AggregateCache } from './aggregate-cache.js';
 import { Mailbox } from './mailbox.js';
 import { cacheKey, runCommand, runCommands, type AppendGate, type RunCommandOptions, type Settled } from './run-command.js';
 
@@ -40,6 +41,8 @@ export interface ActorSystemOptions {
   readonly mailboxCapacity?: number;
   /** Commands all actors of one instance may hold together; past it an ask fails at once with `unavailable`. */
   readonly instanceQueueCapacity?: number;
+  /** Aggregates one actor keeps cached at most (the oldest leave first; default 10,000). */
+  readonly cacheLimit?: number;
   /** Attempts of a command that keeps losing conditional appends. */
   readonly maxAttempts?: number;
   /** How a lost unique claim is reported, by claim scope. */
@@ -81,7 +84,7 @@ export class ActorSystem {
 
   constructor({ traceAsk, ...options }: ActorSystemOptions) {
     this.traceAsk = traceAsk;
-    this.options = { idleMs: 60_000, askTimeoutMs: 10_000, maxAttempts: 8, mailboxCapacity: 1_000, instanceQueueCapacity: 10_000, ...options };
+    this.options = { idleMs: 60_000, askTimeoutMs: 10_000, cacheLimit: 10_000, maxAttempts: 8, mailboxCapacity: 1_000, instanceQueueCapacity: 10_000, ...options };
     const every = Math.max(50, Math.floor(this.options.idleMs / 2));
     this.sweepTimer = setInterval(() => this.passivateIdle(), every);
     this.sweepTimer.unref();
@@ -316,7 +319,7 @@ export class ActorSystem {
         key,
         instanceId: address.kind === 'system' ? SYSTEM_TENANT : address.instanceId,
         mailbox: new Mailbox<Letter>(this.options.mailboxCapacity, (letter) => this.deliver(letter), (letter) => this.delivered(cell as ActorCell, letter)),
-        cache: new Map(),
+        cache: new AggregateCache(this.options.cacheLimit),
         lastActivity: this.options.clock.now(),
       };
       this.actors.set(key, cell);

@@ -403,3 +403,33 @@ describe('ActorSystem.askEach', () => {
     expect(together.users).toEqual(['same', 'u1', undefined, 'u4']);
   });
 });
+
+describe('the actor cache', () => {
+  it('keeps at most cacheLimit aggregates: the oldest is read from the store again, a recent one is not', async () => {
+    const reads: string[] = [];
+    const { store } = await openStore();
+    const counted: StoreAdapter = new Proxy(store, {
+      get(target, prop) {
+        if (prop === 'getRecord') {
+          return (instanceId: string, table: string, id: string) => {
+            reads.push(id);
+            return target.getRecord(instanceId, table, id);
+          };
+        }
+        const value = Reflect.get(target, prop, target) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const actors = system(counted, createManualClock(), 60_000, { cacheLimit: 5 });
+    await actors.ask(org('o1'), createOrg, { orgId: 'o1', name: 'Bounded', instanceDomain: 'd' }, as);
+    for (let i = 0; i < 10; i += 1) await actors.ask(org('o1'), addHumanUser, human(`u${i}`), as);
+    const loads = async (userId: string) => {
+      reads.length = 0;
+      await actors.ask(org('o1'), addHumanUser, human(userId), as).catch(() => undefined); // user.exists: the user is loaded
+      return reads.filter((id) => id === userId).length;
+    };
+    expect(await loads('u9')).toBe(0); // recent: from the cache
+    expect(await loads('u0')).toBe(1); // evicted long ago: read again
+    await actors.stop();
+  });
+});
