@@ -4,7 +4,9 @@
  * `lmdb`, or `postgres` when only SCALE_DATABASE_URL is given), measures the write throughput
  * (create organization, create user) on fresh nodes after SCALE_WRITE_WARMUP uncounted creates,
  * then starts one node per store, seeds SCALE_ORGS organizations and SCALE_USERS users through
- * the public API (batched, SCALE_CONCURRENCY in flight), and measures latencies with one client,
+ * the public API (batched, SCALE_CONCURRENCY in flight; with SCALE_SEED=import the users come
+ * instead in `POST /admin/v1/import` documents of SCALE_IMPORT_USERS users each, into the
+ * default organization, one document at a time), and measures latencies with one client,
  * one request at a time (p50/p99 of SCALE_SAMPLES each), each row on every store back to back so
  * the PostgreSQL/LMDB ratio sees one machine load; on PostgreSQL also the statements per request
  * (tessera_store_statements): GET organization, organization searches (limit 10: no filter by name and
@@ -21,7 +23,7 @@ import postgres from 'postgres';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Cleanup, describeError } from './processes.js';
-import { closeHttpClient, httpRequest, startTessera, type TesseraNode } from './tessera.js';
+import { closeHttpClient, httpRequest, memoryOf, startTessera, type TesseraNode } from './tessera.js';
 
 const env = process.env;
 const MAIN = env.SCALE_MAIN ?? 'dist/src/cli/main.js';
@@ -36,6 +38,10 @@ const WRITE_WARMUP = Number(env.SCALE_WRITE_WARMUP ?? 200);
 const WRITE_ROUNDS = Number(env.SCALE_WRITE_ROUNDS ?? 2);
 /** Only the write throughput (no seeding, no latencies). */
 const WRITE_ONLY = env.SCALE_WRITE_ONLY === '1';
+/** How the users are seeded: `api` (one create request each) or `import` (admin import documents). */
+const SEED = env.SCALE_SEED ?? 'api';
+/** Users per import document (SCALE_SEED=import). */
+const IMPORT_USERS = Number(env.SCALE_IMPORT_USERS ?? 10_000);
 type Store = 'lmdb' | 'postgres';
 const STORES = (env.SCALE_STORES ?? (env.SCALE_DATABASE_URL ? 'postgres' : 'lmdb')).split(',').map((s) => s.trim()) as Store[];
 
@@ -216,6 +222,7 @@ async function eachStore(nodes: readonly Measured[], what: string, target: strin
 }
 
 async function main(): Promise<void> {
+  if (SEED !== 'api' && SEED !== 'import') throw new Error(`SCALE_SEED: unknown mode ${SEED} (api, import)`);
   for (const store of STORES) {
     if (store !== 'lmdb' && store !== 'postgres') throw new Error(`SCALE_STORES: unknown store ${String(store)} (lmdb, postgres)`);
   }
@@ -280,7 +287,11 @@ async function analyze(m: Measured): Promise<void> {
 
 /** Seeds every node, then measures each latency row on all of them back to back. */
 async function readPhase(nodes: Measured[]): Promise<void> {
-  for (const m of nodes) await call(m.node, 'POST', '/resources/v3alpha/users', userBody(-1));
+  const defaultOrg = new Map<TesseraNode, string>();
+  for (const m of nodes) {
+    const created = (await call(m.node, 'POST', '/resources/v3alpha/users', userBody(-1))) as { details: { resourceOwner: { id: string } } };
+    defaultOrg.set(m.node, created.details.resourceOwner.id);
+  }
   await eachStore(nodes, 'session by login name (1 user)', 'unchanged at scale', (node) => () => call(node, 'POST', '/resources/v3alpha/sessions', { checks: { user: { loginName: 'scale.user-1' } } }));
   const middle = new Map<TesseraNode, string>();
   for (const m of nodes) {
@@ -298,19 +309,62 @@ async function readPhase(nodes: Measured[]): Promise<void> {
   await eachStore(nodes, 'org search, name EQUALS', '≤ 5 ms', (node) => byName(node, 'TEXT_FILTER_METHOD_EQUALS', (i) => orgName((i * 7919) % ORGS)));
   await eachStore(nodes, 'org search, name STARTS_WITH', '≤ 5 ms', (node) => byName(node, 'TEXT_FILTER_METHOD_STARTS_WITH', (i) => orgName((i * 7919) % ORGS).slice(0, -1)));
   await eachStore(nodes, 'org search, name CONTAINS', '≤ 50 ms', (node) => byName(node, 'TEXT_FILTER_METHOD_CONTAINS', (i) => `Org ${String((i * 7919) % ORGS).padStart(6, '0').slice(0, 5)}`));
-  if (USERS > 0) await userPhase(nodes);
-  for (const m of nodes) m.notes.push(`node RSS after the measurements: ${rssMiB(m.node.server.pid).toFixed(0)} MiB (target < 2048); load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  if (USERS > 0) await userPhase(nodes, defaultOrg);
+  for (const m of nodes) {
+    const anon = memoryOf(m.node.server.pid).rssAnonKiB / 1024;
+    m.notes.push(`node RSS after the measurements: ${rssMiB(m.node.server.pid).toFixed(0)} MiB (target < 2048; of it anonymous — heap and native, without LMDB's file-backed map — ${anon.toFixed(0)} MiB); load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  }
 }
 
 /** Organization search; the body is the filter list, query and sorting column travel in the query string. */
 const search = (node: TesseraNode, filters: unknown[], qs = 'query.limit=10') => call(node, 'POST', `/resources/v3alpha/organizations/_search?${qs}`, filters);
 
+/** A human user of an import document: the same username, names and email as `userBody(i)`, no password. */
+const importedUser = (i: number) => ({
+  userId: `scale-user-${i}`,
+  user: {
+    userName: `scale.user${i}`,
+    profile: { firstName: 'Scale', lastName: `User ${i}`, nickName: '', displayName: '', preferredLanguage: 'en', gender: 'GENDER_UNSPECIFIED' },
+    email: { email: `scale.user${i}@example.com`, isEmailVerified: false },
+    passwordChangeRequired: false,
+  },
+});
+
+/**
+ * SCALE_SEED=import: USERS users in documents of IMPORT_USERS, into the default organization
+ * `orgId` (the org item is skipped: it exists), one import at a time; returns users per second.
+ * Each document's progress (rate, node CPU per user) goes to stderr.
+ */
+async function importUsers(m: Measured, orgId: string): Promise<number> {
+  const started = performance.now();
+  for (let from = 0; from < USERS; from += IMPORT_USERS) {
+    const to = Math.min(USERS, from + IMPORT_USERS);
+    const humanUsers = Array.from({ length: to - from }, (_, k) => importedUser(from + k));
+    const body = JSON.stringify({ timeout: '1h', data_orgsv1: { orgs: [{ orgId, org: { name: 'ignored: the organization exists' }, humanUsers }] } });
+    const t0 = performance.now();
+    const c0 = cpuMs(m.node.server.pid);
+    const s0 = await statementsSent(m.node);
+    const result = await httpRequest(m.node.origin, 'POST', '/admin/v1/import', auth(m.node), body, 3_600_000);
+    if (result.status !== 200) throw new Error(`import: HTTP ${result.status} ${result.body.slice(0, 300)}`);
+    const counts = (JSON.parse(result.body) as { counts: { human_user?: { created: number } } }).counts;
+    if (counts.human_user?.created !== to - from) throw new Error(`import created ${JSON.stringify(counts.human_user)} of ${to - from} users: ${result.body.slice(0, 300)}`);
+    const seconds = (performance.now() - t0) / 1000;
+    const s1 = await statementsSent(m.node);
+    const statements = s0 === undefined || s1 === undefined ? '' : `, ${((s1 - s0) / (to - from)).toFixed(2)} statements per user`;
+    process.stderr.write(`  ${m.store} import: ${to}/${USERS} users (${((to - from) / seconds).toFixed(0)}/s, node CPU ${((cpuMs(m.node.server.pid) - c0) / (to - from)).toFixed(2)} ms per user${statements})\n`);
+  }
+  return USERS / ((performance.now() - started) / 1000);
+}
+
 /** Seeds the users, then the user searches and the login-name lookup at that size. */
-async function userPhase(nodes: Measured[]): Promise<void> {
+async function userPhase(nodes: Measured[], defaultOrg: ReadonlyMap<TesseraNode, string>): Promise<void> {
   for (const m of nodes) {
     const t1 = performance.now();
-    const userRate = await load(0, USERS, (i) => call(m.node, 'POST', '/resources/v3alpha/users', userBody(i)), `${m.store} users`);
-    m.notes.push(`seeded ${USERS} users through the API in ${((performance.now() - t1) / 1000).toFixed(0)} s (${userRate.toFixed(0)}/s)`);
+    const c1 = cpuMs(m.node.server.pid);
+    const how = SEED === 'import' ? `the admin import (documents of ${IMPORT_USERS})` : 'the API';
+    const userRate = SEED === 'import' ? await importUsers(m, defaultOrg.get(m.node)!) : await load(0, USERS, (i) => call(m.node, 'POST', '/resources/v3alpha/users', userBody(i)), `${m.store} users`);
+    const cpu = (cpuMs(m.node.server.pid) - c1) / USERS;
+    m.notes.push(`seeded ${USERS} users through ${how} in ${((performance.now() - t1) / 1000).toFixed(0)} s (${userRate.toFixed(0)}/s; node CPU ${cpu.toFixed(2)} ms per user); load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
     await analyze(m);
   }
   const users = (node: TesseraNode, filters: unknown[], qs = 'query.limit=10') => call(node, 'POST', `/resources/v3alpha/users/_search?${qs}`, filters);

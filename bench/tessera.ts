@@ -86,8 +86,8 @@ export interface HttpResult {
 
 const agent = new Agent({ keepAlive: true, maxSockets: 16 });
 
-/** One request over a keep-alive agent; `Host: localhost` unless given. */
-export function httpRequest(origin: string, method: string, path: string, headers: Readonly<Record<string, string>>, body?: string): Promise<HttpResult> {
+/** One request over a keep-alive agent; `Host: localhost` unless given; fails after `timeoutMs` without a byte (default 30 s). */
+export function httpRequest(origin: string, method: string, path: string, headers: Readonly<Record<string, string>>, body?: string, timeoutMs = 30_000): Promise<HttpResult> {
   const url = new URL(path, origin);
   return new Promise((resolve, reject) => {
     const req = request(
@@ -100,7 +100,7 @@ export function httpRequest(origin: string, method: string, path: string, header
           ...headers,
           ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }),
         },
-        timeout: 30_000,
+        timeout: timeoutMs,
       },
       (res) => {
         const chunks: Buffer[] = [];
