@@ -8,6 +8,7 @@
  */
 import { beforeEach, afterEach, describe, expect, it } from 'vitest';
 import { defineIndexes, defineSubIndexes, type AggregateKind, type IndexCatalog, type RecordWrite, type StoreAdapter } from '../../actors/index.js';
+import { executeSearch } from '../../src/api/shared/search-executor.js';
 import { append, event, expect0, type OpenStore } from './store-suite.js';
 
 interface Thing {
@@ -215,6 +216,51 @@ export function describeIndexSuite(name: string, open: OpenStore): void {
       // Past the last entry: the count of those scopes still; another instance has none of them.
       expect(await store.readIndexPage(A, { ...scoped, offset: 5, limit: 5 })).toEqual({ entries: [], rows: [], total: 2 });
       expect(await store.readIndexPage(B, { ...scoped, limit: 5 })).toEqual({ entries: [], rows: [], total: 0 });
+    });
+
+    it('search executor: a walk with a visibility check reads pages sized to the page asked, growing while entries are rejected; page and total exact', async () => {
+      // 300 more things: every 30th (10) in o3, the rest in o4; t1..t4 stay in o1/o2.
+      const more = Array.from({ length: 300 }, (_, i) => thing(`w${String(i).padStart(3, '0')}`, `n${i}`, i % 30 === 0 ? 'o3' : 'o4', 100 + i));
+      await writeThings(store, A, more);
+      let read = 0;
+      const counted = new Proxy(store, {
+        get(target, key, receiver) {
+          if (key !== 'readIndex') return Reflect.get(target, key, receiver) as unknown;
+          return async (...args: Parameters<StoreAdapter['readIndex']>) => {
+            const entries = await target.readIndex(...args);
+            read += entries.length;
+            return entries;
+          };
+        },
+      });
+      const table = TEST_CATALOG.tables[0]!;
+      const search = async (scopes: readonly string[], offset: number, limit: number) => {
+        read = 0;
+        const result = await executeSearch<{ id: string }>(counted, {
+          instanceId: A,
+          table,
+          sort: 'created',
+          conditions: [],
+          query: { offset, limit, asc: true },
+          visible: (_id, scope) => scopes.includes(scope),
+          scopeOnly: true,
+        });
+        return { ids: result.rows.map((r) => r.id), total: result.total, read };
+      };
+      // Every scope visible: the first page of offset + limit + 16 entries is all that is read.
+      expect(await search(['o1', 'o2', 'o3', 'o4'], 0, 10)).toEqual({ ids: ['t2', 't3', 't1', 't4', 'w000', 'w001', 'w002', 'w003', 'w004', 'w005'], total: 304, read: 26 });
+      expect(await search(['o1', 'o2', 'o3', 'o4'], 20, 5)).toMatchObject({ ids: ['w016', 'w017', 'w018', 'w019', 'w020'], total: 304, read: 41 });
+      // o3 only (one entry in 30): pages grow (26, 208, then the rest) until the page is full; the
+      // total counts o3's rows only. Control: o4 (rejected above) pages from its first entries.
+      expect(await search(['o3'], 0, 10)).toEqual({ ids: Array.from({ length: 10 }, (_, i) => `w${String(i * 30).padStart(3, '0')}`), total: 10, read: 304 });
+      // Its fifth row (w120) is entry 125: pages of 21 and 168 entries reach it.
+      expect(await search(['o3'], 2, 3)).toEqual({ ids: ['w060', 'w090', 'w120'], total: 10, read: 189 });
+      expect(await search(['o4'], 0, 3)).toEqual({ ids: ['w001', 'w002', 'w003'], total: 290, read: 19 });
+      // Without a visibility check the same search is answered without walking (the row counts
+      // and a page of the index, or readIndexPage).
+      read = 0;
+      const all = await executeSearch<{ id: string }>(counted, { instanceId: A, table, sort: 'created', conditions: [], query: { offset: 0, limit: 3, asc: true } });
+      expect([all.rows.map((r) => r.id), all.total, read]).toEqual([['t2', 't3', 't1'], 304, store.readIndexPage === undefined ? 3 : 0]);
     });
 
     it('moves entries when a row changes (terms and scope) and drops them when it is removed', async () => {

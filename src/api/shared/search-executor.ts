@@ -60,8 +60,15 @@ export interface SearchResult<R> {
   readonly total: number;
 }
 
-/** Entries per index read while collecting candidates. */
+/** Entries per index read while collecting candidates (the largest walk page). */
 const PAGE = 2000;
+/**
+ * A walk that may stop once the page is full (the total known without it) reads its first page
+ * at `offset + limit` plus this many entries (room for a few rejected candidates), then pages
+ * growing by WALK_GROWTH up to PAGE while the visibility check rejects entries.
+ */
+const WALK_MARGIN = 16;
+const WALK_GROWTH = 8;
 /**
  * Rows read with the candidates' first walk page (stores with readIndexWithSummaries) when the
  * page ends within this many entries: a search matching up to `offset + limit` rows then reads
@@ -109,7 +116,9 @@ async function walkSorted<R>(reads: IndexReads, plan: SearchPlan<R>): Promise<Se
       counted = 0;
       for (const c of await reads.rowCounts(instanceId, table.table)) if (await visible('', c.scope)) counted += c.count;
     }
-    for await (const entry of walk(reads, instanceId, { table: table.table, index: plan.sort, reverse })) {
+    // With the total known, the walk stops at a full page: its pages start small (WALK_MARGIN).
+    const first = counted === undefined ? PAGE : Math.min(PAGE, query.offset + query.limit + WALK_MARGIN);
+    for await (const entry of walk(reads, instanceId, { table: table.table, index: plan.sort, reverse }, false, first)) {
       if (!(await visible(entry.id, entry.scope))) continue;
       if (seen >= query.offset && ids.length < query.limit) ids.push(entry.id);
       seen += 1;
@@ -284,16 +293,27 @@ async function matchesAll(c: Candidate, conditions: readonly Narrowing[], positi
   return true;
 }
 
-/** An index range entry by entry, read in pages (keyset), in walk order; with summaries when asked and the store can. */
-async function* walk(reads: IndexReads, instanceId: string, range: IndexRange & { readonly reverse?: boolean; readonly rows?: number }, summaries = false): AsyncGenerator<IndexEntry | SummarizedEntry> {
+/**
+ * An index range entry by entry, read in pages (keyset), in walk order; with summaries when asked
+ * and the store can. Pages start at `first` entries and grow by WALK_GROWTH up to PAGE.
+ */
+async function* walk(
+  reads: IndexReads,
+  instanceId: string,
+  range: IndexRange & { readonly reverse?: boolean; readonly rows?: number },
+  summaries = false,
+  first = PAGE,
+): AsyncGenerator<IndexEntry | SummarizedEntry> {
   let after: IndexEntry | undefined;
+  let size = Math.max(1, Math.min(PAGE, first));
   for (;;) {
     // Rows (IndexWalk.rows) are asked with the first page only.
     const { rows, ...bounds } = range;
-    const next = { ...bounds, limit: PAGE, ...(after === undefined ? (rows === undefined ? {} : { rows }) : { after: { term: after.term, id: after.id } }) };
+    const next = { ...bounds, limit: size, ...(after === undefined ? (rows === undefined ? {} : { rows }) : { after: { term: after.term, id: after.id } }) };
     const page = summaries && reads.readIndexWithSummaries !== undefined ? await reads.readIndexWithSummaries(instanceId, next) : await reads.readIndex(instanceId, next);
     yield* page;
-    if (page.length < PAGE) return;
+    if (page.length < size) return;
     after = page[page.length - 1];
+    size = Math.min(PAGE, size * WALK_GROWTH);
   }
 }
