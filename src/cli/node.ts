@@ -75,7 +75,7 @@ import { createExecutionCatalog } from '../executions/catalog.js';
 import { ExecutionRuntime } from '../executions/runtime.js';
 import { startClusterSync } from '../cluster/cluster-sync.js';
 import type { WorkerFeed } from '../cluster/worker-feed.js';
-import type { HttpHandler } from '../http/types.js';
+import type { HttpHandler, ListeningServer } from '../http/types.js';
 
 /** Every service this node serves on all transports. */
 export const SERVICES: readonly DescService[] = [PlatformOrganizations, PlatformProjects, PlatformGrants, PlatformApps, PlatformActions, PlatformWebKeys, PlatformDomains, PlatformMemberships, PlatformInstances, PlatformFeatures, PlatformUsers, PlatformUserSchemas, PlatformUserSettings, PlatformLoginSettings, PlatformRateLimitSettings, PlatformSessions, PlatformIdentityProviders, PlatformLanguageSettings, PlatformTextSettings, PlatformBrandingSettings, PlatformEvents, PlatformSMTPProviders, PlatformSMSProviders];
@@ -245,16 +245,28 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
     { host: config.host, port: worker?.port ?? config.port, ...(worker === undefined ? {} : { worker: String(worker.index), reusePort: true }), maxBodyBytes: config.maxBodyBytes, bodyLimits: { [IMPORT_PATH]: config.importMaxBodyBytes }, bodyTimeoutMs: config.bodyTimeoutMs, maxHeaderCount: config.maxHeaderCount, maxHeaderBytes: config.maxHeaderBytes, tls, ...(fair === undefined ? {} : { fair }) },
     metrics.httpObserver,
   );
-  const metricsListener = config.metricsPort === undefined || !singletons ? undefined : await http.adapter.listen(createRouter([metricsRouteOfNode], { corsPathPrefixes: [] }), { host: config.host, port: config.metricsPort, maxBodyBytes: 1024, bodyTimeoutMs: config.bodyTimeoutMs, maxHeaderCount: config.maxHeaderCount, maxHeaderBytes: config.maxHeaderBytes });
-  const grpc = !singletons ? undefined : await startGrpcServer({ host: config.host, port: worker?.grpcPort ?? config.grpcPort, services: SERVICES, invoke: feed === undefined ? invoke : (...args) => (feed.catchUp(), invoke(...args)), tls, origin: createOriginResolver(origin), observer: metrics.httpObserver, onCallFailed: (err, call) => logger.error({ err, ...call }, 'grpc call failed') });
-  const sweeper = singletons ? startSweeper(store, clock, config.sweepIntervalMs, logger) : undefined;
-  const keyMaintenance = singletons ? startKeyMaintenance({ actors, webKeys, clock, logger }) : undefined;
-  if (singletons) {
-    await executions.start();
-    outbox.start();
+  // Whatever fails from here on closes the listeners before the error goes on: a worker thread that
+  // ends with uWS sockets open aborts the whole process (src/cluster/worker-main.ts).
+  let metricsListener: ListeningServer | undefined;
+  let grpc: Awaited<ReturnType<typeof startGrpcServer>> | undefined;
+  let sweeper: ReturnType<typeof startSweeper> | undefined;
+  let keyMaintenance: ReturnType<typeof startKeyMaintenance> | undefined;
+  let cluster: Awaited<ReturnType<typeof startClusterSync>>;
+  try {
+    metricsListener = config.metricsPort === undefined || !singletons ? undefined : await http.adapter.listen(createRouter([metricsRouteOfNode], { corsPathPrefixes: [] }), { host: config.host, port: config.metricsPort, maxBodyBytes: 1024, bodyTimeoutMs: config.bodyTimeoutMs, maxHeaderCount: config.maxHeaderCount, maxHeaderBytes: config.maxHeaderBytes });
+    grpc = !singletons ? undefined : await startGrpcServer({ host: config.host, port: worker?.grpcPort ?? config.grpcPort, services: SERVICES, invoke: feed === undefined ? invoke : (...args) => (feed.catchUp(), invoke(...args)), tls, origin: createOriginResolver(origin), observer: metrics.httpObserver, onCallFailed: (err, call) => logger.error({ err, ...call }, 'grpc call failed') });
+    sweeper = singletons ? startSweeper(store, clock, config.sweepIntervalMs, logger) : undefined;
+    keyMaintenance = singletons ? startKeyMaintenance({ actors, webKeys, clock, logger }) : undefined;
+    if (singletons) {
+      await executions.start();
+      outbox.start();
+    }
+    // Other nodes' writes drop this node's caches (PostgreSQL change feed; nothing on LMDB).
+    cluster = await startClusterSync({ store, actors, tenants, logger, limits, observeLag: (seconds) => metrics.observeChangeFeedLag(seconds) });
+  } catch (err) {
+    await Promise.all([listener.close(0), metricsListener?.close(0), grpc?.close(0)]);
+    throw err;
   }
-  // Other nodes' writes drop this node's caches (PostgreSQL change feed; nothing on LMDB).
-  const cluster = await startClusterSync({ store, actors, tenants, logger, limits, observeLag: (seconds) => metrics.observeChangeFeedLag(seconds) });
   // Start-up left the young generation at its maximum: the first quiet interval gives it back.
   const idleTrim = startIdleTrim();
   ready = true;

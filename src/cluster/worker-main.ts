@@ -1,13 +1,14 @@
 /**
- * A worker thread of a node with TESSERA_WORKERS > 1 (started by workers.ts): reads the same
+ * A worker thread of a node with several workers (started by workers.ts): reads the same
  * configuration and clock as the main thread, joins the node's worker feed, and runs the serving
- * part of a node (startNode with a WorkerRole) until the main thread says stop.
+ * part of a node (startNode with a WorkerRole) until the main thread says stop. It always ends by
+ * itself, its listeners closed first: exit code 0 after a stop, 1 after a failure.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadConfig } from '../config/load.js';
 import { createLogger } from '../observability/logger.js';
 import { clockFromEnv } from '../cli/test-clock.js';
-import { startNode } from '../cli/node.js';
+import { startNode, type RunningNode } from '../cli/node.js';
 import { joinWorkerFeed, type WorkerLink } from './worker-feed.js';
 import type { FromWorker, ToWorker } from './worker-messages.js';
 import { workerCounters } from './worker-rate-limits.js';
@@ -36,31 +37,45 @@ async function run(): Promise<void> {
       send({ type: 'metrics-request', id });
     });
   const rates = workerCounters(port);
-  port.on('message', (message: ToWorker) => {
-    if (message.type === 'rate-result') rates.answer(message);
-  });
-  const node = await startNode(config, logger, clock, { index: data.link.index, feed, port: data.port, grpcPort: data.grpcPort, collectMetrics, rateCounters: rates.counters });
+  // The node, once started; until then a stop or a failure is remembered and acted on when the start ends.
+  let node: RunningNode | undefined;
   let stopping = false;
-  // An uncaught failure ends this worker (the main thread starts a new one), but only after its
-  // sockets are closed: a thread ending with uWS sockets open aborts the whole process.
+  let failed = false;
+  // Ending this thread with uWS sockets open aborts the whole process (docs/architecture.md,
+  // "Workers"): every way out closes the listeners first, and the main thread never terminates a
+  // worker. A failure cuts the in-flight requests (abort); a stop drains them (stop).
+  const exitAfter = (closing: Promise<void>, code: number): void => {
+    closing.then(
+      () => {
+        logger.flush();
+        process.exit(code);
+      },
+      (err: unknown) => {
+        logger.error({ err }, 'worker could not close its listeners');
+        logger.flush();
+        process.exit(1);
+      },
+    );
+  };
   const fail = (err: unknown): void => {
     logger.error({ err }, 'worker failed: closing its listeners and exiting');
     logger.flush();
-    const exit = (): never => process.exit(1);
-    node.abort().then(exit, exit);
+    failed = true;
+    if (node !== undefined) exitAfter(node.abort(), 1); // also while it drains: abort cuts the grace short
   };
   process.on('uncaughtException', fail);
   process.on('unhandledRejection', fail);
   port.on('message', (message: ToWorker) => {
-    if (message.type === 'crash' && process.env.TESSERA_TEST_MODE === '1') {
+    if (message.type === 'rate-result') rates.answer(message);
+    else if (message.type === 'crash' && process.env.TESSERA_TEST_MODE === '1') {
       setImmediate(() => {
         throw new Error('worker crash requested (TESSERA_TEST_MODE, SIGUSR2)');
       });
-    }
-    if (message.type === 'metrics-result') {
+    } else if (message.type === 'metrics-result') {
       waiting.get(message.id)?.(message.text);
       waiting.delete(message.id);
     } else if (message.type === 'metrics-collect') {
+      if (node === undefined) return send({ type: 'metrics-json', id: message.id, json: [] });
       node.metricsAsJson().then(
         (json) => send({ type: 'metrics-json', id: message.id, json }),
         (err: unknown) => {
@@ -70,21 +85,18 @@ async function run(): Promise<void> {
       );
     } else if (message.type === 'stop' && !stopping) {
       stopping = true;
-      node.stop().then(
-        () => {
-          logger.flush();
-          send({ type: 'stopped' });
-          port.close();
-        },
-        (err: unknown) => {
-          logger.error({ err }, 'worker stop failed');
-          logger.flush();
-          process.exit(1);
-        },
-      );
+      if (node !== undefined && !failed) exitAfter(node.stop(), 0);
+    } else if (message.type === 'abort') {
+      failed = true;
+      if (node !== undefined) exitAfter(node.abort(), 1);
     }
   });
-  send({ type: 'ready', httpPort: node.httpPort, grpcPort: node.grpcPort });
+  // startNode closes its listeners itself when it fails part-way (then run() rejects and the thread exits).
+  const started = await startNode(config, logger, clock, { index: data.link.index, feed, port: data.port, grpcPort: data.grpcPort, collectMetrics, rateCounters: rates.counters });
+  node = started;
+  if (failed) return exitAfter(started.abort(), 1);
+  if (stopping) return exitAfter(started.stop(), 0);
+  send({ type: 'ready', httpPort: started.httpPort, grpcPort: started.grpcPort });
 }
 
 run().catch((err: unknown) => {

@@ -1,9 +1,11 @@
 /**
- * The main thread of a node with TESSERA_WORKERS > 1 (docs/architecture.md, "Workers"): prepares
+ * The main thread of a node with several workers (docs/architecture.md, "Workers"): prepares
  * the store once (migrations, first run, index build, web keys), then starts the worker threads
  * (worker-main.ts) and supervises them. The first worker binds the ports; the others join the
  * main port with SO_REUSEPORT, so the kernel spreads connections across them. A worker that
- * exits on its own is logged and started again on the same ports; stop() drains them all.
+ * exits on its own is logged and started again on the same ports; stop() drains them all. A worker
+ * thread is never terminated from here (uWS aborts the process when a thread ends with sockets
+ * open): every worker closes its sockets and exits by itself.
  * /metrics on any worker asks this thread, which gathers every worker's metrics and aggregates.
  */
 import { randomBytes } from 'node:crypto';
@@ -25,6 +27,8 @@ const ENTRY = new URL('./worker-main.js', import.meta.url);
 const RESTART_BURST = 5;
 const RESTART_WINDOW_MS = 60_000;
 const RESTART_BACKOFF_MS = 5_000;
+/** Beyond TESSERA_SHUTDOWN_DRAIN_MS + TESSERA_SHUTDOWN_GRACE_MS: time for a worker's flush and store close before it is told to abort. */
+const STOP_SLACK_MS = 15_000;
 
 interface Slot {
   readonly index: number;
@@ -97,8 +101,6 @@ export async function startWorkers(config: Config, logger: NodeLogger, count: nu
           pending.parts.push(message.json);
           pending.awaited.delete(slot.index);
           if (pending.awaited.size === 0) finishCollect(message.id);
-        } else if (message.type === 'stopped') {
-          void worker.terminate();
         }
       });
       worker.on('error', (err) => logger.error({ err, worker: slot.index }, 'worker failed'));
@@ -134,8 +136,8 @@ export async function startWorkers(config: Config, logger: NodeLogger, count: nu
     await start(slots[0] as Slot);
     await Promise.all(slots.slice(1).map((slot) => start(slot)));
   } catch (err) {
-    stopping = true;
-    await Promise.all(slots.map((slot) => slot.worker?.terminate()));
+    // The workers that did start close their sockets before they end (never terminated: see stopAll).
+    await stopAll();
     throw err;
   }
   running = true;
@@ -156,22 +158,41 @@ export async function startWorkers(config: Config, logger: NodeLogger, count: nu
     metricsAsJson: async () => [],
     abort: async () => undefined,
     async stop() {
-      stopping = true;
       idleTrim.stop();
-      process.off('SIGUSR2', onTestKill);
-      await Promise.all(
-        slots.map(
-          (slot) =>
-            new Promise<void>((resolve) => {
-              const worker = slot.worker;
-              if (worker === undefined) return resolve();
-              worker.once('exit', () => resolve());
-              worker.postMessage({ type: 'stop' } satisfies ToWorker);
-            }),
-        ),
-      );
+      await stopAll();
+      process.off('SIGUSR2', onTestKill); // after: the drain test makes a worker fail while it drains
     },
   };
+
+  /**
+   * Stops every worker: each drains and exits by itself once its sockets are closed. A thread is
+   * never terminated from here — uWS aborts the whole process when a thread ends with sockets
+   * open. A worker still running past the drain, the grace and STOP_SLACK_MS is told to abort
+   * (close every socket at once and exit).
+   */
+  function stopAll(): Promise<void> {
+    stopping = true;
+    const deadlineMs = config.shutdownDrainMs + config.shutdownGraceMs + STOP_SLACK_MS;
+    return Promise.all(
+      slots.map(
+        (slot) =>
+          new Promise<void>((resolve) => {
+            const worker = slot.worker;
+            if (worker === undefined) return resolve();
+            const late = setTimeout(() => {
+              logger.error({ worker: slot.index, afterMs: deadlineMs }, 'worker did not stop in time: closing its sockets at once');
+              worker.postMessage({ type: 'abort' } satisfies ToWorker);
+            }, deadlineMs);
+            worker.once('exit', (code) => {
+              clearTimeout(late);
+              if (code !== 0) logger.warn({ worker: slot.index, code }, 'worker stopped with a failure');
+              resolve();
+            });
+            worker.postMessage({ type: 'stop' } satisfies ToWorker);
+          }),
+      ),
+    ).then(() => undefined);
+  }
 }
 
 /** A port free right now on `host` (the kernel's pick for port 0). */

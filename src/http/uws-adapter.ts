@@ -22,6 +22,8 @@ import { assertSafeHeaders, bodyLimitLookup, headersTooLargeReply, internalError
 interface UwsServer extends ServerCore {
   readonly inflight: Set<UwsExchange>;
   onIdle: (() => void) | undefined;
+  /** The close under way (every socket closed when it resolves). */
+  closed: Promise<void> | undefined;
 }
 
 class UwsExchange extends Exchange<UwsServer> {
@@ -258,11 +260,19 @@ async function streamReply(ex: UwsExchange, reply: HttpReply, body: AsyncIterabl
   complete(ex, reply.status);
 }
 
+/**
+ * Stops accepting, waits for in-flight requests (at most `graceMs`), then closes every socket. A
+ * second call during the wait with no grace (a worker failing while it drains) cuts the wait
+ * short: a worker thread must not end while uWS sockets are open, or the process aborts.
+ */
 function closeServer(uws: UwsNative, server: UwsServer, app: TemplatedApp, listenSocket: us_listen_socket, graceMs: number): Promise<void> {
-  if (server.closing) return Promise.resolve();
+  if (server.closed !== undefined) {
+    if (graceMs === 0) server.onIdle?.();
+    return server.closed;
+  }
   server.closing = true;
   uws.us_listen_socket_close(listenSocket);
-  return new Promise<void>((resolve) => {
+  server.closed = new Promise<void>((resolve) => {
     if (server.inflight.size === 0) return resolve();
     const timer = setTimeout(resolve, graceMs);
     server.onIdle = () => {
@@ -275,10 +285,11 @@ function closeServer(uws: UwsNative, server: UwsServer, app: TemplatedApp, liste
     // App.close() (present at runtime, missing from the typings) closes every socket.
     (app as unknown as { close?: () => void }).close?.();
   });
+  return server.closed;
 }
 
 function listen(uws: UwsNative, handler: HttpHandler, options: HttpServerOptions, observer?: HttpObserver): Promise<ListeningServer> {
-  const server: UwsServer = { handler, options, bodyLimit: bodyLimitLookup(options), observer, headersTooLarge: headersTooLargeReply(options), fair: options.fair, inflight: new Set(), closing: false, onIdle: undefined };
+  const server: UwsServer = { handler, options, bodyLimit: bodyLimitLookup(options), observer, headersTooLarge: headersTooLargeReply(options), fair: options.fair, inflight: new Set(), closing: false, onIdle: undefined, closed: undefined };
   options.fair?.attach(lifecycle.fairListener);
   const tls = options.tls;
   const engine = tls === undefined ? uws.App() : uws.SSLApp({ key_file_name: tls.keyPath, cert_file_name: tls.certPath });

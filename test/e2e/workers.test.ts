@@ -4,14 +4,17 @@
  * worker is read back at once, over a connection the other worker serves, many times each way
  * (read-your-writes across workers: rows, caches, TTL rows such as opaque tokens). Tokens are
  * issued on both; /metrics counts the requests of both; a worker that fails is restarted and
- * serves again; SIGTERM stops the node cleanly.
+ * serves again; SIGTERM stops the node cleanly: the port closes, the requests in flight on both
+ * workers are answered and kept, and a worker failing during that drain closes its sockets and
+ * ends without aborting the process (uWS aborts a process whose thread ends with sockets open).
  *
  * No negative control for the read-your-writes loop: with one request at a time, an idle
  * worker renews its read snapshot on its next timer turn and its channel listener applies the
  * change, so switching the generation check off would not make this loop fail deterministically.
  * The check itself is shown deterministically in test/cluster/worker-feed.test.ts.
  */
-import { Agent, type IncomingHttpHeaders } from 'node:http';
+import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startTestNode, type TestNode } from './harness.js';
 import { basic } from './oidc.fixture.js';
@@ -56,7 +59,8 @@ beforeAll(async () => {
   // Rate-limit counts in memory, kept by the main thread for both workers (the exact once-per-node
   // count checked below). On PostgreSQL the default is counting in the database, shared by every
   // node and worker with a 200 ms sync of volume counts (test/e2e/rate-limits-cluster.test.ts).
-  node = await startTestNode({ env: { TESSERA_WORKERS: '2', TESSERA_TEST_MODE: '1', TESSERA_RATE_LIMIT_CLIENT: `${CLIENT_LIMIT}/1h`, TESSERA_RATE_LIMIT_STORE: 'memory' } });
+  // The last test stops the node with requests in flight whose bodies arrive late: a long grace and body timeout.
+  node = await startTestNode({ env: { TESSERA_WORKERS: '2', TESSERA_TEST_MODE: '1', TESSERA_RATE_LIMIT_CLIENT: `${CLIENT_LIMIT}/1h`, TESSERA_RATE_LIMIT_STORE: 'memory', TESSERA_SHUTDOWN_GRACE_MS: '120000', TESSERA_BODY_TIMEOUT_MS: '120000' } });
   connections = await connectionPerWorker(2);
 }, 120_000);
 afterAll(async () => {
@@ -254,9 +258,106 @@ describe('a node with two workers', () => {
     expect((await call(connections[0] as Agent, 'GET', `/resources/v3alpha/organizations/${created.body.details.id}`)).body.organization?.organization?.name).toBe('After Restart');
   }, 120_000);
 
-  it('stops cleanly on SIGTERM: every worker drains, exit code 0', async () => {
+  it('on SIGTERM answers the requests in flight on both workers and exits 0, also when a worker fails while it drains (never an abort)', async () => {
     for (const agent of connections) agent.destroy();
+    // Two connections per worker: one request of each worker completes during the drain; worker
+    // 1's second one is in flight when worker 1 fails, worker 0's second one completes after that.
+    const first = await connectionPerWorker(2);
+    const second = await connectionPerWorker(2);
+    connections = [...first, ...second];
+    const drained = [0, 1].map((worker) => slowCreate(first[worker] as Agent, `Drained Org ${worker}`));
+    const cut = slowCreate(second[1] as Agent, 'Cut Org');
+    const late = slowCreate(second[0] as Agent, 'Late Drained Org');
+    await Promise.all([...drained, cut, late].map((request) => request.handling));
+
+    expect(await connectOnce(node.httpPort)).toBe('accepted'); // the control for the refusal below
+    node.process.kill('SIGTERM');
+    // Every worker has closed its listen socket (new connections are refused), while the four requests are still in flight.
+    await refusedEventually(node.httpPort);
+    for (const request of drained) request.finish();
+    expect((await Promise.all(drained.map((request) => request.answered))).map((a) => `${a.worker}:${a.status}`)).toEqual(['0:201', '1:201']);
+
+    // Worker 1 fails while it drains (TESSERA_TEST_MODE: SIGUSR2): it cuts its request, closes its
+    // sockets and exits; the process does not abort (uWS would, had the thread ended with them open).
+    node.process.kill('SIGUSR2');
+    await expect(cut.answered).rejects.toThrow();
+    late.finish();
+    expect(await late.answered).toMatchObject({ worker: '0', status: 201 });
     expect(await node.stop()).toBe(0);
+    expect(node.process.signalCode).toBeNull();
+    expect(node.logs.some((l) => l.msg === 'worker failed: closing its listeners and exiting' && l.worker === 1)).toBe(true);
+    expect(node.logs.some((l) => l.msg === 'worker stopped with a failure' && l.worker === 1 && l.code === 1)).toBe(true);
     expect(node.logs.some((l) => l.msg === 'stopped')).toBe(true);
-  }, 60_000);
+
+    // The three acknowledged writes are kept (the node restarted on its data); the cut one never ran.
+    const restarted = await startTestNode({ dataDir: node.dataDir });
+    try {
+      const found = await api(restarted)('POST', '/resources/v3alpha/organizations/_search', [{ name: { name: 'Drained Org', method: 'TEXT_FILTER_METHOD_CONTAINS' } }]);
+      expect((found.body.result as { organization: { name: string } }[]).map((o) => o.organization.name).sort()).toEqual(['Drained Org 0', 'Drained Org 1', 'Late Drained Org']);
+      const none = await api(restarted)('POST', '/resources/v3alpha/organizations/_search', [{ name: { name: 'Cut Org', method: 'TEXT_FILTER_METHOD_EQUALS' } }]);
+      expect(none.body.result ?? []).toEqual([]);
+    } finally {
+      await restarted.stop();
+    }
+  }, 180_000);
 });
+
+/**
+ * A POST creating an organization over `agent` (one keep-alive socket: one worker) whose body is
+ * held back: `handling` resolves once the worker handles it (it answered `Expect: 100-continue`),
+ * `finish` sends the body, `answered` is the reply (rejected when the connection is cut).
+ */
+function slowCreate(agent: Agent, name: string): { readonly handling: Promise<void>; finish(): void; readonly answered: Promise<{ status: number; worker: string | undefined }> } {
+  const body = JSON.stringify({ name });
+  let finish = (): void => undefined;
+  let handling!: Promise<void>;
+  const answered = new Promise<{ status: number; worker: string | undefined }>((resolve, reject) => {
+    const req = httpRequest(
+      { agent, host: '127.0.0.1', port: node.httpPort, method: 'POST', path: '/resources/v3alpha/organizations', headers: { host: `localhost:${node.httpPort}`, authorization: `Bearer ${node.adminToken}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), expect: '100-continue' } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, worker: res.headers['x-tessera-worker'] as string | undefined }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    handling = new Promise((resolveHandling) =>
+      req.once('continue', () => {
+        finish = () => req.end(body);
+        resolveHandling();
+      }),
+    );
+    req.flushHeaders();
+  });
+  answered.catch(() => undefined); // awaited by the test; a failed test must not leave it unhandled
+  return {
+    handling,
+    finish: () => finish(),
+    answered,
+  };
+}
+
+/**
+ * Whether a TCP connection to `port` is accepted, refused, or reset (a connection the kernel
+ * queued for a listen socket that closed before accepting it).
+ */
+function connectOnce(port: number): Promise<'accepted' | 'refused' | 'reset'> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve('accepted');
+    });
+    socket.once('error', (err: NodeJS.ErrnoException) => (err.code === 'ECONNREFUSED' ? resolve('refused') : err.code === 'ECONNRESET' ? resolve('reset') : reject(err)));
+  });
+}
+
+/** Polls until a connection to `port` is refused (with a deadline). */
+async function refusedEventually(port: number): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if ((await connectOnce(port)) === 'refused') return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`port ${port} still accepts connections`);
+}
