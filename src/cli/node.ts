@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ActorSystem, createIdGenerator, instanceSettingsKind, systemClock, UNIQUE_SCOPES, type Clock, type StoreAdapter } from '../../actors/index.js';
 import type { DescService } from '@bufbuild/protobuf';
-import type { Config } from '../config/schema.js';
+import { workerCount, type Config } from '../config/schema.js';
 import { createSecretSealer } from '../crypto/secret-sealer.js';
 import { openConfiguredStore } from './open-store.js';
 import { startSweeper } from '../store/sweeper.js';
@@ -167,21 +167,22 @@ export async function prepareNode(config: Config, logger: NodeLogger, clock: Clo
 }
 
 /**
- * Starts the node the configuration asks for: one thread, or (TESSERA_WORKERS > 1) a main thread
- * supervising worker threads (src/cluster/workers.ts). node:http needs `reusePort` for that
+ * Starts the node the configuration asks for: one thread, or (more than one worker: TESSERA_WORKERS,
+ * unset the usable cores) a main thread supervising worker threads (src/cluster/workers.ts). node:http needs `reusePort` for that
  * (Node 22.12+); on older Node it serves with one thread and says so.
  */
 export async function startConfiguredNode(config: Config, logger: NodeLogger, clock: Clock = systemClock): Promise<RunningNode> {
-  if (config.workers <= 1) return startNode(config, logger, clock);
+  const workers = workerCount(config);
+  if (workers <= 1) return startNode(config, logger, clock);
   const { nodeHasReusePort, startWorkers } = await import('../cluster/workers.js');
   if (!nodeHasReusePort()) {
     const http = await selectHttpAdapter(config.http);
     if (http.adapter.name === 'node') {
-      logger.warn({ workers: config.workers, node: process.versions.node }, 'TESSERA_WORKERS > 1 with node:http needs Node 22.12 or later (reusePort); serving with one thread');
+      logger.warn({ workers, node: process.versions.node }, 'several workers (TESSERA_WORKERS, default the usable cores) with node:http need Node 22.12 or later (reusePort); serving with one thread');
       return startNode(config, logger, clock);
     }
   }
-  return startWorkers(config, logger, config.workers);
+  return startWorkers(config, logger, workers);
 }
 
 export async function startNode(config: Config, logger: NodeLogger, clock: Clock = systemClock, worker?: WorkerRole): Promise<RunningNode> {

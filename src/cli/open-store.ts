@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { INDEX_CATALOG, type Clock, type Logger, type StoreAdapter } from '../../actors/index.js';
-import type { Config } from '../config/schema.js';
+import { workerCount, type Config } from '../config/schema.js';
 import { openLmdbStore } from '../store/lmdb-store.js';
 import { openPostgresStore } from '../store/postgres-store.js';
 
@@ -13,5 +13,5 @@ export async function openConfiguredStore(config: Config, options: { logger: Log
   if (config.databaseUrl !== undefined) {
     return openPostgresStore({ url: config.databaseUrl, schema: config.databaseSchema, logger, clock, catalog: INDEX_CATALOG });
   }
-  return openLmdbStore({ path: join(config.dataDir, 'lmdb'), logger, clock, catalog: INDEX_CATALOG, claims: config.workers > 1 });
+  return openLmdbStore({ path: join(config.dataDir, 'lmdb'), logger, clock, catalog: INDEX_CATALOG, claims: workerCount(config) > 1 });
 }

@@ -3,6 +3,7 @@
  * docs/configuration.md is generated from this table (npm run docs:config); never edit it by hand.
  */
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { durationMs, rateLimit } from './duration.js';
 import { systemUsersSchema } from './system-users.js';
@@ -83,7 +84,7 @@ export const CONFIG_KEYS = {
   fairLagMs: { env: 'TESSERA_FAIR_LAG_MS', schema: z.coerce.number().int().min(0).default(10), description: 'The event loop counts as behind when a timer sampled every 20 ms fires more than this many milliseconds late; only then is TESSERA_FAIR_MAX_IN_FLIGHT enforced (when it keeps up, handlers waiting on I/O such as slow execution targets hold no one up). 0: always behind.' },
   fairQueueCapacity: { env: 'TESSERA_FAIR_QUEUE_CAPACITY', schema: positiveInt.default(512), description: 'Requests one instance may have waiting for admission; more answer 503 at once with Retry-After (`temporarily_unavailable` on the OAuth/OIDC endpoints, `http.queue_full` elsewhere).' },
   fairMaxWaitMs: { env: 'TESSERA_FAIR_MAX_WAIT_MS', schema: positiveInt.default(10000), description: 'A request that waited this many milliseconds in its instance\'s queue is answered 503 with Retry-After instead of started (its client has most likely given up).' },
-  workers: { env: 'TESSERA_WORKERS', schema: positiveInt.max(256).default(1), description: 'Worker threads serving the main HTTP port (docs/architecture.md, "Workers"): the main thread prepares the store once, then starts this many workers, each serving every instance on the same port (SO_REUSEPORT) with read-your-writes across them; gRPC and TESSERA_METRICS_PORT are served by the first worker. Default 1 (one thread, as before). With the node:http adapter several workers need Node 22.12 or later (`reusePort`); older versions run one.' },
+  workers: { env: 'TESSERA_WORKERS', schema: positiveInt.max(256).optional(), description: 'Worker threads serving the main HTTP port (docs/architecture.md, "Workers"): the main thread prepares the store once, then starts this many workers, each serving every instance on the same port (SO_REUSEPORT) with read-your-writes across them; gRPC and TESSERA_METRICS_PORT are served by the first worker. Unset: the usable cores (`os.availableParallelism()`: the CPUs this process may run on, so `taskset` or a container CPU set counts; a cgroup CPU quota counts only with libuv 1.49 or later, not on Node 20), at most 8; 1 runs the node as one thread with no main thread beside it. Each extra worker costs about 42 MiB of RSS once idle (about 85 MiB from one thread to 2 workers, the main thread included) and, on PostgreSQL, its own connection pool (10, plus 2 for rate-limit counts): set 1 where memory is small (under ~512 MB) or the CPU is a quota of one core, and size PostgreSQL `max_connections` for nodes × workers (docs/operations/running.md#worker-threads). With the node:http adapter several workers need Node 22.12 or later (`reusePort`); older versions run one.' },
   actorIdleMs: { env: 'TESSERA_ACTOR_IDLE_MS', schema: positiveInt.default(60_000), description: 'Idle time after which a tenant actor passivates (leaves memory).' },
   actorMailboxCapacity: { env: 'TESSERA_ACTOR_MAILBOX_CAPACITY', schema: positiveInt.default(1_000), description: 'Commands one tenant actor (an instance, an organization) may hold, queued and running; past it a write fails at once with 503 `actor.mailbox_full` and Retry-After instead of queueing (docs/architecture.md, "Fair between tenants").' },
   actorInstanceQueueCapacity: { env: 'TESSERA_ACTOR_INSTANCE_QUEUE_CAPACITY', schema: positiveInt.default(10_000), description: 'Commands all actors of one instance may hold together; past it a write of that instance fails at once with 503 `actor.instance_queue_full` and Retry-After, so one hammered instance cannot hold the node\'s memory.' },
@@ -152,3 +153,11 @@ export const configSchema = z
   });
 
 export type Config = Readonly<z.output<typeof configSchema>>;
+
+/** The most worker threads a node starts when TESSERA_WORKERS is unset (memory and PostgreSQL connections grow with each). */
+export const DEFAULT_MAX_WORKERS = 8;
+
+/** The worker threads the node runs: TESSERA_WORKERS, else the usable cores (at most DEFAULT_MAX_WORKERS). */
+export function workerCount(config: Pick<Config, 'workers'>, cores: number = availableParallelism()): number {
+  return config.workers ?? Math.max(1, Math.min(cores, DEFAULT_MAX_WORKERS));
+}

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, externalUrl, loadConfig } from '../../src/config/load.js';
 import { renderConfigDocs } from '../../src/config/render-docs.js';
+import { DEFAULT_MAX_WORKERS, workerCount } from '../../src/config/schema.js';
 
 describe('loadConfig', () => {
   it('has the documented defaults', () => {
@@ -73,6 +74,23 @@ describe('loadConfig', () => {
     [{ port: 443 }, 'http', 'http://id.test:443'],
   ] as const)('builds the external URL %o over %s', (overrides, scheme, expected) => {
     expect(externalUrl(loadConfig({ env: {}, overrides }), 'id.test', scheme)).toBe(expected);
+  });
+});
+
+describe('workerCount', () => {
+  it.each([
+    [{}, 1, 1],
+    [{}, 2, 2],
+    [{}, 32, DEFAULT_MAX_WORKERS],
+    [{ TESSERA_WORKERS: '3' }, 32, 3],
+    [{ TESSERA_WORKERS: '1' }, 2, 1],
+    [{ TESSERA_WORKERS: '12' }, 2, 12],
+  ] as const)('with %o on %i usable cores runs %i workers (unset: the cores, at most the cap)', (env, cores, expected) => {
+    expect(workerCount(loadConfig({ env }), cores)).toBe(expected);
+  });
+
+  it('leaves TESSERA_WORKERS unset in the loaded configuration (resolved at start, so the docs show no machine-specific default)', () => {
+    expect(loadConfig({ env: {} }).workers).toBeUndefined();
   });
 });
 

@@ -78,8 +78,12 @@ export async function startTestNode(options: NodeOptions = {}): Promise<TestNode
       // The tests' targets and identity providers listen on 127.0.0.1; target-network.test.ts
       // and test/http/outbound-policy.test.ts check the default (off).
       TESSERA_OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
-      // TESSERA_TEST_WORKERS=N runs every node of a suite with N worker threads (unless the suite sets TESSERA_WORKERS).
-      ...(process.env.TESSERA_TEST_WORKERS === undefined ? {} : { TESSERA_WORKERS: process.env.TESSERA_TEST_WORKERS }),
+      // One thread unless a suite asks for workers (TESSERA_WORKERS in `env`): the node's default, the
+      // usable cores, would start every suite's nodes with a main thread and a worker per core, slower
+      // to start and heavier on a shared 2-core machine. The suites that run several workers on purpose
+      // are listed in docs/architecture.md ("Workers", what the tests cover). TESSERA_TEST_WORKERS=N
+      // runs every node of a suite with N workers instead.
+      TESSERA_WORKERS: process.env.TESSERA_TEST_WORKERS ?? '1',
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

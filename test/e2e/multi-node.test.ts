@@ -6,7 +6,8 @@
  * target, a rotated signing key, a changed execution and a blocked instance within the documented delay (polled with a deadline, never
  * timed) and counts the change in its change-feed lag histogram; tokens, refresh tokens and
  * assertion ids are shared; and a node killed with SIGKILL under load loses no acknowledged
- * write while the other keeps serving. Skipped, with the
+ * write while the other keeps serving. Every node runs two worker threads (TESSERA_WORKERS=2).
+ * Skipped, with the
  * reason, without a reachable TESSERA_TEST_DATABASE_URL.
  */
 import { createPrivateKey, randomUUID } from 'node:crypto';
@@ -28,6 +29,8 @@ const DEADLINE_MS = 20_000;
 /** Both nodes behind one name, as behind a load balancer: one issuer, one instance. */
 const HOST = 'localhost';
 const TOKEN = '/oauth/v2/token';
+/** Worker threads per node: the cluster paths (change feed, shared counters, one deliverer) with several workers per node. */
+const WORKERS_PER_NODE = 2;
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 const EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 
@@ -67,13 +70,16 @@ describeIfMet(postgresVerdict, title, () => {
       TESSERA_MASTERKEY: 'b'.repeat(64),
       TESSERA_SYSTEM_USERS: systemUsersEnv([{ key: ops }]),
       TESSERA_DEFAULT_FEATURES: 'token_exchange,multitenancy_resources_api',
+      // Every node with two worker threads (the default on a 2-core machine is one per usable core).
+      TESSERA_WORKERS: String(WORKERS_PER_NODE),
     };
     a = await startTestNode({ env });
+    // Two nodes of three threads each: slow to start on a loaded 2-core machine (the generous hook timeout).
     // Node B starts on the initialised database: first run finds the setup done. It shares A's
     // data directory only for the admin token file A wrote (the data itself is in PostgreSQL).
     b = await startTestNode({ env, dataDir: a.dataDir });
     instanceId = String(a.logs.find((l) => l.msg === 'first run: admin token written')?.instanceId);
-  }, 60_000);
+  }, 240_000);
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
     a?.cleanup();
@@ -81,6 +87,7 @@ describeIfMet(postgresVerdict, title, () => {
   });
 
   it('serves one instance from both nodes: the second start reuses the first setup', async () => {
+    for (const node of [a, b]) expect(node.logs.filter((l) => l.msg === 'worker started').map((l) => l.worker)).toEqual(expect.arrayContaining([0, 1]));
     expect(b.logs.some((l) => l.msg === 'first run: admin token written')).toBe(false);
     const [fromA, fromB] = await Promise.all([call(a, a)('GET', '/resources/v3alpha/organizations/_instance_default'), call(b, a)('GET', '/resources/v3alpha/organizations/_instance_default')]);
     expect(fromB.status).toBe(200);
@@ -344,5 +351,5 @@ describeIfMet(postgresVerdict, title, () => {
       if ((await call(b, a)('GET', `/resources/v3alpha/organizations/${id}`)).status !== 200) missing.push(id);
     }
     expect(missing).toEqual([]);
-  }, 60_000);
+  }, 240_000);
 });
