@@ -100,6 +100,7 @@ async function run(): Promise<void> {
 }
 
 run().catch((err: unknown) => {
-  process.stderr.write(`tessera worker: fatal: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  // The main thread logs why (a worker's own stderr may not be written out before the thread ends).
+  parentPort?.postMessage({ type: 'start-failed', error: err instanceof Error ? (err.stack ?? err.message) : String(err) } satisfies FromWorker);
   process.exit(1);
 });

@@ -20,4 +20,6 @@ export type FromWorker =
   /** A /metrics request: aggregate every worker's metrics. */
   | { readonly type: 'metrics-request'; readonly id: number }
   | { readonly type: 'metrics-json'; readonly id: number; readonly json: unknown }
+  /** The worker could not start (it exits 1 next). */
+  | { readonly type: 'start-failed'; readonly error: string }
   | ConsumeRequest;

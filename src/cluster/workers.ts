@@ -84,6 +84,7 @@ export async function startWorkers(config: Config, logger: NodeLogger, count: nu
     const worker = new Worker(ENTRY, { workerData: data });
     slot.worker = worker;
     slot.ready = false;
+    let startError: string | undefined;
     return new Promise<void>((resolve, reject) => {
       worker.on('message', (message: FromWorker) => {
         if (message.type === 'ready') {
@@ -93,6 +94,9 @@ export async function startWorkers(config: Config, logger: NodeLogger, count: nu
           resolve();
         } else if (message.type === 'rate-consume') {
           countRate(message, (result) => worker.postMessage(result satisfies ToWorker));
+        } else if (message.type === 'start-failed') {
+          startError = message.error;
+          logger.error({ worker: slot.index, error: message.error }, 'worker could not start');
         } else if (message.type === 'metrics-request') {
           collect((text) => worker.postMessage({ type: 'metrics-result', id: message.id, text } satisfies ToWorker));
         } else if (message.type === 'metrics-json') {
@@ -114,7 +118,7 @@ export async function startWorkers(config: Config, logger: NodeLogger, count: nu
           if (pending.awaited.delete(slot.index) && pending.awaited.size === 0) finishCollect(id);
         }
         if (stopping) return;
-        if (!running) return reject(new Error(`worker ${slot.index} exited with ${code} before the node was listening`));
+        if (!running) return reject(new Error(`worker ${slot.index} exited with ${code} before the node was listening${startError === undefined ? '' : `: ${startError}`}`));
         restart(slot, code);
       });
     });
