@@ -73,6 +73,8 @@ interface Settings {
   /** cold-instance: instances created, and how many of them get a first token. */
   readonly instances: number;
   readonly coldSample: number;
+  /** cold-instance: how long to wait after the restart before the first token (the start-up passes over every instance run then). */
+  readonly coldSettleMs: number;
   readonly loginUsers: number;
   readonly loginSeconds: number;
   readonly loginConcurrency: number;
@@ -125,6 +127,7 @@ function readSettings(env: NodeJS.ProcessEnv): Settings {
     fairnessRate: int('BENCH_FAIRNESS_RATE', 200, 1),
     instances: int('BENCH_INSTANCES', 1000, 1),
     coldSample: int('BENCH_COLD_SAMPLE', 100, 1),
+    coldSettleMs: int('BENCH_COLD_SETTLE_MS', 0, 0),
     loginUsers: int('BENCH_LOGIN_USERS', 600, 1),
     loginSeconds: int('BENCH_LOGIN_SECONDS', 10, 1),
     loginConcurrency: int('BENCH_LOGIN_CONCURRENCY', 8, 1),
@@ -716,6 +719,7 @@ async function main(): Promise<number> {
         runId,
         instances: settings.instances,
         sample: settings.coldSample,
+        settleMs: settings.coldSettleMs,
         log,
       }).catch(failedStudy);
     }

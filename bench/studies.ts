@@ -174,6 +174,8 @@ export async function coldStudy(options: {
   readonly runId: string;
   readonly instances: number;
   readonly sample: number;
+  /** Wait after the restart before the first token (0: at once, as traffic after a restart does). */
+  readonly settleMs?: number;
   readonly log: (message: string) => void;
 }): Promise<ColdStudy> {
   const { log } = options;
@@ -200,6 +202,7 @@ export async function coldStudy(options: {
   try {
     // Open the client's connection on the default instance, which no sampled instance is.
     await httpRequest(node.origin, 'GET', '/.well-known/openid-configuration', {});
+    if ((options.settleMs ?? 0) > 0) await new Promise((resolve) => setTimeout(resolve, options.settleMs));
     const idleAfterRestart = memoryOf(node.server.pid);
     const pid = node.server.pid;
     const measured = { wall: [[], []] as number[][], cpu: [[], []] as number[][], wait: [[], []] as number[][] };
