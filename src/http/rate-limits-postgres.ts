@@ -21,7 +21,7 @@
  * duration (the row's expiry); the node clocks must agree (NTP) to the second.
  */
 import { createRequire } from 'node:module';
-import type { Sql } from 'postgres';
+import type { PendingQuery, Row, Sql } from 'postgres';
 import { RateLimiterMemory, RateLimiterRes, type RateLimiterStoreAbstract } from 'rate-limiter-flexible';
 import type { Logger } from '../../actors/index.js';
 import type { Rate } from '../config/duration.js';
@@ -60,6 +60,16 @@ interface CountRow {
  */
 /** How long a closing node waits for its last sync of the counts. */
 const CLOSE_SYNC_MS = 2_000;
+/** How long one statement of the sync loop may take before the sync gives it up (createPostgresCounters' syncTimeoutMs). */
+const SYNC_TIMEOUT_MS = 1_000;
+
+/** A sync statement that gave no answer within its bound (given up and cancelled). */
+export class SyncTimeoutError extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`rate-limit sync statement gave no answer within ${timeoutMs} ms; cancelled`);
+    this.name = 'SyncTimeoutError';
+  }
+}
 
 export class PostgresRateLimiter extends StoreLimiter {
   private readonly sql: Sql;
@@ -132,7 +142,10 @@ class BatchedCounts {
   private syncing: Promise<void> | undefined;
   private readonly timer: NodeJS.Timeout;
   private lastSweep = 0;
+  /** Failed statements of the sync loop since PostgreSQL last answered them all. */
   private failures = 0;
+  /** A statement of the running flush failed. */
+  private failedNow = false;
   /** Told each client block found in PostgreSQL (key as published, epoch ms it ends). */
   onBlocked: ((key: string, until: number) => void) | undefined;
 
@@ -140,6 +153,7 @@ class BatchedCounts {
     private readonly sql: Sql,
     private readonly logger: Pick<Logger, 'warn'> | undefined,
     syncMs: number,
+    private readonly syncTimeoutMs: number,
   ) {
     this.timer = setInterval(() => void this.sync(), syncMs);
     this.timer.unref();
@@ -168,7 +182,7 @@ class BatchedCounts {
   /** The key's live row as PostgreSQL knows it (once per key and window on this node). */
   private async load(rowKey: string, entry: Entry): Promise<void> {
     try {
-      const [row] = await this.sql.unsafe<CountRow[]>('SELECT points, expires_at FROM rate_limit_counts WHERE key = $1 AND expires_at > $2', [rowKey, Date.now()]);
+      const [row] = await this.bounded(this.sql.unsafe<CountRow[]>('SELECT points, expires_at FROM rate_limit_counts WHERE key = $1 AND expires_at > $2', [rowKey, Date.now()]));
       if (row !== undefined) {
         entry.cluster = Number(row.points);
         entry.windowEnd = Number(row.expires_at);
@@ -187,7 +201,33 @@ class BatchedCounts {
     return this.syncing;
   }
 
+  /**
+   * The statement, or a SyncTimeoutError once it took `syncTimeoutMs`: the sync then ends (its
+   * deltas kept for the next one) instead of waiting forever on a connection an outage left
+   * hanging, and the statement is cancelled (a queued one leaves the pool's queue; a running one
+   * gets PostgreSQL's cancel request, so a lock wait ends and its pool connection frees).
+   */
+  private bounded<T extends readonly Row[]>(query: PendingQuery<T>): Promise<Awaited<PendingQuery<T>>> {
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => {
+        query.cancel();
+        reject(new SyncTimeoutError(this.syncTimeoutMs));
+      }, this.syncTimeoutMs);
+    });
+    return Promise.race([query, gaveUp]).finally(() => clearTimeout(timer));
+  }
+
   private async flush(): Promise<void> {
+    this.failedNow = false;
+    await this.flushStatements();
+    if (!this.failedNow && this.failures > 0) {
+      this.logger?.warn({ failedStatements: this.failures }, 'rate limits: PostgreSQL answers the sync again; the counts kept on this node are sent');
+      this.failures = 0;
+    }
+  }
+
+  private async flushStatements(): Promise<void> {
     const now = Date.now();
     for (const [rowKey, entry] of this.entries) if (entry.windowEnd <= now && entry.loading === undefined && entry.local === 0 && entry.inflight === 0) this.entries.delete(rowKey);
     const keys: string[] = [];
@@ -209,7 +249,7 @@ class BatchedCounts {
     this.dirty.clear();
     if (keys.length > 0) {
       try {
-        const rows = await this.sql.unsafe<SyncedRow[]>(
+        const rows = await this.bounded(this.sql.unsafe<SyncedRow[]>(
           `INSERT INTO rate_limit_counts (key, points, expires_at)
            SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[])
            ON CONFLICT (key) DO UPDATE SET
@@ -217,7 +257,7 @@ class BatchedCounts {
              expires_at = CASE WHEN rate_limit_counts.expires_at <= $4 THEN excluded.expires_at ELSE rate_limit_counts.expires_at END
            RETURNING key, points, expires_at`,
           [keys, deltas, expiries, now] as never[],
-        );
+        ));
         const byKey = new Map(rows.map((r) => [r.key, r]));
         sent.forEach((entry, i) => {
           entry.inflight -= deltas[i]!;
@@ -226,9 +266,10 @@ class BatchedCounts {
           entry.cluster = Number(row.points);
           entry.windowEnd = Number(row.expires_at);
         });
-        this.failures = 0;
       } catch (err) {
-        // Not lost: sent again with the next sync.
+        // Not lost: sent again with the next sync. (A statement given up after its bound that
+        // PostgreSQL still committed, its cancel too late, counts these deltas twice: the limit is
+        // then stricter for one sync's counts, never looser.)
         sent.forEach((entry, i) => {
           entry.inflight -= deltas[i]!;
           entry.local += deltas[i]!;
@@ -240,7 +281,7 @@ class BatchedCounts {
     if (this.onBlocked !== undefined) {
       // Clients other nodes blocked after failed authentications (few rows: a range of the primary key).
       try {
-        const rows = await this.sql.unsafe<{ key: string; expires_at: string }[]>(`SELECT key, expires_at FROM rate_limit_counts WHERE key >= $1 AND key < $2 AND expires_at > $3`, [BLOCKED, BLOCKED_END, now]);
+        const rows = await this.bounded(this.sql.unsafe<{ key: string; expires_at: string }[]>(`SELECT key, expires_at FROM rate_limit_counts WHERE key >= $1 AND key < $2 AND expires_at > $3`, [BLOCKED, BLOCKED_END, now]));
         for (const row of rows) this.onBlocked(row.key.slice(BLOCKED.length), Number(row.expires_at));
       } catch (err) {
         this.warn(err);
@@ -248,12 +289,14 @@ class BatchedCounts {
     }
     if (now - this.lastSweep >= 30_000) {
       this.lastSweep = now;
-      await this.sql.unsafe('DELETE FROM rate_limit_counts WHERE key IN (SELECT key FROM rate_limit_counts WHERE expires_at <= $1 LIMIT 5000)', [now]).catch((err: unknown) => this.warn(err));
+      await this.bounded(this.sql.unsafe('DELETE FROM rate_limit_counts WHERE key IN (SELECT key FROM rate_limit_counts WHERE expires_at <= $1 LIMIT 5000)', [now])).catch((err: unknown) => this.warn(err));
     }
   }
 
   private warn(err: unknown): void {
-    // One line per streak of failures, not one per sync.
+    // One line per streak of failures (an outage), not one per sync; a sync whose statements all
+    // succeed ends the streak (flush).
+    this.failedNow = true;
     if (this.failures++ === 0) this.logger?.warn({ err }, 'rate limits: PostgreSQL unreachable; counting on this node until it is back');
   }
 
@@ -282,8 +325,8 @@ export interface PostgresCounters {
 }
 
 /** Counters on `sql` (a pool whose search_path is the store's schema). */
-export function createPostgresCounters(sql: Sql, options: { readonly logger?: Pick<Logger, 'warn'>; readonly syncMs?: number } = {}): PostgresCounters {
-  const batched = new BatchedCounts(sql, options.logger, options.syncMs ?? 200);
+export function createPostgresCounters(sql: Sql, options: { readonly logger?: Pick<Logger, 'warn'>; readonly syncMs?: number; readonly syncTimeoutMs?: number } = {}): PostgresCounters {
+  const batched = new BatchedCounts(sql, options.logger, options.syncMs ?? 200, options.syncTimeoutMs ?? SYNC_TIMEOUT_MS);
   return {
     counters(limit, rate, scope) {
       const prefix = `${scope}:${limit}:${rate.points}/${rate.windowMs}`;
