@@ -112,7 +112,7 @@ async function submitLogin(req: HttpRequest, load: ContextLoader): Promise<HttpR
     case 'mfa.enrol':
       return submitLimited(ctx, form, submitEnrolment);
     case 'mfa.enrol.choose':
-      return chooseEnrolment(ctx, form);
+      return submitLimited(ctx, form, chooseEnrolment);
     case 'passkey.start':
       return requestPasskeyLogin(ctx);
     case 'passkey':
@@ -146,7 +146,8 @@ async function submitLogin(req: HttpRequest, load: ContextLoader): Promise<HttpR
 
 /**
  * A password or second-factor check, a code sent by SMS or email (choosing that factor, "Send a
- * new code"), a password reset request and a reset code check each count against
+ * new code"), a second factor's enrolment step (its form, choosing another option, which may
+ * send a code), a password reset request and a reset code check each count against
  * the client's IP address and against the account it is for (TESSERA_RATE_LIMIT_PASSWORD_IP /
  * _LOGIN_NAME); past either the page says to wait (429).
  */
