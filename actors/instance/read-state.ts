@@ -58,6 +58,132 @@ interface HeldEntry {
   readonly onDrop: ((instanceId: string) => void) | undefined;
 }
 
+/**
+ * A family of values an edge holds per id within an instance (the OIDC clients by client id):
+ * bounded, because the id space may be attacker-controlled. A value the loader found depends on
+ * the streams it read (dropped when one moves past the version read); a miss (`streams`
+ * undefined) depends on stream types (dropped when any stream of `types` moves: a creation or a
+ * rename could make the id known). Misses have their own, smaller bound, so a flood of unknown
+ * ids never evicts a found value.
+ */
+export interface HeldFamily<V> {
+  readonly name: string;
+  /** Found values one instance holds; the oldest goes first. */
+  readonly max: number;
+  /** Misses one instance holds; the oldest goes first. */
+  readonly maxMisses: number;
+  /** Stream types a miss, or a load under way, depends on. */
+  readonly types: readonly string[];
+  load(instanceId: string, id: string): Promise<HeldById<V>>;
+}
+
+/** What a family's loader returns: the value and the streams read (undefined: a miss, see HeldFamily). */
+export interface HeldById<V> {
+  readonly value: V;
+  readonly streams: readonly ChangedStream[] | undefined;
+}
+
+interface IdEntry {
+  /** Stream key → version read; undefined while loading or for a miss. */
+  read: Map<string, number> | undefined;
+  loaded: boolean;
+  value: unknown;
+  pending: Promise<unknown>;
+}
+
+/** One family's values in one instance: found values indexed by stream, misses apart. */
+class HeldIds {
+  readonly found = new Map<string, IdEntry>();
+  readonly misses = new Map<string, IdEntry>();
+  readonly loading = new Map<string, IdEntry>();
+  /** Stream key → ids of found values read from it. */
+  private readonly byStream = new Map<string, Set<string>>();
+
+  constructor(private readonly family: HeldFamily<unknown>, private readonly instanceId: string) {}
+
+  get(id: string): unknown {
+    const hit = this.found.get(id) ?? this.misses.get(id);
+    if (hit !== undefined) return hit.value;
+    return this.loading.get(id)?.pending ?? this.load(id);
+  }
+
+  load(id: string): Promise<unknown> {
+    const entry: IdEntry = { read: undefined, loaded: false, value: undefined, pending: undefined as unknown as Promise<unknown> };
+    entry.pending = this.family.load(this.instanceId, id).then(
+      (loaded) => {
+        if (this.loading.get(id) === entry) {
+          this.loading.delete(id);
+          this.remove(id);
+          entry.loaded = true;
+          entry.value = loaded.value;
+          if (loaded.streams === undefined) this.keep(this.misses, this.family.maxMisses, id, entry);
+          else {
+            entry.read = new Map(loaded.streams.map((s) => [streamKey(s), s.version]));
+            this.keep(this.found, this.family.max, id, entry);
+            for (const key of entry.read.keys()) {
+              let ids = this.byStream.get(key);
+              if (ids === undefined) this.byStream.set(key, (ids = new Set()));
+              ids.add(id);
+            }
+          }
+        }
+        return loaded.value;
+      },
+      (error: unknown) => {
+        if (this.loading.get(id) === entry) this.loading.delete(id);
+        throw error;
+      },
+    );
+    this.loading.set(id, entry);
+    return entry.pending;
+  }
+
+  applyChange(streams: readonly ChangedStream[] | undefined): void {
+    if (streams === undefined) {
+      this.found.clear();
+      this.misses.clear();
+      this.loading.clear();
+      this.byStream.clear();
+      return;
+    }
+    for (const stream of streams) {
+      if (this.family.types.includes(stream.aggregateType)) {
+        this.misses.clear();
+        this.loading.clear();
+      }
+      const key = streamKey(stream);
+      const ids = this.byStream.get(key);
+      if (ids === undefined) continue;
+      for (const id of [...ids]) {
+        const version = this.found.get(id)?.read?.get(key);
+        if (version !== undefined && version < stream.version) this.remove(id);
+      }
+    }
+  }
+
+  private keep(map: Map<string, IdEntry>, max: number, id: string, entry: IdEntry): void {
+    if (map.size >= max) this.remove(map.keys().next().value as string); // size checked above
+    map.set(id, entry);
+  }
+
+  /** Drops what is held for `id` (found or miss), with its stream index. */
+  remove(id: string): void {
+    this.misses.delete(id);
+    const entry = this.found.get(id);
+    if (entry === undefined) return;
+    this.found.delete(id);
+    for (const key of entry.read?.keys() ?? []) {
+      const ids = this.byStream.get(key);
+      ids?.delete(id);
+      if (ids?.size === 0) this.byStream.delete(key);
+    }
+  }
+}
+
+function streamKey(stream: ChangedStream): string {
+  return `${stream.aggregateType}:${stream.aggregateId}`;
+}
+
 /** Entries one instance keeps before it starts over (a bound, not a policy: a few per org and language). */
 const MAX_ENTRIES = 4_096;
 
@@ -75,6 +201,8 @@ export class InstanceReadState {
   private readonly watchers = new Map<string, Set<string>>();
   /** What edges hold (`hold`), by key. */
   private readonly held = new Map<string, HeldEntry>();
+  /** What edges hold per id (`holdById`), by family. */
+  private readonly families = new Map<HeldFamily<unknown>, HeldIds>();
   /** Last query (clock ms), for passivation. */
   lastActivity: number;
 
@@ -125,6 +253,33 @@ export class InstanceReadState {
     return pending;
   }
 
+  /**
+   * The value `family` holds for `id`: synchronously when held (one Map lookup, a miss
+   * included), else the load under way (one per id). See HeldFamily for what drops it.
+   */
+  holdById<V>(family: HeldFamily<V>, id: string): V | Promise<V> {
+    return this.idsOf(family).get(id) as V | Promise<V>;
+  }
+
+  /** Reads `id` anew, bypassing what is held, and holds the result instead (a client's auth that failed against a held value). */
+  reloadById<V>(family: HeldFamily<V>, id: string): Promise<V> {
+    const ids = this.idsOf(family);
+    ids.remove(id);
+    return ids.load(id) as Promise<V>;
+  }
+
+  /** How many found values and misses `family` holds here (tests, the docs' claims). */
+  heldCount(family: HeldFamily<unknown>): { readonly found: number; readonly misses: number } {
+    const ids = this.families.get(family);
+    return { found: ids?.found.size ?? 0, misses: ids?.misses.size ?? 0 };
+  }
+
+  private idsOf(family: HeldFamily<unknown>): HeldIds {
+    let ids = this.families.get(family);
+    if (ids === undefined) this.families.set(family, (ids = new HeldIds(family, this.instanceId)));
+    return ids;
+  }
+
   /** The effective login policy of an organization (its own, else the instance's) or of the instance (`orgId` undefined). */
   loginSettings(orgId?: string): Promise<EffectiveLoginSettings> {
     const instanceId = this.instanceId;
@@ -164,6 +319,7 @@ export class InstanceReadState {
    */
   applyChange(streams: readonly ChangedStream[] | undefined): void {
     if (this.held.size > 0) this.applyToHeld(streams);
+    for (const ids of this.families.values()) ids.applyChange(streams);
     if (streams === undefined) {
       this.entries.clear();
       this.watchers.clear();

@@ -192,6 +192,29 @@ describeIfMet(postgresVerdict, title, () => {
     expect(await eventually(() => kidOf(b), (kid) => kid === after)).toBe(after);
   });
 
+  it("accepts a secret generated on node A on node B at once, and refuses the old one on B once the change arrives (the client B held)", async () => {
+    const bot = await createMachineClient(a, `mn-secret-${randomUUID().slice(0, 8)}`, 'JWT');
+    const tokenOn = async (node: TestNode, secret: string) => (await form(node, TOKEN, { grant_type: 'client_credentials', scope: 'openid' }, basic(bot.clientId, secret))).status;
+    // Control: both nodes accept the first secret, and B now holds the client.
+    expect(await tokenOn(a, bot.secret)).toBe(200);
+    expect(await tokenOn(b, bot.secret)).toBe(200);
+    expect(await tokenOn(b, bot.secret)).toBe(200);
+    const rotate = async () => {
+      const rotated = await call(a, a)('POST', `/resources/v3alpha/users/${bot.userId}/_generate_secret`);
+      expect(rotated.status, JSON.stringify(rotated.body)).toBe(200);
+      return String(rotated.body.clientSecret);
+    };
+    // Rotated on A, only the old secret presented on B: B refuses it once the change feed drops what it held.
+    const second = await rotate();
+    expect(await tokenOn(a, bot.secret)).toBe(401); // A's own append: at once
+    expect(await eventually(() => tokenOn(b, bot.secret), (status) => status === 401)).toBe(401);
+    expect(await tokenOn(b, second)).toBe(200);
+    // Rotated again on A, the new secret presented on B at once: accepted (B re-reads the held client before refusing).
+    const third = await rotate();
+    expect(await tokenOn(b, third)).toBe(200);
+    expect(await tokenOn(b, second)).toBe(401);
+  });
+
   it("applies an execution set on node A to node B's calls, and its removal too (the execution plan B's instance state held)", async () => {
     const server = await startTargetServer();
     const createOrg = '/platform.resources.org.v3alpha.PlatformOrganizations/CreateOrganization';

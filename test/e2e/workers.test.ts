@@ -215,6 +215,29 @@ describe('a node with two workers', () => {
     expect(rounds).toEqual(Array.from({ length: 3 }, (_, i) => `${i} changed true same on both true`));
   });
 
+  it("refuses a machine user's old secret and then its deactivation on the next request on either worker (the client each worker's instance state held)", async () => {
+    const user = await call(connections[0] as Agent, 'POST', '/resources/v3alpha/users', { machine: { username: 'held-bot', name: 'held', accessTokenType: 'ACCESS_TOKEN_TYPE_JWT' } });
+    const userId = String(user.body.details.id);
+    const first = await call(connections[0] as Agent, 'POST', `/resources/v3alpha/users/${userId}/_generate_secret`);
+    const clientId = String(first.body.clientId);
+    const tokenOn = async (worker: number, secret: string): Promise<number> => {
+      const res = await form(connections[worker] as Agent, '/oauth/v2/token', { grant_type: 'client_credentials', scope: 'openid' }, basic(clientId, secret));
+      expectWorker(res, worker);
+      return res.status;
+    };
+    // Control: both workers accept the first secret, so both hold the client.
+    expect([await tokenOn(0, String(first.body.clientSecret)), await tokenOn(1, String(first.body.clientSecret))]).toEqual([200, 200]);
+    const second = await call(connections[0] as Agent, 'POST', `/resources/v3alpha/users/${userId}/_generate_secret`);
+    expectWorker(second, 0);
+    const fresh = String(second.body.clientSecret);
+    // Old secret first, so worker 1 is not re-reading for the new one: the worker feed dropped what it held.
+    expect([await tokenOn(1, String(first.body.clientSecret)), await tokenOn(0, String(first.body.clientSecret))]).toEqual([401, 401]);
+    expect([await tokenOn(1, fresh), await tokenOn(0, fresh)]).toEqual([200, 200]);
+    const deactivated = await call(connections[0] as Agent, 'POST', `/resources/v3alpha/users/${userId}/_deactivate`);
+    expect(deactivated.status, JSON.stringify(deactivated.body)).toBe(200);
+    expect([await tokenOn(0, fresh), await tokenOn(1, fresh)]).toEqual([401, 401]); // the same worker (own append), the other (worker feed)
+  });
+
   it('counts a client rate limit once for the node: half the requests on each worker, refused on both past the limit', async () => {
     const user = await call(connections[0] as Agent, 'POST', '/resources/v3alpha/users', { machine: { username: 'limited-bot', name: 'limited', accessTokenType: 'ACCESS_TOKEN_TYPE_BEARER' } });
     const secret = await call(connections[0] as Agent, 'POST', `/resources/v3alpha/users/${user.body.details.id}/_generate_secret`);

@@ -9,7 +9,7 @@ import { hash, timingSafeEqual } from 'node:crypto';
 import { type AggregateRecord, type MachineUser, OAuthError, type OidcAuthMethod, type TtlStore } from '../../../actors/index.js';
 import type { ClientApp } from '../../query/app-clients.js';
 import type { RequestNotes } from '../../http/types.js';
-import type { ClientCache } from './client-cache.js';
+import type { ClientCache, ResolvedClient } from './client-cache.js';
 import { invalidClient, invalidRequest, type FormParams } from './form.js';
 import { verifyClientAssertion } from './client-assertion.js';
 import type { RateLimits } from '../../http/rate-limits.js';
@@ -108,8 +108,27 @@ export async function authenticateClient(creds: ClientCredentials, ctx: ClientAu
   }
 }
 
+/**
+ * Verifies against the held client first (a Map lookup); when that fails, the client is read
+ * anew from the store once before refusing, so a secret, key or client written on another node
+ * a moment ago is accepted before the change feed arrives (client-cache.ts). An unknown client
+ * id is not re-read (misses are held so that unknown ids cost no store read).
+ */
 async function verifyClient(creds: Exclude<ClientCredentials, { method: 'absent' }>, clientId: string, ctx: ClientAuthContext, policy: ClientAuthPolicy): Promise<AuthenticatedClient> {
-  const resolved = await ctx.clients.resolve(ctx.instanceId, clientId);
+  const held = ctx.clients.resolve(ctx.instanceId, clientId);
+  if (held instanceof Promise) return verifyResolved(await held, creds, clientId, ctx, policy);
+  if (held.kind === 'unknown') throw invalidClient();
+  try {
+    const verified = verifyResolved(held, creds, clientId, ctx, policy);
+    return verified instanceof Promise ? await verified : verified;
+  } catch (error) {
+    if (!(error instanceof OAuthError && error.oauthCode === 'invalid_client')) throw error;
+    return verifyResolved(await ctx.clients.reload(ctx.instanceId, clientId), creds, clientId, ctx, policy);
+  }
+}
+
+/** Synchronous but for a client assertion (private_key_jwt), which reads the jti store. */
+function verifyResolved(resolved: ResolvedClient, creds: Exclude<ClientCredentials, { method: 'absent' }>, clientId: string, ctx: ClientAuthContext, policy: ClientAuthPolicy): AuthenticatedClient | Promise<AuthenticatedClient> {
   if (resolved.kind === 'machine') {
     const user = resolved.user;
     const ok = policy.allowMachineUsers && (creds.method === 'basic' || creds.method === 'post') && user.state.state === 'active' && isSecretValid(resolved.secretDigest, creds.secret);
@@ -121,13 +140,14 @@ async function verifyClient(creds: Exclude<ClientCredentials, { method: 'absent'
   const app = resolved.app;
   const configured: OidcAuthMethod = app.app.state.config.type === 'oidc' ? app.app.state.config.oidc.authMethod : app.app.state.config.api.authMethod;
   if (configured !== creds.method) throw invalidClient('the client is registered for another authentication method');
-  if (creds.method === 'basic' || creds.method === 'post') {
-    if (!isSecretValid(resolved.secretDigest, creds.secret)) throw invalidClient();
-  } else if (creds.method === 'private_key_jwt') {
-    await verifyClientAssertion(creds.assertion, app, ctx);
-  }
+  if (creds.method === 'private_key_jwt') return verifyClientAssertion(creds.assertion, app, ctx).then(() => authenticatedApp(app, clientId, creds.method, ctx));
+  if ((creds.method === 'basic' || creds.method === 'post') && !isSecretValid(resolved.secretDigest, creds.secret)) throw invalidClient();
+  return authenticatedApp(app, clientId, creds.method, ctx);
+}
+
+function authenticatedApp(app: ClientApp, clientId: string, method: AuthenticatedClient['method'], ctx: ClientAuthContext): AuthenticatedClient {
   if (ctx.notes !== undefined) ctx.notes.clientId = clientId;
-  return { kind: 'app', clientId, method: creds.method, app };
+  return { kind: 'app', clientId, method, app };
 }
 
 /**

@@ -1,12 +1,33 @@
 /**
- * Per-instance client lookup cache for the token hot path (design §11): an app by client id,
- * else a machine user by login name. An entry is valid while the instance's event position is
- * the one it was loaded at (one small store read instead of the claim and row reads), so any
- * change — a new secret, a removed key, a deactivated user, on this node or another — is seen
- * by the next request. Misses are cached the same way (the client id space is
- * attacker-controlled); the map is size-capped.
+ * The OIDC clients of an instance, held by its read state (docs/architecture.md "Instance read
+ * state"): an app by client id, else a machine user by login name. A found client depends on
+ * the streams it was read from — the app, its project and its org; the machine user and its org
+ * (and the instance settings, whose default org a login name may resolve through) — at the
+ * versions read, so the one invalidation (this node's own appends, the worker feed, the
+ * PostgreSQL change feed) drops it when one of them moves; any other write in the instance
+ * leaves it held. An unknown client id is held too (the id space is attacker-controlled) until a
+ * stream of a type that could make it known moves (apps, projects, orgs, users, instance
+ * settings). A held client is a synchronous Map lookup. Bounded per instance: MAX_CLIENTS
+ * found clients and MAX_UNKNOWN unknown ids, the oldest dropped first.
+ *
+ * Across nodes a held client is as fresh as the change feed (normally milliseconds behind the
+ * write): client-auth.ts re-reads a held client once before refusing it, so a new secret is
+ * accepted at once everywhere; a revoked one may still be accepted on another node until the
+ * feed's change arrives.
  */
-import type { ActorSystem, AggregateRecord, MachineUser } from '../../../actors/index.js';
+import {
+  type ActorSystem,
+  type AggregateRecord,
+  applicationKind,
+  type ChangedStream,
+  type HeldById,
+  type HeldFamily,
+  instanceSettingsKind,
+  type MachineUser,
+  orgKind,
+  projectKind,
+  userKind,
+} from '../../../actors/index.js';
 import { findAppByClientId, type ClientApp } from '../../query/app-clients.js';
 import { findUserByLoginName } from '../../query/user-auth.js';
 
@@ -32,46 +53,67 @@ export function resolvedMachine(user: AggregateRecord<MachineUser>): ResolvedCli
   return { kind: 'machine', user, secretDigest: decodeSecretDigest(user.state.secretDigest) };
 }
 
-interface Entry {
-  readonly client: ResolvedClient;
-  /** The instance's event position when the entry was loaded. */
-  readonly position: number;
-}
-
 export interface ClientCacheOptions {
   readonly actors: ActorSystem;
+  /** Found clients held per instance (default MAX_CLIENTS). */
   readonly maxEntries?: number;
+  /** Unknown client ids held per instance (default MAX_UNKNOWN). */
+  readonly maxUnknown?: number;
 }
 
 export interface ClientCache {
-  resolve(instanceId: string, clientId: string): Promise<ResolvedClient>;
+  /** The held client (synchronously), else its load. */
+  resolve(instanceId: string, clientId: string): ResolvedClient | Promise<ResolvedClient>;
+  /** Reads the client anew from the store, bypassing and replacing what is held. */
+  reload(instanceId: string, clientId: string): Promise<ResolvedClient>;
 }
 
-const UNKNOWN: ResolvedClient = Object.freeze({ kind: 'unknown' });
+export const MAX_CLIENTS = 10_000;
+export const MAX_UNKNOWN = 1_000;
 
-export function createClientCache(options: ClientCacheOptions): ClientCache {
-  const maxEntries = options.maxEntries ?? 50_000;
-  const entries = new Map<string, Entry>();
+const UNKNOWN: ResolvedClient = Object.freeze({ kind: 'unknown' });
+const UNKNOWN_HELD: HeldById<ResolvedClient> = Object.freeze({ value: UNKNOWN, streams: undefined });
+/** Stream types whose change could make an unknown client id known (a creation, a rename, a reactivation, a domain). */
+const CLIENT_TYPES = [applicationKind.type, projectKind.type, orgKind.type, userKind.type, instanceSettingsKind.type];
+
+/** `family`: what the instance state holds the clients under (tests count it: InstanceReadState.heldCount). */
+export function createClientCache(options: ClientCacheOptions): ClientCache & { readonly family: HeldFamily<ResolvedClient> } {
+  const { actors } = options;
+  const family: HeldFamily<ResolvedClient> = {
+    name: 'oidc clients',
+    max: options.maxEntries ?? MAX_CLIENTS,
+    maxMisses: options.maxUnknown ?? MAX_UNKNOWN,
+    types: CLIENT_TYPES,
+    load: (instanceId, clientId) => lookupClient(actors, instanceId, clientId),
+  };
   return {
-    async resolve(instanceId, clientId) {
+    family,
+    resolve(instanceId, clientId) {
       if (clientId === '' || clientId.length > 200) return UNKNOWN;
-      const key = `${instanceId}\u0000${clientId}`;
-      const hit = entries.get(key);
-      // Read before the lookup: an event landing in between leaves an entry that is reloaded next time.
-      const { position } = await options.actors.projectionState(instanceId);
-      if (hit !== undefined && hit.position === position) return hit.client;
-      const client = await lookupClient(options.actors, instanceId, clientId);
-      if (hit === undefined && entries.size >= maxEntries) entries.delete(entries.keys().next().value as string); // size checked above
-      entries.set(key, { client, position });
-      return client;
+      return actors.instanceState(instanceId).holdById(family, clientId);
+    },
+    reload(instanceId, clientId) {
+      if (clientId === '' || clientId.length > 200) return Promise.resolve(UNKNOWN);
+      return actors.instanceState(instanceId).reloadById(family, clientId);
     },
   };
 }
 
-async function lookupClient(actors: ActorSystem, instanceId: string, clientId: string): Promise<ResolvedClient> {
+function at(type: string, record: AggregateRecord<unknown>): ChangedStream {
+  return { aggregateType: type, aggregateId: record.id, version: record.meta.version };
+}
+
+async function lookupClient(actors: ActorSystem, instanceId: string, clientId: string): Promise<HeldById<ResolvedClient>> {
   const app = await findAppByClientId(actors, instanceId, clientId);
-  if (app !== undefined) return resolvedApp(app);
+  if (app !== undefined) {
+    const org = await actors.readRecord(instanceId, orgKind, app.app.state.orgId);
+    if (org === undefined) return UNKNOWN_HELD; // removed in between: read again on the next change
+    return { value: resolvedApp(app), streams: [at(applicationKind.type, app.app), at(projectKind.type, app.project), at(orgKind.type, org)] };
+  }
   const user = await findUserByLoginName(actors, instanceId, clientId);
-  if (user !== undefined && user.state.type === 'machine') return resolvedMachine(user as AggregateRecord<MachineUser>);
-  return UNKNOWN;
+  if (user === undefined || user.state.type !== 'machine') return UNKNOWN_HELD;
+  const [org, settings] = await Promise.all([actors.readRecord(instanceId, orgKind, user.state.orgId), actors.readRecord(instanceId, instanceSettingsKind, instanceId)]);
+  if (org === undefined) return UNKNOWN_HELD;
+  const streams = [at(userKind.type, user), at(orgKind.type, org), settings === undefined ? { aggregateType: instanceSettingsKind.type, aggregateId: instanceId, version: 0 } : at(instanceSettingsKind.type, settings)];
+  return { value: resolvedMachine(user as AggregateRecord<MachineUser>), streams };
 }

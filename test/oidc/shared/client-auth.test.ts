@@ -67,7 +67,7 @@ const machine: ResolvedClient = resolvedMachine(
 );
 
 function context(clients: Record<string, ResolvedClient>) {
-  const cache: ClientCache = { resolve: async (_instance, id) => clients[id] ?? { kind: 'unknown' } };
+  const cache: ClientCache = { resolve: async (_instance, id) => clients[id] ?? { kind: 'unknown' }, reload: async (_instance, id) => clients[id] ?? { kind: 'unknown' } };
   const ttl = {} as TtlStore; // not reached without private_key_jwt
   return { clients: cache, limits: NO_RATE_LIMITS, ttl, instanceId: 'i1', issuer: 'http://localhost', endpointUrl: 'http://localhost/oauth/v2/token', now: 0 };
 }
@@ -106,5 +106,34 @@ describe('authenticateClient', () => {
     expect(isSecretValid(decodeSecretDigest(digest('s')), 's')).toBe(true);
     expect(isSecretValid(decodeSecretDigest(digest('s')), 't')).toBe(false);
     expect(isSecretValid(decodeSecretDigest(''), '')).toBe(false);
+  });
+});
+
+describe('authenticateClient against a held client', () => {
+  /** `held` is what resolve answers synchronously (the instance state's value); `stored` what a reload reads. */
+  function heldContext(held: Record<string, ResolvedClient>, stored: Record<string, ResolvedClient>) {
+    const reloads: string[] = [];
+    const cache: ClientCache = {
+      resolve: (_instance, id) => held[id] ?? { kind: 'unknown' },
+      reload: async (_instance, id) => (reloads.push(id), stored[id] ?? { kind: 'unknown' }),
+    };
+    return { ctx: { ...context({}), clients: cache }, reloads };
+  }
+  const rotated = (secret: string): ResolvedClient => withMethod(app('basic', secret), 'basic');
+
+  it('re-reads a held client once when its secret fails, so a secret set elsewhere a moment ago is accepted', async () => {
+    const { ctx, reloads } = heldContext({ app1: rotated('old') }, { app1: rotated('new') });
+    expect((await authenticateClient({ method: 'basic', clientId: 'app1', secret: 'new' }, ctx, all)).kind).toBe('app');
+    expect(reloads).toEqual(['app1']);
+    expect((await authenticateClient({ method: 'basic', clientId: 'app1', secret: 'old' }, ctx, all)).kind).toBe('app'); // held and matching: no re-read
+    expect(reloads).toEqual(['app1']);
+  });
+
+  it('refuses when the re-read client does not match either, and does not re-read an unknown id', async () => {
+    const { ctx, reloads } = heldContext({ app1: rotated('old') }, { app1: rotated('new') });
+    expect(await rejection(authenticateClient({ method: 'basic', clientId: 'app1', secret: 'wrong' }, ctx, all))).toBe('invalid_client');
+    expect(reloads).toEqual(['app1']);
+    expect(await rejection(authenticateClient({ method: 'basic', clientId: 'nobody', secret: 'x' }, ctx, all))).toBe('invalid_client');
+    expect(reloads).toEqual(['app1']);
   });
 });
