@@ -52,7 +52,7 @@ import { loadMasterKey } from './master-key.js';
 import { PlatformWebKeys } from '../gen/platform/resources/webkey/v3alpha/webkey_service_pb.js';
 import { PlatformEvents } from '../gen/platform/resources/event/v3alpha/event_service_pb.js';
 import { createSigner } from '../crypto/signer.js';
-import { warmUpTokenPath } from '../crypto/warm-up.js';
+import { warmUpTokenPath } from '../oidc/warm-up.js';
 import { oidcRoutes } from '../oidc/routes.js';
 import { createOAuthDeps } from '../oidc/shared/oauth-deps.js';
 import { createRateLimits, type CounterFactory } from '../http/rate-limits.js';
@@ -228,7 +228,7 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   metrics.gauge('tessera_execution_event_lag', 'Events not yet delivered to event executions (all instances).', () => executions.eventLag());
   const http = await selectHttpAdapter(config.http);
   reportHttpAdapter(http, logger, metrics);
-  // The first token must not pay lazy compilation and OpenSSL's first use (src/crypto/warm-up.ts).
+  // The first token must not pay lazy compilation and OpenSSL's first use (src/oidc/warm-up.ts).
   await warmUpTokenPath(actors.sealer, config);
   const readiness = createReadiness({ checks: storeChecks(store), onChange: (name, state, err) => (state === 'up' ? logger.info({ check: name }, 'readiness check up again') : logger.warn({ check: name, state, err }, 'readiness check down')) });
   const metricsOwnPort = config.metricsPort !== undefined;

@@ -1,5 +1,5 @@
 /**
- * The start-up warm-up of the token path (src/crypto/warm-up.ts): it runs the steps of a cold
+ * The start-up warm-up of the token path (src/oidc/warm-up.ts): it runs the steps of a cold
  * instance's first token on a throwaway key — sealed and unsealed with the node's sealer, the
  * ring imported, a JWT signed — and what it signs is a valid ES256 JWS of that key.
  */
@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { SecretSealer } from '../../actors/index.js';
 import { loadConfig } from '../../src/config/load.js';
 import { createSecretSealer } from '../../src/crypto/secret-sealer.js';
-import { warmUpTokenPath } from '../../src/crypto/warm-up.js';
+import { warmUpTokenPath } from '../../src/oidc/warm-up.js';
 
 function countingSealer(): SecretSealer & { sealed: number; opened: number } {
   const inner = createSecretSealer(randomBytes(32));

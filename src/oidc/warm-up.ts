@@ -12,11 +12,11 @@
 import { createHash, sign } from 'node:crypto';
 import type { SecretSealer } from '../../actors/index.js';
 import { createRateLimits, type RateLimitConfig } from '../http/rate-limits.js';
-import { isSecretValid, parseClientCredentials } from '../oidc/shared/client-auth.js';
-import { parseUrlEncoded } from '../oidc/shared/form.js';
-import { verifyCompactJws } from './compact-jws.js';
-import { encodedHeader, importKeyRing } from './key-ring.js';
-import { generateWebKey } from './web-key-generator.js';
+import { isSecretValid, parseClientCredentials } from './shared/client-auth.js';
+import { parseUrlEncoded } from './shared/form.js';
+import { verifyCompactJws } from '../crypto/compact-jws.js';
+import { encodedHeader, importKeyRing } from '../crypto/key-ring.js';
+import { generateWebKey } from '../crypto/web-key-generator.js';
 
 /** What the warm-up did: the JWT it signed with the throwaway key, and that key's public JWK. */
 export interface WarmUpResult {
