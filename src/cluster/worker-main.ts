@@ -11,12 +11,14 @@ import { clockFromEnv } from '../cli/test-clock.js';
 import { startNode, type RunningNode } from '../cli/node.js';
 import { joinWorkerFeed, type WorkerLink } from './worker-feed.js';
 import type { FromWorker, ToWorker } from './worker-messages.js';
-import { workerCounters } from './worker-rate-limits.js';
+import { sharedCounters, type SharedRateTable } from './shared-rate-table.js';
 
 export interface WorkerData {
   readonly link: WorkerLink;
   readonly port: number;
   readonly grpcPort: number;
+  /** The node's in-memory rate-limit counts, shared by every worker. */
+  readonly rateTable: SharedRateTable;
 }
 
 async function run(): Promise<void> {
@@ -36,7 +38,10 @@ async function run(): Promise<void> {
       waiting.set(id, resolve);
       send({ type: 'metrics-request', id });
     });
-  const rates = workerCounters(port);
+  const rateCounters = sharedCounters(data.rateTable, {
+    workers: data.link.count,
+    onFallback: () => logger.warn({ workers: data.link.count }, 'rate limits: the shared count table is full; this worker counts the overflow alone with limit / workers'),
+  });
   // The node, once started; until then a stop or a failure is remembered and acted on when the start ends.
   let node: RunningNode | undefined;
   let stopping = false;
@@ -66,8 +71,7 @@ async function run(): Promise<void> {
   process.on('uncaughtException', fail);
   process.on('unhandledRejection', fail);
   port.on('message', (message: ToWorker) => {
-    if (message.type === 'rate-result') rates.answer(message);
-    else if (message.type === 'crash' && process.env.TESSERA_TEST_MODE === '1') {
+    if (message.type === 'crash' && process.env.TESSERA_TEST_MODE === '1') {
       setImmediate(() => {
         throw new Error('worker crash requested (TESSERA_TEST_MODE, SIGUSR2)');
       });
@@ -92,7 +96,7 @@ async function run(): Promise<void> {
     }
   });
   // startNode closes its listeners itself when it fails part-way (then run() rejects and the thread exits).
-  const started = await startNode(config, logger, clock, { index: data.link.index, feed, port: data.port, grpcPort: data.grpcPort, collectMetrics, rateCounters: rates.counters });
+  const started = await startNode(config, logger, clock, { index: data.link.index, feed, port: data.port, grpcPort: data.grpcPort, collectMetrics, rateCounters });
   node = started;
   if (failed) return exitAfter(started.abort(), 1);
   if (stopping) return exitAfter(started.stop(), 0);

@@ -1,5 +1,3 @@
-import type { ConsumeRequest, ConsumeResult } from './worker-rate-limits.js';
-
 /** Messages between the main thread (workers.ts) and a worker thread (worker-main.ts). */
 
 export type ToWorker =
@@ -12,8 +10,7 @@ export type ToWorker =
   /** Send this thread's metrics as prom-client JSON. */
   | { readonly type: 'metrics-collect'; readonly id: number }
   /** The aggregated metrics the worker asked for. */
-  | { readonly type: 'metrics-result'; readonly id: number; readonly text: string }
-  | ConsumeResult;
+  | { readonly type: 'metrics-result'; readonly id: number; readonly text: string };
 
 export type FromWorker =
   | { readonly type: 'ready'; readonly httpPort: number; readonly grpcPort: number }
@@ -21,5 +18,4 @@ export type FromWorker =
   | { readonly type: 'metrics-request'; readonly id: number }
   | { readonly type: 'metrics-json'; readonly id: number; readonly json: unknown }
   /** The worker could not start (it exits 1 next). */
-  | { readonly type: 'start-failed'; readonly error: string }
-  | ConsumeRequest;
+  | { readonly type: 'start-failed'; readonly error: string };

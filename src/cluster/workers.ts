@@ -20,7 +20,7 @@ import type { FirstRunResult } from '../cli/first-run.js';
 import type { WorkerLink } from './worker-feed.js';
 import type { WorkerData } from './worker-main.js';
 import type { FromWorker, ToWorker } from './worker-messages.js';
-import { mainThreadCounting } from './worker-rate-limits.js';
+import { createSharedRateTable } from './shared-rate-table.js';
 
 const ENTRY = new URL('./worker-main.js', import.meta.url);
 /** Restarts of one worker within RESTART_WINDOW_MS past which it is restarted only after RESTART_BACKOFF_MS. */
@@ -56,8 +56,8 @@ export async function startWorkers(config: Config, logger: NodeLogger, count: nu
   let stopping = false;
   let nextCollect = 0;
   let running = false;
-  /** In-memory rate-limit counts, kept here for every worker (worker-rate-limits.ts). */
-  const countRate = mainThreadCounting();
+  /** In-memory rate-limit counts, shared by every worker without a message (shared-rate-table.ts). */
+  const rateTable = createSharedRateTable();
   /** Collections of the workers' metrics under way: the answers so far and the workers still to answer. */
   const collecting = new Map<number, { readonly parts: unknown[]; readonly awaited: Set<number>; readonly done: (text: string) => void }>();
 
@@ -80,7 +80,7 @@ export async function startWorkers(config: Config, logger: NodeLogger, count: nu
 
   function start(slot: Slot): Promise<void> {
     const workerLink: WorkerLink = { ...link, index: slot.index };
-    const data: WorkerData = { link: workerLink, port: ports.http, grpcPort: ports.grpc };
+    const data: WorkerData = { link: workerLink, port: ports.http, grpcPort: ports.grpc, rateTable };
     const worker = new Worker(ENTRY, { workerData: data });
     slot.worker = worker;
     slot.ready = false;
@@ -92,8 +92,6 @@ export async function startWorkers(config: Config, logger: NodeLogger, count: nu
           if (slot.index === 0) ports = { http: message.httpPort, grpc: message.grpcPort };
           logger.info({ worker: slot.index, httpPort: message.httpPort }, 'worker started');
           resolve();
-        } else if (message.type === 'rate-consume') {
-          countRate(message, (result) => worker.postMessage(result satisfies ToWorker));
         } else if (message.type === 'start-failed') {
           startError = message.error;
           logger.error({ worker: slot.index, error: message.error }, 'worker could not start');
