@@ -35,9 +35,19 @@ export class TenantDirectory {
 
   constructor(private readonly actors: ActorSystem, private readonly now: () => number) {}
 
-  /** Loads every instance of the store (at start). */
+  /**
+   * Loads every instance of the store (at start, and when a change arrives without its streams):
+   * instances no longer in the store are forgotten, so a removal made on another node while its
+   * change was lost stops resolving too. One created during the scan and forgotten by it is
+   * found again by the next request's store lookup.
+   */
   async load(): Promise<void> {
-    for await (const record of this.actors.scanRecords(SYSTEM_TENANT, instanceKind)) this.remember(record.id, record.state);
+    const present = new Set<string>();
+    for await (const record of this.actors.scanRecords(SYSTEM_TENANT, instanceKind)) {
+      present.add(record.id);
+      this.remember(record.id, record.state);
+    }
+    for (const id of [...this.byId.keys()]) if (!present.has(id)) this.forget(id);
   }
 
   /** Adds or refreshes an instance after it was created or changed on this node. */
