@@ -132,7 +132,7 @@ async function submitLogin(req: HttpRequest, load: ContextLoader): Promise<HttpR
     case 'register':
       return requestRegistration(ctx);
     case 'register.submit':
-      return submitRegistration(ctx, form);
+      return submitLimited(ctx, form, submitRegistration, false);
     case 'external.link.proposed':
       return confirmProposedLink(ctx);
     case 'external.link':
@@ -149,13 +149,15 @@ async function submitLogin(req: HttpRequest, load: ContextLoader): Promise<HttpR
  * new code"), a second factor's enrolment step (its form, choosing another option, which may
  * send a code), a password reset request and a reset code check each count against
  * the client's IP address and against the account it is for (TESSERA_RATE_LIMIT_PASSWORD_IP /
- * _LOGIN_NAME); past either the page says to wait (429).
+ * _LOGIN_NAME); past either the page says to wait (429). A registration (it hashes a password and
+ * may mail a verification code) counts against the IP address only (`perAccount` false): there is
+ * no account yet, and one bucket for every registration of an instance would let anyone block them.
  */
-async function submitLimited(ctx: LoginContext, form: FormParams, submit: (ctx: LoginContext, form: FormParams) => Promise<HttpReply>): Promise<HttpReply> {
+async function submitLimited(ctx: LoginContext, form: FormParams, submit: (ctx: LoginContext, form: FormParams) => Promise<HttpReply>, perAccount = true): Promise<HttpReply> {
   const limits = ctx.deps.limits;
   try {
     await limits.consume(ctx.instanceId, 'passwordIp', ctx.req.remoteAddress);
-    await limits.consume(ctx.instanceId, 'passwordLoginName', `${ctx.instanceId}\u0000${accountKey(ctx)}`);
+    if (perAccount) await limits.consume(ctx.instanceId, 'passwordLoginName', `${ctx.instanceId}\u0000${accountKey(ctx)}`);
   } catch (error) {
     if (!(error instanceof AppError) || error.kind !== 'resource_exhausted') throw error;
     const page = await renderStep(ctx, 'tooManyRequests');
