@@ -70,7 +70,7 @@ export { ROLES, rolesGrant, isRoleName, type RoleName, type RoleContext } from '
 export { systemOwner, instanceOwner, orgOwner, detailsOf, type ResourceDetails } from './kernel/owner.js';
 export { ActorSystem, type ActorAddress, type ActorSystemOptions, type AskTracer } from './runtime/actor-system.js';
 export type { Settled } from './runtime/run-command.js';
-export { InstanceReadState, type Held, type HeldById, type HeldFamily, type HeldLoader, type InstanceStates, type TextCatalog } from './instance/read-state.js';
+export { InstanceReadState, streamAt, type Held, type HeldById, type HeldFamily, type HeldLoader, type InstanceStates, type TextCatalog } from './instance/read-state.js';
 
 export {
   instanceKind,

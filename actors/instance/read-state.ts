@@ -180,8 +180,13 @@ class HeldIds {
   }
 }
 
-function streamKey(stream: ChangedStream): string {
+function streamKey(stream: Pick<ChangedStream, 'aggregateType' | 'aggregateId'>): string {
   return `${stream.aggregateType}:${stream.aggregateId}`;
+}
+
+/** A stream as a loader read it: the row's version, 0 when there was no row (what `Held` / `HeldById` report). */
+export function streamAt(aggregateType: string, aggregateId: string, row: { readonly meta: { readonly version: number } } | undefined): ChangedStream {
+  return { aggregateType, aggregateId, version: row?.meta.version ?? 0 };
 }
 
 /** Entries one instance keeps before it starts over (a bound, not a policy: a few per org and language). */
@@ -238,7 +243,7 @@ export class InstanceReadState {
     const pending = load(this.instanceId).then(
       (loaded) => {
         if (this.held.get(key) === entry) {
-          entry.read = new Map(loaded.streams.map((s) => [`${s.aggregateType}:${s.aggregateId}`, s.version]));
+          entry.read = new Map(loaded.streams.map((s) => [streamKey(s), s.version]));
           entry.value = loaded.value;
         }
         return loaded.value;
@@ -326,13 +331,13 @@ export class InstanceReadState {
       return;
     }
     for (const stream of streams) {
-      const streamKey = `${stream.aggregateType}:${stream.aggregateId}`;
-      const keys = this.watchers.get(streamKey);
+      const moved = streamKey(stream);
+      const keys = this.watchers.get(moved);
       if (keys === undefined) continue;
       for (const key of keys) {
         const entry = this.entries.get(key);
         if (entry === undefined) continue;
-        const at = entry.streams.indexOf(streamKey);
+        const at = entry.streams.indexOf(moved);
         if (entry.versions === undefined || (entry.versions[at] ?? 0) < stream.version) this.drop(key, entry);
       }
     }
@@ -356,7 +361,7 @@ export class InstanceReadState {
       this.entries.clear();
       this.watchers.clear();
     }
-    const streams = ids.map((id) => `${type}:${id}`);
+    const streams = ids.map((id) => streamKey({ aggregateType: type, aggregateId: id }));
     const entry: Entry = { streams, versions: undefined, value: undefined as unknown as Promise<unknown> };
     entry.value = Promise.all(ids.map((id) => this.read(table, id))).then((rows) => {
       const value = compute(rows);
@@ -389,6 +394,6 @@ export class InstanceReadState {
 /** Whether `stream` moved past what `entry` read (or, while it loads, is of a type it reads). */
 function moves(entry: HeldEntry, stream: ChangedStream): boolean {
   if (entry.read === undefined) return entry.types.includes(stream.aggregateType);
-  const version = entry.read.get(`${stream.aggregateType}:${stream.aggregateId}`);
+  const version = entry.read.get(streamKey(stream));
   return version !== undefined && version < stream.version;
 }

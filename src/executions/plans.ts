@@ -16,6 +16,7 @@ import {
   type Held,
   isEffective,
   type Logger,
+  streamAt,
   type Target,
   targetKind,
 } from '../../actors/index.js';
@@ -77,12 +78,12 @@ export class PlanCache {
 /** The plan and the streams it was read from: the execution set and every target it names (0: no row). */
 async function readPlan(actors: PlanReads, instanceId: string): Promise<Held<InstancePlan>> {
   const set = await actors.readRecord(instanceId, executionSetKind, instanceId);
-  const streams: ChangedStream[] = [{ aggregateType: executionSetKind.type, aggregateId: instanceId, version: set?.meta.version ?? 0 }];
+  const streams: ChangedStream[] = [streamAt(executionSetKind.type, instanceId, set)];
   const entries = new Map(Object.entries(set?.state.entries ?? {}).filter(([, entry]) => isEffective(entry)));
   const targets = new Map<string, ResolvedTarget>();
   for (const id of new Set([...entries.values()].flatMap((e) => e.targets))) {
     const record = await actors.readRecord(instanceId, targetKind, id);
-    streams.push({ aggregateType: targetKind.type, aggregateId: id, version: record?.meta.version ?? 0 });
+    streams.push(streamAt(targetKind.type, id, record));
     if (record !== undefined) targets.set(id, resolveTarget(record, (sealed) => actors.sealer.open(sealed)));
   }
   const hasEvents = [...entries.values()].some((e) => e.condition.type === 'event');

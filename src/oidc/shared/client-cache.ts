@@ -19,13 +19,13 @@ import {
   type ActorSystem,
   type AggregateRecord,
   applicationKind,
-  type ChangedStream,
   type HeldById,
   type HeldFamily,
   instanceSettingsKind,
   type MachineUser,
   orgKind,
   projectKind,
+  streamAt,
   userKind,
 } from '../../../actors/index.js';
 import { findAppByClientId, type ClientApp } from '../../query/app-clients.js';
@@ -99,21 +99,17 @@ export function createClientCache(options: ClientCacheOptions): ClientCache & { 
   };
 }
 
-function at(type: string, record: AggregateRecord<unknown>): ChangedStream {
-  return { aggregateType: type, aggregateId: record.id, version: record.meta.version };
-}
-
 async function lookupClient(actors: ActorSystem, instanceId: string, clientId: string): Promise<HeldById<ResolvedClient>> {
   const app = await findAppByClientId(actors, instanceId, clientId);
   if (app !== undefined) {
     const org = await actors.readRecord(instanceId, orgKind, app.app.state.orgId);
     if (org === undefined) return UNKNOWN_HELD; // removed in between: read again on the next change
-    return { value: resolvedApp(app), streams: [at(applicationKind.type, app.app), at(projectKind.type, app.project), at(orgKind.type, org)] };
+    return { value: resolvedApp(app), streams: [streamAt(applicationKind.type, app.app.id, app.app), streamAt(projectKind.type, app.project.id, app.project), streamAt(orgKind.type, org.id, org)] };
   }
   const user = await findUserByLoginName(actors, instanceId, clientId);
   if (user === undefined || user.state.type !== 'machine') return UNKNOWN_HELD;
   const [org, settings] = await Promise.all([actors.readRecord(instanceId, orgKind, user.state.orgId), actors.readRecord(instanceId, instanceSettingsKind, instanceId)]);
   if (org === undefined) return UNKNOWN_HELD;
-  const streams = [at(userKind.type, user), at(orgKind.type, org), settings === undefined ? { aggregateType: instanceSettingsKind.type, aggregateId: instanceId, version: 0 } : at(instanceSettingsKind.type, settings)];
+  const streams = [streamAt(userKind.type, user.id, user), streamAt(orgKind.type, org.id, org), streamAt(instanceSettingsKind.type, instanceId, settings)];
   return { value: resolvedMachine(user as AggregateRecord<MachineUser>), streams };
 }
