@@ -9,7 +9,7 @@ import type { AggregateKind, AggregateRecord, Loaded } from '../kernel/aggregate
 import type { CommandContext, CommandHandler } from '../kernel/command.js';
 import { SYSTEM_TENANT, type ChangedStream, type Clock, type IdGenerator, type IndexReads, type Logger, type ProjectionState, type SecretSealer, type StoreAdapter, type StoredEvent, type TtlStore } from '../kernel/ports.js';
 import { InstanceReadState } from '../instance/read-state.js';
-import { AggregateCache } from './aggregate-cache.js';
+import { AggregateCache, HolderIndex } from './aggregate-cache.js';
 import { Mailbox } from './mailbox.js';
 import { cacheKey, runCommand, runCommands, type AppendGate, type RunCommandOptions, type Settled } from './run-command.js';
 
@@ -68,10 +68,19 @@ export interface ActorCell {
   lastActivity: number;
 }
 
+/** One instance's loaded actors and the index of what their caches hold. */
+interface InstanceActors {
+  readonly cells: Set<ActorCell>;
+  readonly index: HolderIndex;
+}
+
 export class ActorSystem {
   private readonly actors = new Map<string, ActorCell>();
-  /** The loaded actors of each instance, so `forget` touches only the affected ones. */
-  private readonly byInstance = new Map<string, Set<ActorCell>>();
+  /**
+   * The loaded actors of each instance, and which of their caches hold each aggregate, so
+   * `forget` touches only the caches holding a changed stream, however many actors are loaded.
+   */
+  private readonly byInstance = new Map<string, InstanceActors>();
   /** Commands held (queued or running) by each instance's actors; absent at zero. */
   private readonly heldByInstance = new Map<string, number>();
   /** Each instance's read state (instance/read-state.ts): created by its first query, dropped when idle like the actors. */
@@ -281,18 +290,14 @@ export class ActorSystem {
    */
   forget(instanceId: string, streams?: readonly ChangedStream[]): void {
     this.readStates.get(instanceId)?.applyChange(streams);
-    const cells = this.byInstance.get(instanceId);
-    if (cells === undefined) return;
-    for (const cell of cells) {
-      if (streams === undefined) {
-        cell.cache.clear();
-        continue;
-      }
-      for (const stream of streams) {
-        const key = cacheKey(stream.aggregateType, stream.aggregateId);
-        const entry = cell.cache.get(key);
-        if (entry !== undefined && entry.version < stream.version) cell.cache.delete(key);
-      }
+    const loaded = this.byInstance.get(instanceId);
+    if (loaded === undefined) return;
+    if (streams === undefined) {
+      for (const cell of loaded.cells) cell.cache.clear();
+      return;
+    }
+    for (const stream of streams) {
+      loaded.index.dropOlder(cacheKey(stream.aggregateType, stream.aggregateId), stream.version);
     }
   }
 
@@ -315,17 +320,18 @@ export class ActorSystem {
     const key = addressKey(address);
     let cell = this.actors.get(key);
     if (cell === undefined) {
+      const instanceId = address.kind === 'system' ? SYSTEM_TENANT : address.instanceId;
+      let loaded = this.byInstance.get(instanceId);
+      if (loaded === undefined) this.byInstance.set(instanceId, (loaded = { cells: new Set(), index: new HolderIndex() }));
       cell = {
         key,
-        instanceId: address.kind === 'system' ? SYSTEM_TENANT : address.instanceId,
+        instanceId,
         mailbox: new Mailbox<Letter>(this.options.mailboxCapacity, (letter) => this.deliver(letter), (letter) => this.delivered(cell as ActorCell, letter)),
-        cache: new AggregateCache(this.options.cacheLimit),
+        cache: new AggregateCache(this.options.cacheLimit, loaded.index),
         lastActivity: this.options.clock.now(),
       };
       this.actors.set(key, cell);
-      let cells = this.byInstance.get(cell.instanceId);
-      if (cells === undefined) this.byInstance.set(cell.instanceId, (cells = new Set()));
-      cells.add(cell);
+      loaded.cells.add(cell);
     }
     return cell;
   }
@@ -393,9 +399,10 @@ export class ActorSystem {
     for (const [key, cell] of this.actors) {
       if (cell.mailbox.pending === 0 && now - cell.lastActivity >= this.options.idleMs) {
         this.actors.delete(key);
-        const cells = this.byInstance.get(cell.instanceId);
-        cells?.delete(cell);
-        if (cells?.size === 0) this.byInstance.delete(cell.instanceId);
+        cell.cache.clear(); // out of the instance's holder index
+        const loaded = this.byInstance.get(cell.instanceId);
+        loaded?.cells.delete(cell);
+        if (loaded?.cells.size === 0) this.byInstance.delete(cell.instanceId);
       }
     }
     for (const [instanceId, state] of this.readStates) {
