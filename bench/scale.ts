@@ -22,6 +22,7 @@ import { readFileSync } from 'node:fs';
 import postgres from 'postgres';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { confineMemory, type MemoryLimit } from './memory-limit.js';
 import { Cleanup, describeError } from './processes.js';
 import { closeHttpClient, httpRequest, memoryOf, startTessera, type TesseraNode } from './tessera.js';
 
@@ -43,6 +44,8 @@ const SEED = env.SCALE_SEED ?? 'api';
 /** Users per import document (SCALE_SEED=import). */
 const IMPORT_USERS = Number(env.SCALE_IMPORT_USERS ?? 10_000);
 type Store = 'lmdb' | 'postgres';
+/** A memory cgroup limit for the measured nodes, MiB (root only; unset: none). */
+const MEMORY_LIMIT_MIB = env.SCALE_MEMORY_LIMIT_MIB === undefined || env.SCALE_MEMORY_LIMIT_MIB === '' ? undefined : Number(env.SCALE_MEMORY_LIMIT_MIB);
 const STORES = (env.SCALE_STORES ?? (env.SCALE_DATABASE_URL ? 'postgres' : 'lmdb')).split(',').map((s) => s.trim()) as Store[];
 
 interface Row {
@@ -214,6 +217,8 @@ interface Measured {
   readonly schema?: string;
   readonly rows: Row[];
   readonly notes: string[];
+  /** The node's memory cgroup (SCALE_MEMORY_LIMIT_MIB). */
+  readonly memory?: MemoryLimit;
 }
 
 /** One latency row measured on every node, one store right after the other (same machine load). */
@@ -236,7 +241,9 @@ async function main(): Promise<void> {
         const storeDefaults = storeEnv(store);
         const node = await startTessera({ main: MAIN, cpu: undefined, cleanup, defaults: { TESSERA_SIGNING_ALGORITHM: 'ES256', ...storeDefaults } });
         const schema = storeDefaults.TESSERA_DATABASE_SCHEMA;
-        measured.push({ store, node, rows: [], notes: writeNotes.get(store)!, ...(schema === undefined ? {} : { schema }) });
+        const memory = MEMORY_LIMIT_MIB === undefined ? undefined : confineMemory(node.server.pid, MEMORY_LIMIT_MIB, cleanup);
+        if (memory !== undefined) writeNotes.get(store)!.push(`the node ran in a memory cgroup limited to ${MEMORY_LIMIT_MIB} MiB (moved there right after start)`);
+        measured.push({ store, node, rows: [], notes: writeNotes.get(store)!, ...(schema === undefined ? {} : { schema }), ...(memory === undefined ? {} : { memory }) });
       }
       await readPhase(measured);
     } else {
@@ -313,6 +320,10 @@ async function readPhase(nodes: Measured[]): Promise<void> {
   for (const m of nodes) {
     const anon = memoryOf(m.node.server.pid).rssAnonKiB / 1024;
     m.notes.push(`node RSS after the measurements: ${rssMiB(m.node.server.pid).toFixed(0)} MiB (target < 2048; of it anonymous — heap and native, without LMDB's file-backed map — ${anon.toFixed(0)} MiB); load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+    if (m.memory !== undefined) {
+      const { current, peak } = m.memory.usage();
+      m.notes.push(`memory cgroup: ${(current / 1048576).toFixed(0)} MiB charged now${peak === undefined ? '' : `, at most ${(peak / 1048576).toFixed(0)} MiB`} (limit ${MEMORY_LIMIT_MIB} MiB)`);
+    }
   }
 }
 
