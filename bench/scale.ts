@@ -194,8 +194,12 @@ function storeEnv(store: Store): Record<string, string> {
   if (store === 'lmdb') return {};
   const url = env.SCALE_DATABASE_URL;
   if (url === undefined || url === '') throw new Error('SCALE_STORES names postgres: set SCALE_DATABASE_URL');
-  return { TESSERA_DATABASE_URL: url, TESSERA_DATABASE_SCHEMA: env.SCALE_DATABASE_SCHEMA ?? `tessera_scale_${Date.now()}` };
+  // A schema per node: the write-phase nodes (this build and the baseline, whose formats differ)
+  // and the measured node must never share one. SCALE_DATABASE_SCHEMA is the names' prefix.
+  schemaCount += 1;
+  return { TESSERA_DATABASE_URL: url, TESSERA_DATABASE_SCHEMA: `${env.SCALE_DATABASE_SCHEMA ?? 'tessera_scale'}_${Date.now()}_${schemaCount}` };
 }
+let schemaCount = 0;
 
 /** CPU time (user + system) the process has used, in ms (/proc/<pid>/stat, clock ticks of 10 ms). */
 function cpuMs(pid: number): number {
