@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { Agent, request as httpRequest } from 'node:http';
+import { createConnection, type Socket } from 'node:net';
 import { createRequire } from 'node:module';
 import { cpuTicks, processCpuSeconds, type CpuTicks } from './processes.js';
 
@@ -239,6 +240,317 @@ export async function measurePaced(spec: LoadSpec, overallRate: number, stampHea
     p99Ms: at(0.99),
     maxMs: round(latencies[latencies.length - 1] ?? 0, 3),
   };
+}
+
+/** p50/p90/p99/max of a set of durations, ms. */
+export interface LatencyPercentiles {
+  readonly p50Ms: number;
+  readonly p90Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+}
+
+/** An open-loop run: what was asked, what went out and came back, and its latencies. */
+export interface OpenLoopRun {
+  /** Requests per second asked for. */
+  readonly askedRate: number;
+  readonly connections: number;
+  /** Length of the schedule (s). */
+  readonly durationS: number;
+  /** From the first scheduled send to the last response (s). */
+  readonly elapsedS: number;
+  readonly sent: number;
+  /** Requests written per second of the schedule (their sockets assigned; ≈ askedRate unless the client fell behind). */
+  readonly sentRate: number;
+  readonly responses: number;
+  /** Responses per second of `elapsedS`. */
+  readonly achievedRate: number;
+  /** Non-2xx, errors and timeouts. */
+  readonly bad: number;
+  /** From each request's scheduled send time to its response's last byte: client-side queueing included. */
+  readonly latency: LatencyPercentiles;
+  /** From the scheduled send time to the moment the request got its connection and was written: the client's own lag. */
+  readonly sendLag: LatencyPercentiles;
+  /** Requests that found every connection busy and waited in the client for one. */
+  readonly queuedInClient: number;
+  readonly maxInFlight: number;
+  /** This process's CPU over the run as a share of one core. */
+  readonly clientCpuShare: number;
+  readonly serverCpuS: number;
+  readonly serverCpuShare: number;
+  readonly othersOnServerCpu: number | undefined;
+  readonly othersOnClientCpu: number | undefined;
+  readonly othersOnMachine: number | undefined;
+  readonly contended: boolean;
+}
+
+/**
+ * An open-loop load: `rate` requests per second on a fixed schedule (request i is due at
+ * start + i / rate), whatever the responses do, over `spec.connections` keep-alive connections
+ * opened first, one request in flight on each. A timer wakes the sender when the next request is
+ * due and it writes every request due by then, so sends are even to the timer's resolution
+ * (1 ms: at 8,000 req/s up to ~8 requests leave together). Latency runs from the **scheduled**
+ * send time to the response's last byte, so a client that falls behind or waits for a free
+ * connection counts against the latency (no coordinated omission); the client's own part is
+ * reported apart as `sendLag`. `warmupS` seconds at the same rate run first on the same
+ * connections and are discarded. A fixed body only; responses must carry Content-Length.
+ *
+ * The client is a minimal HTTP/1.1 one on node:net (the request's bytes built once, responses
+ * read by status line and Content-Length): node:http's client costs ~55–70 µs of CPU per request
+ * (measured on this machine), too much to send 10,000 req/s evenly from one process.
+ */
+export async function measureOpenLoop(spec: LoadSpec, rate: number, target: CpuTarget, warmupS: number): Promise<OpenLoopRun> {
+  if (typeof spec.body === 'function') throw new Error('the open-loop runner sends a fixed body');
+  const url = new URL(spec.origin);
+  const pool = await RawHttpPool.open(url.hostname, Number(url.port), spec.connections, rawRequest(spec));
+  try {
+    if (warmupS > 0) await pool.openLoop(rate, warmupS);
+    const around = startSampling(target);
+    const clientBefore = process.cpuUsage();
+    const run = await pool.openLoop(rate, spec.durationS);
+    const client = process.cpuUsage(clientBefore);
+    const sample = around.finish();
+    const clientCpuShare = round((client.user + client.system) / 1e6 / run.elapsedS, 4);
+    const serverCpuShare = round(sample.serverCpuS / run.elapsedS, 4);
+    const { othersOnServerCpu, othersOnClientCpu, othersOnMachine, contended } = sample.shares(serverCpuShare, clientCpuShare);
+    return {
+      askedRate: rate,
+      connections: spec.connections,
+      durationS: spec.durationS,
+      elapsedS: round(run.elapsedS, 3),
+      sent: run.sent,
+      sentRate: round(run.sent / run.lastSentS, 1),
+      responses: run.latencies.length,
+      achievedRate: round(run.latencies.length / run.elapsedS, 1),
+      bad: run.bad,
+      latency: latencyPercentiles(run.latencies),
+      sendLag: latencyPercentiles(run.sendLags),
+      queuedInClient: run.queued,
+      maxInFlight: run.maxInFlight,
+      clientCpuShare,
+      serverCpuS: sample.serverCpuS,
+      serverCpuShare,
+      othersOnServerCpu,
+      othersOnClientCpu,
+      othersOnMachine,
+      contended,
+    };
+  } finally {
+    pool.close();
+  }
+}
+
+/** The request's bytes: request line, the spec's headers, Content-Length when there is a body, the body. */
+function rawRequest(spec: LoadSpec): Buffer {
+  const body = typeof spec.body === 'string' ? Buffer.from(spec.body) : undefined;
+  let head = `${spec.method} ${spec.path} HTTP/1.1\r\n`;
+  for (const [name, value] of Object.entries(spec.headers)) head += `${name}: ${value}\r\n`;
+  if (body !== undefined) head += `content-length: ${body.length}\r\n`;
+  head += '\r\n';
+  return body === undefined ? Buffer.from(head, 'latin1') : Buffer.concat([Buffer.from(head, 'latin1'), body]);
+}
+
+interface OpenLoopRaw {
+  readonly sent: number;
+  /** When the last request was written, from the start (s); at least the schedule's length. */
+  readonly lastSentS: number;
+  readonly elapsedS: number;
+  readonly latencies: Float64Array;
+  readonly sendLags: Float64Array;
+  readonly bad: number;
+  readonly queued: number;
+  readonly maxInFlight: number;
+}
+
+const HEADER_END = Buffer.from('\r\n\r\n');
+const CONTENT_LENGTH = /\r\ncontent-length:[ \t]*(\d+)/i;
+
+/** One keep-alive connection with at most one request in flight. */
+interface RawConnection {
+  readonly socket: Socket;
+  /** Bytes of the response read so far (undefined: none). */
+  buffered: Buffer | undefined;
+  /** The scheduled send time of the request in flight (performance.now), or -1 when idle. */
+  scheduled: number;
+  alive: boolean;
+}
+
+/** Keep-alive connections sending one fixed request, open-loop (see measureOpenLoop). */
+class RawHttpPool {
+  private readonly idle: RawConnection[] = [];
+  private readonly all: RawConnection[] = [];
+  /** Scheduled times of requests waiting for a free connection, from `waitingHead` on. */
+  private waiting: number[] = [];
+  private waitingHead = 0;
+  /** Called when a request is answered (ok: a whole response; status: its status) or fails. */
+  private onSettled: (scheduled: number, ok: boolean, status: number) => void = () => undefined;
+  private onWritten: (scheduled: number) => void = () => undefined;
+
+  private constructor(private readonly request: Buffer) {}
+
+  static async open(host: string, port: number, connections: number, request: Buffer): Promise<RawHttpPool> {
+    const pool = new RawHttpPool(request);
+    await Promise.all(Array.from({ length: connections }, () => pool.connect(host, port)));
+    return pool;
+  }
+
+  private connect(host: string, port: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const socket = createConnection({ host, port });
+      socket.setNoDelay(true);
+      const connection: RawConnection = { socket, buffered: undefined, scheduled: -1, alive: true };
+      socket.once('connect', () => {
+        this.all.push(connection);
+        this.idle.push(connection);
+        resolve();
+      });
+      socket.on('data', (chunk: Buffer) => this.read(connection, chunk));
+      socket.on('error', (error) => {
+        if (!connection.alive) return;
+        if (connection.scheduled < 0 && !this.all.includes(connection)) reject(error);
+        this.drop(connection);
+      });
+      socket.on('close', () => this.drop(connection));
+    });
+  }
+
+  /** A connection that closed or failed: its request fails, and it serves no more. */
+  private drop(connection: RawConnection): void {
+    if (!connection.alive) return;
+    connection.alive = false;
+    connection.socket.destroy();
+    const at = this.idle.indexOf(connection);
+    if (at >= 0) this.idle.splice(at, 1);
+    const scheduled = connection.scheduled;
+    connection.scheduled = -1;
+    if (scheduled >= 0) {
+      this.onSettled(scheduled, false, 0);
+      this.next(connection);
+    }
+    // No connection left: the waiting requests fail too.
+    if (this.all.every((c) => !c.alive)) while (this.waitingHead < this.waiting.length) this.onSettled(this.waiting[this.waitingHead++]!, false, 0);
+  }
+
+  private read(connection: RawConnection, chunk: Buffer): void {
+    const data = connection.buffered === undefined ? chunk : Buffer.concat([connection.buffered, chunk]);
+    const end = data.indexOf(HEADER_END);
+    if (end < 0) {
+      connection.buffered = data;
+      return;
+    }
+    const length = CONTENT_LENGTH.exec(data.toString('latin1', 0, end + 2));
+    if (length === null || connection.scheduled < 0) {
+      // No Content-Length (or a response nobody asked for): this client cannot read it.
+      this.drop(connection);
+      return;
+    }
+    if (data.length < end + 4 + Number(length[1])) {
+      connection.buffered = data;
+      return;
+    }
+    connection.buffered = undefined;
+    const scheduled = connection.scheduled;
+    connection.scheduled = -1;
+    this.onSettled(scheduled, true, Number(data.toString('latin1', 9, 12)));
+    this.next(connection);
+  }
+
+  /** The connection is free: the oldest waiting request goes out on it, or it waits. */
+  private next(connection: RawConnection): void {
+    if (this.waitingHead < this.waiting.length) {
+      const scheduled = this.waiting[this.waitingHead++]!;
+      if (connection.alive) this.write(connection, scheduled);
+      else {
+        const other = this.idle.pop();
+        if (other === undefined) this.waitingHead -= 1;
+        else this.write(other, scheduled);
+      }
+    } else if (connection.alive) this.idle.push(connection);
+  }
+
+  private write(connection: RawConnection, scheduled: number): void {
+    connection.scheduled = scheduled;
+    connection.socket.write(this.request);
+    this.onWritten(scheduled);
+  }
+
+  private send(scheduled: number): boolean {
+    const connection = this.idle.pop();
+    if (connection !== undefined) {
+      this.write(connection, scheduled);
+      return false;
+    }
+    if (this.all.every((c) => !c.alive)) this.onSettled(scheduled, false, 0);
+    else this.waiting.push(scheduled);
+    return true;
+  }
+
+  openLoop(rate: number, durationS: number): Promise<OpenLoopRaw> {
+    const total = Math.max(1, Math.round(rate * durationS));
+    const intervalMs = 1000 / rate;
+    const latencies = new Float64Array(total);
+    const sendLags = new Float64Array(total);
+    let responses = 0;
+    let written = 0;
+    let lastWritten = 0;
+    let settled = 0;
+    let bad = 0;
+    let queued = 0;
+    let inFlight = 0;
+    let maxInFlight = 0;
+    let next = 0;
+    this.waiting = [];
+    this.waitingHead = 0;
+    const start = performance.now();
+    return new Promise((resolve) => {
+      this.onWritten = (scheduled) => {
+        const now = performance.now();
+        sendLags[written++] = now - scheduled;
+        lastWritten = now - start;
+      };
+      this.onSettled = (scheduled, ok, status) => {
+        if (ok) latencies[responses++] = performance.now() - scheduled;
+        if (!ok || status < 200 || status > 299) bad += 1;
+        inFlight -= 1;
+        settled += 1;
+        if (settled < total) return;
+        resolve({
+          sent: written,
+          lastSentS: Math.max(lastWritten / 1000, durationS),
+          elapsedS: (performance.now() - start) / 1000,
+          latencies: latencies.subarray(0, responses),
+          sendLags: sendLags.subarray(0, written),
+          bad,
+          queued,
+          maxInFlight,
+        });
+      };
+      const tick = (): void => {
+        const now = performance.now();
+        while (next < total && start + next * intervalMs <= now) {
+          inFlight += 1;
+          if (inFlight > maxInFlight) maxInFlight = inFlight;
+          if (this.send(start + next++ * intervalMs)) queued += 1;
+        }
+        if (next < total) setTimeout(tick, Math.max(0, start + next * intervalMs - performance.now()));
+      };
+      tick();
+    });
+  }
+
+  close(): void {
+    for (const connection of this.all) {
+      connection.alive = false;
+      connection.socket.destroy();
+    }
+  }
+}
+
+/** Percentiles of durations (ms), nearest rank, rounded to µs. */
+export function latencyPercentiles(values: Float64Array | readonly number[]): LatencyPercentiles {
+  const sorted = Float64Array.from(values).sort();
+  const at = (q: number): number => round(sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? 0, 3);
+  return { p50Ms: at(0.5), p90Ms: at(0.9), p99Ms: at(0.99), maxMs: round(sorted[sorted.length - 1] ?? 0, 3) };
 }
 
 export interface WrkSpec {

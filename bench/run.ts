@@ -12,7 +12,8 @@
  *
  * Settings (environment): BENCH_DURATION (s per run, 10), BENCH_WARMUP (s, 2), BENCH_RUNS (3),
  * BENCH_CONNECTIONS (100), BENCH_PIPELINING (1), BENCH_ORGS (200), BENCH_PIN (auto | 0),
- * BENCH_WRK (auto | 0), BENCH_SCENARIOS (comma-separated names, all by default).
+ * BENCH_WRK (auto | 0), BENCH_SCENARIOS (comma-separated names, all by default); the studies'
+ * settings are listed in bench/README.md.
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -45,7 +46,7 @@ import {
 } from './report.js';
 import { measureSigningRate, type SigningRate } from './signing-rate.js';
 import { backendCpuDelta, openBenchDatabase, type BenchDatabase } from './postgres.js';
-import { coldStudy, fairnessStudy, rssStudy, STUDY_NAMES, type StudyName, type Studies } from './studies.js';
+import { coldStudy, fairnessStudy, p99AtLoadStudy, rssStudy, STUDY_NAMES, type StudyName, type Studies } from './studies.js';
 import { loginStudy } from './login-study.js';
 import { createSystemUser } from './tenants.js';
 import { closeHttpClient, httpRequest, memoryOf, ORGANIZATIONS_PATH, seedOrganizations, startTessera, TESSERA_HOST_HEADER, type TesseraNode } from './tessera.js';
@@ -68,6 +69,8 @@ interface Settings {
   /** rss-opaque: seconds of opaque tokens, then seconds of pause. */
   readonly rssSeconds: number;
   readonly rssSettleSeconds: number;
+  /** es256-p99-at-80: a fixed rate instead of 80 % of the peak. */
+  readonly p99Rate: number | undefined;
   /** tenant-fairness: instance B's fixed rate. */
   readonly fairnessRate: number;
   /** cold-instance: instances created, and how many of them get a first token. */
@@ -124,6 +127,7 @@ function readSettings(env: NodeJS.ProcessEnv): Settings {
     only: only === undefined || only === '' ? undefined : new Set(only.split(',').map((name) => name.trim())),
     rssSeconds: int('BENCH_RSS_SECONDS', 30, 1),
     rssSettleSeconds: int('BENCH_RSS_SETTLE', 30, 0),
+    p99Rate: env.BENCH_P99_RATE === undefined || env.BENCH_P99_RATE === '' ? undefined : int('BENCH_P99_RATE', 0, 1),
     fairnessRate: int('BENCH_FAIRNESS_RATE', 200, 1),
     instances: int('BENCH_INSTANCES', 1000, 1),
     coldSample: int('BENCH_COLD_SAMPLE', 100, 1),
@@ -578,7 +582,7 @@ async function main(): Promise<number> {
     select(unseeded); // names checked before anything starts
     const studies = new Set<StudyName>(STUDY_NAMES.filter((name) => settings.only === undefined || settings.only.has(name)));
     // rss-opaque and tenant-fairness load the main node with the seeded service users.
-    const studiesOnMain = studies.has('rss-opaque') || studies.has('tenant-fairness') || studies.has('login-totp');
+    const studiesOnMain = studies.has('es256-p99-at-80') || studies.has('rss-opaque') || studies.has('tenant-fairness') || studies.has('login-totp');
     const needsTessera = studiesOnMain || select(unseeded).some((s) => s.server === 'tessera');
     const needsOidc = studiesOnMain || select(unseeded).some((s) => s.server === 'tessera' && isOidc(s));
     // Instances are created through the system API as this system user.
@@ -676,6 +680,24 @@ async function main(): Promise<number> {
       log(`  FAILED: ${describeError(error)}`);
       return { error: describeError(error) };
     };
+    if (studies.has('es256-p99-at-80') && tessera !== undefined) {
+      log(`\n[es256-p99-at-80] ES256 tokens open loop at ${settings.p99Rate === undefined ? '80 % of the closed-loop peak' : `${settings.p99Rate} req/s (BENCH_P99_RATE)`}`);
+      const prepared = await seed.useAlgorithm('ES256');
+      if (prepared !== undefined) log(`  ${prepared}`);
+      const es256 = results.find((r) => r.name === 'client-credentials-jwt-es256' && r.error === undefined);
+      const peak = es256?.results.find((r) => r.tool === 'autocannon')?.median;
+      const target: CpuTarget = { pid: tessera.server.pid, ticksPerSecond, serverCpu: pinning.serverCpu, clientCpu: pinning.clientCpu };
+      studyResults.p99AtLoad = await p99AtLoadStudy({
+        node: tessera,
+        authorization: seed.oidc.jwtClientAuthorization,
+        peak,
+        rate: settings.p99Rate,
+        runs: settings.runs,
+        warmupS: settings.warmupS,
+        target,
+        load: studyLoad,
+      }).catch(failedStudy);
+    }
     if (studies.has('rss-opaque') && tessera !== undefined) {
       log(`\n[rss-opaque] RssAnon around ${settings.rssSeconds} s of opaque tokens and a ${settings.rssSettleSeconds} s pause`);
       const idle = studyResults.idleMemory?.afterSeed ?? memoryOf(tessera.server.pid);
@@ -754,7 +776,7 @@ async function main(): Promise<number> {
     const file = join(RESULTS_DIR, `${report.startedAt.replace(/:/g, '-')}.json`);
     writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
     process.stdout.write(`\n${renderMarkdown(report)}\nFull results: ${file}\n`);
-    const studyFailed = [studyResults.rss, studyResults.fairness, studyResults.cold, studyResults.login].some((r) => r !== undefined && 'error' in r);
+    const studyFailed = [studyResults.p99AtLoad, studyResults.rss, studyResults.fairness, studyResults.cold, studyResults.login].some((r) => r !== undefined && 'error' in r);
     return studyFailed || results.some((r) => r.error !== undefined) ? 1 : 0;
   } finally {
     closeHttpClient();

@@ -1,7 +1,8 @@
 /**
- * The scenarios of issue 13 that are not one load against one request: memory after an
- * opaque-token run (`rss-opaque`), fairness between two instances of one node
- * (`tenant-fairness`) and the first token of instances untouched since start (`cold-instance`).
+ * The scenarios of issue 13 that are not one load against one request: the ES256 token
+ * latency at 80 % of the peak rate (`es256-p99-at-80`), memory after an opaque-token run
+ * (`rss-opaque`), fairness between two instances of one node (`tenant-fairness`) and the first
+ * token of instances untouched since start (`cold-instance`).
  * Each returns a result for the JSON report and is rendered by renderStudies. See
  * bench/README.md for what they do and how to run them.
  */
@@ -9,14 +10,14 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { measureAutocannon, measurePaced, type CpuTarget, type LoadSpec, type PacedRun } from './measure.js';
+import { measureAutocannon, measureOpenLoop, measurePaced, medianRun, type CpuTarget, type LoadSpec, type OpenLoopRun, type PacedRun, type RunMeasurement } from './measure.js';
 import { jwsAlgorithm, TOKEN_PATH } from './oidc.js';
 import { renderLoginStudy, type LoginStudy } from './login-study.js';
 import type { Cleanup } from './processes.js';
 import { createInstance, createServiceClient, inParallel, type SystemUser } from './tenants.js';
 import { httpRequest, memoryOf, startTessera, TESSERA_HOST_HEADER, type TesseraNode } from './tessera.js';
 
-export const STUDY_NAMES = ['rss-opaque', 'tenant-fairness', 'cold-instance', 'login-totp'] as const;
+export const STUDY_NAMES = ['es256-p99-at-80', 'rss-opaque', 'tenant-fairness', 'cold-instance', 'login-totp'] as const;
 export type StudyName = (typeof STUDY_NAMES)[number];
 
 const LOAD_PROCESS = fileURLToPath(new URL('./load-process.js', import.meta.url));
@@ -26,6 +27,9 @@ const TOKEN_BODY = new URLSearchParams({ grant_type: 'client_credentials', scope
 export const FAIRNESS_TARGET = 2;
 export const COLD_P99_TARGET_MS = 5;
 export const RSS_RETURN_TARGET = 0.2;
+export const P99_AT_LOAD_TARGET_MS = 10;
+/** es256-p99-at-80: the share of the closed-loop peak asked for. */
+export const P99_AT_LOAD_SHARE = 0.8;
 
 export interface Memory {
   readonly rssKiB: number;
@@ -51,6 +55,21 @@ export interface FairnessStudy {
   readonly withA: PacedRun;
   /** A's full-speed load (own process) while B was measured. */
   readonly a: { readonly responses: number; readonly reqPerSec: number; readonly bad: number };
+}
+
+export interface P99AtLoadStudy {
+  /** The closed-loop peak (autocannon, median run) the rate is a share of. */
+  readonly peak: {
+    /** `client-credentials-jwt-es256` of the same run, or measured by the study itself. */
+    readonly source: string;
+    readonly reqPerSec: number;
+    readonly p99Ms: number;
+    readonly serverCpuShare: number;
+    readonly contended: boolean;
+  };
+  /** The rate asked for as a share of the peak (undefined when BENCH_P99_RATE set the rate). */
+  readonly share: number | undefined;
+  readonly run: OpenLoopRun;
 }
 
 export interface ColdStudy {
@@ -82,6 +101,7 @@ export interface Percentiles {
 export interface Studies {
   /** The node's memory after start and after start+seed (always measured when Tessera ran). */
   idleMemory?: { readonly afterStart: Memory; readonly afterSeed: Memory };
+  p99AtLoad?: P99AtLoadStudy | { readonly error: string };
   rss?: RssStudy | { readonly error: string };
   fairness?: FairnessStudy | { readonly error: string };
   cold?: ColdStudy | { readonly error: string };
@@ -122,6 +142,55 @@ export async function rssStudy(options: {
   const afterSettle = memoryOf(pid);
   load.log(`  RssAnon after the pause ${mib(afterSettle.rssAnonKiB)}`);
   return { runS: options.runS, settleS: options.settleS, idle: options.idle, before, afterRun, afterSettle, tokens: run.responses, reqPerSec: run.reqPerSec };
+}
+
+/**
+ * ES256 client_credentials at 80 % of the peak: the peak is the closed-loop rate of the
+ * `client-credentials-jwt-es256` scenario (autocannon, `connections` connections), taken from
+ * that scenario's median run when it ran before in the same run, measured here the same way
+ * otherwise; then an open-loop load at `rate` (default 80 % of the peak), evenly paced, over
+ * `connections` keep-alive connections, with latencies from the scheduled send time
+ * (`measureOpenLoop`).
+ */
+export async function p99AtLoadStudy(options: {
+  readonly node: TesseraNode;
+  readonly authorization: string;
+  /** The median run of `client-credentials-jwt-es256` in this run, when it ran. */
+  readonly peak: RunMeasurement | undefined;
+  /** Requests per second; 80 % of the peak when undefined. */
+  readonly rate: number | undefined;
+  readonly runs: number;
+  readonly warmupS: number;
+  readonly target: CpuTarget;
+  readonly load: StudyLoad;
+}): Promise<P99AtLoadStudy> {
+  const { node, load } = options;
+  const spec = tokenSpec(node.origin, TESSERA_HOST_HEADER, options.authorization, load.connections, load.durationS);
+  const preflight = await httpRequest(node.origin, 'POST', TOKEN_PATH, spec.headers, TOKEN_BODY);
+  if (preflight.status !== 200) throw new Error(`token: HTTP ${preflight.status} ${preflight.body.slice(0, 300)}`);
+  if (jwsAlgorithm((JSON.parse(preflight.body) as { access_token?: string }).access_token ?? '') !== 'ES256') throw new Error(`the token is not an ES256 JWT: ${preflight.body.slice(0, 200)}`);
+  let peak = options.peak;
+  let source = 'client-credentials-jwt-es256 (median run, same run)';
+  if (peak === undefined) {
+    source = `measured here (autocannon, ${options.runs} × ${load.durationS} s, median)`;
+    load.log(`  peak: closed loop, ${load.connections} connections, warm-up ${options.warmupS} s, ${options.runs} × ${load.durationS} s`);
+    if (options.warmupS > 0) await measureAutocannon({ ...spec, durationS: options.warmupS }, options.target);
+    const runs: RunMeasurement[] = [];
+    for (let i = 0; i < options.runs; i++) runs.push(await measureAutocannon(spec, options.target));
+    peak = medianRun(runs)!;
+  }
+  const rate = options.rate ?? Math.round(peak.reqPerSec * P99_AT_LOAD_SHARE);
+  load.log(`  peak ${Math.round(peak.reqPerSec)} req/s (${source}; p99 ${peak.p99Ms} ms); open loop at ${rate} req/s over ${load.connections} connections for ${load.durationS} s (after ${options.warmupS} s at the same rate)`);
+  const run = await measureOpenLoop(spec, rate, options.target, options.warmupS);
+  load.log(
+    `  sent ${Math.round(run.sentRate)} req/s, answered ${Math.round(run.achievedRate)} req/s (${run.bad} bad); p50 ${run.latency.p50Ms} ms, p90 ${run.latency.p90Ms} ms, p99 ${run.latency.p99Ms} ms, max ${run.latency.maxMs} ms; ` +
+      `send lag p99 ${run.sendLag.p99Ms} ms, ${run.queuedInClient} waited for a connection, at most ${run.maxInFlight} in flight; client CPU ${Math.round(run.clientCpuShare * 100)} %, server CPU ${Math.round(run.serverCpuShare * 100)} %${run.contended ? ' — CONTENDED' : ''}`,
+  );
+  return {
+    peak: { source, reqPerSec: peak.reqPerSec, p99Ms: peak.p99Ms, serverCpuShare: peak.serverCpuShare, contended: peak.contended },
+    share: options.rate === undefined ? P99_AT_LOAD_SHARE : undefined,
+    run,
+  };
 }
 
 /**
@@ -309,6 +378,27 @@ export function renderStudies(studies: Studies): string[] {
   if (studies.idleMemory !== undefined) {
     const { afterStart, afterSeed } = studies.idleMemory;
     lines.push('', `Tessera's memory (/proc/<pid>/status): idle after start RSS ${mib(afterStart.rssKiB)}, RssAnon ${mib(afterStart.rssAnonKiB)}; after start+seed RSS ${mib(afterSeed.rssKiB)}, RssAnon ${mib(afterSeed.rssAnonKiB)} (target: idle ≤ 80 MB).`);
+  }
+  const p99 = studies.p99AtLoad;
+  if (p99 !== undefined) {
+    if ('error' in p99) lines.push('', `- es256-p99-at-80 failed: ${p99.error}`);
+    else {
+      const { run, peak } = p99;
+      const asked = p99.share === undefined ? 'BENCH_P99_RATE' : `${Math.round(p99.share * 100)} % of the peak`;
+      // Met only at the target's share, with the load delivered (≤ 1 % bad) and the p99 within the target.
+      const verdict =
+        p99.share !== P99_AT_LOAD_SHARE ? 'no verdict, the rate was set by BENCH_P99_RATE' : run.bad > run.sent / 100 ? `not met, ${run.bad} of ${run.sent} requests bad` : run.latency.p99Ms <= P99_AT_LOAD_TARGET_MS ? 'met' : 'not met';
+      lines.push(
+        '',
+        `es256-p99-at-80 (ES256 client_credentials; peak ${Math.round(peak.reqPerSec).toLocaleString('en-US')} req/s closed loop — ${peak.source}, server CPU ${Math.round(peak.serverCpuShare * 100)} %${peak.contended ? ', contended' : ''}; then an open loop at ${asked}, evenly paced over ${run.connections} keep-alive connections for ${run.durationS} s, latency from the scheduled send time):`,
+        '',
+        '| asked req/s | sent req/s | answered req/s | bad | p50 ms | p90 ms | p99 ms | max ms | send lag p99 / max ms | waited for a connection | client CPU | server CPU |',
+        '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+        `| ${run.askedRate.toLocaleString('en-US')} | ${Math.round(run.sentRate).toLocaleString('en-US')} | ${Math.round(run.achievedRate).toLocaleString('en-US')} | ${run.bad} | ${ms(run.latency.p50Ms)} | ${ms(run.latency.p90Ms)} | ${ms(run.latency.p99Ms)} | ${ms(run.latency.maxMs)} | ${ms(run.sendLag.p99Ms)} / ${ms(run.sendLag.maxMs)} | ${run.queuedInClient} | ${Math.round(run.clientCpuShare * 100)} % | ${Math.round(run.serverCpuShare * 100)} %${run.contended ? ' †' : ''} |`,
+        '',
+        `p99 at ${asked}: ${ms(run.latency.p99Ms)} ms (target ≤ ${P99_AT_LOAD_TARGET_MS} ms at 80 % of the peak: ${verdict}${run.contended ? '; contended run, indicative' : ''}).`,
+      );
+    }
   }
   const rss = studies.rss;
   if (rss !== undefined) {
