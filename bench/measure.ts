@@ -4,6 +4,7 @@
  * run yields req/s, latency percentiles, status counts and requests per server CPU-second.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { createConnection, type Socket } from 'node:net';
 import { createRequire } from 'node:module';
@@ -276,6 +277,13 @@ export interface OpenLoopRun {
   readonly maxInFlight: number;
   /** This process's CPU over the run as a share of one core. */
   readonly clientCpuShare: number;
+  /**
+   * Time the server's main thread, and this process's, waited runnable for a CPU (Linux
+   * schedstat), as a share of the run: what other processes on their cores added to the
+   * latencies. Undefined where schedstat is not readable.
+   */
+  readonly serverRunQueueShare: number | undefined;
+  readonly clientRunQueueShare: number | undefined;
   readonly serverCpuS: number;
   readonly serverCpuShare: number;
   readonly othersOnServerCpu: number | undefined;
@@ -307,9 +315,13 @@ export async function measureOpenLoop(spec: LoadSpec, rate: number, target: CpuT
     if (warmupS > 0) await pool.openLoop(rate, warmupS);
     const around = startSampling(target);
     const clientBefore = process.cpuUsage();
+    const serverWaitBefore = runQueueWaitNs(target.pid);
+    const clientWaitBefore = runQueueWaitNs(process.pid);
     const run = await pool.openLoop(rate, spec.durationS);
     const client = process.cpuUsage(clientBefore);
     const sample = around.finish();
+    const waitShare = (before: number | undefined, after: number | undefined): number | undefined =>
+      before === undefined || after === undefined ? undefined : round((after - before) / 1e9 / run.elapsedS, 4);
     const clientCpuShare = round((client.user + client.system) / 1e6 / run.elapsedS, 4);
     const serverCpuShare = round(sample.serverCpuS / run.elapsedS, 4);
     const { othersOnServerCpu, othersOnClientCpu, othersOnMachine, contended } = sample.shares(serverCpuShare, clientCpuShare);
@@ -328,6 +340,8 @@ export async function measureOpenLoop(spec: LoadSpec, rate: number, target: CpuT
       queuedInClient: run.queued,
       maxInFlight: run.maxInFlight,
       clientCpuShare,
+      serverRunQueueShare: waitShare(serverWaitBefore, runQueueWaitNs(target.pid)),
+      clientRunQueueShare: waitShare(clientWaitBefore, runQueueWaitNs(process.pid)),
       serverCpuS: sample.serverCpuS,
       serverCpuShare,
       othersOnServerCpu,
@@ -337,6 +351,16 @@ export async function measureOpenLoop(spec: LoadSpec, rate: number, target: CpuT
     };
   } finally {
     pool.close();
+  }
+}
+
+/** Nanoseconds a process's main thread has waited runnable for a CPU (Linux schedstat), or undefined. */
+function runQueueWaitNs(pid: number): number | undefined {
+  try {
+    const wait = Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[1]);
+    return Number.isFinite(wait) ? wait : undefined;
+  } catch {
+    return undefined;
   }
 }
 
