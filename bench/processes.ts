@@ -146,11 +146,16 @@ export function spawnServer(options: SpawnServerOptions): Promise<ServerProcess>
       clearTimeout(timer);
       reject(new Error(`${options.name} exited with ${code} before listening:\n${recent.join('\n')}`));
     });
+    let listening = false;
     lines.on('line', (line) => {
       keep(line);
+      // Once listening, lines are only kept: a node under load writes an access line per
+      // request, and parsing each would cost the load generator's core (it runs here).
+      if (listening) return;
       const entry = parseJsonLine(line);
       if (entry?.msg !== 'listening' || child.pid === undefined) return;
       clearTimeout(timer);
+      listening = true;
       resolve({
         name: options.name,
         pid: child.pid,
