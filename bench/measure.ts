@@ -1,14 +1,17 @@
 /**
  * One measured run: load from autocannon (in this process) or wrk (a child process) against a
- * server, with the server's CPU time (/proc) and this process's CPU time read around it, so each
- * run yields req/s, latency percentiles, status counts and requests per server CPU-second.
+ * server, with the server's CPU time (/proc, per thread too) and the load generator's CPU time
+ * read around it, so each run yields req/s, latency percentiles, status counts and requests per
+ * server CPU-second.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { createConnection, type Socket } from 'node:net';
 import { createRequire } from 'node:module';
-import { cpuTicks, processCpuSeconds, type CpuTicks } from './processes.js';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cpuTicks, processCpuSeconds, reapedChildrenCpuSeconds, threadCpuSeconds, type CpuTicks, type ThreadCpu } from './processes.js';
 
 /** The part of autocannon's programmatic API the benchmark uses (the package ships no types). */
 export interface AutocannonRequest {
@@ -59,7 +62,7 @@ export interface LoadSpec {
   readonly method: string;
   readonly path: string;
   readonly headers: Readonly<Record<string, string>>;
-  /** A fixed body, or a function called for every request (autocannon only). */
+  /** A fixed body, or a function called for every request (autocannon only: wrk sends one fixed request). */
   readonly body?: string | (() => string);
   readonly connections: number;
   readonly pipelining: number;
@@ -93,8 +96,10 @@ export interface RunMeasurement {
   readonly serverCpuS: number;
   /** Responses per server CPU-second: stable when the load generator or the machine is the limit. */
   readonly reqPerServerCpuS: number;
-  /** Load generator CPU during the run, as a share of one core (autocannon: this process). */
+  /** Load generator CPU during the run, as a share of one core (autocannon: this process; wrk: the wrk process). */
   readonly clientCpuShare: number | undefined;
+  /** The server's threads that used CPU during the run, busiest first (CPU-s each). */
+  readonly serverThreads: readonly ThreadCpu[];
   /** Server CPU during the run as a share of one core (near 1 when pinned and server-bound). */
   readonly serverCpuShare: number;
   /** Share of the machine's CPU time stolen by the hypervisor, and idle, during the run. */
@@ -102,8 +107,7 @@ export interface RunMeasurement {
   readonly machineIdleShare: number | undefined;
   /**
    * CPU (in cores) used by anything but the server and the load generator: on the server's
-   * core and on the client's core when pinned, on the whole machine when not. wrk's own CPU is
-   * not measured, so wrk runs have no client figure.
+   * core and on the client's core when pinned, on the whole machine when not.
    */
   readonly othersOnServerCpu: number | undefined;
   readonly othersOnClientCpu: number | undefined;
@@ -164,6 +168,7 @@ export async function measureAutocannon(spec: LoadSpec, target: CpuTarget): Prom
     serverCpuS: sample.serverCpuS,
     reqPerServerCpuS: sample.serverCpuS > 0 ? round(responses / sample.serverCpuS, 1) : 0,
     clientCpuShare,
+    serverThreads: sample.serverThreads,
     serverCpuShare,
     ...sample.shares(serverCpuShare, clientCpuShare),
   };
@@ -584,25 +589,68 @@ export interface WrkSpec {
   readonly cpu: number | undefined;
 }
 
-/** One wrk run (GET only: wrk needs a Lua script for other methods, and we keep it Lua-free). */
+/**
+ * One wrk run: one fixed request over and over. Headers go on the command line (-H); another
+ * method than GET, or a body, needs a Lua script (wrk has no option for either), written for this
+ * run into a temporary file (wrkRequestScript) and removed afterwards. wrk's own CPU is the
+ * runner's reaped-children CPU (/proc/self/stat cutime + cstime) before and after it.
+ */
 export async function measureWrk(spec: LoadSpec, target: CpuTarget, wrk: WrkSpec): Promise<RunMeasurement> {
-  if (spec.method !== 'GET' || spec.body !== undefined) throw new Error('the wrk runner only sends GET without a body');
-  const args = [
-    '-t1',
-    `-c${spec.connections}`,
-    `-d${spec.durationS}s`,
-    '--latency',
-    // wrk adds its own `Host` unless a header spelled exactly `Host` is given: canonical case.
-    ...Object.entries(spec.headers).flatMap(([name, value]) => ['-H', `${canonicalHeaderName(name)}: ${value}`]),
-    `${spec.origin}${spec.path}`,
-  ];
-  const around = startSampling(target);
-  const { code, stdout, stderr } =
-    wrk.cpu === undefined ? await runToEnd(wrk.wrk, args) : await runToEnd('taskset', ['-c', String(wrk.cpu), wrk.wrk, ...args]);
-  const sample = around.finish();
-  if (code !== 0) throw new Error(`wrk exited with ${code}: ${stderr || stdout}`);
-  const parsed = parseWrkOutput(stdout);
+  if (typeof spec.body === 'function') throw new Error('wrk sends one fixed request: a body made per request needs autocannon');
+  const scriptDir = spec.method !== 'GET' || spec.body !== undefined ? mkdtempSync(join(tmpdir(), 'tessera-bench-wrk-')) : undefined;
+  try {
+    const script = scriptDir === undefined ? undefined : join(scriptDir, 'request.lua');
+    if (script !== undefined) writeFileSync(script, wrkRequestScript(spec.method, spec.body));
+    const args = [
+      '-t1',
+      `-c${spec.connections}`,
+      `-d${spec.durationS}s`,
+      '--latency',
+      ...(script === undefined ? [] : ['-s', script]),
+      // wrk adds its own `Host` unless a header spelled exactly `Host` is given: canonical case.
+      ...Object.entries(spec.headers).flatMap(([name, value]) => ['-H', `${canonicalHeaderName(name)}: ${value}`]),
+      `${spec.origin}${spec.path}`,
+    ];
+    const around = startSampling(target);
+    const wrkBefore = reapedChildrenCpuSeconds(target.ticksPerSecond);
+    const { code, stdout, stderr } =
+      wrk.cpu === undefined ? await runToEnd(wrk.wrk, args) : await runToEnd('taskset', ['-c', String(wrk.cpu), wrk.wrk, ...args]);
+    const wrkCpuS = reapedChildrenCpuSeconds(target.ticksPerSecond) - wrkBefore;
+    const sample = around.finish();
+    if (code !== 0) throw new Error(`wrk exited with ${code}: ${stderr || stdout}`);
+    return wrkMeasurement(parseWrkOutput(stdout), sample, wrkCpuS);
+  } finally {
+    if (scriptDir !== undefined) rmSync(scriptDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The Lua script that makes wrk send `method` with `body` (wrk builds the request once from
+ * wrk.method, wrk.headers, wrk.body, adding Content-Length for the body; the headers come from -H).
+ */
+export function wrkRequestScript(method: string, body: string | undefined): string {
+  return [
+    '-- written by bench/measure.ts for one run',
+    `wrk.method = ${luaString(method)}`,
+    ...(body === undefined ? [] : [`wrk.body = ${luaString(body)}`]),
+    '',
+  ].join('\n');
+}
+
+/** A Lua string literal of `text`'s UTF-8 bytes: printable ASCII as is, anything else (and `"`, `\`) as a decimal escape. */
+export function luaString(text: string): string {
+  let literal = '"';
+  for (const byte of Buffer.from(text, 'utf8')) {
+    const plain = byte >= 0x20 && byte <= 0x7e && byte !== 0x22 && byte !== 0x5c;
+    // Three digits always, so a digit after the escape is never read as part of it.
+    literal += plain ? String.fromCharCode(byte) : `\\${String(byte).padStart(3, '0')}`;
+  }
+  return `${literal}"`;
+}
+
+function wrkMeasurement(parsed: WrkOutput, sample: ReturnType<Sampling['finish']>, wrkCpuS: number): RunMeasurement {
   const serverCpuShare = round(sample.serverCpuS / parsed.durationS, 4);
+  const clientCpuShare = round(wrkCpuS / parsed.durationS, 4);
   return {
     tool: 'wrk',
     durationS: parsed.durationS,
@@ -617,9 +665,10 @@ export async function measureWrk(spec: LoadSpec, target: CpuTarget, wrk: WrkSpec
     statusCodes: {},
     serverCpuS: sample.serverCpuS,
     reqPerServerCpuS: sample.serverCpuS > 0 ? round(parsed.requests / sample.serverCpuS, 1) : 0,
-    clientCpuShare: undefined,
+    clientCpuShare,
+    serverThreads: sample.serverThreads,
     serverCpuShare,
-    ...sample.shares(serverCpuShare, undefined),
+    ...sample.shares(serverCpuShare, clientCpuShare),
   };
 }
 
@@ -698,17 +747,23 @@ type MachineShares = Pick<
 interface Sampling {
   finish(): {
     serverCpuS: number;
-    /** Machine shares given the server's and the client's CPU share of one core (client unknown for wrk). */
+    serverThreads: ThreadCpu[];
+    /** Machine shares given the server's and the client's CPU share of one core. */
     shares(serverShare: number, clientShare: number | undefined): MachineShares;
   };
 }
 
 function startSampling(target: CpuTarget): Sampling {
+  const threadsBefore = new Map(threadCpuSeconds(target.pid, target.ticksPerSecond).map((thread) => [thread.tid, thread.cpuS]));
   const cpuBefore = processCpuSeconds(target.pid, target.ticksPerSecond);
   const ticksBefore = cpuTicks();
   return {
     finish() {
       const serverCpuS = round(processCpuSeconds(target.pid, target.ticksPerSecond) - cpuBefore, 2);
+      const serverThreads = threadCpuSeconds(target.pid, target.ticksPerSecond)
+        .map((thread) => ({ ...thread, cpuS: round(thread.cpuS - (threadsBefore.get(thread.tid) ?? 0), 2) }))
+        .filter((thread) => thread.cpuS > 0)
+        .sort((a, b) => b.cpuS - a.cpuS);
       const ticksAfter = cpuTicks();
       const busy = (key: string): { busy: number; steal: number; idle: number } | undefined => {
         const before = ticksBefore?.get(key);
@@ -721,6 +776,7 @@ function startSampling(target: CpuTarget): Sampling {
       const cores = (value: number | undefined): number | undefined => (value === undefined ? undefined : round(Math.max(0, value), 3));
       return {
         serverCpuS,
+        serverThreads,
         shares(serverShare, clientShare) {
           const machine = busy('all');
           let onServer: number | undefined;

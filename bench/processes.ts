@@ -5,7 +5,7 @@
  * error, SIGINT and SIGTERM.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, readFileSync, rmSync } from 'node:fs';
+import { accessSync, constants, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -200,6 +200,57 @@ export function processCpuSeconds(pid: number, ticksPerSecond: number): number {
   const stime = Number(rest[15 - 3]);
   if (!Number.isFinite(utime) || !Number.isFinite(stime)) throw new Error(`cannot parse /proc/${pid}/stat`);
   return (utime + stime) / ticksPerSecond;
+}
+
+/**
+ * cutime + cstime of this process in seconds: the CPU of its children that have exited and been
+ * waited for (libuv reaps each child before its `close` event), from /proc/self/stat. The
+ * difference around one child's whole life is that child's CPU (wrk: its own, even though it
+ * has exited when it is read).
+ */
+export function reapedChildrenCpuSeconds(ticksPerSecond: number): number {
+  const rest = statFields('self');
+  // cutime and cstime are fields 16 and 17.
+  const cutime = Number(rest[16 - 3]);
+  const cstime = Number(rest[17 - 3]);
+  if (!Number.isFinite(cutime) || !Number.isFinite(cstime)) throw new Error('cannot parse /proc/self/stat');
+  return (cutime + cstime) / ticksPerSecond;
+}
+
+/** One thread of a process: its name (`comm`, 15 characters at most) and utime + stime in seconds. */
+export interface ThreadCpu {
+  readonly tid: number;
+  readonly name: string;
+  readonly cpuS: number;
+}
+
+/** Every thread of a process with its CPU so far (/proc/<pid>/task/<tid>/stat); threads that exit meanwhile are left out. */
+export function threadCpuSeconds(pid: number, ticksPerSecond: number): ThreadCpu[] {
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+  const threads: ThreadCpu[] = [];
+  for (const tid of tids) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    threads.push({ tid: Number(tid), name, cpuS: (Number(rest[14 - 3]) + Number(rest[15 - 3])) / ticksPerSecond });
+  }
+  return threads;
+}
+
+/** The fields of /proc/<pid>/stat from field 3 (state) on: comm (field 2) is parenthesised and may contain spaces. */
+function statFields(pid: number | 'self'): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
 
 /** CPU counters (ticks) of one /proc/stat line: the whole machine (`all`) or one CPU. */
