@@ -55,6 +55,8 @@ export interface ScenarioResult {
   readonly method: string;
   readonly path: string;
   readonly expectedStatus: number;
+  /** BENCH_WORKERS: TESSERA_WORKERS of the node this result was measured on. */
+  readonly workers?: number;
   readonly limit?: ScenarioLimit;
   /** The ceiling scenario of the same request and the target share of it per server CPU-s (issue 13). */
   readonly ceiling?: { readonly scenario: string; readonly target: number };
@@ -139,7 +141,7 @@ export function renderMarkdown(report: BenchReport): string {
   let runs = 0;
   for (const scenario of report.scenarios) {
     if (scenario.results.length === 0 || scenario.results.every((r) => r.median === undefined)) {
-      lines.push(`| ${scenario.name} | — | failed: ${escapeCell(scenario.error ?? 'no runs')} | | | | | | | | | |`);
+      lines.push(`| ${label(scenario)} | — | failed: ${escapeCell(scenario.error ?? 'no runs')} | | | | | | | | | |`);
       continue;
     }
     for (const result of scenario.results) {
@@ -151,7 +153,7 @@ export function renderMarkdown(report: BenchReport): string {
       contended += result.runs.filter((run) => run.contended).length;
       const rate = (run: RunMeasurement): string => `${formatInt(run.reqPerSec)}${run.contended ? CONTENDED_MARK : ''}`;
       lines.push(
-        `| ${scenario.name}${scenario.error === undefined ? '' : ' (failed)'} | ${result.tool} | ${rate(median)} | ${result.runs.map(rate).join(' · ')} | ${formatMs(median.p50Ms)} | ${formatMs(median.p99Ms)} | ${formatInt(nonOk)} | ${median.serverCpuS.toFixed(2)} (${Math.round(median.serverCpuShare * 100)} %) | ${formatInt(median.reqPerServerCpuS)} | ${median.clientCpuShare === undefined ? '—' : `${Math.round(median.clientCpuShare * 100)} %`} | ${ratio(median.reqPerSec, limit?.reqPerSec)} | ${ratio(median.reqPerServerCpuS, limit?.reqPerServerCpuS)} |`,
+        `| ${label(scenario)}${scenario.error === undefined ? '' : ' (failed)'} | ${result.tool} | ${rate(median)} | ${result.runs.map(rate).join(' · ')} | ${formatMs(median.p50Ms)} | ${formatMs(median.p99Ms)} | ${formatInt(nonOk)} | ${median.serverCpuS.toFixed(2)} (${Math.round(median.serverCpuShare * 100)} %) | ${formatInt(median.reqPerServerCpuS)} | ${median.clientCpuShare === undefined ? '—' : `${Math.round(median.clientCpuShare * 100)} %`} | ${ratio(median.reqPerSec, limit?.reqPerSec)} | ${ratio(median.reqPerServerCpuS, limit?.reqPerServerCpuS)} |`,
       );
     }
   }
@@ -163,6 +165,7 @@ export function renderMarkdown(report: BenchReport): string {
   }
   lines.push(...renderLimits(report, limits));
   lines.push(...renderCeiling(report));
+  lines.push(...renderWorkers(report));
   if (report.studies !== undefined) lines.push(...renderStudies(report.studies));
   lines.push(...renderPostgres(report));
   for (const scenario of report.scenarios) {
@@ -252,6 +255,47 @@ function renderCeiling(report: BenchReport): string[] {
     '',
     '| scenario | ceiling | ceiling req / CPU-s | Tessera req / CPU-s | × ceiling per CPU-s | target | ceiling req/s | Tessera req/s |',
     '|---|---|---:|---:|---:|---|---:|---:|',
+    ...lines,
+  ];
+}
+
+/** A scenario's name, with the node's worker count when BENCH_WORKERS compared several. */
+function label(scenario: ScenarioResult): string {
+  return scenario.workers === undefined ? scenario.name : `${scenario.name} (${scenario.workers} worker${scenario.workers === 1 ? '' : 's'})`;
+}
+
+/**
+ * BENCH_WORKERS: each scenario and tool per worker count (median runs of the same run), with the
+ * ratio to the first count's req/s and req / server CPU-s. Server and load generator share the
+ * machine's cores (unpinned), so the load generator's CPU stands beside the server's.
+ */
+function renderWorkers(report: BenchReport): string[] {
+  const compared = report.scenarios.filter((s) => s.workers !== undefined);
+  const names = [...new Set(compared.map((s) => s.name))];
+  const lines: string[] = [];
+  for (const name of names) {
+    const byWorkers = compared.filter((s) => s.name === name);
+    for (const tool of ['autocannon', 'wrk'] as const) {
+      const rows = byWorkers.flatMap((s) => {
+        const median = s.results.find((r) => r.tool === tool)?.median;
+        return median === undefined ? [] : [{ workers: s.workers ?? 0, median }];
+      });
+      const first = rows[0]?.median;
+      if (first === undefined || rows.length < 2) continue;
+      for (const { workers, median } of rows) {
+        lines.push(
+          `| ${name} | ${tool} | ${workers} | ${formatInt(median.reqPerSec)}${median.contended ? CONTENDED_MARK : ''} | ${median.serverCpuShare.toFixed(2)} | ${formatInt(median.reqPerServerCpuS)} | ${median.clientCpuShare === undefined ? '—' : median.clientCpuShare.toFixed(2)} | ${ratio(median.reqPerSec, first.reqPerSec)} | ${ratio(median.reqPerServerCpuS, first.reqPerServerCpuS)} |`,
+        );
+      }
+    }
+  }
+  if (lines.length === 0) return [];
+  return [
+    '',
+    'Worker counts (BENCH_WORKERS, one node per count, unpinned, median runs of this run; × first: against the first count):',
+    '',
+    '| scenario | tool | workers | req/s | server CPU (cores) | req / server CPU-s | load generator CPU (cores) | × first req/s | × first per CPU-s |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
     ...lines,
   ];
 }

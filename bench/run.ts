@@ -12,12 +12,15 @@
  *
  * Settings (environment): BENCH_DURATION (s per run, 10), BENCH_WARMUP (s, 2), BENCH_RUNS (3),
  * BENCH_CONNECTIONS (100), BENCH_PIPELINING (1), BENCH_ORGS (200), BENCH_PIN (auto | 0),
- * BENCH_WRK (auto | 0), BENCH_SCENARIOS (comma-separated names, all by default); the studies'
+ * BENCH_WRK (auto | 0), BENCH_SCENARIOS (comma-separated names, all by default), BENCH_WORKERS
+ * (comma-separated worker counts: the Tessera scenarios once per count, each on a node of its own,
+ * unpinned, with a table of their ratios); the studies'
  * settings are listed in bench/README.md.
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { request as nodeRequest } from 'node:http';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -66,6 +69,8 @@ interface Settings {
   readonly pin: boolean;
   readonly wrk: boolean;
   readonly only: ReadonlySet<string> | undefined;
+  /** BENCH_WORKERS: TESSERA_WORKERS of each node the Tessera scenarios run on, in order; undefined: one node as configured. */
+  readonly workers: readonly number[] | undefined;
   /** rss-opaque: seconds of opaque tokens, then seconds of pause. */
   readonly rssSeconds: number;
   readonly rssSettleSeconds: number;
@@ -115,6 +120,9 @@ function readSettings(env: NodeJS.ProcessEnv): Settings {
     return value;
   };
   const only = env.BENCH_SCENARIOS?.trim();
+  const workers = env.BENCH_WORKERS?.trim();
+  const workerCounts = workers === undefined || workers === '' ? undefined : workers.split(',').map((count) => Number(count.trim()));
+  if (workerCounts?.some((count) => !Number.isInteger(count) || count < 1)) throw new Error(`BENCH_WORKERS must be comma-separated integers ≥ 1, got "${workers}"`);
   return {
     warmupS: int('BENCH_WARMUP', 2, 0),
     durationS: int('BENCH_DURATION', 10, 1),
@@ -125,6 +133,7 @@ function readSettings(env: NodeJS.ProcessEnv): Settings {
     pin: env.BENCH_PIN !== '0',
     wrk: env.BENCH_WRK !== '0',
     only: only === undefined || only === '' ? undefined : new Set(only.split(',').map((name) => name.trim())),
+    workers: workerCounts,
     rssSeconds: int('BENCH_RSS_SECONDS', 30, 1),
     rssSettleSeconds: int('BENCH_RSS_SETTLE', 30, 0),
     p99Rate: env.BENCH_P99_RATE === undefined || env.BENCH_P99_RATE === '' ? undefined : int('BENCH_P99_RATE', 0, 1),
@@ -364,6 +373,13 @@ function describeRun(run: RunMeasurement): string {
   );
 }
 
+/** The server's busiest threads during a run, in cores (the main thread is the one whose id is the pid). */
+function describeThreads(run: RunMeasurement, pid: number): string {
+  const shown = run.serverThreads.slice(0, 6).map((thread) => `${thread.tid === pid ? 'main' : `${thread.name}/${thread.tid}`} ${(thread.cpuS / run.durationS).toFixed(2)}`);
+  const rest = run.serverThreads.slice(6).reduce((sum, thread) => sum + thread.cpuS, 0);
+  return `server threads (cores): ${shown.join(' · ')}${rest > 0 ? ` · ${run.serverThreads.length - 6} others ${(rest / run.durationS).toFixed(2)}` : ''}`;
+}
+
 function describeOthers(run: RunMeasurement): string {
   const parts = [
     run.othersOnServerCpu === undefined ? undefined : `${run.othersOnServerCpu.toFixed(2)} of the server's core`,
@@ -376,6 +392,8 @@ function describeOthers(run: RunMeasurement): string {
 function decidePinning(settings: Settings): Pinning {
   const unpinned = (detail: string): Pinning => ({ pinned: false, detail, serverCpu: undefined, clientCpu: undefined });
   if (!settings.pin) return unpinned('BENCH_PIN=0');
+  // Pinned, every thread of the node shares one core: worker counts could not differ.
+  if (settings.workers !== undefined) return unpinned('BENCH_WORKERS');
   if (findExecutable('taskset') === undefined) return unpinned('taskset not found');
   const cpus = allowedCpus();
   if (cpus === undefined || cpus.length < 2) return unpinned('fewer than 2 CPUs available');
@@ -426,9 +444,12 @@ async function runScenario(
   pinning: Pinning,
   wrkPath: string | undefined,
   database: BenchDatabase | undefined,
+  /** BENCH_WORKERS: the node's worker count, recorded with the result and its threads logged per run. */
+  workers?: number,
 ): Promise<ScenarioResult> {
   const base = {
     name: scenario.name,
+    ...(workers === undefined ? {} : { workers }),
     description: scenario.description,
     server: scenario.server,
     method: scenario.method,
@@ -459,7 +480,7 @@ async function runScenario(
   let wrkSkipped: string | undefined;
   if (scenario.wrk && wrkPath === undefined) wrkSkipped = settings.wrk ? 'wrk not installed' : 'BENCH_WRK=0';
   try {
-    log(`\n[${scenario.name}] ${scenario.method} ${scenario.path}`);
+    log(`\n[${scenario.name}${workers === undefined ? '' : `, ${workers} worker${workers === 1 ? '' : 's'}`}] ${scenario.method} ${scenario.path}`);
     if (scenario.prepare !== undefined) {
       const note = await scenario.prepare();
       if (note !== undefined) log(`  ${note}`);
@@ -487,6 +508,7 @@ async function runScenario(
       if (database !== undefined) postgresCpuS.push(pgCpu);
       const pgNote = database === undefined ? '' : `; PostgreSQL backends ${pgCpu === null ? 'not measurable' : `${pgCpu.toFixed(2)} CPU-s`}`;
       log(`  autocannon ${i}/${settings.runs}: ${describeRun(run)}${pgNote}`);
+      if (workers !== undefined) log(`    ${describeThreads(run, server.pid)}`);
     }
     results.push(toolResult('autocannon', runs));
     if (scenario.wrk && wrkPath !== undefined) {
@@ -496,6 +518,7 @@ async function runScenario(
         alive();
         wrkRuns.push(run);
         log(`  wrk ${i}/${settings.runs}: ${describeRun(run)}`);
+        if (workers !== undefined) log(`    ${describeThreads(run, server.pid)}`);
       }
       results.push(toolResult('wrk', wrkRuns));
     }
@@ -513,6 +536,42 @@ async function runScenario(
     log(`  FAILED: ${message}`);
     return { ...base, results, ...withPostgres(), ...(wrkSkipped === undefined ? {} : { wrkSkipped }), error: message };
   }
+}
+
+/** BENCH_WORKERS compares worker counts of the LMDB node on named scenarios; the node's own TESSERA_WORKERS would override it. */
+function checkWorkerComparison(settings: Settings, env: NodeJS.ProcessEnv): void {
+  if (env.TESSERA_WORKERS !== undefined) throw new Error('BENCH_WORKERS sets TESSERA_WORKERS for each node: unset TESSERA_WORKERS');
+  const names = [...(settings.only ?? [])];
+  const studies: readonly string[] = STUDY_NAMES;
+  if (settings.only === undefined || names.some((name) => name.endsWith('-pg') || studies.includes(name))) {
+    throw new Error('BENCH_WORKERS runs the scenarios named in BENCH_SCENARIOS on the LMDB node: name them, without studies or -pg scenarios');
+  }
+}
+
+function withWorkers(defaults: Readonly<Record<string, string>>, workers: number | undefined): Record<string, string> {
+  return workers === undefined ? { ...defaults } : { ...defaults, TESSERA_WORKERS: String(workers) };
+}
+
+/**
+ * Which worker answers fresh connections: `count` requests to /healthz, each on a new connection,
+ * tallied by `x-tessera-worker` (SO_REUSEPORT hashes each connection to one listening worker; a
+ * one-thread node sends no such header).
+ */
+async function workerSpread(origin: string, count = 100): Promise<string> {
+  const tally = new Map<string, number>();
+  for (let i = 0; i < count; i++) {
+    const worker = await new Promise<string>((resolve, reject) => {
+      const req = nodeRequest(new URL('/healthz', origin), { agent: false, headers: { host: TESSERA_HOST_HEADER } }, (res) => {
+        res.resume();
+        res.once('end', () => resolve(String(res.headers['x-tessera-worker'] ?? 'none')));
+      });
+      req.once('error', reject);
+      req.end();
+    });
+    tally.set(worker, (tally.get(worker) ?? 0) + 1);
+  }
+  const spread = [...tally].sort(([a], [b]) => a.localeCompare(b)).map(([worker, n]) => `worker ${worker}: ${n}`);
+  return `${count} fresh connections by x-tessera-worker: ${spread.join(', ')}`;
 }
 
 /** Seeds organizations (and the OIDC clients when needed) into one node; returns its Seed. */
@@ -542,6 +601,7 @@ async function seedNode(node: TesseraNode, label: string, organizations: number,
 async function main(): Promise<number> {
   const startedAt = new Date();
   const settings = readSettings(process.env);
+  if (settings.workers !== undefined) checkWorkerComparison(settings, process.env);
   const cleanup = new Cleanup();
   cleanup.installSignalHandlers();
   try {
@@ -609,7 +669,7 @@ async function main(): Promise<number> {
       start('node'),
       needsCeiling ? startCeiling() : undefined,
       // ES256 keys from the first start (the benchmark default); RS256 scenarios rotate twice.
-      needsTessera ? startTessera({ main: TESSERA_MAIN, cpu: pinning.serverCpu, cleanup, defaults: tesseraDefaults }) : undefined,
+      needsTessera ? startTessera({ main: TESSERA_MAIN, cpu: pinning.serverCpu, cleanup, defaults: withWorkers(tesseraDefaults, settings.workers?.[0]) }) : undefined,
       // The same node on PostgreSQL, pinned to the same core; PGAPPNAME tags its connections.
       needsPg && database !== undefined
         ? startTessera({
@@ -623,11 +683,13 @@ async function main(): Promise<number> {
     // allSettled first: never leave the cleanup while a server is still starting.
     await Promise.allSettled(starting);
     const [helloUws, helloNode, ceiling, tessera, tesseraPg] = await Promise.all(starting);
-    for (const server of [helloUws.server, helloNode.server, ceiling?.server, tessera?.server, tesseraPg?.server]) {
-      if (server === undefined) continue;
+    const watch = (server: ServerProcess): void => {
       void server.exited.then((code) => {
         if (!server.stopRequested()) log(`\nbench: ${server.name} (pid ${server.pid}) exited unexpectedly with ${code}; its last output:\n${server.recentOutput()}\n`);
       });
+    };
+    for (const server of [helloUws.server, helloNode.server, ceiling?.server, tessera?.server, tesseraPg?.server]) {
+      if (server !== undefined) watch(server);
     }
     log(`bench: servers up (hello-uws pid ${helloUws.server.pid}, hello-node pid ${helloNode.server.pid}${ceiling === undefined ? '' : `, ceiling pid ${ceiling.server.pid}`}${tessera === undefined ? ', tessera not needed' : `, tessera pid ${tessera.server.pid}, adapter ${tessera.httpAdapter}`}${tesseraPg === undefined ? '' : `, tessera-pg pid ${tesseraPg.server.pid}`})`);
 
@@ -639,6 +701,7 @@ async function main(): Promise<number> {
       const afterStart = memoryOf(tessera.server.pid);
       const seededNode = await seedNode(tessera, 'tessera', settings.organizations, runId, needsOidc);
       ({ seed, seconds: seedSeconds, organizations: seeded } = seededNode);
+      if (settings.workers !== undefined) log(`bench: tessera: ${await workerSpread(tessera.origin)}`);
       studyResults.idleMemory = { afterStart, afterSeed: memoryOf(tessera.server.pid) };
       log(`bench: tessera RSS ${kib(afterStart.rssKiB)} / RssAnon ${kib(afterStart.rssAnonKiB)} after start, ${kib(studyResults.idleMemory.afterSeed.rssKiB)} / ${kib(studyResults.idleMemory.afterSeed.rssAnonKiB)} after seeding`);
     }
@@ -675,7 +738,23 @@ async function main(): Promise<number> {
     for (const scenario of select(seed, pgSeed)) {
       const target = targets[scenario.server];
       if (target === undefined) throw new Error(`no ${scenario.server} server for ${scenario.name}`);
-      results.push(await runScenario(scenario, target, settings, ticksPerSecond, pinning, wrkPath, scenario.server === 'tessera-pg' ? database : undefined));
+      const workers = scenario.server === 'tessera' ? settings.workers?.[0] : undefined;
+      results.push(await runScenario(scenario, target, settings, ticksPerSecond, pinning, wrkPath, scenario.server === 'tessera-pg' ? database : undefined, workers));
+    }
+    // BENCH_WORKERS: the Tessera scenarios again on a fresh node per further worker count, one node at a time.
+    let previous = tessera;
+    for (const workers of settings.workers?.slice(1) ?? []) {
+      if (previous === undefined) break;
+      await previous.server.stop();
+      const node = await startTessera({ main: TESSERA_MAIN, cpu: undefined, cleanup, defaults: withWorkers(tesseraDefaults, workers) });
+      watch(node.server);
+      log(`\nbench: tessera with ${workers} workers up (pid ${node.server.pid}, adapter ${node.httpAdapter})`);
+      const { seed: nodeSeed } = await seedNode(node, `tessera (${workers} workers)`, settings.organizations, runId, needsOidc);
+      log(`bench: tessera (${workers} workers): ${await workerSpread(node.origin)}`);
+      for (const scenario of select(nodeSeed).filter((s) => s.server === 'tessera')) {
+        results.push(await runScenario(scenario, { server: node.server, origin: node.origin }, settings, ticksPerSecond, pinning, wrkPath, undefined, workers));
+      }
+      previous = node;
     }
 
     const studyLoad = { connections: settings.connections, durationS: settings.durationS, log };
