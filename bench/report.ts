@@ -96,6 +96,11 @@ export interface BenchReport {
   readonly postgres?: { readonly schema: string; readonly seedSeconds: number } | { readonly skipped: string };
   /** Raw signing rates of this machine measured in the same run (empty when no token scenario ran). */
   readonly signingRates: readonly SigningRateResult[];
+  /**
+   * BENCH_WORKERS: what two busy threads get on this machine at all — one raw ES256 signer alone,
+   * then two at once (separate processes, unpinned, servers idle): the limit of a worker ratio.
+   */
+  readonly machineScaling?: { readonly alone: SigningRate; readonly pair: readonly SigningRate[] };
   readonly scenarios: readonly ScenarioResult[];
   /** Memory, tenant fairness and cold instances (bench/studies.ts); absent members did not run. */
   readonly studies?: Studies;
@@ -290,6 +295,14 @@ function renderWorkers(report: BenchReport): string[] {
     }
   }
   if (lines.length === 0) return [];
+  const scaling = report.machineScaling;
+  const limit =
+    scaling === undefined
+      ? []
+      : [
+          '',
+          `The machine's limit for such a ratio: one raw ES256 signer alone ${formatInt(scaling.alone.perSecond)} /s (${formatInt(scaling.alone.perCpuSecond)} per CPU-s); two at once ${scaling.pair.map((r) => formatInt(r.perSecond)).join(' + ')} /s (${scaling.pair.map((r) => formatInt(r.perCpuSecond)).join(' and ')} per CPU-s) → ${ratio(sum(scaling.pair.map((r) => r.perSecond)), scaling.alone.perSecond)} the signatures per second, ${ratio(sum(scaling.pair.map((r) => r.perCpuSecond)) / Math.max(1, scaling.pair.length), scaling.alone.perCpuSecond)} the signatures per CPU-second (below 1.00×: two busy threads slow each other, e.g. vCPUs on one physical core).`,
+        ];
   return [
     '',
     'Worker counts (BENCH_WORKERS, one node per count, unpinned, median runs of this run; × first: against the first count):',
@@ -297,7 +310,12 @@ function renderWorkers(report: BenchReport): string[] {
     '| scenario | tool | workers | req/s | server CPU (cores) | req / server CPU-s | load generator CPU (cores) | × first req/s | × first per CPU-s |',
     '|---|---|---:|---:|---:|---:|---:|---:|---:|',
     ...lines,
+    ...limit,
   ];
+}
+
+function sum(values: readonly number[]): number {
+  return values.reduce((a, b) => a + b, 0);
 }
 
 /**

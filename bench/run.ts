@@ -727,6 +727,19 @@ async function main(): Promise<number> {
       signingRates.push({ algorithm, runs, median: median(runs.map((r) => r.perSecond)), medianPerCpuSecond: median(runs.map((r) => r.perCpuSecond)) });
     }
 
+    // BENCH_WORKERS: the limit of a worker ratio on this machine, two busy threads against one
+    // (raw ES256 signing, separate processes, unpinned, the servers idle).
+    let machineScaling: BenchReport['machineScaling'];
+    if (settings.workers !== undefined) {
+      const alone = await measureSigningRate({ algorithm: 'ES256', seconds: settings.durationS });
+      const pair = await Promise.all([0, 1].map(() => measureSigningRate({ algorithm: 'ES256', seconds: settings.durationS })));
+      machineScaling = { alone, pair };
+      const perSecond = pair.reduce((total, r) => total + r.perSecond, 0);
+      log(
+        `bench: raw ES256 signing, one process alone ${Math.round(alone.perSecond).toLocaleString('en-US')} /s (${Math.round(alone.perCpuSecond).toLocaleString('en-US')} per CPU-s), two at once ${Math.round(perSecond).toLocaleString('en-US')} /s (${pair.map((r) => Math.round(r.perCpuSecond).toLocaleString('en-US')).join(' and ')} per CPU-s): ${(perSecond / alone.perSecond).toFixed(2)}×`,
+      );
+    }
+
     const targets: Record<ServerName, Target | undefined> = {
       'hello-uws': helloUws,
       'hello-node': helloNode,
@@ -851,6 +864,7 @@ async function main(): Promise<number> {
             ? { skipped: postgresSkipped }
             : undefined,
       signingRates,
+      ...(machineScaling === undefined ? {} : { machineScaling }),
       scenarios: results,
       studies: studyResults,
     };
