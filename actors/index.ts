@@ -38,6 +38,8 @@ export type {
   RequestReads,
   SummarizedEntry,
   IndexPage,
+  AggregateLocation,
+  StoredAggregate,
 } from './kernel/ports.js';
 export {
   defineIndexes,

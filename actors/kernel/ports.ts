@@ -104,6 +104,19 @@ export type AppendResult =
       readonly holder: string;
     };
 
+/** Where an aggregate lives: its read-model row (table, id) and its stream (type, id). */
+export interface AggregateLocation {
+  readonly table: string;
+  readonly aggregateType: string;
+  readonly aggregateId: string;
+}
+
+/** An aggregate as the store holds it: its row (undefined when absent) and its stream version (0 when none). */
+export interface StoredAggregate {
+  readonly record: unknown;
+  readonly version: number;
+}
+
 /** Newest event a projection reflects: `processedSequence` and `timestamp` of ListDetails. */
 export interface ProjectionState {
   readonly position: number;
@@ -207,6 +220,12 @@ export interface StoreAdapter extends IndexReads {
   /** Position and time of the newest event of the instance (0/0 when none). */
   projectionState(instanceId: string): Promise<ProjectionState>;
   getRecord(instanceId: string, table: string, id: string): Promise<unknown>;
+  /**
+   * The rows and stream versions of many aggregates, in `aggregates` order: what getRecord and
+   * streamVersion answer for each, in one statement on PostgreSQL (LMDB: its local gets). Bulk
+   * commands (ActorSystem.askEach) load their aggregates with it.
+   */
+  readAggregates(instanceId: string, aggregates: readonly AggregateLocation[]): Promise<readonly StoredAggregate[]>;
   /** Every row of a table of one instance, in id order. */
   scanRecords(instanceId: string, table: string): AsyncIterable<unknown>;
   /** The holder of a unique value, or undefined. */

@@ -108,13 +108,15 @@ interface Pending<R> {
  * sends the pending ones, then runs alone through `runCommand`. If the shared append is refused
  * (a stale version, a unique value taken, also between two of them) or throws, each of its
  * commands runs again alone, in order: a bad command fails alone, as if the commands had never
- * been batched. `settle` wraps each alone run (the actor's crash handling).
+ * been batched. `settle` wraps each alone run (the actor's crash handling). The aggregates the
+ * commands name are read first, together (`preload`).
  */
 export async function runCommands<C, R>(
   options: Omit<RunCommandOptions<C, R>, 'command'> & { readonly commands: readonly C[]; readonly settle: (run: () => Promise<R>) => Promise<R> },
 ): Promise<Settled<R>[]> {
-  const { store, cache, handler, commands, ctx } = options;
+  const { commands, ctx } = options;
   const results: Settled<R>[] = new Array<Settled<R>>(commands.length);
+  await preload(options, commands);
   let pending: Pending<R>[] = [];
   const alone = async (index: number) => {
     try {
@@ -150,6 +152,34 @@ export async function runCommands<C, R>(
   }
   await flush();
   return results;
+}
+
+/**
+ * Puts into the cache, with one store read (readAggregates), every aggregate `commands` name
+ * that the cache lacks: on PostgreSQL one statement for the whole letter instead of a row read
+ * and a version read per aggregate, each a round trip. A failed read loads nothing; each
+ * command then loads its own aggregates and meets the cause itself.
+ */
+async function preload<C>(options: Pick<RunCommandOptions<C, unknown>, 'store' | 'cache' | 'handler' | 'ctx'>, commands: readonly C[]): Promise<void> {
+  const { store, cache, handler, ctx } = options;
+  const missing = new Map<string, AggregateRef>();
+  try {
+    for (const command of commands) {
+      for (const ref of handler.load(command, ctx)) {
+        const key = cacheKey(ref.kind.type, ref.id);
+        if (!cache.has(key)) missing.set(key, ref);
+      }
+    }
+    if (missing.size === 0) return;
+    const refs = [...missing.values()];
+    const stored = await store.readAggregates(ctx.instanceId, refs.map(({ kind, id }) => ({ table: kind.table, aggregateType: kind.type, aggregateId: id })));
+    refs.forEach(({ kind, id }, i) => {
+      const { record, version } = stored[i]!; // one answer per aggregate asked
+      cache.set(cacheKey(kind.type, id), loadedOf(kind, id, record as AggregateRecord<unknown> | undefined, version));
+    });
+  } catch {
+    // Nothing cached: each command loads its aggregates itself and meets the cause there.
+  }
 }
 
 /** Decides `command` for the shared append; undefined when it must run alone or after `pending` (it reads or writes their streams, or decides nothing). */
@@ -248,6 +278,11 @@ async function loadOne(store: StoreAdapter, instanceId: string, kind: AggregateK
   const record = (await store.getRecord(instanceId, kind.table, id)) as AggregateRecord<unknown> | undefined;
   const version = record === undefined ? await store.streamVersion(instanceId, kind.type, id) : record.meta.version;
   return { kind, id, version, record };
+}
+
+/** An aggregate as loaded: the row's version when there is a row, else the stream's (a removed aggregate). */
+function loadedOf(kind: AggregateKind<unknown>, id: string, record: AggregateRecord<unknown> | undefined, streamVersion: number): Loaded<unknown> {
+  return { kind, id, version: record === undefined ? streamVersion : record.meta.version, record };
 }
 
 /** Runs inside the write transaction: fold each touched aggregate's events into its row. */

@@ -109,6 +109,11 @@ function createReads(db: Db): Reads {
         return Promise.reject(err);
       }
     },
+    readAggregates: async (instanceId, aggregates) =>
+      aggregates.map(({ table, aggregateType, aggregateId }) => ({
+        record: keys.isKeyPart(aggregateId) ? db.get(keys.recordKey(instanceId, table, aggregateId)) : undefined,
+        version: headOf(db, instanceId, aggregateType, aggregateId),
+      })),
     scanRecords: (instanceId, table) => pagedValues(db, () => keys.recordRange(instanceId, table), (key, value) => value),
     findUnique(instanceId, scope, value) {
       try {

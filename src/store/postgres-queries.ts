@@ -69,6 +69,14 @@ export const Q = {
   readStream: `SELECT ${EVENT_COLUMNS} FROM events
     WHERE instance_id = $1 AND aggregate_type = $2 AND aggregate_id = $3 ORDER BY version`,
   getRecord: 'SELECT value FROM records WHERE instance_id = $1 AND table_name = $2 AND id = $3',
+  /**
+   * Rows and stream heads of many aggregates at once ($2 tables, $3 types, $4 ids, by position),
+   * in the order given: a primary-key probe each, in LATERAL subqueries (as `heads`).
+   */
+  aggregates: `SELECT r.value, h.version FROM unnest($2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS k(table_name, aggregate_type, id, n)
+    LEFT JOIN LATERAL (SELECT value FROM records WHERE instance_id = $1 AND table_name = k.table_name AND id = k.id LIMIT 1) r ON true
+    LEFT JOIN LATERAL (SELECT version FROM stream_heads WHERE instance_id = $1 AND aggregate_type = k.aggregate_type AND aggregate_id = k.id LIMIT 1) h ON true
+    ORDER BY k.n`,
   scanRecordsFirst: 'SELECT id, value FROM records WHERE instance_id = $1 AND table_name = $2 ORDER BY id LIMIT $3',
   scanRecordsNext: 'SELECT id, value FROM records WHERE instance_id = $1 AND table_name = $2 AND id > $4 ORDER BY id LIMIT $3',
   deleteRecord: 'DELETE FROM records WHERE instance_id = $1 AND table_name = $2 AND id = $3',

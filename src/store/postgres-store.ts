@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import postgres, { type Sql } from 'postgres';
-import type { Clock, IndexCatalog, Logger, ProjectionState, StoreAdapter, StoredEvent, TtlStore } from '../../actors/index.js';
+import type { AggregateLocation, Clock, IndexCatalog, Logger, ProjectionState, StoreAdapter, StoredEvent, TtlStore } from '../../actors/index.js';
 import { EMPTY_CATALOG, tablesOf } from '../../actors/index.js';
 import { createAppendQueue } from './postgres-append.js';
 import { changeChannel, createPostgresChangeFeed, currentSchema, type ChangeNotice } from './postgres-change-feed.js';
@@ -208,6 +208,19 @@ function createReads(sql: Sql): Reads {
     async getRecord(instanceId, table, id) {
       const value = await one(Q.getRecord, [checkInstance(instanceId), table, id]);
       return value === undefined ? undefined : decodeValue(value);
+    },
+    async readAggregates(instanceId, aggregates) {
+      checkInstance(instanceId);
+      // Keys PostgreSQL cannot hold are never stored: absent, without asking.
+      const storable = (a: AggregateLocation) => !hasNul(a.table) && !hasNul(a.aggregateType) && !hasNul(a.aggregateId);
+      const asked = aggregates.filter(storable);
+      const params = [instanceId, asked.map((a) => a.table), asked.map((a) => a.aggregateType), asked.map((a) => a.aggregateId)];
+      const rows = asked.length === 0 ? [] : await sql.unsafe<{ value: Buffer | null; version: number | null }[]>(Q.aggregates, params, { prepare: true });
+      let next = 0;
+      return aggregates.map((a) => {
+        const row = storable(a) ? rows[next++] : undefined;
+        return { record: row === undefined || row.value === null ? undefined : decodeValue(row.value), version: Number(row?.version ?? 0) };
+      });
     },
     scanRecords: (instanceId, table) =>
       paged(sql, [Q.scanRecordsFirst, Q.scanRecordsNext], [checkInstance(instanceId), table], (row: { id: string; value: Buffer }) => ({

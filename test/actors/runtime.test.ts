@@ -380,6 +380,32 @@ describe('ActorSystem.askEach', () => {
     await Promise.all([a.stop(), b.stop()]);
   });
 
+  it('reads the aggregates of all its commands in one store read; asked one by one, each command reads its own', async () => {
+    const { store } = await openStore();
+    const calls: string[] = [];
+    const counted = new Proxy(store, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop, target) as unknown;
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          calls.push(String(prop));
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const s = system(counted);
+    await s.ask(org('o1'), createOrg, { orgId: 'o1', name: 'Bulk', instanceDomain: 'd' }, as);
+    calls.length = 0;
+    const settled = await s.askEach(org('o1'), addHumanUser, Array.from({ length: 20 }, (_, i) => human(`u${i}`)), as);
+    expect(settled.filter((r) => r.ok)).toHaveLength(20);
+    expect(calls).toEqual(['readAggregates', 'append']);
+    // Control: the same kind of commands asked one by one read each new user's row and stream version.
+    calls.length = 0;
+    for (let i = 0; i < 20; i += 1) await s.ask(org('o1'), addHumanUser, human(`v${i}`), as);
+    expect(calls.filter((c) => c === 'getRecord' || c === 'streamVersion')).toHaveLength(40);
+    await s.stop();
+  });
+
   it('gives each command the outcome of one ask after the other: a taken username and an existing user fail alone', async () => {
     const commands = [human('u0', 'same'), human('u1'), human('u2', 'same'), human('u1', 'other'), human('u4')];
     const outcomes = async (run: (s: ActorSystem) => Promise<{ ok: boolean; code?: string }[]>) => {

@@ -194,6 +194,7 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
       ['readEvents', Q.readEvents, ['inst-a', 1500, 100]],
       ['readStream', Q.readStream, ['inst-a', 'org', 's7']],
       ['getRecord', Q.getRecord, ['inst-a', 'orgs', 'r11']],
+      ['rows and heads of a group of aggregates', Q.aggregates, ['inst-a', ['orgs', 'users'] as never, ['org', 'org'] as never, ['r11', 's7'] as never]],
       ['scanRecords page', Q.scanRecordsNext, ['inst-a', 'orgs', 256, 'r5']],
       ['findUnique', Q.findUnique, ['inst-a', 'org.name', 'v42']],
       ['scanUnique page', Q.scanUniqueNext, ['inst-a', 'org.name', 256, 'v5']],

@@ -188,6 +188,31 @@ export function describeStoreSuite(name: string, open: OpenStore): void {
         );
         expect(await store.projectionState(A)).toEqual({ position: 2, createdAt: T0 + 9 });
       });
+
+      it('reads the rows and stream versions of many aggregates at once, as getRecord and streamVersion answer each', async () => {
+        await store.append(append(A, {
+          expectations: [expect0('org', 'o1'), expect0('user', 'u1'), expect0('user', 'gone')],
+          events: [event('org', 'o1', 'org.added'), event('org', 'o1', 'org.changed'), event('user', 'u1', 'user.added'), event('user', 'gone', 'user.added')],
+          project: () => [{ table: 'orgs', id: 'o1', value: { name: 'acme' } }, { table: 'users', id: 'u1', value: { name: 'ann' } }],
+        }));
+        await store.append(append(B, { expectations: [expect0('user', 'u2')], events: [event('user', 'u2', 'user.added')], project: () => [{ table: 'users', id: 'u2', value: { b: true } }] }));
+        const at = (table: string, aggregateType: string, aggregateId: string) => ({ table, aggregateType, aggregateId });
+        const asked = [at('users', 'user', 'u1'), at('orgs', 'org', 'o1'), at('users', 'user', 'gone'), at('users', 'user', 'nobody'), at('users', 'user', 'u2'), at('users', 'user', 'u1'), at('users', 'user', 'nul\u0000id')];
+        const each = await Promise.all(asked.map(async (a) => ({ record: await store.getRecord(A, a.table, a.aggregateId), version: await store.streamVersion(A, a.aggregateType, a.aggregateId) })));
+        // A stream without a row (removed, or never projected) has its version; another instance's row is absent.
+        expect(each).toEqual([
+          { record: { name: 'ann' }, version: 1 },
+          { record: { name: 'acme' }, version: 2 },
+          { record: undefined, version: 1 },
+          { record: undefined, version: 0 },
+          { record: undefined, version: 0 },
+          { record: { name: 'ann' }, version: 1 },
+          { record: undefined, version: 0 },
+        ]);
+        expect(await store.readAggregates(A, asked)).toEqual(each);
+        expect(await store.readAggregates(A, [])).toEqual([]);
+        await expect(store.readAggregates('~x', asked)).rejects.toThrow('instance id');
+      });
     });
 
     describe('conditional appends', () => {
