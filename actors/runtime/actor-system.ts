@@ -215,8 +215,13 @@ export class ActorSystem {
     return (await this.options.store.getRecord(instanceId, kind.table, id)) as AggregateRecord<S> | undefined;
   }
 
+  /** Reads many rows of an aggregate kind straight from the store, in `ids` order (undefined: absent); one statement on PostgreSQL. */
+  async readRecords<S>(instanceId: string, kind: AggregateKind<S>, ids: readonly string[]): Promise<readonly (AggregateRecord<S> | undefined)[]> {
+    return (await this.options.store.getRecords(instanceId, kind.table, ids)) as readonly (AggregateRecord<S> | undefined)[];
+  }
+
   /**
-   * This system with the reads of one request of `instanceId` (readRecord, findUnique,
+   * This system with the reads of one request of `instanceId` (readRecord(s), findUnique,
    * projectionState, the indexes' getRecords) going through the store's requestReads: on
    * PostgreSQL one position check for the request instead of a round trip per read. Commands
    * (ask) are unaffected. Itself when the store has no request reads (LMDB).
@@ -237,6 +242,7 @@ export class ActorSystem {
     const view = Object.create(this) as ActorSystem;
     Object.defineProperties(view, {
       readRecord: { value: async (id: string, kind: AggregateKind<unknown>, rowId: string) => reads.getRecord(id, kind.table, rowId) },
+      readRecords: { value: async (id: string, kind: AggregateKind<unknown>, rowIds: readonly string[]) => reads.getRecords(id, kind.table, rowIds) },
       findUnique: { value: (id: string, scope: string, value: string) => reads.findUnique(id, scope, value) },
       projectionState: { value: (id: string) => reads.projectionState(id) },
       indexes: { value: indexes },

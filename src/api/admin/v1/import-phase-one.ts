@@ -98,13 +98,17 @@ export async function importOrgObjects(run: ImportRun, data: DataOrg, success: O
   await importOrgSettings(run, data);
 
   const ownUser = async (userId: string) => (await actors.readRecord(instanceId, userKind, userId))?.state.orgId === orgId;
+  const ownUsers = async (userIds: readonly string[]) => (await actors.readRecords(instanceId, userKind, userIds)).map((u) => u?.state.orgId === orgId);
   const humans = data.humanUsers ?? [];
   for (let from = 0; from < humans.length; from += HUMANS_PER_APPEND) {
     const group = humans.slice(from, from + HUMANS_PER_APPEND);
     const outcomes = await run.items(
       'human_user',
-      group.map((h) => ({ id: h.userId, exists: () => ownUser(h.userId), command: () => humanCommand(h, orgId) })),
-      (commands) => actors.askEach({ kind: 'org', instanceId, orgId }, addHumanUser, commands, { creator: run.deps.creator }),
+      group.map((h) => ({ id: h.userId, command: () => humanCommand(h, orgId) })),
+      {
+        exist: ownUsers,
+        send: (commands) => actors.askEach({ kind: 'org', instanceId, orgId }, addHumanUser, commands, { creator: run.deps.creator }),
+      },
     );
     for (const [i, h] of group.entries()) {
       const outcome = outcomes[i]!;
@@ -208,8 +212,10 @@ export async function importOrgObjects(run: ImportRun, data: DataOrg, success: O
 }
 
 /**
- * Human users decided together and written in one store append (ActorSystem.askEach): one
- * write transaction per group instead of one per user; a user that fails still fails alone.
+ * Human users checked together (one read of their rows), decided together (their aggregates
+ * read at once, run-command.ts `preload`) and written in one store append (ActorSystem.askEach):
+ * a few round trips and one write transaction per group instead of three reads and a
+ * transaction per user; a user that fails still fails alone.
  */
 const HUMANS_PER_APPEND = 100;
 

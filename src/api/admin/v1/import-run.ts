@@ -3,8 +3,8 @@
  * keeps the bookkeeping — an error per failed item (the import goes on), counts of created /
  * skipped / failed per type, and the success lists. Each item is one command (atomic); an
  * item whose id already exists is skipped, so running the same import twice creates nothing.
- * Items of one kind in bulk (human users) go to their actor in groups (`items`): the commands
- * of a group share one store append, and a command that fails fails alone.
+ * Items of one kind in bulk (human users) go to their actor in groups (`items`): one read asks
+ * which exist, the commands of a group share one store append, and a command that fails fails alone.
  * Only the deadline aborts; work already done is kept (nothing is rolled back).
  */
 import { AppError, type ActorSystem, type Logger, type Settled } from '../../../../actors/index.js';
@@ -111,16 +111,21 @@ export class ImportRun {
   }
 
   /**
-   * Many objects of one type, each as `item` would do it (skipped when `exists`, else its
-   * command, a failure recorded under `type`/`id` and the import goes on), but the commands are
-   * sent together by `send` (ActorSystem.askEach: one letter, one store append for all that
-   * succeed). `command` builds an entry's command and throws when the entry is invalid (that
-   * entry fails alone). Outcomes in the order of `entries`.
+   * Many objects of one type, each as `item` would do it (skipped when it exists, else its
+   * command, a failure recorded under `type`/`id` and the import goes on), but whether they
+   * exist is asked once for all by `exist` (one store read), and the commands are sent together
+   * by `send` (ActorSystem.askEach: one letter, one store append for all that succeed).
+   * `command` builds an entry's command and throws when the entry is invalid (that entry fails
+   * alone). Outcomes in the order of `entries`.
    */
   async items<C>(
     type: string,
-    entries: readonly { readonly id: string; readonly exists: () => Promise<boolean>; readonly command: () => C }[],
-    send: (commands: C[]) => Promise<Settled<unknown>[]>,
+    entries: readonly { readonly id: string; readonly command: () => C }[],
+    io: {
+      /** Whether each of `ids` exists already, in `ids` order. */
+      readonly exist: (ids: readonly string[]) => Promise<readonly boolean[]>;
+      readonly send: (commands: C[]) => Promise<Settled<unknown>[]>;
+    },
   ): Promise<ItemOutcome[]> {
     const counts = (this.result.counts[type] ??= { created: 0, skipped: 0, failed: 0 });
     const outcomes: ItemOutcome[] = [];
@@ -131,7 +136,7 @@ export class ImportRun {
       if (group.length === 0) return;
       let settled: Settled<unknown>[];
       try {
-        settled = await send(group.map((g) => g.command));
+        settled = await io.send(group.map((g) => g.command));
       } catch (error) {
         // The letter itself was refused (full mailbox, deadline, stopping node): none of them ran.
         settled = group.map(() => ({ ok: false, error }));
@@ -147,17 +152,24 @@ export class ImportRun {
         this.fail(type, id, one.error);
       });
     };
-    for (const entry of entries) {
+    // A failed read answers nothing here: each entry then asks alone and fails alone.
+    const existing = await io.exist(entries.map((e) => e.id)).catch(() => undefined);
+    /** Ids whose command was sent or is pending: the group's read no longer answers for them. */
+    const commanded = new Set<string>();
+    for (const [i, entry] of entries.entries()) {
       this.checkDeadline();
       // The same id twice: the first is created before the second asks whether it exists (skipped, as one by one).
-      if (sent.some((s) => s.id === entry.id)) await flush();
+      const again = commanded.has(entry.id);
+      if (again && sent.some((s) => s.id === entry.id)) await flush();
       try {
-        if (await entry.exists()) {
+        const exists = again || existing === undefined ? (await io.exist([entry.id]))[0] : existing[i];
+        if (exists === true) {
           counts.skipped++;
           outcomes.push('skipped');
           continue;
         }
         sent.push({ at: outcomes.length, id: entry.id, command: entry.command() });
+        commanded.add(entry.id);
         outcomes.push('created'); // unless its command fails (flush)
       } catch (error) {
         counts.failed++;
