@@ -32,12 +32,12 @@ import { createJsonRoutes } from '../api/transport/json-transcoder.js';
 import { openApiRoutes } from '../api/openapi/route.js';
 import { createConnectFallback } from '../api/transport/connect-bridge.js';
 import { startGrpcServer } from '../api/transport/grpc-server.js';
-import { createRouter } from '../http/router.js';
+import { createRouter, immediateRoutes, type Route } from '../http/router.js';
 import { notFoundReply } from '../http/reply.js';
 import { selectHttpAdapter, type SelectedAdapter } from '../http/select-adapter.js';
 import { systemRoutes } from '../http/system-routes.js';
 import { metricsRoute } from '../http/metrics-route.js';
-import { createOriginResolver, withClientOrigin, type OriginResolver } from '../http/client-origin.js';
+import { createOriginResolver, withClientOrigin, type OriginOptions, type OriginResolver } from '../http/client-origin.js';
 import { FairScheduler } from '../http/fair-scheduler.js';
 import { createReadiness, type ReadinessCheck } from '../http/readiness.js';
 import { loadTlsFiles } from '../http/tls-files.js';
@@ -76,7 +76,7 @@ import { createExecutionCatalog } from '../executions/catalog.js';
 import { ExecutionRuntime } from '../executions/runtime.js';
 import { startClusterSync } from '../cluster/cluster-sync.js';
 import type { WorkerFeed } from '../cluster/worker-feed.js';
-import type { HttpHandler, ListeningServer } from '../http/types.js';
+import type { HttpHandler, HttpRequest, ImmediateHandler, ListeningServer } from '../http/types.js';
 
 /** Every service this node serves on all transports. */
 export const SERVICES: readonly DescService[] = [PlatformOrganizations, PlatformProjects, PlatformGrants, PlatformApps, PlatformActions, PlatformWebKeys, PlatformDomains, PlatformMemberships, PlatformInstances, PlatformFeatures, PlatformUsers, PlatformUserSchemas, PlatformUserSettings, PlatformLoginSettings, PlatformRateLimitSettings, PlatformSessions, PlatformIdentityProviders, PlatformLanguageSettings, PlatformTextSettings, PlatformBrandingSettings, PlatformEvents, PlatformSMTPProviders, PlatformSMSProviders];
@@ -244,9 +244,10 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
     metrics.gauge('tessera_http_queue_refused', 'Requests answered 503 because their instance\'s queue was full, since start (TESSERA_FAIR_QUEUE_CAPACITY).', () => fair.refused);
     metrics.gauge('tessera_http_queue_expired', 'Requests answered 503 because they waited in their instance\'s queue past TESSERA_FAIR_MAX_WAIT_MS, since start.', () => fair.expired);
   }
+  const immediate = immediateHandler(routes, origin, tracer, feed);
   const listener = await http.adapter.listen(
     caughtUp(withClientOrigin(withTracing(router, tracer), origin), feed),
-    { host: config.host, port: worker?.port ?? config.port, ...(worker === undefined ? {} : { worker: String(worker.index), reusePort: true }), maxBodyBytes: config.maxBodyBytes, bodyLimits: { [IMPORT_PATH]: config.importMaxBodyBytes }, bodyTimeoutMs: config.bodyTimeoutMs, maxHeaderCount: config.maxHeaderCount, maxHeaderBytes: config.maxHeaderBytes, tls, ...(fair === undefined ? {} : { fair }) },
+    { host: config.host, port: worker?.port ?? config.port, ...(worker === undefined ? {} : { worker: String(worker.index), reusePort: true }), maxBodyBytes: config.maxBodyBytes, bodyLimits: { [IMPORT_PATH]: config.importMaxBodyBytes }, bodyTimeoutMs: config.bodyTimeoutMs, maxHeaderCount: config.maxHeaderCount, maxHeaderBytes: config.maxHeaderBytes, tls, ...(fair === undefined ? {} : { fair }), ...(immediate === undefined ? {} : { immediate }) },
     metrics.httpObserver,
   );
   // Whatever fails from here on closes the listeners before the error goes on: a worker thread that
@@ -342,12 +343,24 @@ function reportHttpAdapter(http: SelectedAdapter, logger: NodeLogger, metrics: N
 }
 
 /** A worker's handler: first applies what the other workers committed (one Atomics.load when nothing did). */
-function caughtUp(handler: HttpHandler, feed: WorkerFeed | undefined): HttpHandler {
+function caughtUp<R = ReturnType<HttpHandler>>(handler: (request: HttpRequest) => R, feed: WorkerFeed | undefined): (request: HttpRequest) => R {
   if (feed === undefined) return handler;
   return (request) => {
     feed.catchUp();
     return handler(request);
   };
+}
+
+/**
+ * The routes' replies from memory, answered before admission (router.ts `immediateRoutes`), with
+ * the same client origin and worker catch-up as the handler. None with tracing (a span per
+ * request needs the handler's path) or trusted proxies (the origin is resolved once per request,
+ * by the handler's wrapper; resolving it on both paths would read the rewritten Host again).
+ */
+function immediateHandler(routes: readonly Route[], origin: OriginOptions, tracer: Tracer, feed: WorkerFeed | undefined): ImmediateHandler | undefined {
+  const immediate = immediateRoutes(routes, { corsPathPrefixes: CORS_PREFIXES });
+  if (immediate === undefined || tracer.enabled || origin.trustedProxies.length !== 0) return undefined;
+  return caughtUp(withClientOrigin(immediate, origin), feed);
 }
 
 /** Requests that never wait for admission: probes and metrics must answer while the node is busy. */

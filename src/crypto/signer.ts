@@ -47,7 +47,11 @@ export interface Signer {
   verifyJwt(instanceId: string, token: string, options?: VerifyJwtOptions): Promise<VerifiedJwt>;
   /** The instance's JWKS body and ETag. */
   publishedKeys(instanceId: string): Promise<PublishedKeySet>;
+  /** The same when the ring is held already (no await); undefined while it loads (a load is started). */
+  heldPublishedKeys?(instanceId: string): PublishedKeySet | undefined;
 }
+
+const ignore = (): void => {};
 
 /** The key under which an instance's state holds its imported ring, and the streams it is read from. */
 const RING = 'signing keys';
@@ -81,6 +85,12 @@ export function createSigner(options: SignerOptions): Signer {
     },
     async publishedKeys(instanceId) {
       return (await cache.get(instanceId)).published;
+    },
+    heldPublishedKeys(instanceId) {
+      const ring = cache.get(instanceId);
+      if (!(ring instanceof Promise)) return ring.published;
+      ring.catch(ignore); // the handler's path awaits the same load and answers its failure
+      return undefined;
     },
   };
 }

@@ -55,7 +55,7 @@ export function createOriginResolver(options: OriginOptions): OriginResolver {
  * `host` header and `scheme` are replaced before any route sees them. Returns the handler
  * itself when there is nothing to decide (no trusted proxies, plain http).
  */
-export function withClientOrigin(handler: HttpHandler, options: OriginOptions): HttpHandler {
+export function withClientOrigin<R = ReturnType<HttpHandler>>(handler: (req: HttpRequest) => R, options: OriginOptions): (req: HttpRequest) => R {
   const { trustedProxies, defaultScheme } = options;
   if (trustedProxies.length === 0) {
     if (defaultScheme === 'http') return handler; // the adapters' default

@@ -4,7 +4,7 @@
  * the request to the handler with one error path. Each adapter only adds how its engine
  * delivers chunks and writes replies.
  */
-import type { HttpHandler, HttpObserver, HttpReply, HttpRequest, HttpServerOptions, RequestNotes, TraceContext, Transport } from './types.js';
+import type { HttpHandler, HttpObserver, HttpReply, HttpRequest, HttpServerOptions, ImmediateHandler, RequestNotes, TraceContext, Transport } from './types.js';
 import { internalErrorReply, payloadTooLargeReply, requestTimeoutReply } from './reply.js';
 import { acceptRequestId } from './request-id.js';
 import { laneFullReply, RUN, REFUSED, type FairListener, type FairScheduler, type Waiting } from './fair-scheduler.js';
@@ -21,6 +21,8 @@ export interface ServerCore {
   readonly headersTooLarge: HttpReply;
   /** Fair admission across instances (fair-scheduler.ts); undefined: every request runs at once. */
   readonly fair: FairScheduler | undefined;
+  /** Replies from memory answered before admission (HttpServerOptions.immediate). */
+  readonly immediate: ImmediateHandler | undefined;
   closing: boolean;
 }
 
@@ -169,10 +171,39 @@ export function createLifecycle<E extends Exchange>(writer: ReplyWriter<E>) {
     if (!ex.done && !ex.aborted) writeReply(ex, requestTimeoutReply, true);
   }
 
+  function withinHeaderLimits(ex: E): boolean {
+    const options = ex.server.options;
+    return ex.headerCount <= options.maxHeaderCount && ex.headerBytes <= options.maxHeaderBytes;
+  }
+
+  function hasBody(ex: E): boolean {
+    const length = ex.headers['content-length'];
+    return (length !== undefined && length !== '0') || ex.headers['transfer-encoding'] !== undefined;
+  }
+
   return {
     dispatch,
     fail,
     fairListener,
+    /**
+     * Answers a request without a body from memory, synchronously, when the server's immediate
+     * handler has its reply (HttpServerOptions.immediate): true when answered. False leaves the
+     * request untouched for `startBody` (431, the body, fair admission, the handler).
+     */
+    answerNow(ex: E): boolean {
+      const immediate = ex.server.immediate;
+      if (immediate === undefined || !withinHeaderLimits(ex) || hasBody(ex)) return false;
+      let reply: HttpReply | undefined;
+      try {
+        reply = immediate(ex);
+      } catch (error) {
+        fail(ex, error);
+        return true;
+      }
+      if (reply === undefined) return false;
+      respond(ex, reply);
+      return true;
+    },
     /**
      * Answers 431 for too many or too large header fields. Otherwise dispatches a request
      * without a body at once and returns false; for one with a body, applies the path's limit
@@ -180,16 +211,15 @@ export function createLifecycle<E extends Exchange>(writer: ReplyWriter<E>) {
      * then feeds the chunks to `admitChunk` and calls `endBody`.
      */
     startBody(ex: E): boolean {
-      const options = ex.server.options;
-      if (ex.headerCount > options.maxHeaderCount || ex.headerBytes > options.maxHeaderBytes) {
+      if (!withinHeaderLimits(ex)) {
         writeReply(ex, ex.server.headersTooLarge, true);
         return false;
       }
-      const length = ex.headers['content-length'];
-      if ((length === undefined || length === '0') && ex.headers['transfer-encoding'] === undefined) {
+      if (!hasBody(ex)) {
         dispatch(ex);
         return false;
       }
+      const length = ex.headers['content-length'];
       ex.limit = ex.server.bodyLimit(ex.path);
       if (length !== undefined && Number(length) > ex.limit) {
         writeReply(ex, payloadTooLargeReply, true);

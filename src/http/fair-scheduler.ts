@@ -9,6 +9,9 @@
  * at most `maxInFlight` started handlers run at once. A full lane answers 503 with Retry-After at
  * once; a request that waited past `maxWaitMs` is answered 503 instead of started.
  *
+ * Replies already in memory (JWKS, discovery: HttpServerOptions.immediate) never reach the
+ * scheduler; docs/architecture.md, "Fair admission", says why that keeps it fair.
+ *
  * The queue is intrusive (exchanges link to each other), so waiting costs no allocation beyond a
  * lane's record while it has requests; a turn costs one setImmediate.
  */

@@ -45,6 +45,7 @@ const lifecycle = createLifecycle<NodeExchange>({ writeReply, respond });
 
 function onRequest(server: ServerCore, req: IncomingMessage, res: ServerResponse): void {
   const ex = new NodeExchange(req, res, server);
+  if (lifecycle.answerNow(ex)) return; // answered from memory: written and done
   res.once('close', () => onClose(ex));
   if (!lifecycle.startBody(ex)) return;
   req.on('data', (chunk: Buffer) => onChunk(ex, chunk));
@@ -194,7 +195,7 @@ function onClientError(server: ServerCore, error: NodeJS.ErrnoException, socket:
 }
 
 function listen(handler: HttpHandler, options: HttpServerOptions, observer?: HttpObserver): Promise<ListeningServer> {
-  const server: ServerCore = { handler, options, bodyLimit: bodyLimitLookup(options), observer, headersTooLarge: headersTooLargeReply(options), fair: options.fair, closing: false };
+  const server: ServerCore = { handler, options, bodyLimit: bodyLimitLookup(options), observer, headersTooLarge: headersTooLargeReply(options), fair: options.fair, immediate: options.immediate, closing: false };
   options.fair?.attach(lifecycle.fairListener);
   const onHttp = (req: IncomingMessage, res: ServerResponse) => onRequest(server, req, res);
   const tls = options.tls;

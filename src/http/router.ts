@@ -3,7 +3,7 @@
  * depth (with backtracking), HEAD served by GET, 405 + Allow (RFC 9110 §15.5.6), CORS on
  * configured path prefixes (Fetch standard §3.2), and security headers on every reply.
  */
-import type { HttpHandler, HttpReply, HttpRequest } from './types.js';
+import type { HttpHandler, HttpReply, HttpRequest, ImmediateHandler, WholeReply } from './types.js';
 import { malformedPathReply, methodNotAllowedBody, notFoundReply } from './reply.js';
 
 export type RouteHandler = (req: HttpRequest) => Promise<HttpReply> | HttpReply;
@@ -13,6 +13,12 @@ export interface Route {
   /** `/a/b/{id}/_action`: `{name}` matches exactly one non-empty path segment. */
   readonly pattern: string;
   readonly handler: RouteHandler;
+  /**
+   * The reply when it is already in memory (pre-serialised, no await, constant cost), answered
+   * before fair admission (`immediateRoutes`); undefined sends the request to `handler`. Only on
+   * GET routes without `{param}`; it must answer exactly as `handler` would.
+   */
+  readonly immediate?: (req: HttpRequest) => WholeReply | undefined;
 }
 
 export interface RouterOptions {
@@ -234,5 +240,38 @@ export function createRouter(routes: readonly Route[], options: RouterOptions): 
     const reply = route(req, cors);
     if (reply instanceof Promise) return reply.then(cors ? (r) => decorateReply(r, req) : decorateReply);
     return decorateReply(reply, cors ? req : undefined);
+  };
+}
+
+/** The decorated reply of each shared reply for requests without Origin (what decorateReply would build anew each time). */
+const decoratedCorsReplies = new WeakMap<WholeReply, WholeReply>();
+
+/**
+ * The immediate handler of the routes that have one (GET, and HEAD served by it): an exact path
+ * lookup, the route set on the request as the router sets it, and the router's decoration (nosniff,
+ * CORS). Undefined when no route has one. A request the route cannot answer from memory, or
+ * another method or path, goes on to the router through fair admission.
+ */
+export function immediateRoutes(routes: readonly Route[], options: Pick<RouterOptions, 'corsPathPrefixes'>): ImmediateHandler | undefined {
+  const byPath = new Map<string, { readonly pattern: string; readonly immediate: (req: HttpRequest) => WholeReply | undefined; readonly cors: boolean }>();
+  for (const route of routes) {
+    if (route.immediate === undefined) continue;
+    if (route.method.toUpperCase() !== 'GET' || route.pattern.includes('{')) throw new Error(`an immediate reply needs a GET route without parameters: ${route.method} ${route.pattern}`);
+    byPath.set(route.pattern, { pattern: route.pattern, immediate: route.immediate, cors: isCorsPath(route.pattern, options.corsPathPrefixes) });
+  }
+  if (byPath.size === 0) return undefined;
+  return (req) => {
+    const method = req.method;
+    if (method !== 'GET' && method !== 'HEAD') return undefined;
+    const entry = byPath.get(req.path);
+    if (entry === undefined) return undefined;
+    (req as MutableRequest).route = entry.pattern;
+    const reply = entry.immediate(req);
+    if (reply === undefined) return undefined;
+    if (!entry.cors) return decorateReply(reply) as WholeReply; // the body is the route's
+    if (req.headers['origin'] !== undefined) return decorateReply(reply, req) as WholeReply;
+    let decorated = decoratedCorsReplies.get(reply);
+    if (decorated === undefined) decoratedCorsReplies.set(reply, (decorated = decorateReply(reply, req) as WholeReply));
+    return decorated;
   };
 }

@@ -85,6 +85,18 @@ export interface HttpReply {
 
 export type HttpHandler = (request: HttpRequest) => Promise<HttpReply> | HttpReply;
 
+/**
+ * Answers at once, before fair admission, the requests whose reply is already in memory
+ * (pre-serialised, constant cost, no await); undefined: the request takes the ordinary path
+ * (its lane, then the handler). docs/architecture.md, "Fair admission", says why that stays fair.
+ */
+export type ImmediateHandler = (request: HttpRequest) => WholeReply | undefined;
+
+/** A reply whose body is in memory (never a stream). */
+export interface WholeReply extends HttpReply {
+  readonly body?: string | Uint8Array;
+}
+
 export interface HttpServerOptions {
   readonly host: string;
   /** 0 picks a free port; the bound one is in ListeningServer.port. */
@@ -110,6 +122,8 @@ export interface HttpServerOptions {
   readonly reusePort?: boolean;
   /** Fair admission across instances while the node is busy (fair-scheduler.ts); one listener per scheduler. */
   readonly fair?: FairScheduler;
+  /** Replies answered without waiting for admission (router.ts `immediateRoutes`). */
+  readonly immediate?: ImmediateHandler;
 }
 
 /** A PEM certificate chain and its unencrypted private key, by path and as read at startup. */

@@ -74,6 +74,8 @@ function collectHeader(name: string, value: string): void {
 
 function onRequest(server: UwsServer, res: UwsResponse, req: UwsRequest): void {
   const ex = new UwsExchange(res, req, server);
+  // Answered before this returns: uWS needs no onAborted, and the request was never in flight.
+  if (lifecycle.answerNow(ex)) return;
   // uWS calls its handlers without a receiver, so one closure must carry the exchange: a single
   // one serves both events (onAborted calls it with no argument, onData always with a chunk).
   const events = (chunk?: ArrayBuffer, isLast?: boolean): void => {
@@ -289,7 +291,7 @@ function closeServer(uws: UwsNative, server: UwsServer, app: TemplatedApp, liste
 }
 
 function listen(uws: UwsNative, handler: HttpHandler, options: HttpServerOptions, observer?: HttpObserver): Promise<ListeningServer> {
-  const server: UwsServer = { handler, options, bodyLimit: bodyLimitLookup(options), observer, headersTooLarge: headersTooLargeReply(options), fair: options.fair, inflight: new Set(), closing: false, onIdle: undefined, closed: undefined };
+  const server: UwsServer = { handler, options, bodyLimit: bodyLimitLookup(options), observer, headersTooLarge: headersTooLargeReply(options), fair: options.fair, immediate: options.immediate, inflight: new Set(), closing: false, onIdle: undefined, closed: undefined };
   options.fair?.attach(lifecycle.fairListener);
   const tls = options.tls;
   const engine = tls === undefined ? uws.App() : uws.SSLApp({ key_file_name: tls.keyPath, cert_file_name: tls.certPath });

@@ -9,9 +9,9 @@ import type { TenantDirectory } from '../query/tenant.js';
 import type { Config } from '../config/schema.js';
 import { invalidArgument, SIGNING_ALGORITHMS } from '../../actors/index.js';
 import type { Route } from '../http/router.js';
-import type { HttpReply, HttpRequest } from '../http/types.js';
+import type { HttpReply, HttpRequest, WholeReply } from '../http/types.js';
 import { isNotModified, KEYS_PATH } from './keys.js';
-import { requireInstance, withErrorReplies } from './shared/endpoint.js';
+import { knownUsableInstance, requireInstance, withErrorReplies } from './shared/endpoint.js';
 import { issuerFor } from './shared/issuer.js';
 import type { UiLocalesResolver } from './shared/ui-locales.js';
 import { ACR_MULTI_FACTOR, ACR_ONE_FACTOR } from './shared/id-token.js';
@@ -76,13 +76,35 @@ export interface DiscoveryDeps {
 
 export function discoveryRoute(deps: DiscoveryDeps): Route {
   const cache = createDocumentCache();
-  return { method: 'GET', pattern: DISCOVERY_PATH, handler: withErrorReplies((req) => handleDiscovery(req, deps, cache)) };
+  return { method: 'GET', pattern: DISCOVERY_PATH, handler: withErrorReplies((req) => handleDiscovery(req, deps, cache)), immediate: (req) => heldDiscovery(req, deps, cache) };
 }
 
 async function handleDiscovery(req: HttpRequest, deps: DiscoveryDeps, cache: DocumentCache): Promise<HttpReply> {
   const instance = await requireInstance(deps.tenants, req);
   const languages = await deps.uiLocales(instance.id);
-  const replies = cache.replies(instance.id, languages, req, deps.config);
+  return documentReply(req, cache.replies(instance.id, languages, req, deps.config));
+}
+
+const ignore = (): void => {};
+
+/**
+ * The same reply when the Host's instance is known, its languages held and this issuer's document
+ * built: answered before admission (router.ts `immediateRoutes`). Anything else (a first request,
+ * a malformed Host) takes the handler's path.
+ */
+function heldDiscovery(req: HttpRequest, deps: DiscoveryDeps, cache: DocumentCache): WholeReply | undefined {
+  const instance = knownUsableInstance(deps.tenants, req);
+  if (instance === undefined) return undefined;
+  const languages = deps.uiLocales(instance.id);
+  if (languages instanceof Promise) {
+    languages.catch(ignore); // the handler's path awaits the same load and answers its failure
+    return undefined;
+  }
+  const replies = cache.built(instance.id, languages, req);
+  return replies === undefined ? undefined : documentReply(req, replies);
+}
+
+function documentReply(req: HttpRequest, replies: DocumentReplies): WholeReply {
   return isNotModified(req.headers['if-none-match'], replies.etag) ? replies.notModified : replies.ok;
 }
 
@@ -101,8 +123,8 @@ const MAX_HOSTS_PER_INSTANCE = 32;
 /** The serialized document of one issuer with its strong ETag, and the two replies built once. */
 interface DocumentReplies {
   readonly etag: string;
-  readonly ok: HttpReply;
-  readonly notModified: HttpReply;
+  readonly ok: WholeReply;
+  readonly notModified: WholeReply;
 }
 
 /** One instance's documents: by scheme, then by the raw Host header (with the config, it fixes the issuer). */
@@ -115,6 +137,8 @@ interface InstanceDocuments {
 
 interface DocumentCache {
   replies(instanceId: string, languages: readonly string[], req: HttpRequest, config: Config): DocumentReplies;
+  /** The replies when they are built already (same languages, scheme and Host), else undefined. */
+  built(instanceId: string, languages: readonly string[], req: HttpRequest): DocumentReplies | undefined;
 }
 
 /**
@@ -125,6 +149,11 @@ interface DocumentCache {
 function createDocumentCache(): DocumentCache {
   const instances = new Map<string, InstanceDocuments>();
   return {
+    built(instanceId, languages, req) {
+      const documents = instances.get(instanceId);
+      if (documents === undefined || documents.languages !== languages) return undefined;
+      return (req.scheme === 'https' ? documents.https : documents.http).get(req.headers.host ?? '');
+    },
     replies(instanceId, languages, req, config) {
       let documents = instances.get(instanceId);
       if (documents === undefined || documents.languages !== languages) {

@@ -3,10 +3,12 @@
  * jose's remote key set; the issuer equals the URL the client used; cache headers and 304;
  * unknown hosts and the absent OAuth AS metadata answer 404.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import { createRemoteJWKSet } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startTestNode, type TestNode } from './harness.js';
 import { fetchJwks } from './web-keys.fixture.js';
+import { accessLine, firstInstanceId } from './access-log.fixture.js';
 
 let node: TestNode;
 
@@ -144,6 +146,51 @@ describe('GET /oauth/v2/keys', () => {
       expect(again.headers['cache-control']).toBe('max-age=300, must-revalidate');
     }
     expect((await fetchJwks(node, { 'if-none-match': '"other"' })).status).toBe(200);
+  });
+});
+
+describe('answered from memory (before fair admission, once held)', () => {
+  const comparable = (headers: IncomingHttpHeaders) => Object.fromEntries(Object.entries(headers).filter(([name]) => name !== 'x-request-id' && name !== 'date'));
+
+  it('an issuer\'s first document (the handler\'s path) and the next ones (from memory) are the same reply', async () => {
+    const call = api(node, '');
+    const host = { host: 'localhost:7411' }; // no document built for this issuer yet
+    const first = await call('GET', '/.well-known/openid-configuration', undefined, host);
+    const later = await call('GET', '/.well-known/openid-configuration', undefined, host);
+    expect(first.status).toBe(200);
+    expect(first.body.issuer).toBe('http://localhost:7411');
+    expect(later.status).toBe(200);
+    expect(later.body).toEqual(first.body);
+    expect(comparable(later.headers)).toEqual(comparable(first.headers));
+    expect(later.headers['access-control-allow-origin']).toBe('*');
+    expect(later.headers['x-request-id']).not.toBe(first.headers['x-request-id']);
+  });
+
+  it.each(['/oauth/v2/keys', '/.well-known/openid-configuration'])('%s: every reply has its X-Request-Id, access-log line (route, status, instance) and HEAD its length without a body', async (path) => {
+    const call = api(node, '');
+    const got = await call('GET', path);
+    const length = Number(got.headers['content-length']);
+    expect(length).toBeGreaterThan(100);
+    const head = await call('HEAD', path);
+    expect(head.status).toBe(200);
+    expect(head.body).toBeUndefined();
+    expect(Number(head.headers['content-length'])).toBe(length);
+    expect(head.headers.etag).toBe(got.headers.etag);
+    const revalidated = await call('GET', path, undefined, { 'if-none-match': String(got.headers.etag), 'x-request-id': `revalidate-${path.length}` });
+    expect(revalidated.status).toBe(304);
+    expect(revalidated.headers['x-request-id']).toBe(`revalidate-${path.length}`);
+    for (const [reply, status] of [[got, 200], [head, 200], [revalidated, 304]] as const) {
+      const requestId = String(reply.headers['x-request-id']);
+      expect(await accessLine(node, requestId)).toMatchObject({ method: reply === head ? 'HEAD' : 'GET', route: path, status, instanceId: firstInstanceId(node) });
+    }
+  });
+
+  it.each(['/oauth/v2/keys', '/.well-known/openid-configuration'])('%s: an unknown host is still 404 after the known one was answered from memory', async (path) => {
+    const call = api(node, '');
+    expect((await call('GET', path)).status).toBe(200); // positive control: held for the known host
+    const unknown = await call('GET', path, undefined, { host: 'unknown-after-held.example.com' });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.details[0].id).toBe('instance.not_found');
   });
 });
 

@@ -183,12 +183,20 @@ describe('instance search', () => {
 describe('instance limits', () => {
   it('blocks an instance (429 on every call, even unauthenticated) and unblocks it; partial updates', async () => {
     const setup = await readSetup(node);
+    // JWKS and discovery are answered from memory once held (docs/architecture.md, "Fair admission"): held here first.
+    const fromMemory = ['/oauth/v2/keys', '/.well-known/openid-configuration'];
+    for (const path of fromMemory) for (let i = 0; i < 2; i++) expect((await api(node, '')('GET', path)).status).toBe(200);
     const blocked = await sys('POST', `${BASE}/${setup.instanceId}/_limit`, { block: true });
     expect(blocked.status).toBe(200);
     for (const token of [node.adminToken, '']) {
       const response = await api(node, token)('GET', `${ORGS}/_instance_default`);
       expect(response.status).toBe(429);
       expect(response.body.code).toBe(8);
+      expect(errorId(response.body)).toBe('instance.blocked');
+    }
+    for (const path of fromMemory) {
+      const response = await api(node, '')('GET', path);
+      expect(response.status).toBe(429);
       expect(errorId(response.body)).toBe('instance.blocked');
     }
     // the system API is not blocked
@@ -203,6 +211,7 @@ describe('instance limits', () => {
     expect((await sys('POST', `${BASE}/${setup.instanceId}/_limit`, { block: false, auditLogRetention: '0s' })).status).toBe(200);
     expect((await sys('GET', `${BASE}/${setup.instanceId}`)).body.instance.limits).toEqual({});
     expect((await api(node)('GET', `${ORGS}/_instance_default`)).status).toBe(200);
+    for (const path of fromMemory) expect((await api(node, '')('GET', path)).status).toBe(200);
     expect((await sys('POST', `${BASE}/4242/_limit`, { block: true })).status).toBe(404);
   });
 

@@ -20,6 +20,19 @@ export async function requireInstance(tenants: TenantDirectory, req: HttpRequest
   return instance;
 }
 
+/**
+ * The instance of the Host when this node knows it and it is usable (no store read, no await),
+ * noted on the request as `requireInstance` does; undefined otherwise (the caller then takes the
+ * path of `requireInstance`, which reads the store, answers 404 or 429).
+ */
+export function knownUsableInstance(tenants: TenantDirectory, req: HttpRequest): InstanceInfo | undefined {
+  const instance = tenants.knownHost(req.headers.host ?? '');
+  if (instance === undefined || instance.blocked) return undefined;
+  const notes = req.notes;
+  if (notes !== undefined) notes.instanceId = instance.id;
+  return instance;
+}
+
 /** Wraps a handler so typed errors become the rpc-status JSON reply of their kind. */
 export function withErrorReplies(handler: (req: HttpRequest) => Promise<HttpReply>): RouteHandler {
   return (req) =>
