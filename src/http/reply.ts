@@ -95,6 +95,22 @@ export function assertSafeHeaders(headers: HttpReply['headers']): void {
   }
 }
 
+const sharedReplies = new WeakSet<HttpReply>();
+
+/**
+ * Marks a reply built once and sent unchanged to many requests (its headers object must never
+ * change): an adapter may keep its headers encoded for writing (uws-adapter.ts).
+ */
+export function shareReply<R extends HttpReply>(reply: R): R {
+  sharedReplies.add(reply);
+  return reply;
+}
+
+/** Whether `shareReply` marked the reply. */
+export function isSharedReply(reply: HttpReply): boolean {
+  return sharedReplies.has(reply);
+}
+
 /** A pre-serialised rpc-status error reply, shared by every request that gets it. */
 function cannedError(status: number, code: number, message: string): HttpReply {
   return Object.freeze({ status, headers: JSON_HEADERS, body: JSON.stringify({ code, message }) });

@@ -4,7 +4,7 @@
  * configured path prefixes (Fetch standard §3.2), and security headers on every reply.
  */
 import type { HttpHandler, HttpReply, HttpRequest, ImmediateHandler, WholeReply } from './types.js';
-import { malformedPathReply, methodNotAllowedBody, notFoundReply } from './reply.js';
+import { malformedPathReply, methodNotAllowedBody, notFoundReply, shareReply } from './reply.js';
 
 export type RouteHandler = (req: HttpRequest) => Promise<HttpReply> | HttpReply;
 
@@ -271,7 +271,7 @@ export function immediateRoutes(routes: readonly Route[], options: Pick<RouterOp
     if (!entry.cors) return decorateReply(reply) as WholeReply; // the body is the route's
     if (req.headers['origin'] !== undefined) return decorateReply(reply, req) as WholeReply;
     let decorated = decoratedCorsReplies.get(reply);
-    if (decorated === undefined) decoratedCorsReplies.set(reply, (decorated = decorateReply(reply, req) as WholeReply));
+    if (decorated === undefined) decoratedCorsReplies.set(reply, (decorated = shareReply(decorateReply(reply, req) as WholeReply)));
     return decorated;
   };
 }

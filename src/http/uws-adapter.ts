@@ -17,7 +17,7 @@ import { createLifecycle, Exchange, type ServerCore } from './exchange.js';
 import type { HttpAdapter, HttpHandler, HttpObserver, HttpReply, HttpServerOptions, ListeningServer } from './types.js';
 import type { UwsNative } from './uws-loader.js';
 import { toTraceparent } from './trace-context.js';
-import { assertSafeHeaders, bodyLimitLookup, headersTooLargeReply, internalErrorReply, isStreamBody, knownBodyLength, releaseStream } from './reply.js';
+import { assertSafeHeaders, bodyLimitLookup, headersTooLargeReply, internalErrorReply, isSharedReply, isStreamBody, knownBodyLength, releaseStream } from './reply.js';
 
 interface UwsServer extends ServerCore {
   readonly inflight: Set<UwsExchange>;
@@ -113,7 +113,8 @@ function settle(ex: UwsExchange): void {
 function respond(ex: UwsExchange, reply: HttpReply): void {
   if (ex.aborted || ex.done) return;
   try {
-    assertSafeHeaders(reply.headers);
+    if (isSharedReply(reply)) headerBlockOf(reply.headers); // checked once, when encoded
+    else assertSafeHeaders(reply.headers);
   } catch (error) {
     return lifecycle.fail(ex, error);
   }
@@ -151,12 +152,53 @@ function writeHead(ex: UwsExchange, reply: HttpReply): void {
   if (trace !== undefined) res.writeHeader('traceparent', toTraceparent(trace));
   const headers = reply.headers;
   if (headers === undefined) return;
+  if (isSharedReply(reply)) {
+    const block = headerBlockOf(headers);
+    if (block !== undefined) res.writeHeader(block.name, block.rest);
+    return;
+  }
   for (const name in headers) {
-    if (name === 'content-length' || name === 'transfer-encoding' || name === 'x-request-id' || name === 'traceparent') continue; // uWS frames the body; ids are ours
+    if (!ownHeader(name)) continue;
     const value = headers[name] as string | readonly string[]; // own key from the for-in
     if (typeof value === 'string') res.writeHeader(name, value);
     else for (const item of value) res.writeHeader(name, item);
   }
+}
+
+/** Whether a reply's header is written as given: uWS frames the body, and the ids are ours. */
+function ownHeader(name: string): boolean {
+  return name !== 'content-length' && name !== 'transfer-encoding' && name !== 'x-request-id' && name !== 'traceparent';
+}
+
+/**
+ * A shared reply's headers (reply.ts `shareReply`) as one writeHeader call: the first name, and
+ * its value followed by every other field as uWS itself writes a field (CRLF, name, ": ",
+ * value), encoded once. Values were checked for CR, LF and NUL before encoding, so the CRLFs
+ * are only ours. Undefined when there is nothing to write.
+ */
+const headerBlocks = new WeakMap<object, { readonly name: string; readonly rest: Buffer } | undefined>();
+
+function headerBlockOf(headers: HttpReply['headers']): { readonly name: string; readonly rest: Buffer } | undefined {
+  if (headers === undefined) return undefined;
+  if (headerBlocks.has(headers)) return headerBlocks.get(headers);
+  assertSafeHeaders(headers);
+  let first: string | undefined;
+  let rest = '';
+  for (const name in headers) {
+    if (!ownHeader(name)) continue;
+    const value = headers[name] as string | readonly string[]; // own key from the for-in
+    for (const item of typeof value === 'string' ? [value] : value) {
+      if (first === undefined) {
+        first = name;
+        rest = item;
+      } else {
+        rest += `\r\n${name}: ${item}`;
+      }
+    }
+  }
+  const block = first === undefined ? undefined : { name: first, rest: Buffer.from(rest, 'utf8') };
+  headerBlocks.set(headers, block);
+  return block;
 }
 
 function writeWholeCorked(): void {

@@ -16,6 +16,8 @@ const ETAG = '"v1"';
 const OK: WholeReply = { status: 200, headers: { 'content-type': 'application/json', 'cache-control': 'max-age=300', etag: ETAG }, body: Buffer.from('{"keys":[]}') };
 const NOT_MODIFIED: WholeReply = { status: 304, headers: { 'cache-control': 'max-age=300', etag: ETAG } };
 
+const SPLIT: WholeReply = { status: 200, headers: { 'content-type': 'application/json', 'x-note': 'a\r\nset-cookie: evil=1' }, body: '{}' };
+
 /** The route's reply: 304 when If-None-Match names the ETag; `x-cold` stands for "not held yet". */
 function staticReply(req: HttpRequest): WholeReply {
   return req.headers['if-none-match'] === ETAG ? NOT_MODIFIED : OK;
@@ -41,6 +43,8 @@ function routes(calls: { handler: number }): Route[] {
       },
     },
     { method: 'GET', pattern: '/api/plain', handler: () => OK },
+    // A header that would split the response: refused however the reply is written.
+    { method: 'GET', pattern: '/api/split', handler: () => SPLIT, immediate: () => SPLIT },
   ];
 }
 
@@ -158,6 +162,19 @@ for (const { name, adapter, skip } of adapters) describe.skipIf(skip !== undefin
     const headers = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`x-h${i}`, 'v']));
     expect((await fetch(`${fastBase}/api/static`, { headers })).status).toBe(431);
     expect((await fetch(`${fastBase}/api/static`, { headers: { 'x-h0': 'v' } })).status).toBe(200);
+  });
+
+  it('refuses a reply header that would split the response, on every request (the reply is shared)', async () => {
+    for (let i = 0; i < 2; i++) {
+      const res = await fetch(`${fastBase}/api/split`);
+      expect(res.status).toBe(500);
+      expect(res.headers.get('set-cookie')).toBeNull();
+      expect(res.headers.get('x-note')).toBeNull();
+    }
+    // Control: a shared reply's fields arrive each whole and separate.
+    const whole = await fetch(`${fastBase}/api/static`);
+    expect(whole.status).toBe(200);
+    expect([whole.headers.get('etag'), whole.headers.get('cache-control'), whole.headers.get('vary')]).toEqual([ETAG, 'max-age=300', 'origin']);
   });
 
   it('a throwing immediate handler answers 500 and is reported', async () => {
