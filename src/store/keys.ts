@@ -16,6 +16,7 @@
  * | [instanceId, 'i', table, index, term, id]    | scope of the row (index entry) |
  * | [instanceId, 'x', table, id]                 | row summary [scope, terms per index] |
  * | [instanceId, 'n', table, scope]              | number of rows of that scope  |
+ * | [instanceId, 'v', table]                     | index epoch: a random number put when an index entry of the table changes |
  * | ['~ttl', expiresAt, instanceId, table, key]  | null (expiry index for the sweeper) |
  * | ['~ttl', expiresAt, '~g', groupId]           | [instanceId, table, key, …] (expiry group) |
  * | ['~meta', key]                               | node setting                  |
@@ -136,6 +137,11 @@ export function rowCountKey(instanceId: string, table: string, scope: string): S
 export function rowCountRange(instanceId: string, table: string): { start: StoreKey; end: StoreKey } {
   const base = [tenant(instanceId), 'n', check(table)];
   return { start: base, end: [...base, HIGH] };
+}
+
+/** The table's index epoch (term columns, lmdb-term-columns.ts). */
+export function indexEpochKey(instanceId: string, table: string): StoreKey {
+  return [tenant(instanceId), 'v', check(table)];
 }
 
 /** The first key of the instance after `instanceId` (instances are walked by skipping ranges). */

@@ -55,6 +55,7 @@ function toEntry(key: Key, value: unknown, version: number | undefined, now: num
     case 'i':
     case 'x':
     case 'n':
+    case 'v':
       return undefined;
     case 'p': {
       const [position, createdAt] = value as [number, number];

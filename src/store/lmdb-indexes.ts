@@ -2,12 +2,15 @@
  * Indexes of the LMDB store (key layout: keys.ts). Written inside the append's write
  * transaction: for every row written, the row's old summary is read, the index keys whose
  * terms changed are removed and added, the summary is replaced and the per-scope row count
- * moves. Reads walk key ranges only (no row is decoded).
+ * moves; when any index entry of the row changed, the table's index epoch is put too (term
+ * columns, lmdb-term-columns.ts). Reads walk key ranges only (no row is decoded); CONTAINS and
+ * ENDS_WITH over a whole index read its term column when it has one.
  */
 import type { Key, RootDatabase } from 'lmdb';
 import type { IndexEntry, IndexRange, IndexReads, IndexWalk, RowSummary, TableIndexes } from '../../actors/index.js';
 import { subRowListTable, summarize } from '../../actors/index.js';
 import * as keys from './keys.js';
+import { countColumn, createTermColumns, readColumn, type TermColumnOptions, type TermColumns } from './lmdb-term-columns.js';
 
 type Db = RootDatabase<unknown, Key>;
 
@@ -35,18 +38,33 @@ export function writeIndexes(db: Db, tables: readonly TableIndexes[], instanceId
   }
 }
 
-/** Updates a row's index entries, summary and scope count (call inside a write transaction). */
+/**
+ * Updates a row's index entries, summary and scope count, and the table's index epoch when an
+ * entry changed (call inside a write transaction).
+ */
 export function writeRowIndexes(db: Db, table: TableIndexes, instanceId: string, id: string, value: unknown): void {
   const summaryKey = keys.summaryKey(instanceId, table.table, id);
   const before = toSummary(db.get(summaryKey));
   const after = value === null || value === undefined ? undefined : summarize(table, value);
+  let changed = false;
   table.indexes.forEach((index, i) => {
     const old = before?.terms[i] ?? [];
     const next = after?.terms[i] ?? [];
     const moved = before !== undefined && after !== undefined && before.scope !== after.scope;
-    for (const term of old) if (moved || !next.includes(term)) db.remove(keys.indexKey(instanceId, table.table, index.name, term, id));
-    for (const term of next) if (moved || !old.includes(term)) db.put(keys.indexKey(instanceId, table.table, index.name, term, id), after!.scope);
+    for (const term of old) {
+      if (moved || !next.includes(term)) {
+        db.remove(keys.indexKey(instanceId, table.table, index.name, term, id));
+        changed = true;
+      }
+    }
+    for (const term of next) {
+      if (moved || !old.includes(term)) {
+        db.put(keys.indexKey(instanceId, table.table, index.name, term, id), after!.scope);
+        changed = true;
+      }
+    }
   });
+  if (changed) bumpEpoch(db, instanceId, table.table);
   if (before !== undefined) addCount(db, instanceId, table.table, before.scope, -1);
   if (after === undefined) {
     if (before !== undefined) db.remove(summaryKey);
@@ -54,6 +72,14 @@ export function writeRowIndexes(db: Db, table: TableIndexes, instanceId: string,
   }
   addCount(db, instanceId, table.table, after.scope, 1);
   db.put(summaryKey, [after.scope, after.terms]);
+}
+
+/**
+ * Gives the table's indexes a new epoch: a random value (a blind put, no read), so a term column
+ * built at any earlier epoch no longer matches, even one from before the key was last removed.
+ */
+function bumpEpoch(db: Db, instanceId: string, table: string): void {
+  db.put(keys.indexEpochKey(instanceId, table), Math.floor(Math.random() * Number.MAX_SAFE_INTEGER));
 }
 
 function addCount(db: Db, instanceId: string, table: string, scope: string, delta: number): void {
@@ -75,12 +101,14 @@ export function clearTableIndexes(db: Db, instanceId: string, table: string): vo
   for (const range of ranges) {
     for (const key of db.getKeys(range)) db.remove(key);
   }
+  bumpEpoch(db, instanceId, table);
 }
 
-export function createIndexReads(db: Db): IndexReads {
+export function createIndexReads(db: Db, options?: TermColumnOptions): IndexReads {
+  const columns = createTermColumns(db, options);
   return {
-    readIndex: async (instanceId, walk) => readIndex(db, instanceId, walk),
-    countIndex: async (instanceId, range: IndexRange) => countIndex(db, instanceId, range),
+    readIndex: async (instanceId, walk) => readIndex(db, columns, instanceId, walk),
+    countIndex: async (instanceId, range: IndexRange) => countIndex(db, columns, instanceId, range),
     rowCounts: async (instanceId, table) =>
       Array.from(db.getRange(keys.rowCountRange(instanceId, table)), ({ key, value }) => ({ scope: String(keys.lastPart(key)), count: Number(value) })),
     readSummaries: async (instanceId, table, ids) => ids.map((id) => (keys.isKeyPart(id) ? toSummary(db.get(keys.summaryKey(instanceId, table, id))) : undefined)),
@@ -99,11 +127,21 @@ function termFilter(range: IndexRange): ((term: string) => boolean) | undefined 
   return (term) => (contains === undefined || term.includes(contains)) && (suffix === undefined || term.endsWith(suffix));
 }
 
-function countIndex(db: Db, instanceId: string, range: IndexRange): number {
+/** Whether the filter runs over the whole index, which a term column holds. */
+function isWholeIndex(range: IndexRange): boolean {
+  return range.equals === undefined && range.prefix === undefined;
+}
+
+function countIndex(db: Db, columns: TermColumns, instanceId: string, range: IndexRange): number {
   if (!isRangeStorable(range)) return 0;
   const bounds = keys.indexRange(instanceId, range.table, range.index, range);
   const filter = termFilter(range);
   if (filter === undefined) return db.getCount(bounds);
+  if (isWholeIndex(range)) {
+    const column = columns.columnOf(instanceId, range.table, range.index);
+    if (column !== undefined) return countColumn(column, filter);
+    columns.walked(instanceId, range.table, range.index);
+  }
   let count = 0;
   for (const key of db.getKeys(bounds)) if (filter(String((key as unknown[])[4]))) count += 1;
   return count;
@@ -114,8 +152,14 @@ function inRange(range: IndexRange, term: string): boolean {
   return range.prefix === undefined || term.startsWith(range.prefix);
 }
 
-function readIndex(db: Db, instanceId: string, walk: IndexWalk): IndexEntry[] {
+function readIndex(db: Db, columns: TermColumns, instanceId: string, walk: IndexWalk): IndexEntry[] {
   if (!isRangeStorable(walk) || !(walk.limit > 0)) return [];
+  const filter = termFilter(walk);
+  if (filter !== undefined && isWholeIndex(walk)) {
+    const column = columns.columnOf(instanceId, walk.table, walk.index);
+    if (column !== undefined) return readColumn(column, walk, filter);
+    columns.walked(instanceId, walk.table, walk.index);
+  }
   const range = keys.indexRange(instanceId, walk.table, walk.index, walk);
   const reverse = walk.reverse === true;
   let start: Key = reverse ? range.end : range.start;
@@ -130,7 +174,6 @@ function readIndex(db: Db, instanceId: string, walk: IndexWalk): IndexEntry[] {
     if (db.doesExist(from)) skip += 1;
   }
   const entries: IndexEntry[] = [];
-  const filter = termFilter(walk);
   if (filter !== undefined) {
     // Keys only; a matching key's value (the scope) is read alone, and the offset counts matches.
     for (const key of db.getKeys({ start, end, reverse })) {

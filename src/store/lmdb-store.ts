@@ -24,6 +24,7 @@ import * as keys from './keys.js';
 import { dumpLmdb, loadLmdb } from './lmdb-dump.js';
 import { buildIndexes } from './lmdb-index-build.js';
 import { createIndexReads, writeIndexes } from './lmdb-indexes.js';
+import type { TermColumnOptions } from './lmdb-term-columns.js';
 import { decodeEvent, encodeEvent } from './lmdb-events.js';
 import { createTtlPutBatcher, type TtlPutBatcher } from './lmdb-ttl-batch.js';
 
@@ -46,6 +47,8 @@ export interface LmdbStoreOptions {
    * fall back to get + put, enough for one thread.
    */
   readonly claims?: boolean;
+  /** Bounds of the in-memory term columns CONTAINS / ENDS_WITH filters read (lmdb-term-columns.ts). */
+  readonly termColumns?: TermColumnOptions;
 }
 
 type Db = ReturnType<typeof open<unknown, Key>>;
@@ -80,7 +83,7 @@ export function openLmdbStore(options: LmdbStoreOptions): StoreAdapter {
     // A child transaction aborts as a unit when project() or a write throws, so a failed
     // append leaves nothing behind even though lmdb-js batches several callbacks per commit.
     append: (request) => durable(db.childTransaction(() => appendInTxn(db, tables, request))),
-    ...createReads(db),
+    ...createReads(db, options.termColumns),
     putMeta: async (key, value) => {
       await durable(db.put(keys.metaKey(key), value));
     },
@@ -95,9 +98,9 @@ export function openLmdbStore(options: LmdbStoreOptions): StoreAdapter {
 type Reads = Omit<StoreAdapter, 'kind' | 'catalog' | 'append' | 'putMeta' | 'ttl' | 'dump' | 'load' | 'close'>;
 
 /** Point reads run synchronously on lmdb-js's shared read transaction: no per-call txn. */
-function createReads(db: Db): Reads {
+function createReads(db: Db, termColumns: TermColumnOptions | undefined): Reads {
   return {
-    ...createIndexReads(db),
+    ...createIndexReads(db, termColumns),
     streamVersion: async (instanceId, aggregateType, aggregateId) => headOf(db, instanceId, aggregateType, aggregateId),
     readEvents: async (instanceId, after, limit) => readEvents(db, instanceId, after, limit),
     readStream: async (instanceId, aggregateType, aggregateId) => readStream(db, instanceId, aggregateType, aggregateId),

@@ -1,0 +1,240 @@
+/**
+ * LMDB term columns (src/store/lmdb-term-columns.ts): CONTAINS / ENDS_WITH answered from an
+ * in-memory column exactly as the walk of the index keys answers them (entries, cursors,
+ * offsets, counts, the search executor's page and total); a write that changes terms between two
+ * searches is seen by the second, also when it came through another store handle on the same
+ * directory (as another worker); a write that changes no term builds nothing; the size bounds
+ * fall back to the walk and drop the least recently used column. Walks are counted through the
+ * store's `onWalk` hook: a column built is one 'column' walk, a search without one a 'filter' walk.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { IndexEntry, IndexWalk, RecordWrite, StoreAdapter } from '../../actors/index.js';
+import { executeSearch, type Condition } from '../../src/api/shared/search-executor.js';
+import { openLmdbStore } from '../../src/store/lmdb-store.js';
+import { compareKeyText, type TermColumnOptions, type TermWalk } from '../../src/store/lmdb-term-columns.js';
+import { TEST_CATALOG, thing, writeThings } from './index-suite.js';
+
+const A = 'inst-a';
+const B = 'inst-b';
+
+/** Names with ASCII, accents, a character above the surrogates (U+E000, U+FFFD) and pairs (U+1F600): key order is code point order. */
+const WORDS = ['alpha', 'Alpine', 'beta', 'Gamma', 'delta', 'épée', 'x\u{E000}y', 'x\u{1F600}y', 'x\u{FFFD}', 'zeta'];
+
+function manyThings(count: number): RecordWrite[] {
+  return Array.from({ length: count }, (_, i) => {
+    const name = `${WORDS[i % WORDS.length]} ${String(i % 7)}${i % 3 === 0 ? ' ne' : ''}`;
+    const tags = i % 4 === 0 ? ['red', 'green'] : i % 4 === 1 ? ['blue'] : [];
+    return thing(`t${String(i).padStart(3, '0')}`, name, `o${i % 5}`, 1000 + ((i * 37) % count), tags);
+  });
+}
+
+describe('lmdb term columns', () => {
+  const dirs: string[] = [];
+  const opened: StoreAdapter[] = [];
+  let walks: TermWalk[];
+  const open = (dir: string, termColumns: TermColumnOptions = {}) => {
+    const store = openLmdbStore({ path: dir, catalog: TEST_CATALOG, termColumns: { onWalk: (w) => walks.push(w), ...termColumns } });
+    opened.push(store);
+    return store;
+  };
+  const freshDir = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tessera-columns-'));
+    dirs.push(dir);
+    return dir;
+  };
+  const count = (purpose: TermWalk['purpose'], index?: string) => walks.filter((w) => w.purpose === purpose && (index === undefined || w.index === index)).length;
+  const ids = (entries: readonly IndexEntry[]) => entries.map((e) => e.id);
+  const contains = async (store: StoreAdapter, text: string, index = 'name_ci') => ids(await store.readIndex(A, { table: 'things', index, contains: text, limit: 50 }));
+
+  beforeEach(() => {
+    walks = [];
+  });
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((s) => s.close()));
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps index keys in code point order, as the column compares terms', async () => {
+    const dir = freshDir();
+    const store = open(dir);
+    await writeThings(store, A, manyThings(40));
+    const terms = (await store.readIndex(A, { table: 'things', index: 'name', limit: 100 })).map((e) => e.term);
+    expect(new Set(terms).size).toBeGreaterThan(20);
+    expect([...terms].sort(compareKeyText)).toEqual(terms);
+    // Control: JavaScript's own order (UTF-16 code units) differs for these terms.
+    expect([...terms].sort()).not.toEqual(terms);
+  });
+
+  it('answers CONTAINS and ENDS_WITH from the column as the key walk does: entries, cursors, offsets, counts, search pages and totals', async () => {
+    const dir = freshDir();
+    const columnar = open(dir);
+    const walking = open(dir, { maxEntries: 0 });
+    await writeThings(columnar, A, manyThings(120));
+    await writeThings(columnar, B, [thing('b1', 'alpha in b', 'o1', 1)]);
+    const filters: Partial<IndexWalk>[] = [];
+    for (const text of ['a', 'ne', 'alp', ' 3', 'x', '\u{1F600}', '\u{E000}', 'é', 'zzz']) filters.push({ contains: text }, { suffix: text });
+    filters.push({ contains: 'a', suffix: 'ne' });
+    let nonEmpty = 0;
+    for (const index of ['name', 'name_ci', 'tag']) {
+      for (const filter of filters) {
+        for (const reverse of [false, true]) {
+          for (const [offset, limit] of [[0, 100], [0, 1], [3, 5], [200, 5]] as const) {
+            const walk: IndexWalk = { table: 'things', index, ...filter, reverse, offset, limit };
+            const expected = await walking.readIndex(A, walk);
+            expect(await columnar.readIndex(A, walk)).toEqual(expected);
+            if (expected.length > 0) nonEmpty += 1;
+          }
+          // Pages after a cursor, as the search executor walks (the last entry of each page).
+          const all = await walking.readIndex(A, { table: 'things', index, ...filter, reverse, limit: 1000 });
+          const paged: IndexEntry[] = [];
+          for (;;) {
+            const last = paged[paged.length - 1];
+            const page = await columnar.readIndex(A, { table: 'things', index, ...filter, reverse, limit: 7, ...(last === undefined ? {} : { after: { term: last.term, id: last.id } }) });
+            paged.push(...page);
+            if (page.length < 7) break;
+          }
+          expect(paged).toEqual(all);
+        }
+        const range = { table: 'things', index, ...filter };
+        expect(await columnar.countIndex(A, range)).toBe(await walking.countIndex(A, range));
+      }
+      // A cursor that is no entry (between two) and one past every entry.
+      for (const after of [{ term: 'beta 2', id: 't000' }, { term: '\u{10FFFF}', id: 'z' }, { term: 'x\u{E000}y 0', id: 't999' }]) {
+        for (const reverse of [false, true]) {
+          const walk: IndexWalk = { table: 'things', index, contains: ' ', reverse, after, limit: 100 };
+          expect(await columnar.readIndex(A, walk)).toEqual(await walking.readIndex(A, walk));
+        }
+      }
+    }
+    expect(nonEmpty).toBeGreaterThan(100);
+    // The search executor: pages, offsets and totals, with a visibility check and a second condition.
+    const table = TEST_CATALOG.tables[0]!;
+    const conditionSets: Condition[][] = [[{ index: 'name_ci', contains: 'a' }], [{ index: 'name_ci', suffix: ' ne' }], [{ index: 'name_ci', contains: 'e' }, { index: 'tag', equals: 'red' }]];
+    for (const conditions of conditionSets) {
+      for (const sort of ['created', 'name_ci']) {
+        for (const [offset, limit, asc] of [[0, 10, true], [5, 3, false], [40, 10, true], [500, 10, false]] as const) {
+          const plan = { instanceId: A, table, sort, conditions, query: { offset, limit, asc }, visible: (_id: string, scope: string) => scope !== 'o3' };
+          const want = await executeSearch<{ id: string }>(walking, plan);
+          const got = await executeSearch<{ id: string }>(columnar, plan);
+          expect([got.rows.map((r) => r.id), got.total]).toEqual([want.rows.map((r) => r.id), want.total]);
+        }
+      }
+    }
+    // The other instance has its own column.
+    expect(await contains(columnar, 'alpha in')).toEqual([]);
+    expect(ids(await columnar.readIndex(B, { table: 'things', index: 'name_ci', contains: 'alpha in', limit: 5 }))).toEqual(['b1']);
+    // One column per index and instance, built once; the walking handle walked every time.
+    expect(walks.filter((w) => w.purpose === 'column').map((w) => `${w.instanceId} ${w.index}`)).toEqual([`${A} name`, `${A} name_ci`, `${A} tag`, `${B} name_ci`]);
+    expect(count('filter')).toBeGreaterThan(300);
+  });
+
+  it('sees a rename, a create and a delete made after the column was built; a write that changes no term builds nothing', async () => {
+    const store = open(freshDir());
+    await writeThings(store, A, [thing('t1', 'Beta', 'o1', 30, ['x']), thing('t2', 'alpha', 'o1', 10), thing('t3', 'Alpine', 'o2', 20), thing('t4', 'beta', 'o2', 40)]);
+    expect(await contains(store, 'lp')).toEqual(['t2', 't3']);
+    expect(count('column')).toBe(1);
+    // Control: no write, no second walk.
+    expect(await contains(store, 'lp')).toEqual(['t2', 't3']);
+    expect(await contains(store, 'et')).toEqual(['t1', 't4']);
+    expect([count('column'), count('filter')]).toEqual([1, 0]);
+    // The same row written again (no term changes): the column stays.
+    await writeThings(store, A, [thing('t1', 'Beta', 'o1', 30, ['x'])]);
+    expect(await contains(store, 'et')).toEqual(['t1', 't4']);
+    expect(count('column')).toBe(1);
+    // Rename.
+    await writeThings(store, A, [thing('t2', 'Omega', 'o1', 10)]);
+    expect(await contains(store, 'lp')).toEqual(['t3']);
+    expect(await contains(store, 'meg')).toEqual(['t2']);
+    expect(count('column')).toBe(2);
+    // Create.
+    await writeThings(store, A, [thing('t5', 'Alpaca', 'o1', 50)]);
+    expect(await contains(store, 'lp')).toEqual(['t5', 't3']);
+    expect(count('column')).toBe(3);
+    // Delete, and a scope change (the entry's scope is read from the column).
+    await writeThings(store, A, [{ table: 'things', id: 't3', value: null }, thing('t5', 'Alpaca', 'o2', 50)]);
+    expect(await store.readIndex(A, { table: 'things', index: 'name_ci', contains: 'lp', limit: 5 })).toEqual([{ term: 'alpaca', id: 't5', scope: 'o2' }]);
+    expect(await store.countIndex(A, { table: 'things', index: 'name_ci', suffix: 'a' })).toBe(4);
+    expect(count('column')).toBe(4);
+    // Through the search executor: the renamed row is found, its total counted.
+    const found = await executeSearch<{ id: string }>(store, {
+      instanceId: A,
+      table: TEST_CATALOG.tables[0]!,
+      sort: 'name_ci',
+      conditions: [{ index: 'name_ci', contains: 'ega' }],
+      query: { offset: 0, limit: 10, asc: true },
+    });
+    expect([found.rows.map((r) => r.id), found.total]).toEqual([['t2'], 1]);
+  });
+
+  it('sees the writes of another store handle on the same directory (as another worker), both ways', async () => {
+    const dir = freshDir();
+    const one = open(dir);
+    const other = open(dir);
+    await writeThings(one, A, [thing('t1', 'Beta', 'o1', 30), thing('t2', 'alpha', 'o1', 10)]);
+    expect(await contains(one, 'a')).toEqual(['t2', 't1']);
+    // `other` was opened before the write: like a worker told of it, it renews its read snapshot first.
+    other.renewReads?.();
+    expect(await contains(other, 'a')).toEqual(['t2', 't1']);
+    expect(count('column')).toBe(2);
+    // Control: neither handle walks again without a write.
+    expect(await contains(one, 'a')).toEqual(['t2', 't1']);
+    expect(await contains(other, 'a')).toEqual(['t2', 't1']);
+    expect(count('column')).toBe(2);
+    // A rename through the other handle; each handle renews its read snapshot before it works,
+    // as a worker does when the write generation moved (docs/architecture.md "Workers").
+    other.renewReads?.();
+    await writeThings(other, A, [thing('t2', 'Omega', 'o1', 10)]);
+    one.renewReads?.();
+    expect(await contains(one, 'ome')).toEqual(['t2']);
+    expect(await contains(one, 'alp')).toEqual([]);
+    // And back: a create through this handle reaches the other's column.
+    await writeThings(one, A, [thing('t3', 'Alpine', 'o2', 20)]);
+    other.renewReads?.();
+    expect(await contains(other, 'alp')).toEqual(['t3']);
+    expect(await contains(other, 'ome')).toEqual(['t2']);
+    expect(count('column')).toBe(4);
+  });
+
+  it('walks the keys for indexes larger than a column may be, and drops the least recently used column beyond the total', async () => {
+    const dir = freshDir();
+    await writeThings(open(dir), A, [thing('t1', 'Beta', 'o1', 30, ['x', 'y']), thing('t2', 'alpha', 'o1', 10, ['x', 'y']), thing('t3', 'Alpine', 'o2', 20, ['z']), thing('t4', 'beta', 'o2', 40)]);
+    // 4 rows, more than 3 entries: every search walks, answers unchanged.
+    const small = open(dir, { maxEntries: 3 });
+    walks = [];
+    expect(await contains(small, 'lp')).toEqual(['t2', 't3']);
+    expect(await contains(small, 'lp')).toEqual(['t2', 't3']);
+    expect(await small.countIndex(A, { table: 'things', index: 'name_ci', contains: 'et' })).toBe(2);
+    expect([count('column'), count('filter')]).toEqual([0, 3]);
+    // 4 rows but 5 tag entries (a multi-valued index): the build gives up and the search walks.
+    const five = open(dir, { maxEntries: 4 });
+    walks = [];
+    expect(await contains(five, 'lp')).toEqual(['t2', 't3']);
+    expect(await contains(five, 'lp')).toEqual(['t2', 't3']);
+    expect(await contains(five, 'y', 'tag')).toEqual(['t1', 't2']);
+    expect(await contains(five, 'y', 'tag')).toEqual(['t1', 't2']);
+    expect(walks.map((w) => [w.index, w.purpose])).toEqual([
+      ['name_ci', 'column'],
+      ['tag', 'column'],
+      ['tag', 'filter'],
+      ['tag', 'filter'],
+    ]);
+    // Room for 10 entries in all: name (4) and name_ci (4) fit; tag (5) drops the least recently used.
+    const capped = open(dir, { maxEntries: 10, maxTotalEntries: 10 });
+    walks = [];
+    expect(await contains(capped, 'ta', 'name')).toEqual(['t1', 't4']);
+    expect(await contains(capped, 'ta')).toEqual(['t1', 't4']);
+    expect(await contains(capped, 'ta', 'name')).toEqual(['t1', 't4']); // name is now the most recent
+    expect(await contains(capped, 'z', 'tag')).toEqual(['t3']); // drops name_ci
+    expect(await contains(capped, 'ta', 'name')).toEqual(['t1', 't4']);
+    expect(await contains(capped, 'ta')).toEqual(['t1', 't4']); // built again
+    expect(walks.map((w) => [w.index, w.purpose])).toEqual([
+      ['name', 'column'],
+      ['name_ci', 'column'],
+      ['tag', 'column'],
+      ['name_ci', 'column'],
+    ]);
+  });
+});
