@@ -184,6 +184,8 @@ export interface PacedRun {
   readonly p90Ms: number;
   readonly p99Ms: number;
   readonly maxMs: number;
+  /** This process's CPU during the run (the pacer and anything else it does meanwhile), as a share of one core. */
+  readonly cpuShare: number;
 }
 
 /**
@@ -225,6 +227,7 @@ export async function measurePaced(spec: LoadSpec, overallRate: number, stampHea
     });
   const total = Math.round(overallRate * spec.durationS);
   const pending: Promise<void>[] = [];
+  const cpuBefore = process.cpuUsage();
   const start = performance.now();
   for (let i = 0; i < total; i++) {
     const wait = start + (i * 1000) / overallRate - performance.now();
@@ -233,6 +236,7 @@ export async function measurePaced(spec: LoadSpec, overallRate: number, stampHea
   }
   await Promise.all(pending);
   const durationS = (performance.now() - start) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
   agent.destroy();
   latencies.sort((a, b) => a - b);
   const at = (q: number): number => round(latencies[Math.min(latencies.length - 1, Math.max(0, Math.ceil(q * latencies.length) - 1))] ?? 0, 3);
@@ -245,6 +249,7 @@ export async function measurePaced(spec: LoadSpec, overallRate: number, stampHea
     p90Ms: at(0.9),
     p99Ms: at(0.99),
     maxMs: round(latencies[latencies.length - 1] ?? 0, 3),
+    cpuShare: round((cpu.user + cpu.system) / 1e6 / durationS, 4),
   };
 }
 

@@ -78,6 +78,8 @@ interface Settings {
   readonly p99Rate: number | undefined;
   /** tenant-fairness: instance B's fixed rate. */
   readonly fairnessRate: number;
+  /** tenant-fairness: the niceness of instance A's load process (0: the runner's priority). */
+  readonly fairnessNice: number;
   /** cold-instance: instances created, and how many of them get a first token. */
   readonly instances: number;
   readonly coldSample: number;
@@ -138,6 +140,7 @@ function readSettings(env: NodeJS.ProcessEnv): Settings {
     rssSettleSeconds: int('BENCH_RSS_SETTLE', 30, 0),
     p99Rate: env.BENCH_P99_RATE === undefined || env.BENCH_P99_RATE === '' ? undefined : int('BENCH_P99_RATE', 0, 1),
     fairnessRate: int('BENCH_FAIRNESS_RATE', 200, 1),
+    fairnessNice: int('BENCH_FAIRNESS_NICE', 19, 0),
     instances: int('BENCH_INSTANCES', 1000, 1),
     coldSample: int('BENCH_COLD_SAMPLE', 100, 1),
     coldSettleMs: int('BENCH_COLD_SETTLE_MS', 0, 0),
@@ -811,7 +814,7 @@ async function main(): Promise<number> {
       log(`\n[tenant-fairness] instance B at ${settings.fairnessRate} req/s alone, then with instance A at full speed`);
       const prepared = await seed.useAlgorithm('ES256');
       if (prepared !== undefined) log(`  ${prepared}`);
-      studyResults.fairness = await fairnessStudy({ node: tessera, system, aAuthorization: seed.oidc.jwtClientAuthorization, runId, rate: settings.fairnessRate, load: studyLoad }).catch(failedStudy);
+      studyResults.fairness = await fairnessStudy({ node: tessera, system, aAuthorization: seed.oidc.jwtClientAuthorization, runId, rate: settings.fairnessRate, nice: settings.fairnessNice, load: studyLoad }).catch(failedStudy);
     }
     if (studies.has('login-totp') && tessera !== undefined) {
       log(`\n[login-totp] password + TOTP logins through the login UI for ${settings.loginSeconds} s beside the argon2id limit`);

@@ -8,12 +8,13 @@
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { measureAutocannon, measureOpenLoop, measurePaced, medianRun, type CpuTarget, type LoadSpec, type OpenLoopRun, type PacedRun, type RunMeasurement } from './measure.js';
 import { jwsAlgorithm, TOKEN_PATH } from './oidc.js';
 import { renderLoginStudy, type LoginStudy } from './login-study.js';
-import type { Cleanup } from './processes.js';
+import { clockTicksPerSecond, findExecutable, processCpuSeconds, type Cleanup } from './processes.js';
 import { createInstance, createServiceClient, inParallel, type SystemUser } from './tenants.js';
 import { httpRequest, memoryOf, startTessera, TESSERA_HOST_HEADER, type TesseraNode } from './tessera.js';
 
@@ -53,8 +54,21 @@ export interface FairnessStudy {
   readonly durationS: number;
   readonly alone: PacedRun;
   readonly withA: PacedRun;
+  /** The node's CPU during B's run alone and with A, in cores (with A near 1: A saturated the pinned node). */
+  readonly serverCpu: { readonly alone: number; readonly withA: number };
   /** A's full-speed load (own process) while B was measured. */
-  readonly a: { readonly responses: number; readonly reqPerSec: number; readonly bad: number };
+  readonly a: LoadProcessRun;
+}
+
+/** What A's load process reports (bench/load-process.ts). */
+export interface LoadProcessRun {
+  readonly responses: number;
+  readonly reqPerSec: number;
+  readonly bad: number;
+  /** The niceness it ran at (0: the runner's; BENCH_FAIRNESS_NICE, 19 by default since 2026-11-26). */
+  readonly nice: number;
+  /** Its own CPU during the run, as a share of one core. */
+  readonly cpuShare: number | undefined;
 }
 
 export interface P99AtLoadStudy {
@@ -204,6 +218,15 @@ export async function fairnessStudy(options: {
   readonly aAuthorization: string;
   readonly runId: string;
   readonly rate: number;
+  /**
+   * The niceness of A's load process (BENCH_FAIRNESS_NICE, 19). It shares the client's core with
+   * B's pacer (this process); at equal priority it can keep the pacer waiting for the core between
+   * stamping a request and writing it, and between the reply's arrival and its reading, which
+   * the server has no part in. On a real deployment A and B are different clients: the lowest
+   * priority gives the core to B's pacer whenever it has work, and A's generator the rest (its
+   * rate is printed beside B's figures).
+   */
+  readonly nice: number;
   readonly load: StudyLoad;
 }): Promise<FairnessStudy> {
   const { node, load } = options;
@@ -217,16 +240,22 @@ export async function fairnessStudy(options: {
   const bSpec = tokenSpec(node.origin, b.domain, bAuthorization, bConnections, load.durationS);
   load.log(`  instance B ${b.domain}: ${options.rate} req/s over ${bConnections} connections, alone (after 1 s warm-up)`);
   await measurePaced({ ...bSpec, durationS: 1 }, options.rate);
+  const ticks = clockTicksPerSecond();
+  const pid = node.server.pid;
+  let cpuBefore = processCpuSeconds(pid, ticks);
   const alone = await measurePaced(bSpec, options.rate);
-  load.log(`  B alone: p50 ${alone.p50Ms} ms, p99 ${alone.p99Ms} ms (${alone.responses} responses, ${alone.bad} bad)`);
+  const serverAlone = (processCpuSeconds(pid, ticks) - cpuBefore) / alone.durationS;
+  load.log(`  B alone: p50 ${alone.p50Ms} ms, p99 ${alone.p99Ms} ms (${alone.responses} responses, ${alone.bad} bad); node ${cores(serverAlone)} cores, this process ${cores(alone.cpuShare)} of the client core`);
   const aSpec = tokenSpec(node.origin, TESSERA_HOST_HEADER, options.aAuthorization, load.connections, load.durationS + 3);
   load.log(`  instance A at full speed (${load.connections} connections, own process), B again after 1.5 s`);
-  const aRun = runLoadProcess(aSpec);
+  const aRun = runLoadProcess(aSpec, options.nice);
   await sleep(1500);
+  cpuBefore = processCpuSeconds(pid, ticks);
   const withA = await measurePaced(bSpec, options.rate);
+  const serverWithA = (processCpuSeconds(pid, ticks) - cpuBefore) / withA.durationS;
   const a = await aRun;
-  load.log(`  B with A: p50 ${withA.p50Ms} ms, p99 ${withA.p99Ms} ms (${withA.responses} responses, ${withA.bad} bad); A ${Math.round(a.reqPerSec)} req/s`);
-  return { rate: options.rate, connections: bConnections, durationS: load.durationS, alone, withA, a };
+  load.log(`  B with A: p50 ${withA.p50Ms} ms, p99 ${withA.p99Ms} ms (${withA.responses} responses, ${withA.bad} bad); node ${cores(serverWithA)} cores, this process ${cores(withA.cpuShare)} of the client core; A ${Math.round(a.reqPerSec)} req/s (${a.bad} bad) at nice ${a.nice}, its process ${cores(a.cpuShare)} of the client core`);
+  return { rate: options.rate, connections: bConnections, durationS: load.durationS, alone, withA, serverCpu: { alone: round3(serverAlone), withA: round3(serverWithA) }, a };
 }
 
 /**
@@ -333,9 +362,20 @@ function tokenSpec(origin: string, host: string, authorization: string, connecti
   };
 }
 
-function runLoadProcess(spec: LoadSpec): Promise<{ responses: number; reqPerSec: number; bad: number }> {
+/** Runs bench/load-process.ts at `niceness` (through `nice`, so all its threads have it; else set on its main thread). */
+function runLoadProcess(spec: LoadSpec, niceness: number): Promise<LoadProcessRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [LOAD_PROCESS, JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const nice = niceness === 0 ? undefined : findExecutable('nice');
+    const args = [LOAD_PROCESS, JSON.stringify(spec)];
+    const stdio: ['ignore', 'pipe', 'pipe'] = ['ignore', 'pipe', 'pipe'];
+    const child = nice === undefined ? spawn(process.execPath, args, { stdio }) : spawn(nice, ['-n', String(niceness), process.execPath, ...args], { stdio });
+    if (nice === undefined && niceness !== 0 && child.pid !== undefined) {
+      try {
+        setPriority(child.pid, niceness);
+      } catch {
+        // left at the runner's priority; the result's `nice` says so
+      }
+    }
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -344,7 +384,7 @@ function runLoadProcess(spec: LoadSpec): Promise<{ responses: number; reqPerSec:
     child.once('exit', (code) => {
       if (code !== 0) return reject(new Error(`load process exited with ${code}: ${err}`));
       try {
-        resolve(JSON.parse(out) as { responses: number; reqPerSec: number; bad: number });
+        resolve(JSON.parse(out) as LoadProcessRun);
       } catch {
         reject(new Error(`load process printed ${out}`));
       }
@@ -372,6 +412,7 @@ const round3 = (value: number): number => Math.round(value * 1000) / 1000;
 const pct = (share: number | undefined): string => (share === undefined ? '—' : `${Math.round(share * 100)} %`);
 const mib = (kib: number): string => `${(kib / 1024).toFixed(1)} MiB`;
 const ms = (value: number): string => (value >= 10 ? value.toFixed(1) : value.toFixed(2));
+const cores = (share: number | undefined): string => (share === undefined ? 'an unmeasured share' : share.toFixed(2));
 
 /** Markdown sections for the studies that ran. */
 export function renderStudies(studies: Studies): string[] {
@@ -424,13 +465,13 @@ export function renderStudies(studies: Studies): string[] {
       const p50Ratio = fairness.alone.p50Ms > 0 ? fairness.withA.p50Ms / fairness.alone.p50Ms : Number.POSITIVE_INFINITY;
       lines.push(
         '',
-        `tenant-fairness (instance B at ${fairness.rate} req/s over ${fairness.connections} connections for ${fairness.durationS} s, ES256 client_credentials; A = the first instance at full speed from its own load process, ${Math.round(fairness.a.reqPerSec).toLocaleString('en-US')} req/s):`,
+        `tenant-fairness (instance B at ${fairness.rate} req/s over ${fairness.connections} connections for ${fairness.durationS} s, ES256 client_credentials; A = the first instance at full speed from its own load process at nice ${fairness.a.nice}, ${Math.round(fairness.a.reqPerSec).toLocaleString('en-US')} req/s, ${cores(fairness.a.cpuShare)} of the client core):`,
         '',
-        '| B | p50 ms | p90 ms | p99 ms | max ms | responses | bad |',
-        '|---|---:|---:|---:|---:|---:|---:|',
-        `| alone | ${ms(fairness.alone.p50Ms)} | ${ms(fairness.alone.p90Ms)} | ${ms(fairness.alone.p99Ms)} | ${ms(fairness.alone.maxMs)} | ${fairness.alone.responses} | ${fairness.alone.bad} |`,
-        `| with A at full speed | ${ms(fairness.withA.p50Ms)} | ${ms(fairness.withA.p90Ms)} | ${ms(fairness.withA.p99Ms)} | ${ms(fairness.withA.maxMs)} | ${fairness.withA.responses} | ${fairness.withA.bad} |`,
-        `| with A ÷ alone | ${p50Ratio.toFixed(1)}× | | ${ratio.toFixed(1)}× | | | |`,
+        '| B | p50 ms | p90 ms | p99 ms | max ms | responses | bad | node CPU (cores) | runner CPU (cores) |',
+        '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+        `| alone | ${ms(fairness.alone.p50Ms)} | ${ms(fairness.alone.p90Ms)} | ${ms(fairness.alone.p99Ms)} | ${ms(fairness.alone.maxMs)} | ${fairness.alone.responses} | ${fairness.alone.bad} | ${cores(fairness.serverCpu.alone)} | ${cores(fairness.alone.cpuShare)} |`,
+        `| with A at full speed | ${ms(fairness.withA.p50Ms)} | ${ms(fairness.withA.p90Ms)} | ${ms(fairness.withA.p99Ms)} | ${ms(fairness.withA.maxMs)} | ${fairness.withA.responses} | ${fairness.withA.bad} | ${cores(fairness.serverCpu.withA)} | ${cores(fairness.withA.cpuShare)} |`,
+        `| with A ÷ alone | ${p50Ratio.toFixed(1)}× | | ${ratio.toFixed(1)}× | | | | | |`,
         '',
         `B's p99 with A ÷ alone: ${ratio.toFixed(1)}× (target ≤ ${FAIRNESS_TARGET}×: ${ratio <= FAIRNESS_TARGET ? 'met' : 'not met'}).`,
       );
