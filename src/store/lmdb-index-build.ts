@@ -8,7 +8,7 @@
 import type { Key, RootDatabase } from 'lmdb';
 import { type IndexCatalog, type Logger, storedTableOf } from '../../actors/index.js';
 import * as keys from './keys.js';
-import { clearTableIndexes, writeIndexes } from './lmdb-indexes.js';
+import { clearTableIndexes, IndexBatch, writeIndexes } from './lmdb-indexes.js';
 
 type Db = RootDatabase<unknown, Key>;
 
@@ -52,7 +52,9 @@ export function buildIndexes(db: Db, catalog: IndexCatalog, logger?: Logger): nu
         if (fresh.length === 0) break;
         const last = String(keys.lastPart(fresh[fresh.length - 1]!.key));
         db.transactionSync(() => {
-          for (const { key, value } of fresh) writeIndexes(db, [table], instanceId, String(keys.lastPart(key)), value);
+          const batch = new IndexBatch();
+          for (const { key, value } of fresh) writeIndexes(db, [table], instanceId, String(keys.lastPart(key)), value, batch);
+          batch.write(db);
           db.put(keys.metaKey(INDEX_BUILD_META), { version: catalog.version, instanceId, table: table.table, after: last });
         });
         rows += fresh.length;

@@ -1,10 +1,14 @@
 /**
  * Indexes of the LMDB store (key layout: keys.ts). Written inside the append's write
  * transaction: for every row written, the row's old summary is read, the index keys whose
- * terms changed are removed and added, the summary is replaced and the per-scope row count
- * moves; when any index entry of the row changed, the table's index epoch is put too (term
- * columns, lmdb-term-columns.ts). Reads walk key ranges only (no row is decoded); CONTAINS and
- * ENDS_WITH over a whole index read its term column when it has one.
+ * terms changed are removed and added, the summary is replaced when it changed and the
+ * per-scope row count moves; when any index entry changed, the table's index epoch is put too
+ * (term columns, lmdb-term-columns.ts). Count changes and epochs are gathered per write
+ * (IndexBatch: an append, a page of an index build) and written at its end, once per (table,
+ * scope) and once per table: a row whose scope stays, or several rows of one table in one
+ * append, cost one count read and write or none, one epoch put. Reads walk key ranges only (no
+ * row is decoded); CONTAINS and ENDS_WITH over a whole index read its term column when it has
+ * one.
  */
 import type { Key, RootDatabase } from 'lmdb';
 import type { IndexEntry, IndexRange, IndexReads, IndexWalk, RowSummary, TableIndexes } from '../../actors/index.js';
@@ -16,14 +20,53 @@ type Db = RootDatabase<unknown, Key>;
 
 
 /**
+ * Row-count changes and index epochs of one write (an append, a page of an index build),
+ * written by `write` inside the same transaction: the stored counts end as if each row had
+ * moved them itself, and each table whose entries changed gets one new epoch.
+ */
+export class IndexBatch {
+  private readonly deltas = new Map<string, { instanceId: string; table: string; scope: string; delta: number }>();
+  private readonly changed = new Map<string, { instanceId: string; table: string }>();
+
+  count(instanceId: string, table: string, scope: string, delta: number): void {
+    // NUL separates the parts: key parts never hold one (keys.ts refuses them when written).
+    const id = `${instanceId}\u0000${table}\u0000${scope}`;
+    const entry = this.deltas.get(id);
+    if (entry === undefined) this.deltas.set(id, { instanceId, table, scope, delta });
+    else entry.delta += delta;
+  }
+
+  /** An index entry of the table changed. */
+  touch(instanceId: string, table: string): void {
+    this.changed.set(`${instanceId}\u0000${table}`, { instanceId, table });
+  }
+
+  /** Writes the changed counts and epochs (call inside the write transaction the rows were written in). */
+  write(db: Db): void {
+    for (const { instanceId, table, scope, delta } of this.deltas.values()) {
+      if (delta === 0) continue;
+      const key = keys.rowCountKey(instanceId, table, scope);
+      const count = Number(db.get(key) ?? 0) + delta;
+      if (count > 0) db.put(key, count);
+      else db.remove(key);
+    }
+    for (const { instanceId, table } of this.changed.values()) bumpEpoch(db, instanceId, table);
+    this.deltas.clear();
+    this.changed.clear();
+  }
+}
+
+/**
  * Updates the indexes a stored row feeds (tablesOf): its own table's, and for sub-row tables
  * those of each entry — entries gone from the row leave their indexes (call inside a write
- * transaction).
+ * transaction). Counts and epochs go to `batch` when given (the caller writes it), else they
+ * are written before returning.
  */
-export function writeIndexes(db: Db, tables: readonly TableIndexes[], instanceId: string, id: string, value: unknown): void {
+export function writeIndexes(db: Db, tables: readonly TableIndexes[], instanceId: string, id: string, value: unknown, batch?: IndexBatch): void {
+  const pending = batch ?? new IndexBatch();
   for (const table of tables) {
     if (table.source === undefined) {
-      writeRowIndexes(db, table, instanceId, id, value);
+      writeRowIndexes(db, table, instanceId, id, value, pending);
       continue;
     }
     const listKey = keys.summaryKey(instanceId, subRowListTable(table.table), id);
@@ -31,26 +74,30 @@ export function writeIndexes(db: Db, tables: readonly TableIndexes[], instanceId
     const before = Array.isArray(listed) ? (listed as string[]) : [];
     const rows = value === null || value === undefined ? [] : table.source.rows(id, value);
     const now = new Set(rows.map((r) => r.id));
-    for (const old of before) if (!now.has(old)) writeRowIndexes(db, table, instanceId, old, undefined);
-    for (const row of rows) writeRowIndexes(db, table, instanceId, row.id, row.value);
-    if (rows.length > 0) db.put(listKey, [...now]);
-    else if (listed !== undefined) db.remove(listKey);
+    for (const old of before) if (!now.has(old)) writeRowIndexes(db, table, instanceId, old, undefined, pending);
+    for (const row of rows) writeRowIndexes(db, table, instanceId, row.id, row.value, pending);
+    const list = [...now];
+    if (rows.length > 0) {
+      if (!sameStrings(before, list)) db.put(listKey, list);
+    } else if (listed !== undefined) db.remove(listKey);
   }
+  if (batch === undefined) pending.write(db);
 }
 
 /**
- * Updates a row's index entries, summary and scope count, and the table's index epoch when an
- * entry changed (call inside a write transaction).
+ * Updates a row's index entries and summary (call inside a write transaction); its count
+ * change, and the table's epoch when an entry changed, go to `batch`, which the caller writes.
  */
-export function writeRowIndexes(db: Db, table: TableIndexes, instanceId: string, id: string, value: unknown): void {
+export function writeRowIndexes(db: Db, table: TableIndexes, instanceId: string, id: string, value: unknown, batch: IndexBatch): void {
   const summaryKey = keys.summaryKey(instanceId, table.table, id);
   const before = toSummary(db.get(summaryKey));
   const after = value === null || value === undefined ? undefined : summarize(table, value);
+  if (before === undefined && after === undefined) return;
+  const moved = before !== undefined && after !== undefined && before.scope !== after.scope;
   let changed = false;
   table.indexes.forEach((index, i) => {
     const old = before?.terms[i] ?? [];
     const next = after?.terms[i] ?? [];
-    const moved = before !== undefined && after !== undefined && before.scope !== after.scope;
     for (const term of old) {
       if (moved || !next.includes(term)) {
         db.remove(keys.indexKey(instanceId, table.table, index.name, term, id));
@@ -64,13 +111,17 @@ export function writeRowIndexes(db: Db, table: TableIndexes, instanceId: string,
       }
     }
   });
-  if (changed) bumpEpoch(db, instanceId, table.table);
-  if (before !== undefined) addCount(db, instanceId, table.table, before.scope, -1);
+  if (changed) batch.touch(instanceId, table.table);
   if (after === undefined) {
-    if (before !== undefined) db.remove(summaryKey);
+    batch.count(instanceId, table.table, before!.scope, -1);
+    db.remove(summaryKey);
     return;
   }
-  addCount(db, instanceId, table.table, after.scope, 1);
+  if (before !== undefined && !moved && sameTerms(before.terms, after.terms)) return;
+  if (before === undefined || moved) {
+    if (before !== undefined) batch.count(instanceId, table.table, before.scope, -1);
+    batch.count(instanceId, table.table, after.scope, 1);
+  }
   db.put(summaryKey, [after.scope, after.terms]);
 }
 
@@ -82,11 +133,12 @@ function bumpEpoch(db: Db, instanceId: string, table: string): void {
   db.put(keys.indexEpochKey(instanceId, table), Math.floor(Math.random() * Number.MAX_SAFE_INTEGER));
 }
 
-function addCount(db: Db, instanceId: string, table: string, scope: string, delta: number): void {
-  const key = keys.rowCountKey(instanceId, table, scope);
-  const count = Number(db.get(key) ?? 0) + delta;
-  if (count > 0) db.put(key, count);
-  else db.remove(key);
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((value, i) => value === b[i]);
+}
+
+function sameTerms(a: readonly (readonly string[])[], b: readonly (readonly string[])[]): boolean {
+  return a.length === b.length && a.every((terms, i) => Array.isArray(terms) && sameStrings(terms, b[i]!));
 }
 
 function toSummary(raw: unknown): RowSummary | undefined {

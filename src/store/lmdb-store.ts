@@ -23,7 +23,7 @@ import { checkExpectations, findClaimClash, placeEvents } from './append-rules.j
 import * as keys from './keys.js';
 import { dumpLmdb, loadLmdb } from './lmdb-dump.js';
 import { buildIndexes } from './lmdb-index-build.js';
-import { createIndexReads, writeIndexes } from './lmdb-indexes.js';
+import { createIndexReads, IndexBatch, writeIndexes } from './lmdb-indexes.js';
 import type { TermColumnOptions } from './lmdb-term-columns.js';
 import { decodeEvent, encodeEvent } from './lmdb-events.js';
 import { createTtlPutBatcher, type TtlPutBatcher } from './lmdb-ttl-batch.js';
@@ -171,13 +171,15 @@ function writeAppend(db: Db, tables: ReadonlyMap<string, readonly TableIndexes[]
   if (last !== undefined) db.put(keys.counterKey(instanceId), [last.position, last.createdAt]);
   for (const r of request.releases ?? []) db.remove(keys.uniqueKey(instanceId, r.scope, r.value));
   for (const c of request.claims ?? []) db.put(keys.uniqueKey(instanceId, c.scope, c.value), c.holder);
+  const batch = new IndexBatch();
   for (const row of rows) {
     const key = keys.recordKey(instanceId, row.table, row.id);
     if (row.value === null || row.value === undefined) db.remove(key);
     else db.put(key, row.value);
     const indexed = tables.get(row.table);
-    if (indexed !== undefined) writeIndexes(db, indexed, instanceId, row.id, row.value);
+    if (indexed !== undefined) writeIndexes(db, indexed, instanceId, row.id, row.value, batch);
   }
+  batch.write(db);
 }
 
 function lastPosition(db: Db, instanceId: string): ProjectionState {

@@ -277,6 +277,49 @@ export function describeIndexSuite(name: string, open: OpenStore): void {
       expect(await store.readSummaries(A, 'things', ['t4'])).toEqual([undefined]);
     });
 
+    it('keeps counts and summaries when a row is rewritten in its scope, and counts rows written several times in one append once', async () => {
+      // t1 rewritten unchanged, t4 renamed in its scope: entries move, counts stay.
+      await writeThings(store, A, [thing('t1', 'Beta', 'o1', 30, ['x']), thing('t4', 'Gamma', 'o2', 40, ['y'])]);
+      expect((await store.readIndex(A, { table: 'things', index: 'name_ci', limit: 10 })).map((e) => [e.term, e.id, e.scope])).toEqual([
+        ['alpha', 't2', 'o1'],
+        ['alpine', 't3', 'o2'],
+        ['beta', 't1', 'o1'],
+        ['gamma', 't4', 'o2'],
+      ]);
+      expect(await store.readSummaries(A, 'things', ['t1', 't4'])).toEqual([
+        { scope: 'o1', terms: [['Beta'], ['beta'], ['0000000000000030'], ['x']] },
+        { scope: 'o2', terms: [['Gamma'], ['gamma'], ['0000000000000040'], ['y']] },
+      ]);
+      expect(await store.rowCounts(A, 'things')).toEqual([
+        { scope: 'o1', count: 2 },
+        { scope: 'o2', count: 2 },
+      ]);
+      // In one append: t5 created in o1 then moved to o3; t6 created and removed; two new rows of o4.
+      await writeThings(store, A, [
+        thing('t5', 'Five', 'o1', 50, ['q']),
+        thing('t5', 'Five', 'o3', 50, ['q']),
+        thing('t6', 'Six', 'o1', 60),
+        { table: 'things', id: 't6', value: null },
+        thing('t7', 'Seven', 'o4', 70, ['r']),
+        thing('t8', 'Eight', 'o4', 80, ['r']),
+      ]);
+      expect(await store.rowCounts(A, 'things')).toEqual([
+        { scope: 'o1', count: 2 },
+        { scope: 'o2', count: 2 },
+        { scope: 'o3', count: 1 },
+        { scope: 'o4', count: 2 },
+      ]);
+      expect(await store.rowCounts(A, 'thing_tags')).toEqual([
+        { scope: 'o1', count: 3 },
+        { scope: 'o2', count: 1 },
+        { scope: 'o3', count: 1 },
+        { scope: 'o4', count: 2 },
+      ]);
+      expect((await store.readIndex(A, { table: 'things', index: 'tag', equals: 'q', limit: 10 })).map((e) => [e.id, e.scope])).toEqual([['t5', 'o3']]);
+      expect(await store.countIndex(A, { table: 'things', index: 'name_ci', equals: 'six' })).toBe(0);
+      expect(await store.readSummaries(A, 'things', ['t6'])).toEqual([undefined]);
+    });
+
     it('indexes the entries inside a row as sub-rows, moved and dropped with their parent row', async () => {
       const tags = async () => (await store.readIndex(A, { table: 'thing_tags', index: 'tag', limit: 10 })).map((e) => [e.term, e.id, e.scope]);
       expect(await tags()).toEqual([
