@@ -364,15 +364,17 @@ export async function measureOpenLoop(spec: LoadSpec, rate: number, target: CpuT
   }
 }
 
-/** Nanoseconds a process's main thread has waited runnable for a CPU (Linux schedstat), or undefined. */
-function runQueueWaitNs(pid: number): number | undefined {
+/** CPU time and run-queue wait of a process's main thread, in ns (Linux schedstat); undefined where unreadable. */
+export function schedstat(pid: number): { cpuNs: number; waitNs: number } | undefined {
   try {
-    const wait = Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[1]);
-    return Number.isFinite(wait) ? wait : undefined;
+    const [cpuNs, waitNs] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').trim().split(' ').map(Number);
+    return cpuNs === undefined || waitNs === undefined || !Number.isFinite(cpuNs) || !Number.isFinite(waitNs) ? undefined : { cpuNs, waitNs };
   } catch {
     return undefined;
   }
 }
+
+const runQueueWaitNs = (pid: number): number | undefined => schedstat(pid)?.waitNs;
 
 /** The request's bytes: request line, the spec's headers, Content-Length when there is a body, the body. */
 function rawRequest(spec: LoadSpec): Buffer {

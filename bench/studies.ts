@@ -7,11 +7,10 @@
  * bench/README.md for what they do and how to run them.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { measureAutocannon, measureOpenLoop, measurePaced, medianRun, type CpuTarget, type LoadSpec, type OpenLoopRun, type PacedRun, type RunMeasurement } from './measure.js';
+import { measureAutocannon, measureOpenLoop, measurePaced, medianRun, schedstat, type CpuTarget, type LoadSpec, type OpenLoopRun, type PacedRun, type RunMeasurement } from './measure.js';
 import { jwsAlgorithm, TOKEN_PATH } from './oidc.js';
 import { renderLoginStudy, type LoginStudy } from './login-study.js';
 import { clockTicksPerSecond, findExecutable, processCpuSeconds, type Cleanup } from './processes.js';
@@ -390,16 +389,6 @@ function runLoadProcess(spec: LoadSpec, niceness: number): Promise<LoadProcessRu
       }
     });
   });
-}
-
-/** CPU time and run-queue wait of a process's main thread, in ns (Linux schedstat); undefined where unreadable. */
-function schedstat(pid: number): { cpuNs: number; waitNs: number } | undefined {
-  try {
-    const [cpuNs, waitNs] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').trim().split(' ').map(Number);
-    return cpuNs === undefined || waitNs === undefined || !Number.isFinite(cpuNs) || !Number.isFinite(waitNs) ? undefined : { cpuNs, waitNs };
-  } catch {
-    return undefined;
-  }
 }
 
 function percentiles(values: number[]): Percentiles {
