@@ -280,7 +280,16 @@ export interface OpenLoopRun {
   readonly bad: number;
   /** From each request's scheduled send time to its response's last byte: client-side queueing included. */
   readonly latency: LatencyPercentiles;
-  /** From the scheduled send time to the moment the request got its connection and was written: the client's own lag. */
+  /**
+   * From the scheduled send time to the moment the sender's timer took the request up: the
+   * client's own lag (its loop late, or descheduled), with no wait for the server in it.
+   */
+  readonly dueLag: LatencyPercentiles;
+  /**
+   * From the scheduled send time to the moment the request got its connection and was written:
+   * `dueLag` plus the wait for a free connection, i.e. for the server to answer an earlier
+   * request on it (all connections busy: the server is behind, not the client).
+   */
   readonly sendLag: LatencyPercentiles;
   /** Requests that found every connection busy and waited in the client for one. */
   readonly queuedInClient: number;
@@ -310,8 +319,9 @@ export interface OpenLoopRun {
  * (1 ms: at 8,000 req/s up to ~8 requests leave together). Latency runs from the **scheduled**
  * send time to the response's last byte, so a client that falls behind or waits for a free
  * connection counts against the latency (no coordinated omission); the client's own part is
- * reported apart as `sendLag`. `warmupS` seconds at the same rate run first on the same
- * connections and are discarded. A fixed body only; responses must carry Content-Length.
+ * reported apart as `dueLag` (its timer late), and with the wait for a free connection as
+ * `sendLag`. `warmupS` seconds at the same rate run first on the same connections and are
+ * discarded. A fixed body only; responses must carry Content-Length.
  *
  * The client is a minimal HTTP/1.1 one on node:net (the request's bytes built once, responses
  * read by status line and Content-Length): node:http's client costs ~55–70 µs of CPU per request
@@ -346,6 +356,7 @@ export async function measureOpenLoop(spec: LoadSpec, rate: number, target: CpuT
       achievedRate: round(run.latencies.length / run.elapsedS, 1),
       bad: run.bad,
       latency: latencyPercentiles(run.latencies),
+      dueLag: latencyPercentiles(run.dueLags),
       sendLag: latencyPercentiles(run.sendLags),
       queuedInClient: run.queued,
       maxInFlight: run.maxInFlight,
@@ -393,6 +404,8 @@ interface OpenLoopRaw {
   readonly elapsedS: number;
   readonly latencies: Float64Array;
   readonly sendLags: Float64Array;
+  /** Per request: when the sender's timer took it up, minus its scheduled time (ms). */
+  readonly dueLags: Float64Array;
   readonly bad: number;
   readonly queued: number;
   readonly maxInFlight: number;
@@ -526,6 +539,7 @@ class RawHttpPool {
     const intervalMs = 1000 / rate;
     const latencies = new Float64Array(total);
     const sendLags = new Float64Array(total);
+    const dueLags = new Float64Array(total);
     let responses = 0;
     let written = 0;
     let lastWritten = 0;
@@ -556,6 +570,7 @@ class RawHttpPool {
           elapsedS: (performance.now() - start) / 1000,
           latencies: latencies.subarray(0, responses),
           sendLags: sendLags.subarray(0, written),
+          dueLags,
           bad,
           queued,
           maxInFlight,
@@ -566,7 +581,9 @@ class RawHttpPool {
         while (next < total && start + next * intervalMs <= now) {
           inFlight += 1;
           if (inFlight > maxInFlight) maxInFlight = inFlight;
-          if (this.send(start + next++ * intervalMs)) queued += 1;
+          const scheduled = start + next * intervalMs;
+          dueLags[next++] = now - scheduled;
+          if (this.send(scheduled)) queued += 1;
         }
         if (next < total) setTimeout(tick, Math.max(0, start + next * intervalMs - performance.now()));
       };

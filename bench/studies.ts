@@ -78,6 +78,8 @@ export interface P99AtLoadStudy {
     readonly reqPerSec: number;
     readonly p99Ms: number;
     readonly serverCpuShare: number;
+    /** Requests per server CPU-second of the peak run, beside the open loop's (`run.achievedRate / run.serverCpuShare`). */
+    readonly reqPerServerCpuS: number;
     readonly contended: boolean;
   };
   /** The rate asked for as a share of the peak (undefined when BENCH_P99_RATE set the rate). */
@@ -197,10 +199,10 @@ export async function p99AtLoadStudy(options: {
   const run = await measureOpenLoop(spec, rate, options.target, options.warmupS);
   load.log(
     `  sent ${Math.round(run.sentRate)} req/s, answered ${Math.round(run.achievedRate)} req/s (${run.bad} bad); p50 ${run.latency.p50Ms} ms, p90 ${run.latency.p90Ms} ms, p99 ${run.latency.p99Ms} ms, max ${run.latency.maxMs} ms; ` +
-      `send lag p99 ${run.sendLag.p99Ms} ms, ${run.queuedInClient} waited for a connection, at most ${run.maxInFlight} in flight; client CPU ${Math.round(run.clientCpuShare * 100)} %, server CPU ${Math.round(run.serverCpuShare * 100)} %; waiting for a CPU: server ${pct(run.serverRunQueueShare)}, client ${pct(run.clientRunQueueShare)}${run.contended ? ' — CONTENDED' : ''}`,
+      `client's own lag (timer late) p99 ${run.dueLag.p99Ms} / max ${run.dueLag.maxMs} ms, send lag (with the wait for a free connection) p99 ${run.sendLag.p99Ms} ms, ${run.queuedInClient} waited for a connection, at most ${run.maxInFlight} in flight; client CPU ${Math.round(run.clientCpuShare * 100)} %, server CPU ${Math.round(run.serverCpuShare * 100)} %; req / server CPU-s ${Math.round(perCpuS(run))} open loop vs ${Math.round(peak.reqPerServerCpuS)} at the peak; waiting for a CPU: server ${pct(run.serverRunQueueShare)}, client ${pct(run.clientRunQueueShare)}${run.contended ? ' — CONTENDED' : ''}`,
   );
   return {
-    peak: { source, reqPerSec: peak.reqPerSec, p99Ms: peak.p99Ms, serverCpuShare: peak.serverCpuShare, contended: peak.contended },
+    peak: { source, reqPerSec: peak.reqPerSec, p99Ms: peak.p99Ms, serverCpuShare: peak.serverCpuShare, reqPerServerCpuS: peak.reqPerServerCpuS, contended: peak.contended },
     share: options.rate === undefined ? P99_AT_LOAD_SHARE : undefined,
     run,
   };
@@ -401,6 +403,8 @@ const round3 = (value: number): number => Math.round(value * 1000) / 1000;
 const pct = (share: number | undefined): string => (share === undefined ? '—' : `${Math.round(share * 100)} %`);
 const mib = (kib: number): string => `${(kib / 1024).toFixed(1)} MiB`;
 const ms = (value: number): string => (value >= 10 ? value.toFixed(1) : value.toFixed(2));
+/** An open loop's answered requests per server CPU-second. */
+const perCpuS = (run: OpenLoopRun): number => (run.serverCpuShare > 0 ? run.achievedRate / run.serverCpuShare : 0);
 const cores = (share: number | undefined): string => (share === undefined ? 'an unmeasured share' : share.toFixed(2));
 
 /** Markdown sections for the studies that ran. */
@@ -423,9 +427,9 @@ export function renderStudies(studies: Studies): string[] {
         '',
         `es256-p99-at-80 (ES256 client_credentials; peak ${Math.round(peak.reqPerSec).toLocaleString('en-US')} req/s closed loop — ${peak.source}, server CPU ${Math.round(peak.serverCpuShare * 100)} %${peak.contended ? ', contended' : ''}; then an open loop at ${asked}, evenly paced over ${run.connections} keep-alive connections for ${run.durationS} s, latency from the scheduled send time):`,
         '',
-        '| asked req/s | sent req/s | answered req/s | bad | p50 ms | p90 ms | p99 ms | max ms | send lag p99 / max ms | waited for a connection | client CPU | server CPU | server / client waiting for a CPU |',
-        '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-        `| ${run.askedRate.toLocaleString('en-US')} | ${Math.round(run.sentRate).toLocaleString('en-US')} | ${Math.round(run.achievedRate).toLocaleString('en-US')} | ${run.bad} | ${ms(run.latency.p50Ms)} | ${ms(run.latency.p90Ms)} | ${ms(run.latency.p99Ms)} | ${ms(run.latency.maxMs)} | ${ms(run.sendLag.p99Ms)} / ${ms(run.sendLag.maxMs)} | ${run.queuedInClient} | ${Math.round(run.clientCpuShare * 100)} % | ${Math.round(run.serverCpuShare * 100)} %${run.contended ? ' †' : ''} | ${pct(run.serverRunQueueShare)} / ${pct(run.clientRunQueueShare)} |`,
+        '| asked req/s | sent req/s | answered req/s | bad | p50 ms | p90 ms | p99 ms | max ms | client lag p99 / max ms | send lag p99 / max ms | waited for a connection | client CPU | server CPU | req / server CPU-s (peak) | server / client waiting for a CPU |',
+        '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+        `| ${run.askedRate.toLocaleString('en-US')} | ${Math.round(run.sentRate).toLocaleString('en-US')} | ${Math.round(run.achievedRate).toLocaleString('en-US')} | ${run.bad} | ${ms(run.latency.p50Ms)} | ${ms(run.latency.p90Ms)} | ${ms(run.latency.p99Ms)} | ${ms(run.latency.maxMs)} | ${ms(run.dueLag.p99Ms)} / ${ms(run.dueLag.maxMs)} | ${ms(run.sendLag.p99Ms)} / ${ms(run.sendLag.maxMs)} | ${run.queuedInClient} | ${Math.round(run.clientCpuShare * 100)} % | ${Math.round(run.serverCpuShare * 100)} %${run.contended ? ' †' : ''} | ${Math.round(perCpuS(run)).toLocaleString('en-US')} (${Math.round(peak.reqPerServerCpuS).toLocaleString('en-US')}) | ${pct(run.serverRunQueueShare)} / ${pct(run.clientRunQueueShare)} |`,
         '',
         `p99 at ${asked}: ${ms(run.latency.p99Ms)} ms (target ≤ ${P99_AT_LOAD_TARGET_MS} ms at 80 % of the peak: ${verdict}${run.contended ? '; contended run, indicative' : ''}).`,
       );
