@@ -40,6 +40,44 @@ describe('measureOpenLoop', () => {
     expect(run.latency.maxMs).toBeGreaterThan(0);
   });
 
+  it('reports the wait for a busy connection in the send lag, not in the client\'s own lag', async () => {
+    // One connection, 10 requests due 5 ms apart (the last at 45 ms). The first reply is held by
+    // a 60 ms timer: the sender's timers all expire before it and fire first (timers run in
+    // expiry order on this one loop), so the other 9 are taken up while the connection is busy.
+    const origin = await listen((n, res) => {
+      const answer = (): void => {
+        res.writeHead(200, { 'content-length': 2 });
+        res.end('ok');
+      };
+      if (n === 0) setTimeout(answer, 60);
+      else answer();
+    });
+    const run = await measureOpenLoop({ ...spec(origin), connections: 1, durationS: 0.05 }, 200, target, 0);
+    expect(run.responses).toBe(10);
+    expect(run.queuedInClient).toBe(9);
+    // Each request is written no earlier than taken up, so every percentile of the send lag is
+    // at least the client's own lag's; the last one was due at 45 ms and written after the held
+    // reply (≥ 60 ms), so its send lag is at least 15 ms whatever the client's own lag was.
+    expect(run.sendLag.p50Ms).toBeGreaterThanOrEqual(run.dueLag.p50Ms);
+    expect(run.sendLag.maxMs).toBeGreaterThanOrEqual(run.dueLag.maxMs);
+    expect(run.sendLag.maxMs).toBeGreaterThanOrEqual(15);
+  });
+
+  it('queues nothing in the client with a connection per request, the same reply held (control)', async () => {
+    const origin = await listen((n, res) => {
+      const answer = (): void => {
+        res.writeHead(200, { 'content-length': 2 });
+        res.end('ok');
+      };
+      if (n === 0) setTimeout(answer, 60);
+      else answer();
+    });
+    const run = await measureOpenLoop({ ...spec(origin), connections: 10, durationS: 0.05 }, 200, target, 0);
+    expect(run.responses).toBe(10);
+    expect(run.queuedInClient).toBe(0);
+    expect(run.sendLag.maxMs).toBeGreaterThanOrEqual(run.dueLag.maxMs);
+  });
+
   it('counts a response it cannot read (no Content-Length) as bad and still finishes', async () => {
     const origin = await listen((n, res) => {
       if (n % 2 === 0) {
