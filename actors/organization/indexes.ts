@@ -30,7 +30,8 @@ export const orgIndexes: TableIndexes = defineIndexes(orgKind, () => '', {
   primary_domain: (r) => r.state.primaryDomain,
   primary_domain_ci: (r) => lower(r.state.primaryDomain),
   state: (r) => r.state.state,
-  domain: (r) => orgDomains(r.state).map((d) => d.domain),
+  // No index of the organization's domains here: SearchDomains walks org_domains (below), no
+  // organization search filters by them (one key per domain per write, never read).
 });
 
 export const userIndexes: TableIndexes = defineIndexes(userKind, (r) => r.state.orgId, {
