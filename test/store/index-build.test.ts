@@ -107,6 +107,30 @@ describe('index build on upgrade: lmdb', () => {
       await newer.close();
     }
   });
+
+  it('a newer catalog version that drops an index removes that index\'s keys and keeps the others', async () => {
+    const dir = tempDir();
+    const old = openLmdbStore({ path: dir, catalog: TEST_CATALOG });
+    await fillOld(old);
+    // Positive control: the index to be dropped has entries under the current version.
+    expect(await old.countIndex(A, { table: 'things', index: 'name', prefix: 'Name 12' })).toBe(111);
+    await old.close();
+    const dropped = {
+      version: TEST_CATALOG.version + 1,
+      tables: TEST_CATALOG.tables.map((t) => (t.table === 'things' ? { ...t, indexes: t.indexes.filter((i) => i.name !== 'name') } : t)),
+    };
+    const upgraded = openLmdbStore({ path: dir, catalog: dropped });
+    try {
+      expect(await upgraded.countIndex(A, { table: 'things', index: 'name', prefix: 'Name 12' })).toBe(0);
+      expect((await upgraded.readIndex(A, { table: 'things', index: 'name_ci', equals: 'name 1234', limit: 5 })).map((e) => e.id)).toEqual(['t1234']);
+      expect(await upgraded.rowCounts(A, 'things')).toEqual([
+        { scope: 'o1', count: ROWS / 2 },
+        { scope: 'o2', count: ROWS / 2 },
+      ]);
+    } finally {
+      await upgraded.close();
+    }
+  });
 });
 
 const postgresVerdict = await meet(POSTGRES);
