@@ -20,9 +20,15 @@ function withHeaders(base: ReplyHeaders, extra: ReplyHeaders | undefined): Reply
   return extra === undefined ? base : { ...base, ...extra };
 }
 
-/** The JSON reply headers plus `extra`, built once by a caller that sends them on every reply (hot paths). */
+/**
+ * The JSON reply headers plus `extra`, built once by a caller that sends them on every reply (hot
+ * paths). Frozen and marked shared: an adapter may keep them encoded for writing, as for a
+ * shared reply (`hasSharedHeaders`), so a per-request reply carrying them costs no header walk.
+ */
 export function jsonHeadersWith(extra: ReplyHeaders): ReplyHeaders {
-  return Object.freeze({ ...JSON_HEADERS, ...extra });
+  const headers = Object.freeze({ ...JSON_HEADERS, ...extra });
+  sharedHeaderSets.add(headers);
+  return headers;
 }
 
 /** A JSON reply; `body` goes through JSON.stringify. */
@@ -109,6 +115,15 @@ export function shareReply<R extends HttpReply>(reply: R): R {
 /** Whether `shareReply` marked the reply. */
 export function isSharedReply(reply: HttpReply): boolean {
   return sharedReplies.has(reply);
+}
+
+/** Frozen header records built once (`jsonHeadersWith`), sent unchanged on many replies. */
+const sharedHeaderSets = new WeakSet<object>();
+
+/** Whether the reply's headers never change: a shared reply's, or a record of `jsonHeadersWith`. */
+export function hasSharedHeaders(reply: HttpReply): boolean {
+  const headers = reply.headers;
+  return headers !== undefined && (sharedHeaderSets.has(headers) || sharedReplies.has(reply));
 }
 
 /** A pre-serialised rpc-status error reply, shared by every request that gets it. */

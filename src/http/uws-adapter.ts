@@ -17,7 +17,7 @@ import { createLifecycle, Exchange, type ServerCore } from './exchange.js';
 import type { HttpAdapter, HttpHandler, HttpObserver, HttpReply, HttpServerOptions, ListeningServer } from './types.js';
 import type { UwsNative } from './uws-loader.js';
 import { toTraceparent } from './trace-context.js';
-import { assertSafeHeaders, bodyLimitLookup, headersTooLargeReply, internalErrorReply, isSharedReply, isStreamBody, knownBodyLength, releaseStream } from './reply.js';
+import { assertSafeHeaders, bodyLimitLookup, headersTooLargeReply, internalErrorReply, hasSharedHeaders, isStreamBody, knownBodyLength, releaseStream } from './reply.js';
 
 interface UwsServer extends ServerCore {
   readonly inflight: Set<UwsExchange>;
@@ -113,7 +113,7 @@ function settle(ex: UwsExchange): void {
 function respond(ex: UwsExchange, reply: HttpReply): void {
   if (ex.aborted || ex.done) return;
   try {
-    if (isSharedReply(reply)) headerBlockOf(reply.headers); // checked once, when encoded
+    if (hasSharedHeaders(reply)) headerBlockOf(reply.headers); // checked once, when encoded
     else assertSafeHeaders(reply.headers);
   } catch (error) {
     return lifecycle.fail(ex, error);
@@ -152,7 +152,7 @@ function writeHead(ex: UwsExchange, reply: HttpReply): void {
   if (trace !== undefined) res.writeHeader('traceparent', toTraceparent(trace));
   const headers = reply.headers;
   if (headers === undefined) return;
-  if (isSharedReply(reply)) {
+  if (hasSharedHeaders(reply)) {
     const block = headerBlockOf(headers);
     if (block !== undefined) res.writeHeader(block.name, block.rest);
     return;

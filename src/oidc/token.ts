@@ -11,10 +11,10 @@ import { grantClientCredentials } from './grants/client-credentials.js';
 import { grantJwtBearer } from './grants/jwt-bearer.js';
 import { grantRefreshToken } from './grants/refresh-token.js';
 import { grantTokenExchange } from './grants/token-exchange.js';
-import type { TokenResponse } from './grants/token-response.js';
+import { type TokenResponse, tokenResponseJson } from './grants/token-response.js';
 import { requireParam } from './shared/form.js';
 import { type OAuthDeps, type OAuthRequest, openOAuthRequest } from './shared/oauth-deps.js';
-import { noStoreJson, withOAuthErrors } from './shared/oauth-reply.js';
+import { noStoreJsonText, withOAuthErrors } from './shared/oauth-reply.js';
 
 export const TOKEN_PATH = '/oauth/v2/token';
 
@@ -37,7 +37,7 @@ async function handleToken(req: HttpRequest, deps: OAuthDeps): Promise<HttpReply
   const grantType = requireParam(request.params, 'grant_type');
   const grant = GRANTS.get(grantType);
   if (grant === undefined) throw new OAuthError('unsupported_grant_type', 'the grant type is not supported', { redirectable: false });
-  const reply = noStoreJson(await grant(deps, request));
+  const reply = noStoreJsonText(tokenResponseJson(await grant(deps, request)));
   if (req.notes !== undefined) req.notes.grant = grantType; // counted by grant (metrics); a known key of GRANTS
   return reply;
 }

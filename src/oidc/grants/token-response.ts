@@ -23,3 +23,25 @@ export function toTokenResponse(issued: IssuedTokens): TokenResponse {
   if (issued.refreshToken !== undefined) response.refresh_token = issued.refreshToken;
   return response;
 }
+
+/**
+ * The JSON text of a token response, byte for byte what `JSON.stringify(response)` gives (same
+ * key order, same escaping), written from constant fragments: the access token of the usual
+ * reply (base64url or a compact JWS: nothing to escape) and the expiry are put in as they are,
+ * only free text (scope, tokens of other shapes) goes through JSON.stringify. No generic
+ * object walk per token reply.
+ */
+export function tokenResponseJson(response: TokenResponse): string {
+  let text = `{"access_token":${jsonString(response.access_token)},"token_type":"${response.token_type}","expires_in":${JSON.stringify(response.expires_in)},"scope":${jsonString(response.scope)}`;
+  if (response.id_token !== undefined) text += `,"id_token":${jsonString(response.id_token)}`;
+  if (response.refresh_token !== undefined) text += `,"refresh_token":${jsonString(response.refresh_token)}`;
+  if (response.issued_token_type !== undefined) text += `,"issued_token_type":${jsonString(response.issued_token_type)}`;
+  return `${text}}`;
+}
+
+/** Characters a JSON string can hold as they are: base64url, `.` and the scope-token set less `"` and `\\`. */
+const PLAIN = /^[\x20\x21\x23-\x5B\x5D-\x7E]*$/;
+
+function jsonString(value: string): string {
+  return PLAIN.test(value) ? `"${value}"` : JSON.stringify(value);
+}

@@ -13,7 +13,7 @@ import { type ClaimHooks, createClaimHooks, type FunctionRunner } from './claim-
 import type { ClientAuthContext } from './client-auth.js';
 import { NO_RATE_LIMITS, type RateLimits } from '../../http/rate-limits.js';
 import { type ClientCache, createClientCache } from './client-cache.js';
-import { requireInstance } from './endpoint.js';
+import { knownUsableInstance, requireInstance } from './endpoint.js';
 import { type FormParams, invalidRequest, parseForm } from './form.js';
 import { issuerFor } from './issuer.js';
 import type { ErrorLogger } from './oauth-reply.js';
@@ -61,8 +61,18 @@ export interface OAuthRequest {
   readonly http: HttpRequest;
 }
 
-export async function openOAuthRequest(deps: OAuthDeps, req: HttpRequest): Promise<OAuthRequest> {
-  const instance = await requireInstance(deps.tenants, req);
+/**
+ * The request's first steps. A host this node already knows (and that is usable) is taken
+ * without a promise or an await (the token hot path); otherwise `requireInstance` reads the store
+ * and answers 404 / 429 as before.
+ */
+export function openOAuthRequest(deps: OAuthDeps, req: HttpRequest): OAuthRequest | Promise<OAuthRequest> {
+  const known = knownUsableInstance(deps.tenants, req);
+  if (known !== undefined) return openWith(deps, req, known);
+  return requireInstance(deps.tenants, req).then((instance) => openWith(deps, req, instance));
+}
+
+function openWith(deps: OAuthDeps, req: HttpRequest, instance: InstanceInfo): OAuthRequest {
   const issuer = issuerFor(deps.config, req);
   if (issuer === undefined) throw invalidRequest('the Host header is malformed');
   return { instance, issuer, now: deps.clock.now(), params: parseForm(req), http: req };

@@ -23,6 +23,11 @@ export function noStoreJson(body: unknown, status = 200): HttpReply {
   return { status, headers: NO_STORE_JSON, body: JSON.stringify(body) };
 }
 
+/** A 200 reply of JSON text already serialised (e.g. token-response.ts `tokenResponseJson`) that must not be cached. */
+export function noStoreJsonText(text: string): HttpReply {
+  return { status: 200, headers: NO_STORE_JSON, body: text };
+}
+
 export function statusOfOAuthCode(code: OAuthErrorCode): number {
   switch (code) {
     case 'invalid_client':

@@ -95,7 +95,10 @@ export async function issueTokens(deps: IssuerDeps, req: IssueRequest): Promise<
   if (req.sid !== undefined) built.sid = req.sid;
   if (req.act !== undefined) built.act = req.act;
   const record: AccessTokenRecord = built;
-  const writes: Promise<void>[] = [];
+  // The durable writes of this issuance: at most two (access and refresh token); no array and no
+  // Promise.all for the usual single one (an opaque client_credentials token).
+  let accessWrite: Promise<void> | undefined;
+  let refreshWrite: Promise<void> | undefined;
   let accessToken: string;
   if (record.format === 'jwt') {
     const own = accessTokenClaims(req.issuer, record);
@@ -103,7 +106,7 @@ export async function issueTokens(deps: IssuerDeps, req: IssueRequest): Promise<
     accessToken = await deps.signer.signJwt(req.instanceId, claims, JWT_TYP);
   } else {
     accessToken = newTokenValue();
-    writes.push(deps.tokens.putAccessToken(req.instanceId, accessToken, record));
+    accessWrite = deps.tokens.putAccessToken(req.instanceId, accessToken, record);
   }
   const idToken = req.idToken === undefined ? undefined : await signIdToken(deps, req, record.iat);
   let refreshToken: string | undefined;
@@ -125,9 +128,12 @@ export async function issueTokens(deps: IssuerDeps, req: IssueRequest): Promise<
       ...(req.sid === undefined ? {} : { sid: req.sid }),
       ...(req.act === undefined ? {} : { act: req.act }),
     };
-    writes.push(deps.tokens.putRefreshToken(req.instanceId, refreshToken, refreshRecord, expiresAt));
+    refreshWrite = deps.tokens.putRefreshToken(req.instanceId, refreshToken, refreshRecord, expiresAt);
   }
-  await Promise.all(writes);
+  // Acknowledged only once every write is durable (both awaited; a failure of either rejects).
+  if (accessWrite !== undefined && refreshWrite !== undefined) await Promise.all([accessWrite, refreshWrite]);
+  else if (accessWrite !== undefined) await accessWrite;
+  else if (refreshWrite !== undefined) await refreshWrite;
   const issued: Mutable<IssuedTokens> = { accessToken, expiresIn, record };
   if (idToken !== undefined) issued.idToken = idToken;
   if (refreshToken !== undefined) issued.refreshToken = refreshToken;
