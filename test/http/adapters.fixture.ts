@@ -3,7 +3,7 @@
  * probes let tests observe what a handler saw (abort signal, in-flight gate).
  */
 import { createRouter } from '../../src/http/router.js';
-import { empty, html, json } from '../../src/http/reply.js';
+import { empty, html, json, jsonHeadersWith } from '../../src/http/reply.js';
 import type { HttpHandler, HttpObserver, HttpRequest, HttpServerOptions } from '../../src/http/types.js';
 
 /** `/echo-large` has its own, larger body limit (as the organization import has). */
@@ -67,6 +67,9 @@ function waitForAbort(req: HttpRequest): Promise<boolean> {
   return new Promise((resolve) => req.signal.addEventListener('abort', () => resolve(req.signal.aborted), { once: true }));
 }
 
+/** Headers built once and sent on every reply of `/shared-headers` (as the OAuth replies do). */
+const SHARED_NO_STORE = jsonHeadersWith({ 'cache-control': 'no-store', pragma: 'no-cache' });
+
 export function createApp(probes: Probes): HttpHandler {
   return createRouter(
     [
@@ -75,6 +78,7 @@ export function createApp(probes: Probes): HttpHandler {
         pattern: '/items/{id}',
         handler: (req) => json(200, { id: req.params['id'], route: req.route, query: req.query, remote: req.remoteAddress }),
       },
+      { method: 'GET', pattern: '/shared-headers/{n}', handler: (req) => ({ status: 200, headers: SHARED_NO_STORE, body: JSON.stringify({ n: req.params['n'] }) }) },
       { method: 'GET', pattern: '/split', handler: () => json(200, {}, { 'x-note': 'a\r\nset-cookie: evil=1' }) },
       { method: 'DELETE', pattern: '/items/{id}', handler: () => empty(204) },
       { method: 'GET', pattern: '/items/_special', handler: (req) => json(200, { special: true, route: req.route }) },

@@ -91,6 +91,21 @@ for (const { name, adapter, skip } of adapters) describe.skipIf(skip !== undefin
     expect(probes.responses.at(-1)).toEqual({ status: 200, route: '/items/{id}' });
   });
 
+  it('writes every field of a jsonHeadersWith record, once each, on every reply that carries it', async () => {
+    for (const n of ['1', '2']) {
+      const client = new RawClient(server.port);
+      client.send(`GET /shared-headers/${n} HTTP/1.1\r\nHost: t\r\n\r\n`);
+      const text = await client.until((t) => t.includes(`{"n":"${n}"}`));
+      client.destroy();
+      expect(statusOf(text)).toBe(200);
+      const head = text.slice(0, text.indexOf('\r\n\r\n')).toLowerCase().split('\r\n');
+      for (const field of ['content-type: application/json', 'x-content-type-options: nosniff', 'cache-control: no-store', 'pragma: no-cache']) {
+        expect(head.filter((line) => line === field)).toHaveLength(1);
+      }
+      expect(head.filter((line) => line.startsWith('x-request-id: '))).toHaveLength(1);
+    }
+  });
+
   it('gives the peer address to a handler that first reads a body and waits', async () => {
     const res = await fetch(`${base}/remote-later`, { method: 'POST', body: 'x'.repeat(100) });
     expect(res.status).toBe(200);
