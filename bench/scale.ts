@@ -18,9 +18,11 @@
  * measured on that build in the same run, alternating with this build for SCALE_WRITE_ROUNDS
  * rounds, for the ratio of medians. SCALE_WRITE_ONLY=1 stops after the writes.
  */
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import postgres from 'postgres';
 import { loadavg } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { confineMemory, type MemoryLimit } from './memory-limit.js';
 import { Cleanup, describeError } from './processes.js';
@@ -46,6 +48,14 @@ const IMPORT_USERS = Number(env.SCALE_IMPORT_USERS ?? 10_000);
 type Store = 'lmdb' | 'postgres';
 /** A memory cgroup limit for the measured nodes, MiB (root only; unset: none). */
 const MEMORY_LIMIT_MIB = env.SCALE_MEMORY_LIMIT_MIB === undefined || env.SCALE_MEMORY_LIMIT_MIB === '' ? undefined : Number(env.SCALE_MEMORY_LIMIT_MIB);
+/**
+ * SCALE_RESTART=1: after seeding the users, stop the node and start a fresh process on the same
+ * data (directory or schema), as a serving node has it, before the user lookups are measured;
+ * with SCALE_EVICT=1 (LMDB) the data file's cached pages are dropped first (dd iflag=nocache), so
+ * the lookups read from disk what they touch, as after a reboot.
+ */
+const RESTART = env.SCALE_RESTART === '1';
+const EVICT = env.SCALE_EVICT === '1';
 const STORES = (env.SCALE_STORES ?? (env.SCALE_DATABASE_URL ? 'postgres' : 'lmdb')).split(',').map((s) => s.trim()) as Store[];
 
 interface Row {
@@ -55,6 +65,9 @@ interface Row {
   readonly target: string;
   /** Statements the node sent to PostgreSQL per request (tessera_store_statements); undefined on LMDB. */
   readonly statements: number | undefined;
+  /** Page faults of the node per request: major (a page read from disk) and minor (a page mapped from memory). */
+  readonly majorFaults: number;
+  readonly minorFaults: number;
 }
 
 const json = { 'content-type': 'application/json' };
@@ -95,20 +108,29 @@ async function statementsSent(node: TesseraNode): Promise<number | undefined> {
   return line === null ? undefined : Number(line[1]);
 }
 
+/** Minor and major page faults of the process so far (/proc/<pid>/stat fields 10 and 12). */
+function faults(pid: number): { minor: number; major: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { minor: Number(fields[7]), major: Number(fields[9]) };
+}
+
 async function latency(node: TesseraNode, what: string, target: string, send: (i: number) => Promise<unknown>): Promise<Row> {
   for (let i = 0; i < 10; i += 1) await send(i); // warm-up
   const before = await statementsSent(node);
+  const f0 = faults(node.server.pid);
   const times: number[] = [];
   for (let i = 0; i < SAMPLES; i += 1) {
     const t0 = performance.now();
     await send(i);
     times.push(performance.now() - t0);
   }
+  const f1 = faults(node.server.pid);
   const after = await statementsSent(node);
   times.sort((a, b) => a - b);
   const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!;
   const statements = before === undefined || after === undefined ? undefined : (after - before) / SAMPLES;
-  return { what, p50: at(0.5), p99: at(0.99), target, statements };
+  return { what, p50: at(0.5), p99: at(0.99), target, statements, majorFaults: (f1.major - f0.major) / SAMPLES, minorFaults: (f1.minor - f0.minor) / SAMPLES };
 }
 
 const orgName = (i: number) => `Scale Org ${String(i).padStart(6, '0')}`;
@@ -216,13 +238,16 @@ function rssMiB(pid: number): number {
 
 interface Measured {
   readonly store: Store;
-  readonly node: TesseraNode;
+  /** Replaced by a fresh process on the same data with SCALE_RESTART=1. */
+  node: TesseraNode;
+  /** The node's environment defaults (its store settings), for a restart. */
+  readonly defaults: Readonly<Record<string, string>>;
   /** PostgreSQL: the node's schema (ANALYZEd after seeding). */
   readonly schema?: string;
   readonly rows: Row[];
   readonly notes: string[];
   /** The node's memory cgroup (SCALE_MEMORY_LIMIT_MIB). */
-  readonly memory?: MemoryLimit;
+  memory?: MemoryLimit;
 }
 
 /** One latency row measured on every node, one store right after the other (same machine load). */
@@ -243,13 +268,14 @@ async function main(): Promise<void> {
     if (!WRITE_ONLY) {
       for (const store of STORES) {
         const storeDefaults = storeEnv(store);
-        const node = await startTessera({ main: MAIN, cpu: undefined, cleanup, defaults: { TESSERA_SIGNING_ALGORITHM: 'ES256', ...storeDefaults } });
+        const defaults = { TESSERA_SIGNING_ALGORITHM: 'ES256', ...storeDefaults };
+        const node = await startTessera({ main: MAIN, cpu: undefined, cleanup, defaults });
         const schema = storeDefaults.TESSERA_DATABASE_SCHEMA;
         const memory = MEMORY_LIMIT_MIB === undefined ? undefined : confineMemory(node.server.pid, MEMORY_LIMIT_MIB, cleanup);
         if (memory !== undefined) writeNotes.get(store)!.push(`the node ran in a memory cgroup limited to ${MEMORY_LIMIT_MIB} MiB (moved there right after start)`);
-        measured.push({ store, node, rows: [], notes: writeNotes.get(store)!, ...(schema === undefined ? {} : { schema }), ...(memory === undefined ? {} : { memory }) });
+        measured.push({ store, node, defaults, rows: [], notes: writeNotes.get(store)!, ...(schema === undefined ? {} : { schema }), ...(memory === undefined ? {} : { memory }) });
       }
-      await readPhase(measured);
+      await readPhase(measured, cleanup);
     } else {
       for (const store of STORES) process.stdout.write(`\n### ${store}\n${writeNotes.get(store)!.map((n) => `\n- ${n}`).join('')}\n`);
     }
@@ -258,8 +284,8 @@ async function main(): Promise<void> {
     process.exitCode = 1;
   } finally {
     for (const m of measured) {
-      process.stdout.write(`\n### ${m.store}\n\n| measurement | p50 ms | p99 ms | target | statements per request |\n|---|---|---|---|---|\n`);
-      for (const r of m.rows) process.stdout.write(`| ${r.what} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.target} | ${r.statements === undefined ? '—' : r.statements.toFixed(1)} |\n`);
+      process.stdout.write(`\n### ${m.store}\n\n| measurement | p50 ms | p99 ms | target | statements per request | major / minor page faults per request |\n|---|---|---|---|---|---|\n`);
+      for (const r of m.rows) process.stdout.write(`| ${r.what} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.target} | ${r.statements === undefined ? '—' : r.statements.toFixed(1)} | ${r.majorFaults.toFixed(1)} / ${r.minorFaults.toFixed(1)} |\n`);
       for (const note of m.notes) process.stdout.write(`\n- ${note}`);
       process.stdout.write('\n');
     }
@@ -297,7 +323,7 @@ async function analyze(m: Measured): Promise<void> {
 }
 
 /** Seeds every node, then measures each latency row on all of them back to back. */
-async function readPhase(nodes: Measured[]): Promise<void> {
+async function readPhase(nodes: Measured[], cleanup: Cleanup): Promise<void> {
   const defaultOrg = new Map<TesseraNode, string>();
   for (const m of nodes) {
     const created = (await call(m.node, 'POST', '/resources/v3alpha/users', userBody(-1))) as { details: { resourceOwner: { id: string } } };
@@ -320,15 +346,43 @@ async function readPhase(nodes: Measured[]): Promise<void> {
   await eachStore(nodes, 'org search, name EQUALS', '≤ 5 ms', (node) => byName(node, 'TEXT_FILTER_METHOD_EQUALS', (i) => orgName((i * 7919) % ORGS)));
   await eachStore(nodes, 'org search, name STARTS_WITH', '≤ 5 ms', (node) => byName(node, 'TEXT_FILTER_METHOD_STARTS_WITH', (i) => orgName((i * 7919) % ORGS).slice(0, -1)));
   await eachStore(nodes, 'org search, name CONTAINS', '≤ 50 ms', (node) => byName(node, 'TEXT_FILTER_METHOD_CONTAINS', (i) => `Org ${String((i * 7919) % ORGS).padStart(6, '0').slice(0, 5)}`));
-  if (USERS > 0) await userPhase(nodes, defaultOrg);
+  if (USERS > 0) await userPhase(nodes, defaultOrg, cleanup);
   for (const m of nodes) {
-    const anon = memoryOf(m.node.server.pid).rssAnonKiB / 1024;
-    m.notes.push(`node RSS after the measurements: ${rssMiB(m.node.server.pid).toFixed(0)} MiB (target < 2048; of it anonymous — heap and native, without LMDB's file-backed map — ${anon.toFixed(0)} MiB); load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+    const { rssAnonKiB, rssFileKiB } = memoryOf(m.node.server.pid);
+    m.notes.push(
+      `node RSS after the measurements${RESTART ? ' (the restarted node)' : ''}: VmRSS ${rssMiB(m.node.server.pid).toFixed(0)} MiB (target < 2048), of it RssAnon ${(rssAnonKiB / 1024).toFixed(0)} MiB (heap and native) and RssFile ${(rssFileKiB / 1024).toFixed(0)} MiB (file pages mapped, LMDB's map); load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+    );
     if (m.memory !== undefined) {
       const { current, peak } = m.memory.usage();
       m.notes.push(`memory cgroup: ${(current / 1048576).toFixed(0)} MiB charged now${peak === undefined ? '' : `, at most ${(peak / 1048576).toFixed(0)} MiB`} (limit ${MEMORY_LIMIT_MIB} MiB)`);
     }
   }
+}
+
+/**
+ * SCALE_RESTART=1: a fresh node process on the same data, as a serving node has it (the seeding
+ * node's VmRSS counts every page of the LMDB map it touched while writing); back in a memory
+ * cgroup of its own with SCALE_MEMORY_LIMIT_MIB.
+ */
+async function restart(m: Measured, cleanup: Cleanup): Promise<void> {
+  const old = memoryOf(m.node.server.pid);
+  await m.node.server.stop();
+  let evicted = '';
+  if (EVICT && m.store === 'lmdb') {
+    // posix_fadvise(DONTNEED) on the data files only: the rest of the machine's page cache stays.
+    for (const file of readdirSync(m.node.dataDir, { recursive: true }) as string[]) {
+      if (!file.endsWith('.mdb')) continue;
+      const dd = spawnSync('dd', [`if=${join(m.node.dataDir, file)}`, 'iflag=nocache', 'count=0', 'status=none']);
+      if (dd.status !== 0) throw new Error(`dd iflag=nocache ${file}: ${dd.stderr.toString()}`);
+    }
+    evicted = '; the data files\' cached pages dropped before the start (dd iflag=nocache)';
+  }
+  m.node = await startTessera({ main: MAIN, cpu: undefined, cleanup, defaults: m.defaults, dataDir: m.node.dataDir });
+  if (MEMORY_LIMIT_MIB !== undefined) m.memory = confineMemory(m.node.server.pid, MEMORY_LIMIT_MIB, cleanup);
+  const fresh = memoryOf(m.node.server.pid);
+  m.notes.push(
+    `restarted after seeding (fresh process, same data${MEMORY_LIMIT_MIB === undefined ? '' : `, a new ${MEMORY_LIMIT_MIB} MiB cgroup`}${evicted}): the seeding node had VmRSS ${(old.rssKiB / 1024).toFixed(0)} / RssAnon ${(old.rssAnonKiB / 1024).toFixed(0)} / RssFile ${(old.rssFileKiB / 1024).toFixed(0)} MiB, the fresh one ${(fresh.rssKiB / 1024).toFixed(0)} / ${(fresh.rssAnonKiB / 1024).toFixed(0)} / ${(fresh.rssFileKiB / 1024).toFixed(0)} MiB before its first request`,
+  );
 }
 
 /** Organization search; the body is the filter list, query and sorting column travel in the query string. */
@@ -372,7 +426,7 @@ async function importUsers(m: Measured, orgId: string): Promise<number> {
 }
 
 /** Seeds the users, then the user searches and the login-name lookup at that size. */
-async function userPhase(nodes: Measured[], defaultOrg: ReadonlyMap<TesseraNode, string>): Promise<void> {
+async function userPhase(nodes: Measured[], defaultOrg: ReadonlyMap<TesseraNode, string>, cleanup: Cleanup): Promise<void> {
   for (const m of nodes) {
     const t1 = performance.now();
     const c1 = cpuMs(m.node.server.pid);
@@ -381,6 +435,7 @@ async function userPhase(nodes: Measured[], defaultOrg: ReadonlyMap<TesseraNode,
     const cpu = (cpuMs(m.node.server.pid) - c1) / USERS;
     m.notes.push(`seeded ${USERS} users through ${how} in ${((performance.now() - t1) / 1000).toFixed(0)} s (${userRate.toFixed(0)}/s; node CPU ${cpu.toFixed(2)} ms per user); load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
     await analyze(m);
+    if (RESTART) await restart(m, cleanup);
   }
   const users = (node: TesseraNode, filters: unknown[], qs = 'query.limit=10') => call(node, 'POST', `/resources/v3alpha/users/_search?${qs}`, filters);
   const pick = (i: number) => (i * 104_729) % USERS;

@@ -119,11 +119,11 @@ export function closeHttpClient(): void {
   agent.destroy();
 }
 
-/** VmRSS and RssAnon of a process in KiB, from /proc/<pid>/status. */
-export function memoryOf(pid: number): { rssKiB: number; rssAnonKiB: number } {
+/** VmRSS, RssAnon and RssFile of a process in KiB, from /proc/<pid>/status. */
+export function memoryOf(pid: number): { rssKiB: number; rssAnonKiB: number; rssFileKiB: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const field = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1] ?? Number.NaN);
-  return { rssKiB: field('VmRSS'), rssAnonKiB: field('RssAnon') };
+  return { rssKiB: field('VmRSS'), rssAnonKiB: field('RssAnon'), rssFileKiB: field('RssFile') };
 }
 
 /** Creates `count` organizations (`concurrency` at a time); returns their ids in creation order. */
