@@ -263,6 +263,50 @@ export function describeIndexSuite(name: string, open: OpenStore): void {
       expect([all.rows.map((r) => r.id), all.total, read]).toEqual([['t2', 't3', 't1'], 304, store.readIndexPage === undefined ? 3 : 0]);
     });
 
+    it('search executor: one candidate of an EQUALS reads its row but no summary; two read summaries for the order; a candidate whose row is gone is not counted', async () => {
+      let summaries = 0;
+      let hideRow: string | undefined;
+      const counted = new Proxy(store, {
+        get(target, key, receiver) {
+          if (key === 'readSummaries') {
+            return async (...args: Parameters<StoreAdapter['readSummaries']>) => {
+              summaries += args[2].length;
+              return target.readSummaries(...args);
+            };
+          }
+          // Drops one row, as if it were removed between the index read and the row read.
+          if (key === 'getRecords') {
+            return async (...args: Parameters<StoreAdapter['getRecords']>) => (await target.getRecords(...args)).map((r, i) => (args[2][i] === hideRow ? undefined : r));
+          }
+          if (key === 'readIndexWithSummaries' || key === 'readIndexPage') return undefined; // the LMDB path: summaries read apart
+          return Reflect.get(target, key, receiver) as unknown;
+        },
+      });
+      const table = TEST_CATALOG.tables[0]!;
+      const search = async (name: string, visibleScopes = ['o1', 'o2']) => {
+        summaries = 0;
+        const result = await executeSearch<{ id: string }>(counted, {
+          instanceId: A,
+          table,
+          sort: 'created',
+          conditions: [{ index: 'name_ci', equals: name }],
+          query: { offset: 0, limit: 10, asc: true },
+          visible: (_id, scope) => visibleScopes.includes(scope),
+        });
+        return { ids: result.rows.map((r) => r.id), total: result.total, summaries };
+      };
+      expect(await search('alpine')).toEqual({ ids: ['t3'], total: 1, summaries: 0 });
+      // The visibility check still holds without the summary (the scope comes with the entry).
+      expect(await search('alpine', ['o1'])).toEqual({ ids: [], total: 0, summaries: 0 });
+      // Two candidates: their creation dates order them (t1 30, t4 40), read from the summaries.
+      expect(await search('beta')).toEqual({ ids: ['t1', 't4'], total: 2, summaries: 2 });
+      hideRow = 't3';
+      expect(await search('alpine')).toEqual({ ids: [], total: 0, summaries: 0 });
+      // Control: another row hidden, this one is listed and counted.
+      hideRow = 't2';
+      expect(await search('alpine')).toEqual({ ids: ['t3'], total: 1, summaries: 0 });
+    });
+
     it('moves entries when a row changes (terms and scope) and drops them when it is removed', async () => {
       await writeThings(store, A, [thing('t2', 'Zeta', 'o2', 10, ['y']), { table: 'things', id: 't4', value: null }]);
       expect(ids(await store.readIndex(A, { table: 'things', index: 'name_ci', limit: 10 }))).toEqual(['t3', 't1', 't2']);

@@ -151,7 +151,9 @@ async function searchCandidates<R>(reads: IndexReads, plan: SearchPlan<R>, condi
   const [source, ...rest] = [...conditions].sort((a, b) => cost(a) - cost(b));
   const inline = table.source === undefined && query.offset + query.limit <= INLINE_ROWS ? query.offset + query.limit : 0;
   let candidates = source === undefined ? await allRows(reads, instanceId, table, plan.sort) : await fromSource(reads, instanceId, table, source, plan.sort, inline);
-  const needSummaries = rest.length > 0 || candidates.some((c) => c.sortTerm === undefined);
+  // One candidate and no other condition (an EQUALS on a unique term): there is no order to
+  // find, so its summary is not read (on LMDB one random B-tree leaf less per lookup); the row is.
+  const needSummaries = rest.length > 0 || (candidates.length > 1 && candidates.some((c) => c.sortTerm === undefined));
   if (needSummaries) {
     const unread = candidates.filter((c) => c.summary === undefined);
     for (let i = 0; i < unread.length; i += PAGE) {
@@ -192,11 +194,15 @@ async function searchCandidates<R>(reads: IndexReads, plan: SearchPlan<R>, condi
   candidates.sort((a, b) => direction * (compareStrings(a.sortTerm ?? '', b.sortTerm ?? '') || compareStrings(a.id, b.id)));
   const page = candidates.slice(query.offset, query.offset + query.limit);
   const missing = page.filter((c) => c.row === undefined);
+  let gone = 0;
   if (missing.length > 0) {
     const rows = await readRows(reads, instanceId, table, missing.map((c) => c.id));
     missing.forEach((c, j) => (c.row = rows[j]));
+    // A candidate whose summary was not read and whose row is not there was removed after its
+    // index entry was read: not counted, as a missing summary is not.
+    gone = missing.filter((c) => c.row === undefined && c.summary === undefined).length;
   }
-  return { rows: page.flatMap((c) => (c.row === undefined ? [] : [c.row as R])), total: candidates.length };
+  return { rows: page.flatMap((c) => (c.row === undefined ? [] : [c.row as R])), total: candidates.length - gone };
 }
 
 /**
