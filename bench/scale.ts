@@ -49,10 +49,12 @@ type Store = 'lmdb' | 'postgres';
 /** A memory cgroup limit for the measured nodes, MiB (root only; unset: none). */
 const MEMORY_LIMIT_MIB = env.SCALE_MEMORY_LIMIT_MIB === undefined || env.SCALE_MEMORY_LIMIT_MIB === '' ? undefined : Number(env.SCALE_MEMORY_LIMIT_MIB);
 /**
- * SCALE_RESTART=1: after seeding the users, stop the node and start a fresh process on the same
- * data (directory or schema), as a serving node has it, before the user lookups are measured;
+ * SCALE_RESTART=1: after seeding the organizations, and again after seeding the users, stop the
+ * node and start a fresh process on the same data (directory or schema), as a serving node has
+ * it (no feed backlog, no seeding garbage, only the pages its reads touch), before measuring;
  * with SCALE_EVICT=1 (LMDB) the data file's cached pages are dropped first (dd iflag=nocache), so
- * the lookups read from disk what they touch, as after a reboot.
+ * the lookups read from disk what they touch, as after a reboot. With SCALE_MEMORY_LIMIT_MIB only
+ * the restarted node runs in the memory cgroup (seeding is not confined).
  */
 const RESTART = env.SCALE_RESTART === '1';
 const EVICT = env.SCALE_EVICT === '1';
@@ -271,7 +273,8 @@ async function main(): Promise<void> {
         const defaults = { TESSERA_SIGNING_ALGORITHM: 'ES256', ...storeDefaults };
         const node = await startTessera({ main: MAIN, cpu: undefined, cleanup, defaults });
         const schema = storeDefaults.TESSERA_DATABASE_SCHEMA;
-        const memory = MEMORY_LIMIT_MIB === undefined ? undefined : confineMemory(node.server.pid, MEMORY_LIMIT_MIB, cleanup);
+        // With SCALE_RESTART=1 only the restarted (serving) node is confined: seeding runs unconfined.
+        const memory = MEMORY_LIMIT_MIB === undefined || RESTART ? undefined : confineMemory(node.server.pid, MEMORY_LIMIT_MIB, cleanup);
         if (memory !== undefined) writeNotes.get(store)!.push(`the node ran in a memory cgroup limited to ${MEMORY_LIMIT_MIB} MiB (moved there right after start)`);
         measured.push({ store, node, defaults, rows: [], notes: writeNotes.get(store)!, ...(schema === undefined ? {} : { schema }), ...(memory === undefined ? {} : { memory }) });
       }
@@ -336,6 +339,11 @@ async function readPhase(nodes: Measured[], cleanup: Cleanup): Promise<void> {
     const orgRate = await load(0, ORGS, (i) => call(m.node, 'POST', '/resources/v3alpha/organizations', { name: orgName(i) }), `${m.store} organizations`);
     m.notes.push(`seeded ${ORGS} organizations through the API in ${((performance.now() - t0) / 1000).toFixed(0)} s (${orgRate.toFixed(0)}/s)`);
     await analyze(m);
+    if (RESTART) {
+      const seeding = m.node;
+      await restart(m, cleanup, 'the organizations');
+      defaultOrg.set(m.node, defaultOrg.get(seeding)!);
+    }
     const found = (await search(m.node, [{ name: { name: orgName(ORGS >> 1), method: 'TEXT_FILTER_METHOD_EQUALS' } }], 'query.limit=1')) as { result: { details: { id: string } }[] };
     middle.set(m.node, found.result[0]!.details.id);
   }
@@ -364,7 +372,7 @@ async function readPhase(nodes: Measured[], cleanup: Cleanup): Promise<void> {
  * node's VmRSS counts every page of the LMDB map it touched while writing); back in a memory
  * cgroup of its own with SCALE_MEMORY_LIMIT_MIB.
  */
-async function restart(m: Measured, cleanup: Cleanup): Promise<void> {
+async function restart(m: Measured, cleanup: Cleanup, what: string): Promise<void> {
   const old = memoryOf(m.node.server.pid);
   await m.node.server.stop();
   let evicted = '';
@@ -381,7 +389,7 @@ async function restart(m: Measured, cleanup: Cleanup): Promise<void> {
   if (MEMORY_LIMIT_MIB !== undefined) m.memory = confineMemory(m.node.server.pid, MEMORY_LIMIT_MIB, cleanup);
   const fresh = memoryOf(m.node.server.pid);
   m.notes.push(
-    `restarted after seeding (fresh process, same data${MEMORY_LIMIT_MIB === undefined ? '' : `, a new ${MEMORY_LIMIT_MIB} MiB cgroup`}${evicted}): the seeding node had VmRSS ${(old.rssKiB / 1024).toFixed(0)} / RssAnon ${(old.rssAnonKiB / 1024).toFixed(0)} / RssFile ${(old.rssFileKiB / 1024).toFixed(0)} MiB, the fresh one ${(fresh.rssKiB / 1024).toFixed(0)} / ${(fresh.rssAnonKiB / 1024).toFixed(0)} / ${(fresh.rssFileKiB / 1024).toFixed(0)} MiB before its first request`,
+    `restarted after seeding ${what} (fresh process, same data${MEMORY_LIMIT_MIB === undefined ? '' : `, in a ${MEMORY_LIMIT_MIB} MiB memory cgroup`}${evicted}): the seeding node had VmRSS ${(old.rssKiB / 1024).toFixed(0)} / RssAnon ${(old.rssAnonKiB / 1024).toFixed(0)} / RssFile ${(old.rssFileKiB / 1024).toFixed(0)} MiB, the fresh one ${(fresh.rssKiB / 1024).toFixed(0)} / ${(fresh.rssAnonKiB / 1024).toFixed(0)} / ${(fresh.rssFileKiB / 1024).toFixed(0)} MiB before its first request`,
   );
 }
 
@@ -435,14 +443,17 @@ async function userPhase(nodes: Measured[], defaultOrg: ReadonlyMap<TesseraNode,
     const cpu = (cpuMs(m.node.server.pid) - c1) / USERS;
     m.notes.push(`seeded ${USERS} users through ${how} in ${((performance.now() - t1) / 1000).toFixed(0)} s (${userRate.toFixed(0)}/s; node CPU ${cpu.toFixed(2)} ms per user); load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
     await analyze(m);
-    if (RESTART) await restart(m, cleanup);
+    if (RESTART) await restart(m, cleanup, 'the users');
   }
   const users = (node: TesseraNode, filters: unknown[], qs = 'query.limit=10') => call(node, 'POST', `/resources/v3alpha/users/_search?${qs}`, filters);
+  // Each row its own users (the login-name row on the email row's users would find their rows' pages cached).
   const pick = (i: number) => (i * 104_729) % USERS;
+  const pickLogin = (i: number) => pick(i + 100_000);
+  const pickSession = (i: number) => pick(i + 200_000);
   await eachStore(nodes, 'user search, email EQUALS', '≤ 10 ms', (node) => (i) => users(node, [{ email: { address: `scale.user${pick(i)}@example.com`, method: 'TEXT_FILTER_METHOD_EQUALS' } }]));
-  await eachStore(nodes, 'user search, login name EQUALS', '≤ 10 ms', (node) => (i) => users(node, [{ loginName: { loginName: `scale.user${pick(i)}@default.localhost`, method: 'TEXT_FILTER_METHOD_EQUALS' } }]));
+  await eachStore(nodes, 'user search, login name EQUALS', '≤ 10 ms', (node) => (i) => users(node, [{ loginName: { loginName: `scale.user${pickLogin(i)}@default.localhost`, method: 'TEXT_FILTER_METHOD_EQUALS' } }]));
   await eachStore(nodes, 'user search, first page by creation date', '≤ 10 ms', (node) => () => users(node, [], 'query.limit=10&sortingColumn=USER_FIELD_NAME_CREATION_DATE'));
-  await eachStore(nodes, `session by login name (${USERS} users)`, 'unchanged at scale', (node) => (i) => call(node, 'POST', '/resources/v3alpha/sessions', { checks: { user: { loginName: `scale.user${pick(i)}` } } }));
+  await eachStore(nodes, `session by login name (${USERS} users)`, 'unchanged at scale', (node) => (i) => call(node, 'POST', '/resources/v3alpha/sessions', { checks: { user: { loginName: `scale.user${pickSession(i)}` } } }));
 }
 
 await main();
