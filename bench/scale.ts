@@ -386,10 +386,12 @@ async function restart(m: Measured, cleanup: Cleanup, what: string): Promise<voi
     evicted = '; the data files\' cached pages dropped before the start (dd iflag=nocache)';
   }
   m.node = await startTessera({ main: MAIN, cpu: undefined, cleanup, defaults: m.defaults, dataDir: m.node.dataDir });
-  if (MEMORY_LIMIT_MIB !== undefined) m.memory = confineMemory(m.node.server.pid, MEMORY_LIMIT_MIB, cleanup);
+  // Confined once the seeding is over: after the organizations only when no users follow.
+  const seedingOver = what === 'the users' || USERS === 0;
+  if (MEMORY_LIMIT_MIB !== undefined && seedingOver) m.memory = confineMemory(m.node.server.pid, MEMORY_LIMIT_MIB, cleanup);
   const fresh = memoryOf(m.node.server.pid);
   m.notes.push(
-    `restarted after seeding ${what} (fresh process, same data${MEMORY_LIMIT_MIB === undefined ? '' : `, in a ${MEMORY_LIMIT_MIB} MiB memory cgroup`}${evicted}): the seeding node had VmRSS ${(old.rssKiB / 1024).toFixed(0)} / RssAnon ${(old.rssAnonKiB / 1024).toFixed(0)} / RssFile ${(old.rssFileKiB / 1024).toFixed(0)} MiB, the fresh one ${(fresh.rssKiB / 1024).toFixed(0)} / ${(fresh.rssAnonKiB / 1024).toFixed(0)} / ${(fresh.rssFileKiB / 1024).toFixed(0)} MiB before its first request`,
+    `restarted after seeding ${what} (fresh process, same data${MEMORY_LIMIT_MIB === undefined || !seedingOver ? '' : `, in a ${MEMORY_LIMIT_MIB} MiB memory cgroup`}${evicted}): the seeding node had VmRSS ${(old.rssKiB / 1024).toFixed(0)} / RssAnon ${(old.rssAnonKiB / 1024).toFixed(0)} / RssFile ${(old.rssFileKiB / 1024).toFixed(0)} MiB, the fresh one ${(fresh.rssKiB / 1024).toFixed(0)} / ${(fresh.rssAnonKiB / 1024).toFixed(0)} / ${(fresh.rssFileKiB / 1024).toFixed(0)} MiB before its first request`,
   );
 }
 
