@@ -106,6 +106,20 @@ export function createMetrics(log: RequestLog, options: MetricsOptions = {}): No
     labelNames: ['kind', 'result'] as const,
     registers: [registry],
   });
+  const readDropped = log.droppedLines;
+  if (readDropped !== undefined) {
+    let reported = 0;
+    new Counter({
+      name: 'tessera_access_log_dropped_lines_total',
+      help: 'Access-log lines dropped because the log reader (stdout) was slower than the requests or gone (bounded buffer, docs/operations/observability.md).',
+      registers: [registry],
+      collect() {
+        const dropped = readDropped();
+        if (dropped > reported) this.inc(dropped - reported);
+        reported = dropped;
+      },
+    });
+  }
   const appendOk = appends.labels('ok');
   const appendFailed = appends.labels('error');
 

@@ -11,6 +11,10 @@ import type { HttpRequest, ListeningServer, ObservedRequest } from '../../src/ht
 import { createMetrics } from '../../src/observability/metrics.js';
 import type { NodeLogger } from '../../src/observability/logger.js';
 import { createRequestLog } from '../../src/observability/request-log.js';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { pino } from 'pino';
 import { uwsAdapter } from '../http/uws.fixture.js';
 
@@ -138,5 +142,97 @@ describe('access lines', () => {
     }
     expect(direct.lines[0]).toMatchObject({ level: 'info', service: 'tessera', msg: 'request', requestId: 'req-1', route: '/oauth/v2/token', status: 200, durationMs: 12.35, instanceId: 'inst"1', clientId: 'client\\1', traceId: 't'.repeat(32), parentSpanId: 'p'.repeat(16) });
     expect(direct.lines[1]).not.toHaveProperty('traceId');
+  });
+
+  /** Reads what is in a non-blocking descriptor now (EAGAIN ends it). */
+  function drain(fd: number): string {
+    const chunk = Buffer.alloc(64 * 1024);
+    let text = '';
+    for (;;) {
+      let n: number;
+      try {
+        n = fs.readSync(fd, chunk, 0, chunk.length, null);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EAGAIN') return text;
+        throw error;
+      }
+      if (n === 0) return text;
+      text += chunk.toString('utf8', 0, n);
+    }
+  }
+  async function until(condition: () => boolean): Promise<void> {
+    for (let i = 0; i < 500 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+
+  it('on a descriptor are written asynchronously as pino writes them, escaped only where needed', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'access-log-'));
+    const file = path.join(dir, 'log');
+    const fd = fs.openSync(file, 'w');
+    try {
+      const mixed = capturingLogger({ mixin: true });
+      const logger = pino({ level: 'info', base: { service: 'tessera' }, timestamp: pino.stdTimeFunctions.isoTime, formatters: { level: (label) => ({ level: label }) } }, pino.destination({ fd, sync: true }));
+      const log = createRequestLog(logger, { mode: 'all', sample: 1 });
+      const viaPino = createRequestLog(mixed.logger, { mode: 'all', sample: 1 });
+      const odd = { ...request(true), requestId: 'ïd\n\u0001"€😀' } as ObservedRequest;
+      for (const r of [request(true), odd, request(false)]) {
+        log.onResponse?.(r, 200, 0.001);
+        viaPino.onResponse?.(r, 200, 0.001);
+      }
+      expect(fs.readFileSync(file, 'utf8')).toBe(''); // nothing written within the turn
+      await until(() => fs.readFileSync(file, 'utf8').split('\n').length === 4);
+      const lines = fs.readFileSync(file, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(lines).toHaveLength(3);
+      for (let i = 0; i < 3; i++) {
+        const { time, ...a } = lines[i] as Record<string, unknown>;
+        const { time: _t, mixed: m, ...b } = mixed.lines[i] as Record<string, unknown>;
+        expect(m).toBe(true);
+        expect(a).toEqual(b);
+        expect(Object.keys(a)).toEqual(Object.keys(b));
+        expect(Number.isNaN(Date.parse(String(time)))).toBe(false);
+      }
+      expect(lines[1]?.requestId).toBe('ïd\n\u0001"€😀');
+      expect(log.droppedLines?.()).toBe(0);
+    } finally {
+      fs.closeSync(fd);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('wait in a bounded buffer while the reader is slow: the excess is dropped and counted, the rest arrives once it reads', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'access-log-'));
+    const fifo = path.join(dir, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    // Read-write and non-blocking: the pipe exists without a reader, and a full pipe answers EAGAIN.
+    const writeFd = fs.openSync(fifo, fs.constants.O_RDWR | fs.constants.O_NONBLOCK);
+    const readFd = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    try {
+      const logger = pino({ level: 'info', base: { service: 'tessera' }, formatters: { level: (label) => ({ level: label }) } }, pino.destination({ fd: writeFd, sync: true }));
+      const log = createRequestLog(logger, { mode: 'all', sample: 1 });
+      // Positive control: with a reader keeping up, nothing is dropped.
+      for (let i = 0; i < 10; i++) log.onResponse?.(request(false), 200, 0.001);
+      let received = '';
+      await until(() => ((received += drain(readFd)), received.split('\n').length === 11));
+      expect(received.trimEnd().split('\n')).toHaveLength(10);
+      expect(log.droppedLines?.()).toBe(0);
+      // Nobody reads now: the pipe fills, then the buffers; 20,000 lines (~4 MB) cannot all wait.
+      const total = 20_000;
+      for (let i = 0; i < total; i++) log.onResponse?.({ ...request(false), requestId: `r-${i}` } as ObservedRequest, 200, 0.001);
+      const dropped = log.droppedLines?.() ?? 0;
+      expect(dropped).toBeGreaterThan(total / 2);
+      expect(dropped).toBeLessThan(total);
+      // The reader comes back: every line that was not dropped arrives, whole and in order.
+      received = '';
+      await until(() => ((received += drain(readFd)), received.split('\n').length - 1 >= total - dropped));
+      const lines = received.trimEnd().split('\n').map((line) => JSON.parse(line) as { requestId: string });
+      expect(lines).toHaveLength(total - dropped);
+      expect(lines[0]?.requestId).toBe('r-0');
+      const ids = lines.map((line) => Number(line.requestId.slice(2)));
+      expect(ids).toEqual([...ids].sort((a, b) => a - b));
+      expect(log.droppedLines?.()).toBe(dropped);
+    } finally {
+      fs.closeSync(writeFd);
+      fs.closeSync(readFd);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
