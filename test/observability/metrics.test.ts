@@ -48,3 +48,18 @@ describe('request metrics', () => {
     expect(await scrape()).toContain('tessera_tokens_issued_total{grant="client_credentials",instance="i1"} 4');
   });
 });
+
+describe('access-log drops', () => {
+  it('are counted from the request log at scrape time, and absent when the log cannot drop lines', async () => {
+    let dropped = 0;
+    const metrics = createMetrics({ onError: () => undefined, onServerError: () => undefined, droppedLines: () => dropped });
+    const line = async (): Promise<string | undefined> => (await metrics.registry.metrics()).split('\n').find((l) => l.startsWith('tessera_access_log_dropped_lines_total '));
+    expect(await line()).toBe('tessera_access_log_dropped_lines_total 0');
+    dropped = 7;
+    expect(await line()).toBe('tessera_access_log_dropped_lines_total 7');
+    dropped = 9;
+    expect(await line()).toBe('tessera_access_log_dropped_lines_total 9');
+    const without = createMetrics({ onError: () => undefined, onServerError: () => undefined });
+    expect(await without.registry.metrics()).not.toContain('tessera_access_log_dropped_lines_total');
+  });
+});
