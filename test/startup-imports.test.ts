@@ -18,14 +18,19 @@ import { api, startTestNode, type TestNode } from './e2e/harness.js';
 const dist = resolve(import.meta.dirname, '..', 'dist');
 /** What `tessera start` loads in every case: the CLI, the node (a dynamic import of main.js) and a worker's entry. */
 const START = ['src/cli/main.js', 'src/cli/node.js', 'src/cluster/workers.js', 'src/cluster/worker-main.js'];
-/** Loaded on first use only: passkey ceremonies, TOTP enrolment QR codes, user-schema checks, bucket export/import, mail, tracing. */
-const LAZY = ['@simplewebauthn/server', 'uqr', 'ajv', '@google-cloud/storage', 'nodemailer', '@opentelemetry/sdk-trace-node', '@opentelemetry/exporter-trace-otlp-http', '@opentelemetry/resources'];
+/**
+ * Loaded on first use only: passkey ceremonies, TOTP enrolment QR codes, user-schema checks, bucket export/import, mail, tracing,
+ * password hashing (argon2's native library, bcrypt), the PostgreSQL driver (a PostgreSQL store or its rate-limit counts).
+ */
+const LAZY = ['@simplewebauthn/server', 'uqr', 'ajv', '@google-cloud/storage', 'nodemailer', '@opentelemetry/sdk-trace-node', '@opentelemetry/exporter-trace-otlp-http', '@opentelemetry/resources', '@node-rs/argon2', 'bcryptjs', 'postgres'];
+/** Never imported on the start path: the YAML parser is required synchronously by config/load.ts when a YAML file is read. */
+const NOT_STATIC = ['yaml'];
 
 /**
  * Our own modules loaded on the first request of their route family: the admin export/import
  * handlers, and the RPC handlers of the resource and settings APIs (every transport).
  */
-const LAZY_MODULES = ['src/api/admin/v1/admin-handlers.js', 'src/api/rpc-definitions.js', 'src/api/resources/users/create-user.js', 'src/api/settings/login/index.js'];
+const LAZY_MODULES = ['src/api/admin/v1/admin-handlers.js', 'src/api/rpc-definitions.js', 'src/api/resources/users/create-user.js', 'src/api/settings/login/index.js', 'src/store/postgres-store.js', 'src/cli/backup-command.js', 'src/cli/store-transfer-command.js'];
 
 const STATIC = /(?:^|\n)[ \t]*(?:import|export)\s(?:[^'"();]*?\sfrom\s*)?['"]([^'"]+)['"]/g;
 const DYNAMIC = /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
@@ -101,6 +106,7 @@ describe.skipIf(!existsSync(join(dist, START[0]!)))('start path', () => {
 
   it('imports none of the heavy optional dependencies statically', () => {
     expect(LAZY.filter((name) => statically.has(name))).toEqual([]);
+    expect(NOT_STATIC.filter((name) => statically.has(name))).toEqual([]);
   });
 
   it('control: reaches each of them through a dynamic import() in a module on the start path (the list is not stale)', () => {
@@ -165,6 +171,16 @@ describe.skipIf(!existsSync(join(dist, START[0]!)))('a started node', () => {
     expect(created.body.details.id).toEqual(expect.any(String));
     const after = loaded();
     for (const path of ['src/api/rpc-definitions.js', 'src/api/resources/users/create-user.js', 'src/api/settings/login/index.js']) expect(after.has(urlOf(path)), path).toBe(true);
+  });
+
+  it('loads argon2 on the first password hash, and the user with a password is created (201)', async () => {
+    const argon2 = (urls: Set<string>) => [...urls].some((url) => url.includes('/node_modules/@node-rs/argon2/'));
+    expect(argon2(loaded())).toBe(false);
+    const user = await api(node)('POST', '/resources/v3alpha/users', {
+      human: { username: 'first-hash', profile: { givenName: 'First', familyName: 'Hash' }, email: { address: 'first-hash@example.com', isVerified: true }, password: 'Correct-Horse-9!' },
+    });
+    expect(user.status, JSON.stringify(user.body)).toBe(201);
+    expect(argon2(loaded())).toBe(true);
   });
 
   it('loads the admin handlers on the first admin request, which is answered', async () => {

@@ -10,15 +10,22 @@
  */
 import { ConfigError, loadConfig } from '../config/load.js';
 import { createLogger } from '../observability/logger.js';
-import { runKeysCommand } from './keys-command.js';
-import { runMigrateCommand } from './migrate-command.js';
-import { BACKUP_USAGE, runBackupCommand } from './backup-command.js';
-import { RESTORE_USAGE, runRestoreCommand } from './restore-command.js';
-import { COPY_STORE_USAGE, runCopyStoreCommand } from './store-transfer-command.js';
-import { runTransferCommand, TRANSFER_USAGE } from './transfer-command.js';
 import { clockFromEnv } from './test-clock.js';
 
-const USAGE = `usage: tessera [start|init|migrate|keys rotate|keys list|export|import|copy-store|backup|restore]   (configuration: TESSERA_* variables, see docs/configuration.md)\n${TRANSFER_USAGE}\n${COPY_STORE_USAGE}\n${BACKUP_USAGE}\n${RESTORE_USAGE}`;
+/**
+ * The usage text. Each command's module loads only when that command runs (or for this text):
+ * a node never loads the PostgreSQL driver, backup or transfer code it does not use (idle
+ * memory, #13).
+ */
+async function usage(): Promise<string> {
+  const [{ TRANSFER_USAGE }, { COPY_STORE_USAGE }, { BACKUP_USAGE }, { RESTORE_USAGE }] = await Promise.all([
+    import('./transfer-command.js'),
+    import('./store-transfer-command.js'),
+    import('./backup-command.js'),
+    import('./restore-command.js'),
+  ]);
+  return `usage: tessera [start|init|migrate|keys rotate|keys list|export|import|copy-store|backup|restore]   (configuration: TESSERA_* variables, see docs/configuration.md)\n${TRANSFER_USAGE}\n${COPY_STORE_USAGE}\n${BACKUP_USAGE}\n${RESTORE_USAGE}`;
+}
 /** Signals that stop a node gracefully (SIGHUP: its terminal or session went away). */
 const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
 const COMMANDS = new Set(['start', 'init', 'keys', 'migrate', 'export', 'import', 'copy-store', 'backup', 'restore']);
@@ -26,11 +33,11 @@ const COMMANDS = new Set(['start', 'init', 'keys', 'migrate', 'export', 'import'
 async function main(argv: readonly string[]): Promise<number> {
   const command = argv[0] ?? 'start';
   if (command === '--help' || command === '-h' || command === 'help') {
-    process.stdout.write(`${USAGE}\n`);
+    process.stdout.write(`${await usage()}\n`);
     return 0;
   }
   if (!COMMANDS.has(command)) {
-    process.stderr.write(`unknown command "${command}"\n${USAGE}\n`);
+    process.stderr.write(`unknown command "${command}"\n${await usage()}\n`);
     return 2;
   }
   let config;
@@ -43,13 +50,13 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     throw error;
   }
-  if (command === 'export' || command === 'import') return runTransferCommand(command, argv.slice(1), config);
+  if (command === 'export' || command === 'import') return (await import('./transfer-command.js')).runTransferCommand(command, argv.slice(1), config);
   const logger = createLogger(config.logLevel);
-  if (command === 'keys') return runKeysCommand(argv.slice(1), config, logger);
-  if (command === 'migrate') return runMigrateCommand(config, logger);
-  if (command === 'copy-store') return runCopyStoreCommand(argv.slice(1), config);
-  if (command === 'backup') return runBackupCommand(argv.slice(1), config);
-  if (command === 'restore') return runRestoreCommand(argv.slice(1), config);
+  if (command === 'keys') return (await import('./keys-command.js')).runKeysCommand(argv.slice(1), config, logger);
+  if (command === 'migrate') return (await import('./migrate-command.js')).runMigrateCommand(config, logger);
+  if (command === 'copy-store') return (await import('./store-transfer-command.js')).runCopyStoreCommand(argv.slice(1), config);
+  if (command === 'backup') return (await import('./backup-command.js')).runBackupCommand(argv.slice(1), config);
+  if (command === 'restore') return (await import('./restore-command.js')).runRestoreCommand(argv.slice(1), config);
   // The node's modules load only for the commands that run one: the other commands start fast.
   const { prepareNode, startConfiguredNode } = await import('./node.js');
   if (command === 'init') {

@@ -56,8 +56,7 @@ import { warmUpTokenPath } from '../oidc/warm-up.js';
 import { oidcRoutes } from '../oidc/routes.js';
 import { createOAuthDeps } from '../oidc/shared/oauth-deps.js';
 import { createRateLimits, type CounterFactory } from '../http/rate-limits.js';
-import { createPostgresCounters, type PostgresCounters } from '../http/rate-limits-postgres.js';
-import { connectPostgres } from '../store/postgres-store.js';
+import type { PostgresCounters } from '../http/rate-limits-postgres.js';
 import { askTracer, NO_TRACER, startTracing, tracedInvoker, tracedStore, type Tracer, withTracing } from '../observability/tracing.js';
 import { createApiAccessTokens } from '../oidc/shared/api-bearer.js';
 import { adminRoutes, IMPORT_PATH } from '../api/admin/v1/admin-routes.js';
@@ -207,7 +206,7 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   const webKeys = createWebKeyService({ actors, policy: webKeyPolicy(config) });
   const signer = createSigner({ source: webKeys, sealer: actors.sealer, clock, states: actors });
   const executions = new ExecutionRuntime({ actors, store, clock, logger, catalog: createExecutionCatalog(SERVICES), network: { allowPrivateNetworks: config.outboundAllowPrivateNetworks } });
-  const rateCounters = openRateLimitCounters(config, logger);
+  const rateCounters = await openRateLimitCounters(config, logger);
   const limits = createRateLimits(config, {
     loadInstanceLimits: async (instanceId) => (await actors.readRecord(instanceId, instanceSettingsKind, instanceId))?.state.rateLimits,
     ...(rateCounters !== undefined ? { counters: rateCounters.counters, sharedBlocks: rateCounters.blocks } : worker === undefined || feed === undefined ? {} : { counters: worker.rateCounters, sharedBlocks: feed.blocks }),
@@ -311,10 +310,12 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
 /**
  * Shared rate-limit counts in PostgreSQL (TESSERA_RATE_LIMIT_STORE, default postgres on a
  * PostgreSQL node), on a small pool of their own next to the store's; undefined: in memory.
+ * The PostgreSQL modules load only here, so an LMDB node never loads them (idle memory, #13).
  */
-function openRateLimitCounters(config: Config, logger: NodeLogger): PostgresCounters | undefined {
+async function openRateLimitCounters(config: Config, logger: NodeLogger): Promise<PostgresCounters | undefined> {
   const kind = config.rateLimitStore ?? (config.databaseUrl === undefined ? 'memory' : 'postgres');
   if (!config.rateLimits || kind !== 'postgres' || config.databaseUrl === undefined) return undefined;
+  const [{ connectPostgres }, { createPostgresCounters }] = await Promise.all([import('../store/postgres-store.js'), import('../http/rate-limits-postgres.js')]);
   const sql = connectPostgres({ url: config.databaseUrl, schema: config.databaseSchema, logger, maxConnections: 2 });
   const counters = createPostgresCounters(sql, { logger });
   return {

@@ -4,7 +4,7 @@
  * key and its variable; the result is frozen. Only this module reads process.env.
  */
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { createRequire } from 'node:module';
 import { CONFIG_KEYS, configSchema, type Config, type ConfigKey } from './schema.js';
 
 export class ConfigError extends Error {
@@ -45,6 +45,15 @@ function describeKeyIssue(issue: { path: PropertyKey[]; message: string }): stri
   const spec = (CONFIG_KEYS as Record<string, { env: string } | undefined>)[key];
   if (spec === undefined) return key === '' ? issue.message : `${key}: unknown configuration key`;
   return `${key} (${spec.env}): ${issue.message}`;
+}
+
+/**
+ * The YAML parser, loaded only when a YAML file is read (~70 modules a node without one never
+ * needs: idle memory, #13). Synchronous, as loading the configuration is: `yaml` ships CommonJS.
+ */
+function parseYaml(text: string): unknown {
+  const yaml = createRequire(import.meta.url)('yaml') as typeof import('yaml');
+  return yaml.parse(text);
 }
 
 function readConfigFile(path: string | undefined): Record<string, unknown> {

@@ -5,16 +5,22 @@
  * always report `needsRehash`, so a caller can move them to argon2id after a good login.
  * argon2 runs on the libuv thread pool; bcryptjs is pure JavaScript and yields to the event loop
  * between rounds (async compare). Never inside an actor.
+ * Both load on the first password operation, not with the node (argon2 is a native library:
+ * idle memory, #13); the first one waits for the load once (bench/README.md, "Idle memory").
  */
 import { randomBytes } from 'node:crypto';
-import { hash, parseOptions, verify, type Options } from '@node-rs/argon2';
-import bcrypt from 'bcryptjs';
+import type { Options } from '@node-rs/argon2';
 import type { FieldViolation, PasswordComplexity } from '../../actors/index.js';
 import { invalidArgument } from '../../actors/index.js';
 
 const ARGON2ID = 2; // Algorithm.Argon2id (an ambient const enum: not importable under isolatedModules)
 
 export const PASSWORD_HASH_OPTIONS = { algorithm: ARGON2ID, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const satisfies Options;
+
+let argon2: Promise<typeof import('@node-rs/argon2')> | undefined;
+let bcryptjs: Promise<typeof import('bcryptjs').default> | undefined;
+const loadArgon2 = () => (argon2 ??= import('@node-rs/argon2'));
+const loadBcrypt = () => (bcryptjs ??= import('bcryptjs').then((module) => module.default));
 
 export interface PasswordVerification {
   readonly valid: boolean;
@@ -25,6 +31,7 @@ export interface PasswordVerification {
 }
 
 export async function hashPassword(password: string): Promise<string> {
+  const { hash } = await loadArgon2();
   return hash(password, PASSWORD_HASH_OPTIONS);
 }
 
@@ -44,13 +51,14 @@ export async function verifyDummyPassword(password: string): Promise<void> {
 export async function verifyPassword(stored: string, password: string): Promise<PasswordVerification> {
   if (isBcryptHash(stored)) return verifyBcrypt(stored, password);
   if (!stored.startsWith('$argon2')) return { valid: false, needsRehash: false, supported: stored === '' };
+  const { verify, parseOptions } = await loadArgon2();
   let valid: boolean;
   try {
     valid = await verify(stored, password);
   } catch {
     return { valid: false, needsRehash: false, supported: false }; // malformed PHC string
   }
-  return { valid, needsRehash: valid && !hasCurrentParameters(stored), supported: true };
+  return { valid, needsRehash: valid && !hasCurrentParameters(stored, parseOptions), supported: true };
 }
 
 export function isBcryptHash(stored: string): boolean {
@@ -60,11 +68,12 @@ export function isBcryptHash(stored: string): boolean {
 async function verifyBcrypt(stored: string, password: string): Promise<PasswordVerification> {
   // bcrypt reads at most 72 bytes of the password; longer ones would match on a prefix.
   if (Buffer.byteLength(password, 'utf8') > 72) return { valid: false, needsRehash: false, supported: true };
+  const bcrypt = await loadBcrypt();
   const valid = await bcrypt.compare(password, stored);
   return { valid, needsRehash: valid, supported: true };
 }
 
-function hasCurrentParameters(stored: string): boolean {
+function hasCurrentParameters(stored: string, parseOptions: (typeof import('@node-rs/argon2'))['parseOptions']): boolean {
   try {
     const used = parseOptions(stored);
     return (
