@@ -30,7 +30,7 @@ const NOT_STATIC = ['yaml'];
  * Our own modules loaded on the first request of their route family: the admin export/import
  * handlers, and the RPC handlers of the resource and settings APIs (every transport).
  */
-const LAZY_MODULES = ['src/api/admin/v1/admin-handlers.js', 'src/api/rpc-definitions.js', 'src/api/resources/users/create-user.js', 'src/api/settings/login/index.js', 'src/store/postgres-store.js', 'src/cli/backup-command.js', 'src/cli/store-transfer-command.js'];
+const LAZY_MODULES = ['src/api/admin/v1/admin-handlers.js', 'src/api/rpc-definitions.js', 'src/api/resources/users/create-user.js', 'src/api/settings/login/index.js', 'src/store/postgres-store.js', 'src/cli/backup-command.js', 'src/cli/store-transfer-command.js', 'src/api/transport/grpc-router.js'];
 
 const STATIC = /(?:^|\n)[ \t]*(?:import|export)\s(?:[^'"();]*?\sfrom\s*)?['"]([^'"]+)['"]/g;
 const DYNAMIC = /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;

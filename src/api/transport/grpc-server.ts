@@ -9,12 +9,13 @@
  * the same descriptors. Close is graceful: health watchers told, GOAWAY, then destroy after
  * `graceMs`. Each call's id is the metadata's `x-request-id` when acceptable (request-id.ts),
  * echoed in the response headers with the continued `traceparent`, and reported to the observer
- * (access log, metrics) once its response is written.
+ * (access log, metrics) once its response is written. The port listens from start; its
+ * handlers (grpc-router.ts) are built on the first call, which waits for that once (idle memory, #13).
  */
 import { constants, createSecureServer, createServer, type Http2Server, type Http2ServerRequest, type Http2ServerResponse, type IncomingHttpHeaders, type ServerHttp2Session } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import type { DescService } from '@bufbuild/protobuf';
-import { Code, ConnectError, createConnectRouter } from '@connectrpc/connect';
+import { Code, ConnectError } from '@connectrpc/connect';
 import type { UniversalHandler, UniversalServerResponse } from '@connectrpc/connect/protocol';
 import { universalRequestFromNodeRequest, universalResponseToNodeResponse } from '@connectrpc/connect-node';
 import { createOriginResolver, type OriginResolver } from '../../http/client-origin.js';
@@ -22,13 +23,8 @@ import { acceptRequestId } from '../../http/request-id.js';
 import { continueTrace, toTraceparent } from '../../http/trace-context.js';
 import type { HttpObserver, ObservedRequest, RequestNotes, TlsFiles } from '../../http/types.js';
 import type { RpcInvoker } from '../rpc.js';
-import { ACCEPT_COMPRESSION } from './connect-bridge.js';
-import { createHealthState } from './grpc-health.js';
-import { createReflectionIndex, registerReflection } from './grpc-reflection.js';
-import { callContextValues, registerServices } from './rpc-registration.js';
-import { Health } from '../../gen/grpc/health/v1/health_pb.js';
-import { ServerReflection } from '../../gen/grpc/reflection/v1/reflection_pb.js';
-import { ServerReflection as ServerReflectionV1Alpha } from '../../gen/grpc/reflection/v1alpha/reflection_pb.js';
+import type { GrpcRouter } from './grpc-router.js';
+import { callContextValues } from './rpc-registration.js';
 
 export interface GrpcServerOptions {
   readonly host: string;
@@ -60,19 +56,26 @@ const defaultMaxMessageBytes = 4 * 1024 * 1024;
 export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcServer> {
   const shutdown = new AbortController();
   const origin = options.origin ?? createOriginResolver({ trustedProxies: [], defaultScheme: options.tls === undefined ? 'http' : 'https' });
-  const router = createConnectRouter({
-    connect: false,
-    grpcWeb: false,
-    acceptCompression: ACCEPT_COMPRESSION,
-    readMaxBytes: options.maxMessageBytes ?? defaultMaxMessageBytes,
-    shutdownSignal: shutdown.signal,
-  });
-  registerServices(router, options.services, options.invoke, 'streamed');
-  const health = createHealthState(options.services.map((service) => service.typeName));
-  health.register(router);
-  registerReflection(router, createReflectionIndex([...options.services, Health, ServerReflection, ServerReflectionV1Alpha]));
-  const handlers = new Map(router.handlers.map((h) => [h.requestPath, h]));
-  const serve = (req: Http2ServerRequest, res: Http2ServerResponse) => serveCall(handlers, req, res, options, origin);
+  // The handlers are built on the first call (grpc-router.ts): an idle node keeps none of them.
+  let router: GrpcRouter | undefined;
+  let building: Promise<GrpcRouter> | undefined;
+  let closing = false;
+  const build = (): Promise<GrpcRouter> =>
+    (building ??= import('./grpc-router.js').then(({ buildGrpcRouter }) => {
+      router = buildGrpcRouter({ services: options.services, invoke: options.invoke, maxMessageBytes: options.maxMessageBytes ?? defaultMaxMessageBytes, shutdownSignal: shutdown.signal });
+      if (closing) router.health.setNotServing();
+      return router;
+    }));
+  const serve = (req: Http2ServerRequest, res: Http2ServerResponse) => {
+    if (router !== undefined) return serveCall(router.handlers, req, res, options, origin);
+    build().then(
+      (built) => serveCall(built.handlers, req, res, options, origin),
+      (error: unknown) => {
+        options.onCallFailed?.(error, { requestId: acceptRequestId(undefined), path: req.url });
+        answerStatus(res, Code.Internal, 'internal error');
+      },
+    );
+  };
   const tls = options.tls;
   const server: Http2Server = tls === undefined ? createServer(serve) : createSecureServer({ cert: tls.cert, key: tls.key }, serve);
   const sessions = new Set<ServerHttp2Session>();
@@ -85,7 +88,8 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   return {
     port,
     close: (graceMs = defaultGraceMs) => {
-      health.setNotServing();
+      closing = true;
+      router?.health.setNotServing();
       return closeServer(server, sessions, shutdown, graceMs);
     },
   };
