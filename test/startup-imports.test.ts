@@ -20,9 +20,9 @@ const dist = resolve(import.meta.dirname, '..', 'dist');
 const START = ['src/cli/main.js', 'src/cli/node.js', 'src/cluster/workers.js', 'src/cluster/worker-main.js'];
 /**
  * Loaded on first use only: passkey ceremonies, TOTP enrolment QR codes, user-schema checks, bucket export/import, mail, tracing,
- * password hashing (argon2's native library, bcrypt), the PostgreSQL driver (a PostgreSQL store or its rate-limit counts).
+ * password hashing (argon2's native library, bcrypt), external IDP logins (oauth4webapi), the PostgreSQL driver (a PostgreSQL store or its rate-limit counts).
  */
-const LAZY = ['@simplewebauthn/server', 'uqr', 'ajv', '@google-cloud/storage', 'nodemailer', '@opentelemetry/sdk-trace-node', '@opentelemetry/exporter-trace-otlp-http', '@opentelemetry/resources', '@node-rs/argon2', 'bcryptjs', 'postgres'];
+const LAZY = ['@simplewebauthn/server', 'uqr', 'ajv', '@google-cloud/storage', 'nodemailer', '@opentelemetry/sdk-trace-node', '@opentelemetry/exporter-trace-otlp-http', '@opentelemetry/resources', '@node-rs/argon2', 'bcryptjs', 'postgres', 'oauth4webapi'];
 /** Never imported on the start path: the YAML parser is required synchronously by config/load.ts when a YAML file is read. */
 const NOT_STATIC = ['yaml'];
 

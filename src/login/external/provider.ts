@@ -6,8 +6,9 @@
  * the nonce, and userinfo for the claims the ID token lacks. Both IDP types share this path:
  * the hosted forge's issuer comes from TESSERA_FORGE_ISSUER. Every request goes through the
  * outbound policy (src/http/outbound-policy.ts): the issuer is a URL a tenant configured.
+ * oauth4webapi loads on the first external login, not with the node (idle memory, #13).
  */
-import * as oauth from 'oauth4webapi';
+import type * as oauth from 'oauth4webapi';
 import type { ActiveIdp } from '../../../actors/index.js';
 import { guardedFetch, PUBLIC_ONLY, type OutboundPolicy } from '../../http/outbound-policy.js';
 
@@ -15,6 +16,14 @@ import { guardedFetch, PUBLIC_ONLY, type OutboundPolicy } from '../../http/outbo
 const PROVIDER_TIMEOUT_MS = 10_000;
 const DISCOVERY_TTL_MS = 5 * 60_000;
 const MAX_CACHED_ISSUERS = 100;
+
+type OAuthLibrary = typeof oauth;
+let library: OAuthLibrary | undefined;
+let loading: Promise<OAuthLibrary> | undefined;
+/** oauth4webapi, imported once on first use. */
+function loadLibrary(): Promise<OAuthLibrary> {
+  return (loading ??= import('oauth4webapi').then((loaded) => (library = loaded)));
+}
 
 /** What the login needs to know about the external user (OIDC Core §5.1 standard claims). */
 export interface ExternalUser {
@@ -67,34 +76,35 @@ export function createExternalProvider(forgeIssuer: string, now: () => number = 
   }
 
   // An http issuer is accepted as configured (the IDP API allows it, e.g. inside a private network).
-  function requestOptions(issuer: URL): { [oauth.allowInsecureRequests]: boolean; [oauth.customFetch]: typeof fetchGuarded; signal: () => AbortSignal } {
-    return { [oauth.allowInsecureRequests]: issuer.protocol === 'http:', [oauth.customFetch]: fetchGuarded, signal: () => AbortSignal.timeout(PROVIDER_TIMEOUT_MS) };
+  function requestOptions(lib: OAuthLibrary, issuer: URL) {
+    return { [lib.allowInsecureRequests]: issuer.protocol === 'http:', [lib.customFetch]: fetchGuarded, signal: () => AbortSignal.timeout(PROVIDER_TIMEOUT_MS) };
   }
 
-  async function discover(issuer: URL): Promise<oauth.AuthorizationServer> {
+  async function discover(lib: OAuthLibrary, issuer: URL): Promise<oauth.AuthorizationServer> {
     const key = issuer.href;
     const cached = discovered.get(key);
     if (cached !== undefined && cached.expiresAt > now()) return cached.as;
-    const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...requestOptions(issuer) }));
+    const as = await lib.processDiscoveryResponse(issuer, await lib.discoveryRequest(issuer, { algorithm: 'oidc', ...requestOptions(lib, issuer) }));
     if (discovered.size >= MAX_CACHED_ISSUERS) discovered.delete(discovered.keys().next().value!);
     discovered.set(key, { as, expiresAt: now() + DISCOVERY_TTL_MS });
     return as;
   }
 
-  function clientAuth(as: oauth.AuthorizationServer, idp: ActiveIdp): oauth.ClientAuth {
+  function clientAuth(lib: OAuthLibrary, as: oauth.AuthorizationServer, idp: ActiveIdp): oauth.ClientAuth {
     const methods = as.token_endpoint_auth_methods_supported;
     // client_secret_basic is the default when the provider lists nothing (OIDC Discovery §3).
     const postOnly = methods !== undefined && !methods.includes('client_secret_basic') && methods.includes('client_secret_post');
     const secret = idp.clientSecret();
-    return postOnly ? oauth.ClientSecretPost(secret) : oauth.ClientSecretBasic(secret);
+    return postOnly ? lib.ClientSecretPost(secret) : lib.ClientSecretBasic(secret);
   }
 
   return {
     async start(idp, redirectUri, state) {
-      const as = await wrap(() => discover(issuerOf(idp)));
+      const lib = await wrap(loadLibrary);
+      const as = await wrap(() => discover(lib, issuerOf(idp)));
       if (as.authorization_endpoint === undefined) throw new ExternalLoginError('the provider has no authorization endpoint');
-      const codeVerifier = oauth.generateRandomCodeVerifier();
-      const nonce = oauth.generateRandomNonce();
+      const codeVerifier = lib.generateRandomCodeVerifier();
+      const nonce = lib.generateRandomNonce();
       const url = new URL(as.authorization_endpoint);
       const params = {
         client_id: idp.clientId,
@@ -103,7 +113,7 @@ export function createExternalProvider(forgeIssuer: string, now: () => number = 
         scope: idp.scopes.join(' '),
         state,
         nonce,
-        code_challenge: await oauth.calculatePKCECodeChallenge(codeVerifier),
+        code_challenge: await lib.calculatePKCECodeChallenge(codeVerifier),
         code_challenge_method: 'S256',
       };
       for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
@@ -113,16 +123,17 @@ export function createExternalProvider(forgeIssuer: string, now: () => number = 
     async finish(idp, callbackUrl, expected) {
       const issuer = issuerOf(idp);
       return wrap(async () => {
-        const as = await discover(issuer);
+        const lib = await loadLibrary();
+        const as = await discover(lib, issuer);
         const client: oauth.Client = { client_id: idp.clientId };
-        const params = oauth.validateAuthResponse(as, client, callbackUrl, expected.state);
-        const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuth(as, idp), params, expected.redirectUri, expected.codeVerifier, requestOptions(issuer));
-        const tokens = await oauth.processAuthorizationCodeResponse(as, client, response, { expectedNonce: expected.nonce, requireIdToken: true });
-        const claims = oauth.getValidatedIdTokenClaims(tokens)!;
+        const params = lib.validateAuthResponse(as, client, callbackUrl, expected.state);
+        const response = await lib.authorizationCodeGrantRequest(as, client, clientAuth(lib, as, idp), params, expected.redirectUri, expected.codeVerifier, requestOptions(lib, issuer));
+        const tokens = await lib.processAuthorizationCodeResponse(as, client, response, { expectedNonce: expected.nonce, requireIdToken: true });
+        const claims = lib.getValidatedIdTokenClaims(tokens)!;
         // Userinfo only when the ID token lacks what linking and creation use (one round trip saved).
         const needsUserinfo = claims.email === undefined || (claims.given_name === undefined && claims.name === undefined);
         const info = needsUserinfo && as.userinfo_endpoint !== undefined
-          ? await oauth.processUserInfoResponse(as, client, claims.sub, await oauth.userInfoRequest(as, client, tokens.access_token, requestOptions(issuer)))
+          ? await lib.processUserInfoResponse(as, client, claims.sub, await lib.userInfoRequest(as, client, tokens.access_token, requestOptions(lib, issuer)))
           : {};
         return externalUserOf({ ...info, ...claims });
       });
@@ -136,7 +147,8 @@ async function wrap<T>(run: () => Promise<T>): Promise<T> {
   } catch (error) {
     if (error instanceof ExternalLoginError) throw error;
     // Network failures, protocol errors and invalid responses all mean "the provider login failed".
-    const refused = error instanceof oauth.AuthorizationResponseError;
+    // The library is loaded whenever it could have thrown its own error.
+    const refused = library !== undefined && error instanceof library.AuthorizationResponseError;
     throw new ExternalLoginError(error instanceof Error ? error.message : String(error), { cause: error, refused });
   }
 }
