@@ -58,7 +58,13 @@ export function reconnectDelay(failures: number): number {
   return Math.min(0.05 * 2 ** failures, 1);
 }
 
-/** Opens a connection pool on `url`, with search_path set to `schema` when given. */
+/**
+ * Opens a connection pool on `url`, with search_path set to `schema` when given and JIT off.
+ * JIT: the append's summary read (`summariesWithSubRows`) is costed by row estimates that grow
+ * with the table; past `jit_above_cost` PostgreSQL compiled it on every execution, 10-55 ms of
+ * JIT for a statement that ran in 0.7 ms (300 ids, 130,000 summaries; bench/README.md). Every
+ * statement the node sends is an index lookup or walk, never the long scan JIT pays off for.
+ */
 export function connectPostgres(options: Pick<PostgresStoreOptions, 'url' | 'schema' | 'logger' | 'maxConnections'>): Sql {
   const { schema, logger } = options;
   if (schema !== undefined && !SCHEMA_NAME.test(schema)) throw new Error(`invalid PostgreSQL schema name "${schema}"`);
@@ -67,7 +73,7 @@ export function connectPostgres(options: Pick<PostgresStoreOptions, 'url' | 'sch
     connect_timeout: CONNECT_TIMEOUT_SECONDS,
     backoff: reconnectDelay,
     onnotice: (notice) => logger?.debug({ notice: notice.message }, 'postgres notice'),
-    ...(schema === undefined ? {} : { connection: { search_path: quoteIdent(schema) } }),
+    connection: { jit: 'off', ...(schema === undefined ? {} : { search_path: quoteIdent(schema) }) },
   });
 }
 

@@ -12,7 +12,7 @@ import { createManualClock, type IndexWalk, type StoreAdapter } from '../../acto
 import { MIGRATIONS } from '../../src/store/postgres-migrations.js';
 import { countQuery, createPgIndexReads, IQ, pageQuery, pageTotalQuery, walkQuery, walkWithSummariesQuery } from '../../src/store/postgres-indexes.js';
 import { Q } from '../../src/store/postgres-queries.js';
-import { migratePostgres, openPostgresStore, type PostgresStoreOptions } from '../../src/store/postgres-store.js';
+import { connectPostgres, migratePostgres, openPostgresStore, type PostgresStoreOptions } from '../../src/store/postgres-store.js';
 import { describeIfMet, meet, POSTGRES } from '../requirements.js';
 import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from './postgres-test-db.js';
 import { describeIndexSuite, TEST_CATALOG, thing, writeThings } from './index-suite.js';
@@ -278,6 +278,26 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
     } finally {
       await sql.end({ timeout: 5 });
     }
+  });
+
+  it('runs its statements without JIT, where a default connection of the same server compiles them', async () => {
+    // Every statement is costed past the threshold here (jit_above_cost 0), so only `jit` decides.
+    const jitPlan = async (sql: postgres.Sql) =>
+      sql.begin(async (tx) => {
+        await tx.unsafe('SET LOCAL jit_above_cost = 0');
+        const [setting] = await tx.unsafe<{ jit: string }[]>('SHOW jit');
+        const plan = (await tx.unsafe('EXPLAIN (ANALYZE) SELECT sum(g) FROM generate_series(1, 1000) g')).map((r) => String(r['QUERY PLAN'])).join('\n');
+        return { jit: setting!.jit, compiled: plan.includes('JIT:') };
+      });
+    const node = connectPostgres({ url, schema: freshSchemaName(), maxConnections: 1 });
+    try {
+      expect(await jitPlan(node)).toEqual({ jit: 'off', compiled: false });
+    } finally {
+      await node.end({ timeout: 5 });
+    }
+    // Control: on a default connection the same plan is compiled wherever the server can JIT.
+    const [available] = await admin.unsafe<{ on: boolean }[]>("SELECT pg_jit_available() AND current_setting('jit') = 'on' AS on");
+    expect((await jitPlan(admin)).compiled).toBe(available!.on);
   });
 
   it("keeps the append's head and claim checks primary-key probes in a generic plan on never-analyzed tables", { timeout: 60_000 }, async () => {
