@@ -21,6 +21,16 @@ async function listen(reply: (n: number, res: import('node:http').ServerResponse
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
+/** Answers every request at once except the first, held for 60 ms (a connection kept busy). */
+function holdFirstReply(n: number, res: import('node:http').ServerResponse): void {
+  const answer = (): void => {
+    res.writeHead(200, { 'content-length': 2 });
+    res.end('ok');
+  };
+  if (n === 0) setTimeout(answer, 60);
+  else answer();
+}
+
 const spec = (origin: string): LoadSpec => ({ origin, method: 'POST', path: '/token', headers: { host: 'localhost', 'content-type': 'text/plain' }, body: 'x=1', connections: 4, pipelining: 1, durationS: 0.5 });
 const target = { pid: process.pid, ticksPerSecond: 100, serverCpu: undefined, clientCpu: undefined };
 
@@ -42,16 +52,9 @@ describe('measureOpenLoop', () => {
 
   it('reports the wait for a busy connection in the send lag, not in the client\'s own lag', async () => {
     // One connection, 10 requests due 5 ms apart (the last at 45 ms). The first reply is held by
-    // a 60 ms timer: the sender's timers all expire before it and fire first (timers run in
+    // a 60 ms timer (holdFirstReply): the sender's timers all expire before it and fire first (timers run in
     // expiry order on this one loop), so the other 9 are taken up while the connection is busy.
-    const origin = await listen((n, res) => {
-      const answer = (): void => {
-        res.writeHead(200, { 'content-length': 2 });
-        res.end('ok');
-      };
-      if (n === 0) setTimeout(answer, 60);
-      else answer();
-    });
+    const origin = await listen(holdFirstReply);
     const run = await measureOpenLoop({ ...spec(origin), connections: 1, durationS: 0.05 }, 200, target, 0);
     expect(run.responses).toBe(10);
     expect(run.queuedInClient).toBe(9);
@@ -64,14 +67,7 @@ describe('measureOpenLoop', () => {
   });
 
   it('queues nothing in the client with a connection per request, the same reply held (control)', async () => {
-    const origin = await listen((n, res) => {
-      const answer = (): void => {
-        res.writeHead(200, { 'content-length': 2 });
-        res.end('ok');
-      };
-      if (n === 0) setTimeout(answer, 60);
-      else answer();
-    });
+    const origin = await listen(holdFirstReply);
     const run = await measureOpenLoop({ ...spec(origin), connections: 10, durationS: 0.05 }, 200, target, 0);
     expect(run.responses).toBe(10);
     expect(run.queuedInClient).toBe(0);
