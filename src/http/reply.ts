@@ -21,6 +21,12 @@ function withHeaders(base: ReplyHeaders, extra: ReplyHeaders | undefined): Reply
 }
 
 /**
+ * Header records sent unchanged on many replies: those of `jsonHeadersWith` and of replies marked
+ * by `shareReply`. An adapter may keep them encoded for writing (uws-adapter.ts).
+ */
+const sharedHeaderSets = new WeakSet<object>();
+
+/**
  * The JSON reply headers plus `extra`, built once by a caller that sends them on every reply (hot
  * paths). Frozen and marked shared: an adapter may keep them encoded for writing, as for a
  * shared reply (`hasSharedHeaders`), so a per-request reply carrying them costs no header walk.
@@ -101,29 +107,18 @@ export function assertSafeHeaders(headers: HttpReply['headers']): void {
   }
 }
 
-const sharedReplies = new WeakSet<HttpReply>();
-
 /**
  * Marks a reply built once and sent unchanged to many requests (its headers object must never
- * change): an adapter may keep its headers encoded for writing (uws-adapter.ts).
+ * change): its headers join the shared header records.
  */
 export function shareReply<R extends HttpReply>(reply: R): R {
-  sharedReplies.add(reply);
+  if (reply.headers !== undefined) sharedHeaderSets.add(reply.headers);
   return reply;
 }
 
-/** Whether `shareReply` marked the reply. */
-export function isSharedReply(reply: HttpReply): boolean {
-  return sharedReplies.has(reply);
-}
-
-/** Frozen header records built once (`jsonHeadersWith`), sent unchanged on many replies. */
-const sharedHeaderSets = new WeakSet<object>();
-
-/** Whether the reply's headers never change: a shared reply's, or a record of `jsonHeadersWith`. */
-export function hasSharedHeaders(reply: HttpReply): boolean {
-  const headers = reply.headers;
-  return headers !== undefined && (sharedHeaderSets.has(headers) || sharedReplies.has(reply));
+/** Whether a reply's headers never change: a record of `jsonHeadersWith` or of a shared reply. */
+export function hasSharedHeaders(headers: HttpReply['headers']): boolean {
+  return headers !== undefined && sharedHeaderSets.has(headers);
 }
 
 /** A pre-serialised rpc-status error reply, shared by every request that gets it. */

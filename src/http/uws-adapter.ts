@@ -113,7 +113,7 @@ function settle(ex: UwsExchange): void {
 function respond(ex: UwsExchange, reply: HttpReply): void {
   if (ex.aborted || ex.done) return;
   try {
-    if (hasSharedHeaders(reply)) headerBlockOf(reply.headers); // checked once, when encoded
+    if (hasSharedHeaders(reply.headers)) headerBlockOf(reply.headers); // checked once, when encoded
     else assertSafeHeaders(reply.headers);
   } catch (error) {
     return lifecycle.fail(ex, error);
@@ -152,7 +152,7 @@ function writeHead(ex: UwsExchange, reply: HttpReply): void {
   if (trace !== undefined) res.writeHeader('traceparent', toTraceparent(trace));
   const headers = reply.headers;
   if (headers === undefined) return;
-  if (hasSharedHeaders(reply)) {
+  if (hasSharedHeaders(headers)) {
     const block = headerBlockOf(headers);
     if (block !== undefined) res.writeHeader(block.name, block.rest);
     return;
@@ -171,7 +171,7 @@ function ownHeader(name: string): boolean {
 }
 
 /**
- * A shared reply's headers (reply.ts `shareReply`) as one writeHeader call: the first name, and
+ * Shared headers (reply.ts `hasSharedHeaders`) as one writeHeader call: the first name, and
  * its value followed by every other field as uWS itself writes a field (CRLF, name, ": ",
  * value), encoded once. Values were checked for CR, LF and NUL before encoding, so the CRLFs
  * are only ours. Undefined when there is nothing to write.
