@@ -369,7 +369,8 @@ describe('an outbox message the server keeps refusing', () => {
     expect(metrics).toContain('tessera_outbox_deliveries_total{kind="mail",result="failed"} 2');
     expect(smtp.state.attempts).toBe(3);
     expect(smtp.state.delivered).toHaveLength(0);
-    expect(node.logs.some((l) => l.msg === 'outbox message abandoned after the last attempt')).toBe(true);
+    // The log line comes through the node's stdout pipe, which may be read after the metrics reply.
+    await waitFor('the abandonment logged', () => (node.logs.some((l) => l.msg === 'outbox message abandoned after the last attempt') ? true : undefined));
     await waitFor('nothing pending', async () => ((await (await fetch(`${node.baseUrl}/metrics`)).text()).includes('tessera_outbox_pending 0') ? true : undefined));
     // Control: with the server accepting again, a new request is delivered.
     smtp.state.refusing = false;
