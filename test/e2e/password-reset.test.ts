@@ -321,7 +321,7 @@ describe('the outbox across a crash', () => {
     });
     expect(metrics).toContain('tessera_outbox_pending 1');
     expect(smtp.state.delivered).toHaveLength(0);
-    expect(node.logs.some((l) => l.msg === 'outbox message delivery failed; will retry')).toBe(true);
+    await waitFor('the failure logged', () => (node.logs.some((l) => l.msg === 'outbox message delivery failed; will retry') ? true : undefined));
 
     await node.kill();
     smtp.state.refusing = false;
