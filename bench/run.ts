@@ -666,7 +666,7 @@ async function main(): Promise<number> {
       if (!Number.isInteger(port) || port <= 0) throw new Error(`ceiling reported no port: ${JSON.stringify(server.listening)}`);
       return { server, origin: `http://127.0.0.1:${port}` };
     };
-    const needsCeiling = select(unseeded).some((s) => s.server === 'ceiling');
+    const needsCeiling = studies.has('ceiling-es256-p99-at-80') || select(unseeded).some((s) => s.server === 'ceiling');
     const starting = [
       start('uws'),
       start('node'),
@@ -786,8 +786,25 @@ async function main(): Promise<number> {
       const peak = es256?.results.find((r) => r.tool === 'autocannon')?.median;
       const target: CpuTarget = { pid: tessera.server.pid, ticksPerSecond, serverCpu: pinning.serverCpu, clientCpu: pinning.clientCpu };
       studyResults.p99AtLoad = await p99AtLoadStudy({
-        node: tessera,
+        origin: tessera.origin,
         authorization: seed.oidc.jwtClientAuthorization,
+        peakScenario: 'client-credentials-jwt-es256',
+        peak,
+        rate: settings.p99Rate,
+        runs: settings.runs,
+        warmupS: settings.warmupS,
+        target,
+        load: studyLoad,
+      }).catch(failedStudy);
+    }
+    if (studies.has('ceiling-es256-p99-at-80') && ceiling !== undefined) {
+      log(`\n[ceiling-es256-p99-at-80] the ceiling server's ES256 tokens, open loop at ${settings.p99Rate === undefined ? '80 % of its closed-loop peak' : `${settings.p99Rate} req/s (BENCH_P99_RATE)`}`);
+      const peak = results.find((r) => r.name === 'ceiling-es256' && r.error === undefined)?.results.find((r) => r.tool === 'autocannon')?.median;
+      const target: CpuTarget = { pid: ceiling.server.pid, ticksPerSecond, serverCpu: pinning.serverCpu, clientCpu: pinning.clientCpu };
+      studyResults.ceilingP99AtLoad = await p99AtLoadStudy({
+        origin: ceiling.origin,
+        authorization: basicAuthorization(CEILING_CLIENTS.ES256, CEILING_SECRET),
+        peakScenario: 'ceiling-es256',
         peak,
         rate: settings.p99Rate,
         runs: settings.runs,
@@ -875,7 +892,7 @@ async function main(): Promise<number> {
     const file = join(RESULTS_DIR, `${report.startedAt.replace(/:/g, '-')}.json`);
     writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
     process.stdout.write(`\n${renderMarkdown(report)}\nFull results: ${file}\n`);
-    const studyFailed = [studyResults.p99AtLoad, studyResults.rss, studyResults.fairness, studyResults.cold, studyResults.login].some((r) => r !== undefined && 'error' in r);
+    const studyFailed = [studyResults.p99AtLoad, studyResults.ceilingP99AtLoad, studyResults.rss, studyResults.fairness, studyResults.cold, studyResults.login].some((r) => r !== undefined && 'error' in r);
     return studyFailed || results.some((r) => r.error !== undefined) ? 1 : 0;
   } finally {
     closeHttpClient();

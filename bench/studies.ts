@@ -1,6 +1,7 @@
 /**
  * The scenarios of issue 13 that are not one load against one request: the ES256 token
- * latency at 80 % of the peak rate (`es256-p99-at-80`), memory after an opaque-token run
+ * latency at 80 % of the peak rate (`es256-p99-at-80`, and the ceiling server's as a control,
+ * `ceiling-es256-p99-at-80`), memory after an opaque-token run
  * (`rss-opaque`), fairness between two instances of one node (`tenant-fairness`) and the first
  * token of instances untouched since start (`cold-instance`).
  * Each returns a result for the JSON report and is rendered by renderStudies. See
@@ -17,7 +18,7 @@ import { clockTicksPerSecond, findExecutable, processCpuSeconds, type Cleanup } 
 import { createInstance, createServiceClient, inParallel, type SystemUser } from './tenants.js';
 import { httpRequest, memoryOf, startTessera, TESSERA_HOST_HEADER, type TesseraNode } from './tessera.js';
 
-export const STUDY_NAMES = ['es256-p99-at-80', 'rss-opaque', 'tenant-fairness', 'cold-instance', 'login-totp'] as const;
+export const STUDY_NAMES = ['es256-p99-at-80', 'ceiling-es256-p99-at-80', 'rss-opaque', 'tenant-fairness', 'cold-instance', 'login-totp'] as const;
 export type StudyName = (typeof STUDY_NAMES)[number];
 
 const LOAD_PROCESS = fileURLToPath(new URL('./load-process.js', import.meta.url));
@@ -117,6 +118,8 @@ export interface Studies {
   /** The node's memory after start and after start+seed (always measured when Tessera ran). */
   idleMemory?: { readonly afterStart: Memory; readonly afterSeed: Memory };
   p99AtLoad?: P99AtLoadStudy | { readonly error: string };
+  /** The same open loop against the ceiling server (bench/ceiling-server.ts) at 80 % of its own peak. */
+  ceilingP99AtLoad?: P99AtLoadStudy | { readonly error: string };
   rss?: RssStudy | { readonly error: string };
   fairness?: FairnessStudy | { readonly error: string };
   cold?: ColdStudy | { readonly error: string };
@@ -165,12 +168,17 @@ export async function rssStudy(options: {
  * that scenario's median run when it ran before in the same run, measured here the same way
  * otherwise; then an open-loop load at `rate` (default 80 % of the peak), evenly paced, over
  * `connections` keep-alive connections, with latencies from the scheduled send time
- * (`measureOpenLoop`).
+ * (`measureOpenLoop`). `ceiling-es256-p99-at-80` runs the same against the ceiling server,
+ * with the `ceiling-es256` scenario as its peak: the open loop's extra CPU per request on a
+ * server with no scheduler, actors or logging of its own.
  */
 export async function p99AtLoadStudy(options: {
-  readonly node: TesseraNode;
+  /** The server's origin (Tessera, or the ceiling server). */
+  readonly origin: string;
   readonly authorization: string;
-  /** The median run of `client-credentials-jwt-es256` in this run, when it ran. */
+  /** The closed-loop scenario the peak comes from (`client-credentials-jwt-es256`, `ceiling-es256`). */
+  readonly peakScenario: string;
+  /** The median run of `peakScenario` in this run, when it ran. */
   readonly peak: RunMeasurement | undefined;
   /** Requests per second; 80 % of the peak when undefined. */
   readonly rate: number | undefined;
@@ -179,13 +187,13 @@ export async function p99AtLoadStudy(options: {
   readonly target: CpuTarget;
   readonly load: StudyLoad;
 }): Promise<P99AtLoadStudy> {
-  const { node, load } = options;
-  const spec = tokenSpec(node.origin, TESSERA_HOST_HEADER, options.authorization, load.connections, load.durationS);
-  const preflight = await httpRequest(node.origin, 'POST', TOKEN_PATH, spec.headers, TOKEN_BODY);
+  const { origin, load } = options;
+  const spec = tokenSpec(origin, TESSERA_HOST_HEADER, options.authorization, load.connections, load.durationS);
+  const preflight = await httpRequest(origin, 'POST', TOKEN_PATH, spec.headers, TOKEN_BODY);
   if (preflight.status !== 200) throw new Error(`token: HTTP ${preflight.status} ${preflight.body.slice(0, 300)}`);
   if (jwsAlgorithm((JSON.parse(preflight.body) as { access_token?: string }).access_token ?? '') !== 'ES256') throw new Error(`the token is not an ES256 JWT: ${preflight.body.slice(0, 200)}`);
   let peak = options.peak;
-  let source = 'client-credentials-jwt-es256 (median run, same run)';
+  let source = `${options.peakScenario} (median run, same run)`;
   if (peak === undefined) {
     source = `measured here (autocannon, ${options.runs} × ${load.durationS} s, median)`;
     load.log(`  peak: closed loop, ${load.connections} connections, warm-up ${options.warmupS} s, ${options.runs} × ${load.durationS} s`);
@@ -407,16 +415,10 @@ const ms = (value: number): string => (value >= 10 ? value.toFixed(1) : value.to
 const perCpuS = (run: OpenLoopRun): number => (run.serverCpuShare > 0 ? run.achievedRate / run.serverCpuShare : 0);
 const cores = (share: number | undefined): string => (share === undefined ? 'an unmeasured share' : share.toFixed(2));
 
-/** Markdown sections for the studies that ran. */
-export function renderStudies(studies: Studies): string[] {
-  const lines: string[] = [];
-  if (studies.idleMemory !== undefined) {
-    const { afterStart, afterSeed } = studies.idleMemory;
-    lines.push('', `Tessera's memory (/proc/<pid>/status): idle after start RSS ${mib(afterStart.rssKiB)}, RssAnon ${mib(afterStart.rssAnonKiB)}; after start+seed RSS ${mib(afterSeed.rssKiB)}, RssAnon ${mib(afterSeed.rssAnonKiB)} (target: idle ≤ 80 MB).`);
-  }
-  const p99 = studies.p99AtLoad;
+/** The rows of an open loop at 80 % of a peak (`es256-p99-at-80`, `ceiling-es256-p99-at-80`). */
+function renderP99AtLoad(lines: string[], name: string, p99: P99AtLoadStudy | { readonly error: string } | undefined): void {
   if (p99 !== undefined) {
-    if ('error' in p99) lines.push('', `- es256-p99-at-80 failed: ${p99.error}`);
+    if ('error' in p99) lines.push('', `- ${name} failed: ${p99.error}`);
     else {
       const { run, peak } = p99;
       const asked = p99.share === undefined ? 'BENCH_P99_RATE' : `${Math.round(p99.share * 100)} % of the peak`;
@@ -425,7 +427,7 @@ export function renderStudies(studies: Studies): string[] {
         p99.share !== P99_AT_LOAD_SHARE ? 'no verdict, the rate was set by BENCH_P99_RATE' : run.bad > run.sent / 100 ? `not met, ${run.bad} of ${run.sent} requests bad` : run.latency.p99Ms <= P99_AT_LOAD_TARGET_MS ? 'met' : 'not met';
       lines.push(
         '',
-        `es256-p99-at-80 (ES256 client_credentials; peak ${Math.round(peak.reqPerSec).toLocaleString('en-US')} req/s closed loop — ${peak.source}, server CPU ${Math.round(peak.serverCpuShare * 100)} %${peak.contended ? ', contended' : ''}; then an open loop at ${asked}, evenly paced over ${run.connections} keep-alive connections for ${run.durationS} s, latency from the scheduled send time):`,
+        `${name} (ES256 client_credentials${name.startsWith('ceiling') ? ', the ceiling server' : ''}; peak ${Math.round(peak.reqPerSec).toLocaleString('en-US')} req/s closed loop — ${peak.source}, server CPU ${Math.round(peak.serverCpuShare * 100)} %${peak.contended ? ', contended' : ''}; then an open loop at ${asked}, evenly paced over ${run.connections} keep-alive connections for ${run.durationS} s, latency from the scheduled send time):`,
         '',
         '| asked req/s | sent req/s | answered req/s | bad | p50 ms | p90 ms | p99 ms | max ms | client lag p99 / max ms | send lag p99 / max ms | waited for a connection | client CPU | server CPU | req / server CPU-s (peak) | server / client waiting for a CPU |',
         '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
@@ -435,6 +437,17 @@ export function renderStudies(studies: Studies): string[] {
       );
     }
   }
+}
+
+/** Markdown sections for the studies that ran. */
+export function renderStudies(studies: Studies): string[] {
+  const lines: string[] = [];
+  if (studies.idleMemory !== undefined) {
+    const { afterStart, afterSeed } = studies.idleMemory;
+    lines.push('', `Tessera's memory (/proc/<pid>/status): idle after start RSS ${mib(afterStart.rssKiB)}, RssAnon ${mib(afterStart.rssAnonKiB)}; after start+seed RSS ${mib(afterSeed.rssKiB)}, RssAnon ${mib(afterSeed.rssAnonKiB)} (target: idle ≤ 80 MB).`);
+  }
+  renderP99AtLoad(lines, 'es256-p99-at-80', studies.p99AtLoad);
+  renderP99AtLoad(lines, 'ceiling-es256-p99-at-80', studies.ceilingP99AtLoad);
   const rss = studies.rss;
   if (rss !== undefined) {
     if ('error' in rss) lines.push('', `- rss-opaque failed: ${rss.error}`);
