@@ -9,6 +9,7 @@
 import type { Sql, TransactionSql } from 'postgres';
 import type { IndexEntry, IndexRange, IndexReads, IndexWalk, RecordWrite, RowSummary, TableIndexes } from '../../actors/index.js';
 import { subRowListTable, summarize } from '../../actors/index.js';
+import { DIGIT_TERM, TEXT_TERM } from './postgres-migrations.js';
 import { checkInstance, decodeValue, encodeValue, hasNul } from './postgres-queries.js';
 
 /**
@@ -45,10 +46,20 @@ export function hasTrigram(text: string): boolean {
 const ENTRY_BASE = 'FROM index_entries WHERE instance_id = $1 AND table_name = $2 AND index_name = $3';
 
 /**
+ * `term LIKE <pattern p>` stated so the planner can take the partial trigram indexes
+ * (postgres-migrations.ts, TRIGRAM_INDEXES): a term containing `text` holds a non-digit when
+ * `text` does, so the text index's predicate adds nothing to the matches; a digit-only `text`
+ * may match terms of either index (a BitmapOr of the two). Same matches as the LIKE alone.
+ */
+function likeClause(p: string, text: string): string {
+  return /[^0-9]/.test(text) ? ` AND term LIKE ${p} AND ${TEXT_TERM}` : ` AND ((${TEXT_TERM} AND term LIKE ${p}) OR (${DIGIT_TERM} AND term LIKE ${p}))`;
+}
+
+/**
  * The WHERE clause of a range; parameters from $4. Equality and prefixes are ranges of the
  * primary key (`term` is COLLATE "C"); contains / ends-with are LIKE patterns (metacharacters of
- * the input escaped) that the trigram index answers when the schema has it
- * (postgres-migrations.ts, TRIGRAM_INDEX) and the pattern has a trigram (hasTrigram), else
+ * the input escaped) that the trigram indexes answer when the schema has them
+ * (postgres-migrations.ts, TRIGRAM_INDEXES) and the pattern has a trigram (hasTrigram), else
  * tests on the index's own entries: the same matches either way.
  */
 function rangeClause(range: IndexRange): { clause: string; params: string[] } {
@@ -66,10 +77,10 @@ function rangeClause(range: IndexRange): { clause: string; params: string[] } {
   }
   const { contains, suffix } = range;
   if (contains !== undefined && contains !== '') {
-    clause += hasTrigram(contains) ? ` AND term LIKE ${param(`%${likeLiteral(contains)}%`)}` : ` AND strpos(term, ${param(contains)}) > 0`;
+    clause += hasTrigram(contains) ? likeClause(param(`%${likeLiteral(contains)}%`), contains) : ` AND strpos(term, ${param(contains)}) > 0`;
   }
   if (suffix !== undefined && suffix !== '') {
-    if (hasTrigram(suffix)) clause += ` AND term LIKE ${param(`%${likeLiteral(suffix)}`)}`;
+    if (hasTrigram(suffix)) clause += likeClause(param(`%${likeLiteral(suffix)}`), suffix);
     else {
       const p = param(suffix);
       clause += ` AND right(term, char_length(${p}::text)) = ${p}`;

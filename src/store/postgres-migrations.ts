@@ -17,15 +17,16 @@ export interface Migration {
 const ID = 'text COLLATE "C" NOT NULL';
 
 /**
- * The optional trigram index (GIN, pg_trgm) on `index_entries.term` that serves the LIKE
- * patterns of CONTAINS / ENDS_WITH filters. pg_trgm is used wherever it is installed; when it is
+ * Migration 4 as released (never edited): the optional trigram index (GIN, pg_trgm) on
+ * `index_entries.term` that served the LIKE patterns of CONTAINS / ENDS_WITH filters, since
+ * replaced by TRIGRAM_INDEXES (migration 5). pg_trgm is used wherever it is installed; when it is
  * not, it is created in `public` (a trusted extension since PostgreSQL 13: the database owner
  * may), never in the store's schema, whose DROP … CASCADE would take other schemas' indexes
  * with it. When it cannot be created (not shipped, no privilege, no `public`) the error is
  * swallowed in a subtransaction and the store works without the index (the same matches, from
  * a scan of the index's own entries). Idempotent; run after the versioned migrations.
  */
-export const TRIGRAM_INDEX = `DO $tessera$
+const TRIGRAM_INDEX_V4 = `DO $tessera$
   DECLARE ext text;
   BEGIN
     SELECT extnamespace::regnamespace::text INTO ext FROM pg_extension WHERE extname = 'pg_trgm';
@@ -39,6 +40,52 @@ export const TRIGRAM_INDEX = `DO $tessera$
     END IF;
     IF ext IS NOT NULL AND to_regclass('index_entries_term_trgm') IS NULL THEN
       EXECUTE format('CREATE INDEX index_entries_term_trgm ON index_entries USING gin (term %s.gin_trgm_ops)', ext);
+    END IF;
+  END
+$tessera$`;
+
+/**
+ * Text terms (any character other than an ASCII digit) and digit-only terms (ids, timestamps,
+ * numbers), each set in its own partial trigram index: a search term matching a pattern that
+ * holds a non-digit holds one too, so such a search reads the text index alone, whose posting
+ * lists leave out every id and timestamp entry of every table (postgres-indexes.ts,
+ * TEXT_TERM); a digit-only pattern reads both. Each entry is in one of the two, so writes cost
+ * what the one index cost. `term ~ '[^0-9]'` must match the searches' text exactly: the planner
+ * uses a partial index only for a query that states its predicate.
+ */
+export const TEXT_TERM = "term ~ '[^0-9]'";
+export const DIGIT_TERM = "term !~ '[^0-9]'";
+
+/**
+ * The optional trigram indexes (GIN, pg_trgm; TEXT_TERM / DIGIT_TERM) on `index_entries.term`
+ * that serve the LIKE patterns of CONTAINS / ENDS_WITH filters. pg_trgm is used wherever it is
+ * installed; when it is not, it is created in `public` (a trusted extension since PostgreSQL 13:
+ * the database owner may), never in the store's schema, whose DROP … CASCADE would take other
+ * schemas' indexes with it. When it cannot be created (not shipped, no privilege, no `public`)
+ * the error is swallowed in a subtransaction and the store works without the indexes (the same
+ * matches, from a scan of the index's own entries). Replaces migration 4's index on every term.
+ * Idempotent; run after the versioned migrations.
+ */
+export const TRIGRAM_INDEXES = `DO $tessera$
+  DECLARE ext text;
+  BEGIN
+    SELECT extnamespace::regnamespace::text INTO ext FROM pg_extension WHERE extname = 'pg_trgm';
+    IF ext IS NULL THEN
+      BEGIN
+        CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public;
+        SELECT extnamespace::regnamespace::text INTO ext FROM pg_extension WHERE extname = 'pg_trgm';
+      EXCEPTION WHEN OTHERS THEN
+        ext := NULL;
+      END;
+    END IF;
+    IF ext IS NOT NULL AND to_regclass('index_entries_text_trgm') IS NULL THEN
+      EXECUTE format('CREATE INDEX index_entries_text_trgm ON index_entries USING gin (term %s.gin_trgm_ops) WHERE ${TEXT_TERM.replaceAll("'", "''")}', ext);
+    END IF;
+    IF ext IS NOT NULL AND to_regclass('index_entries_digits_trgm') IS NULL THEN
+      EXECUTE format('CREATE INDEX index_entries_digits_trgm ON index_entries USING gin (term %s.gin_trgm_ops) WHERE ${DIGIT_TERM.replaceAll("'", "''")}', ext);
+    END IF;
+    IF to_regclass('index_entries_text_trgm') IS NOT NULL AND to_regclass('index_entries_digits_trgm') IS NOT NULL THEN
+      DROP INDEX IF EXISTS index_entries_term_trgm;
     END IF;
   END
 $tessera$`;
@@ -161,9 +208,15 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 4,
     name: 'trigram index of index terms',
-    // CONTAINS / ENDS_WITH filters (LIKE on index_entries.term, postgres-indexes.ts); also run
-    // by every later migrate, so a pg_trgm installed afterwards gets used.
-    sql: TRIGRAM_INDEX,
+    // CONTAINS / ENDS_WITH filters (LIKE on index_entries.term, postgres-indexes.ts).
+    sql: TRIGRAM_INDEX_V4,
+  },
+  {
+    version: 5,
+    name: 'trigram indexes of text and digit-only terms',
+    // Replaces migration 4's index (TRIGRAM_INDEXES); also run by every later migrate, so a
+    // pg_trgm installed afterwards gets used.
+    sql: TRIGRAM_INDEXES,
   },
 ];
 
@@ -180,7 +233,7 @@ export interface MigrationResult {
   readonly applied: readonly number[];
   /** Highest version present afterwards. */
   readonly version: number;
-  /** Whether the trigram index of CONTAINS / ENDS_WITH filters exists (TRIGRAM_INDEX). */
+  /** Whether the trigram indexes of CONTAINS / ENDS_WITH filters exist (TRIGRAM_INDEXES). */
   readonly trigramIndex: boolean;
 }
 
@@ -215,8 +268,10 @@ export async function runMigrations(sql: Sql, options: { schema?: string; logger
       applied.push(migration.version);
       logger?.info({ version: migration.version, name: migration.name }, 'postgres migration applied');
     }
-    await tx.unsafe(TRIGRAM_INDEX);
-    const [trigram] = await tx.unsafe<{ present: boolean }[]>("SELECT to_regclass('index_entries_term_trgm') IS NOT NULL AS present");
+    await tx.unsafe(TRIGRAM_INDEXES);
+    const [trigram] = await tx.unsafe<{ present: boolean }[]>(
+      "SELECT to_regclass('index_entries_text_trgm') IS NOT NULL AND to_regclass('index_entries_digits_trgm') IS NOT NULL AS present",
+    );
     if (trigram?.present !== true) {
       logger?.warn({}, 'postgres: pg_trgm is not available, CONTAINS / ENDS_WITH search filters scan the index entries (docs/operations/postgres.md)');
     }

@@ -37,6 +37,11 @@ describeIfMet(postgresVerdict, 'postgres store', () => {
   describeIndexSuite('postgres', openIndexed);
 });
 
+/** A walk's query with its LIKE as main had it before migration 5 (no TEXT_TERM predicate): the EXPLAIN test's control. */
+function plainLike(query: { text: string; params: (string | number)[] }): { text: string; params: (string | number)[] } {
+  return { text: query.text.replace(" AND term ~ '[^0-9]'", ''), params: query.params };
+}
+
 /** A search walk's text and parameters over the `orgs` name index of inst-a. */
 function walk(options: Omit<IndexWalk, 'table' | 'index'>): [string, (string | number)[]] {
   const { text, params } = walkQuery('inst-a', { table: 'orgs', index: 'name', ...options });
@@ -76,21 +81,30 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
     expect(rows.map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
   });
 
-  it('adds the trigram index to a schema of version 3 on upgrade; CONTAINS / ENDS_WITH answer the same before and after', async () => {
+  /** A schema at `version` as the migrations up to it left it (main's format then), with `entries` rows of index_entries. */
+  const schemaAt = async (sql: postgres.Sql, schema: string, version: number, entries: string) => {
+    await sql.unsafe(`CREATE SCHEMA "${schema}"`);
+    await sql.unsafe('CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
+    for (const m of MIGRATIONS.filter((m) => m.version <= version)) {
+      await sql.unsafe(m.sql);
+      await sql.unsafe('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
+    }
+    await sql.unsafe(`INSERT INTO index_entries VALUES ${entries}`);
+  };
+  const trigramIndexes = async (sql: postgres.Sql, schema: string) =>
+    (await sql.unsafe("SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname LIKE '%trgm' ORDER BY indexname", [schema])).map((r) => `${String(r.indexname)}: ${String(r.indexdef).replace(/^.* USING /, '')}`);
+  const textIndexes = [
+    expect.stringMatching(/^index_entries_digits_trgm: gin \(term [a-z_]+\.gin_trgm_ops\) WHERE \(term !~ '\[\^0-9\]'::text\)$/),
+    expect.stringMatching(/^index_entries_text_trgm: gin \(term [a-z_]+\.gin_trgm_ops\) WHERE \(term ~ '\[\^0-9\]'::text\)$/),
+  ];
+
+  it('adds the trigram indexes to a schema of version 3 on upgrade; CONTAINS / ENDS_WITH answer the same before and after', async () => {
     const schema = freshSchemaName();
     schemas.push(schema);
     const sql = postgres(url, { max: 1, onnotice: () => undefined, connection: { search_path: schema } });
     try {
-      // Today's format: migrations 1-3 as main applies them.
-      await sql.unsafe(`CREATE SCHEMA "${schema}"`);
-      await sql.unsafe('CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
-      for (const m of MIGRATIONS.filter((m) => m.version <= 3)) {
-        await sql.unsafe(m.sql);
-        await sql.unsafe('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
-      }
-      await sql.unsafe(`INSERT INTO index_entries VALUES ('inst-a', 'orgs', 'name', 'alpha%_beta', 'r1', 'o1'), ('inst-a', 'orgs', 'name', 'alphaxybeta', 'r2', 'o1'),
+      await schemaAt(sql, schema, 3, `('inst-a', 'orgs', 'name', 'alpha%_beta', 'r1', 'o1'), ('inst-a', 'orgs', 'name', 'alphaxybeta', 'r2', 'o1'),
         ('inst-a', 'orgs', 'name', 'gamma', 'r3', 'o1')`);
-      const trigramIndex = async () => (await sql.unsafe("SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = 'index_entries_term_trgm'", [schema])).map((r) => String(r.indexdef));
       const reads = createPgIndexReads(sql);
       const answers = async () => ({
         contains: (await reads.readIndex('inst-a', { table: 'orgs', index: 'name', contains: 'pha%_b', limit: 10 })).map((e) => e.id),
@@ -99,14 +113,47 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
         count: await reads.countIndex('inst-a', { table: 'orgs', index: 'name', contains: 'amm' }),
       });
       const expected = { contains: ['r1'], containsPlain: ['r1', 'r2'], suffix: ['r1'], count: 1 };
-      expect(await trigramIndex()).toEqual([]);
+      expect(await trigramIndexes(sql, schema)).toEqual([]);
       expect(await answers()).toEqual(expected);
       const upgraded = await migratePostgres({ url, schema });
-      expect({ applied: upgraded.applied, trigramIndex: upgraded.trigramIndex }).toEqual({ applied: [4], trigramIndex: true });
-      expect(await trigramIndex()).toEqual([expect.stringMatching(/USING gin \(term [a-z_]+\.gin_trgm_ops\)/)]);
+      expect({ applied: upgraded.applied, trigramIndex: upgraded.trigramIndex }).toEqual({ applied: [4, 5], trigramIndex: true });
+      expect(await trigramIndexes(sql, schema)).toEqual(textIndexes);
       expect(await answers()).toEqual(expected);
       const again = await migratePostgres({ url, schema });
       expect({ applied: again.applied, trigramIndex: again.trigramIndex }).toEqual({ applied: [], trigramIndex: true });
+    } finally {
+      await sql.end({ timeout: 5 });
+    }
+  });
+
+  it('replaces the trigram index of every term by those of text and digit-only terms on upgrade from version 4; the same matches before and after', async () => {
+    const schema = freshSchemaName();
+    schemas.push(schema);
+    const sql = postgres(url, { max: 1, onnotice: () => undefined, connection: { search_path: schema } });
+    try {
+      // Text and digit-only terms side by side, in one index and across indexes.
+      await schemaAt(sql, schema, 4, `('inst-a', 'orgs', 'name', 'org 12345', 'r1', 'o1'), ('inst-a', 'orgs', 'name', '912345', 'r2', 'o1'),
+        ('inst-a', 'orgs', 'name', 'x_12345', 'r3', 'o1'), ('inst-a', 'orgs', 'created', '123456', 'r1', 'o1'), ('inst-a', 'orgs', 'name', 'gamma', 'r4', 'o1')`);
+      const reads = createPgIndexReads(sql);
+      const ids = async (range: Partial<IndexWalk>) => (await reads.readIndex('inst-a', { table: 'orgs', index: 'name', limit: 10, ...range })).map((e) => e.id);
+      const answers = async () => ({
+        digits: await ids({ contains: '2345' }),
+        text: await ids({ contains: 'g 123' }),
+        escaped: await ids({ contains: 'x_1' }),
+        digitSuffix: await ids({ suffix: '345' }),
+        textSuffix: await ids({ suffix: 'amma' }),
+        created: (await reads.readIndex('inst-a', { table: 'orgs', index: 'created', contains: '2345', limit: 10 })).map((e) => e.id),
+        count: await reads.countIndex('inst-a', { table: 'orgs', index: 'name', contains: '234' }),
+      });
+      const expected = { digits: ['r2', 'r1', 'r3'], text: ['r1'], escaped: ['r3'], digitSuffix: ['r2', 'r1', 'r3'], textSuffix: ['r4'], created: ['r1'], count: 3 };
+      expect(await trigramIndexes(sql, schema)).toEqual([expect.stringMatching(/^index_entries_term_trgm: gin \(term [a-z_]+\.gin_trgm_ops\)$/)]);
+      expect(await answers()).toEqual(expected);
+      const upgraded = await migratePostgres({ url, schema });
+      expect({ applied: upgraded.applied, trigramIndex: upgraded.trigramIndex }).toEqual({ applied: [5], trigramIndex: true });
+      expect(await trigramIndexes(sql, schema)).toEqual(textIndexes);
+      expect(await answers()).toEqual(expected);
+      const [rows] = await sql.unsafe<{ version: number }[]>('SELECT max(version) AS version FROM schema_migrations');
+      expect(Number(rows!.version)).toBe(5);
     } finally {
       await sql.end({ timeout: 5 });
     }
@@ -180,6 +227,9 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
     // A text index of 30,000 names (md5 words: varied trigrams, as names and emails have).
     await admin.unsafe(`INSERT INTO "${schema}".index_entries SELECT 'inst-a', 'orgs', 'text', 'w' || md5(g::text) || ' xyz', 't' || g, 'o1'
       FROM generate_series(1, 30000) g`);
+    // A digit-only index of 30,000 numbers (ids, timestamps), sharing digit trigrams with the text terms.
+    await admin.unsafe(`INSERT INTO "${schema}".index_entries SELECT 'inst-a', 'orgs', 'numbers', (1000000000 + (g::bigint * 7919) % 1000003)::text, 't' || g, 'o1'
+      FROM generate_series(1, 30000) g`);
     await admin.unsafe(`INSERT INTO "${schema}".row_summaries SELECT i, 'r' || g, 'orgs', 'o' || (g % 7), '\\x00'::bytea
       FROM generate_series(1, 3000) g, unnest(ARRAY['inst-a', 'inst-b']) i`);
     await admin.unsafe(`INSERT INTO "${schema}".row_counts SELECT i, 't' || g, 'o1', g FROM generate_series(1, 3000) g, unnest(ARRAY['inst-a', 'inst-b']) i`);
@@ -250,31 +300,46 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
       expect(prefixPlan).toMatch(/Index Only Scan using index_entries_pkey[\s\S]*Index Cond: \(.*term >= 'n001'::text\) AND \(term < 'n002'::text\)/);
       expect(prefixPlan).not.toMatch(/Filter:/);
       expect(await explain(walk({ limit: 10, equals: 'n00042' }))).toMatch(/Index Cond: \(.*term = 'n00042'::text\)/);
-      // CONTAINS / ENDS_WITH with a trigram in the pattern: the trigram index (pg_trgm is there in
-      // the test database, migration 4), in the walk and in the walk with summaries.
+      // CONTAINS / ENDS_WITH with a trigram in the pattern: the trigram index of text terms (pg_trgm
+      // is there in the test database, migrations 4-5), in the walk and in the walk with summaries;
+      // the digit-only terms' index is not read, its entries cannot match a pattern with a letter.
       const md5 = createHash('md5').update('777').digest('hex');
       const word = md5.slice(3, 12);
+      const lettered = md5.slice(14, 23); // '02af340cb': letters and digits (`word` is digits only)
+      expect(lettered).toMatch(/[a-f]/);
       const text = (range: Partial<IndexWalk>): IndexWalk => ({ table: 'orgs', index: 'text', limit: 2000, ...range });
       for (const [name, range] of [
-        ['contains', { contains: word }],
+        ['contains, letters and digits', { contains: lettered }],
         ['ends with', { suffix: `${md5.slice(-6)} xyz` }],
         ['contains, metacharacters escaped', { contains: `${word}%_\\` }],
       ] as const) {
         const plain = walkQuery('inst-a', text(range));
-        expect(await explain([plain.text, plain.params]), name).toMatch(/Bitmap Index Scan on index_entries_term_trgm/);
+        const plainPlan = await explain([plain.text, plain.params]);
+        expect(plainPlan, name).toMatch(/Bitmap Index Scan on index_entries_text_trgm/);
+        expect(plainPlan, name).not.toMatch(/index_entries_digits_trgm/);
         const summaries = walkWithSummariesQuery('inst-a', text(range));
-        expect(await explain([summaries.text, summaries.params]), name).toMatch(/Bitmap Index Scan on index_entries_term_trgm/);
+        expect(await explain([summaries.text, summaries.params]), name).toMatch(/Bitmap Index Scan on index_entries_text_trgm/);
       }
+      // A digit-only pattern may match terms of both sets: both indexes, one bitmap.
+      const digits = walkQuery('inst-a', { table: 'orgs', index: 'numbers', contains: '1000123', limit: 2000 });
+      expect(await explain([digits.text, digits.params])).toMatch(
+        /BitmapOr[\s\S]*Bitmap Index Scan on index_entries_text_trgm[\s\S]*Bitmap Index Scan on index_entries_digits_trgm/,
+      );
+      // Control: the same LIKE without the text index's predicate cannot use that partial index
+      // (the planner needs the predicate stated), so the walk states it.
+      const bare = plainLike(walkQuery('inst-a', text({ contains: lettered })));
+      expect(bare.text).not.toContain("term ~ '[^0-9]'");
+      expect(await explain([bare.text, bare.params])).not.toMatch(/index_entries_text_trgm/);
       // Controls: a pattern without three letters or digits in a row has no trigram, and one
       // matching every entry walks the primary key in order (the planner sees the pattern).
       const short = walkQuery('inst-a', text({ contains: '7a' }));
       const shortPlan = await explain([short.text, short.params]);
-      expect(shortPlan).not.toMatch(/index_entries_term_trgm/);
+      expect(shortPlan).not.toMatch(/_trgm/);
       expect(shortPlan).toMatch(/Index Only Scan using index_entries_pkey[\s\S]*Filter: \(strpos/);
       const everyEntry = walkQuery('inst-a', text({ limit: 10, contains: 'xyz' }));
       const everyPlan = await explain([everyEntry.text, everyEntry.params]);
-      expect(everyPlan).not.toMatch(/index_entries_term_trgm/);
-      expect(everyPlan).toMatch(/Index Only Scan using index_entries_pkey[\s\S]*Filter: \(term ~~ '%xyz%'/);
+      expect(everyPlan).not.toMatch(/_trgm/);
+      expect(everyPlan).toMatch(/Index Only Scan using index_entries_pkey[\s\S]*Filter: \(\(term ~~ '%xyz%'/);
     } finally {
       await sql.end({ timeout: 5 });
     }
