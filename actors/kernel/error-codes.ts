@@ -146,6 +146,7 @@ export type ErrorCode =
   | 'smtp_provider.not_found'
   | 'smtp_provider.type_immutable'
   | 'store.contention'
+  | 'store.indexes_off'
   | 'store.unavailable'
   | 'store.unique_conflict'
   | 'target.exists'

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { open } from 'lmdb';
 import postgres from 'postgres';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { StoreAdapter } from '../../actors/index.js';
+import { EMPTY_CATALOG, type IndexCatalog, type StoreAdapter } from '../../actors/index.js';
 import { openLmdbStore } from '../../src/store/lmdb-store.js';
 import { migratePostgres, openPostgresStore } from '../../src/store/postgres-store.js';
 import { TEST_CATALOG, thing, writeThings } from './index-suite.js';
@@ -131,6 +131,25 @@ describe('index build on upgrade: lmdb', () => {
       await upgraded.close();
     }
   });
+  // TESSERA_BENCH_WITHOUT_INDEXES opens the store with the empty catalog (src/cli/open-store.ts).
+  it.each([
+    { opened: 'the empty catalog', catalog: EMPTY_CATALOG, indexed: true },
+    { opened: 'no catalog (control: the marker stays and the rows stay unindexed)', catalog: undefined, indexed: false },
+  ])('rows written by a store opened with $opened are indexed at the next open with the catalog: $indexed', async ({ catalog, indexed }: { catalog: IndexCatalog | undefined; indexed: boolean }) => {
+    const dir = tempDir();
+    // Indexes built (for no rows yet): the version marker is current.
+    await openLmdbStore({ path: dir, catalog: TEST_CATALOG }).close();
+    const without = openLmdbStore({ path: dir, ...(catalog === undefined ? {} : { catalog }) });
+    await fillOld(without);
+    await without.close();
+    const reopened = openLmdbStore({ path: dir, catalog: TEST_CATALOG });
+    try {
+      if (indexed) await expectIndexed(reopened);
+      else expect(await reopened.rowCounts(A, 'things')).toEqual([]);
+    } finally {
+      await reopened.close();
+    }
+  });
 });
 
 const postgresVerdict = await meet(POSTGRES);
@@ -165,6 +184,24 @@ describeIfMet(postgresVerdict, 'index build on upgrade: postgres', () => {
       await expectIndexed(store);
     } finally {
       await store.close();
+    }
+  });
+
+  it('rows written by a store opened with the empty catalog are indexed at the next open with the catalog', { timeout: 120_000 }, async () => {
+    const schema = freshSchemaName();
+    schemas.push(schema);
+    await (await openPostgresStore({ url, schema, maxConnections: 2, catalog: TEST_CATALOG })).close();
+    const [built] = await admin.unsafe<{ version: number; complete: boolean }[]>(`SELECT version, complete FROM "${schema}".index_state`);
+    // Positive control: the marker names the catalog before the store without indexes opens.
+    expect(built).toEqual({ version: TEST_CATALOG.version, complete: true });
+    const without = await openPostgresStore({ url, schema, maxConnections: 2, catalog: EMPTY_CATALOG });
+    await fillOld(without);
+    await without.close();
+    const reopened = await openPostgresStore({ url, schema, maxConnections: 2, catalog: TEST_CATALOG });
+    try {
+      await expectIndexed(reopened);
+    } finally {
+      await reopened.close();
     }
   });
 });
