@@ -29,7 +29,7 @@ import {
 import { instanceIndexes } from './system/indexes.js';
 
 export const INDEX_CATALOG: IndexCatalog = {
-  version: 4,
+  version: 5,
   tables: [
     instanceIndexes,
     orgIndexes,

@@ -202,6 +202,16 @@ describe('search', () => {
     };
     expect(await search([])).toEqual([a, b]);
     expect(await search([{ email: { address: 'FLT-ANNA@', method: 'TEXT_FILTER_METHOD_STARTS_WITH_IGNORE_CASE' } }])).toEqual([a]);
+    // The case-sensitive email filters (one index serves them and the email sort, machine users
+    // under ''): the machine user is never a match, not even for an empty value.
+    const email = (address: string, method: string) => search([{ email: { address, method: `TEXT_FILTER_METHOD_${method}` } }]);
+    expect(await email('flt-anna@example.com', 'EQUALS')).toEqual([a]);
+    expect(await email('FLT-anna@example.com', 'EQUALS')).toEqual([]);
+    expect(await email('flt-anna@', 'STARTS_WITH')).toEqual([a]);
+    expect(await email('anna@example', 'CONTAINS')).toEqual([a]);
+    expect(await email('@example.com', 'ENDS_WITH')).toEqual([a]);
+    for (const method of ['STARTS_WITH', 'CONTAINS', 'ENDS_WITH', 'STARTS_WITH_IGNORE_CASE']) expect(await email('', method), method).toEqual([a]);
+    expect(await email('', 'EQUALS')).toEqual([]);
     expect(await search([{ displayName: { displayName: 'Anna Berg', method: 'TEXT_FILTER_METHOD_EQUALS' } }])).toEqual([a]);
     expect(await search([{ type: { type: 'USER_TYPE_MACHINE' } }])).toEqual([b]);
     expect(await search([{ state: { state: 'USER_STATE_INACTIVE' } }])).toEqual([b]);

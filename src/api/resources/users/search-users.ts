@@ -46,7 +46,7 @@ const SEARCH: SearchDeclaration<UserSearchFilter> = {
       case 'username':
         return textCondition('username', f.value.method, f.value.username);
       case 'email':
-        return textCondition('email', f.value.method, f.value.address);
+        return emailCondition(f.value.method, f.value.address);
       case 'displayName':
         return textCondition('display_name', f.value.method, f.value.displayName);
       case 'loginName':
@@ -64,6 +64,17 @@ const SEARCH: SearchDeclaration<UserSearchFilter> = {
     }
   },
 };
+
+/**
+ * The case-sensitive email filters walk `email_sort` (every user; machine users under ''): a
+ * value other than '' cannot match a machine user's ''. For '' they walk `email_ci` (humans
+ * only), where a term matches '' exactly when the address does.
+ */
+function emailCondition(method: TextFilterMethod, wanted: string): Condition {
+  const condition = textCondition('email', method, wanted);
+  if (typeof condition === 'string' || !('index' in condition) || condition.index !== 'email') return condition;
+  return { ...condition, index: wanted === '' ? 'email_ci' : 'email_sort' };
+}
 
 /**
  * Login names are `username@<domain>` for the org's primary and verified domains: the
