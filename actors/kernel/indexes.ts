@@ -41,7 +41,8 @@ export function subRowId(parentId: string, key: string): string {
 
 /**
  * Where a sub-row table keeps, per parent row, the ids of its sub-rows (a summary whose single
- * term list is those ids): the stores diff a parent's entries against it.
+ * term list is those ids): PostgreSQL diffs a parent's entries against it (LMDB, since catalog
+ * version 5, against the parent row as stored before the write).
  */
 export function subRowListTable(table: string): string {
   return `${table}#`;

@@ -53,7 +53,7 @@ export function buildIndexes(db: Db, catalog: IndexCatalog, logger?: Logger): nu
         const last = String(keys.lastPart(fresh[fresh.length - 1]!.key));
         db.transactionSync(() => {
           const batch = new IndexBatch();
-          for (const { key, value } of fresh) writeIndexes(db, [table], instanceId, String(keys.lastPart(key)), value, batch);
+          for (const { key, value } of fresh) writeIndexes(db, [table], instanceId, String(keys.lastPart(key)), value, { batch });
           batch.write(db);
           db.put(keys.metaKey(INDEX_BUILD_META), { version: catalog.version, instanceId, table: table.table, after: last });
         });

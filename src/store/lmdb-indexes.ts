@@ -58,30 +58,33 @@ export class IndexBatch {
 
 /**
  * Updates the indexes a stored row feeds (tablesOf): its own table's, and for sub-row tables
- * those of each entry — entries gone from the row leave their indexes (call inside a write
- * transaction). Counts and epochs go to `batch` when given (the caller writes it), else they
- * are written before returning.
+ * those of each entry — entries of `previous` (the row as stored before this write, undefined
+ * when there was none or nothing of it was indexed yet) gone from the row leave their indexes
+ * (call inside a write transaction). Counts and epochs go to `batch` when given (the caller
+ * writes it), else they are written before returning.
  */
-export function writeIndexes(db: Db, tables: readonly TableIndexes[], instanceId: string, id: string, value: unknown, batch?: IndexBatch): void {
-  const pending = batch ?? new IndexBatch();
+export function writeIndexes(db: Db, tables: readonly TableIndexes[], instanceId: string, id: string, value: unknown, write: { readonly previous?: unknown; readonly batch?: IndexBatch } = {}): void {
+  const pending = write.batch ?? new IndexBatch();
   for (const table of tables) {
     if (table.source === undefined) {
       writeRowIndexes(db, table, instanceId, id, value, pending);
       continue;
     }
-    const listKey = keys.summaryKey(instanceId, subRowListTable(table.table), id);
-    const listed = db.get(listKey);
-    const before = Array.isArray(listed) ? (listed as string[]) : [];
     const rows = value === null || value === undefined ? [] : table.source.rows(id, value);
-    const now = new Set(rows.map((r) => r.id));
-    for (const old of before) if (!now.has(old)) writeRowIndexes(db, table, instanceId, old, undefined, pending);
+    if (write.previous !== null && write.previous !== undefined) {
+      // The entries indexed for the previous row are those the declaration finds in it (the
+      // catalog version is the same, or the indexes were rebuilt): no list of them is kept.
+      const now = new Set(rows.map((r) => r.id));
+      for (const old of table.source.rows(id, write.previous)) if (!now.has(old.id)) writeRowIndexes(db, table, instanceId, old.id, undefined, pending);
+    }
     for (const row of rows) writeRowIndexes(db, table, instanceId, row.id, row.value, pending);
-    const list = [...now];
-    if (rows.length > 0) {
-      if (!sameStrings(before, list)) db.put(listKey, list);
-    } else if (listed !== undefined) db.remove(listKey);
   }
-  if (batch === undefined) pending.write(db);
+  if (write.batch === undefined) pending.write(db);
+}
+
+/** Whether a row of these tables needs its previous value to be indexed (it feeds a sub-row table). */
+export function needsPrevious(tables: readonly TableIndexes[]): boolean {
+  return tables.some((t) => t.source !== undefined);
 }
 
 /**
@@ -147,7 +150,10 @@ function toSummary(raw: unknown): RowSummary | undefined {
   return { scope, terms };
 }
 
-/** Removes every index key, summary and count of a table (the rebuild starts from nothing). */
+/**
+ * Removes every index key, summary and count of a table (the rebuild starts from nothing), and
+ * the lists of sub-row ids per parent that stores of catalog versions before 5 kept.
+ */
 export function clearTableIndexes(db: Db, instanceId: string, table: string): void {
   const ranges = [keys.tableIndexRange(instanceId, table), keys.summaryRange(instanceId, table), keys.summaryRange(instanceId, subRowListTable(table)), keys.rowCountRange(instanceId, table)];
   for (const range of ranges) {

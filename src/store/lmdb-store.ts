@@ -23,7 +23,7 @@ import { checkExpectations, findClaimClash, placeEvents } from './append-rules.j
 import * as keys from './keys.js';
 import { dumpLmdb, loadLmdb } from './lmdb-dump.js';
 import { buildIndexes } from './lmdb-index-build.js';
-import { createIndexReads, IndexBatch, writeIndexes } from './lmdb-indexes.js';
+import { createIndexReads, IndexBatch, needsPrevious, writeIndexes } from './lmdb-indexes.js';
 import type { TermColumnOptions } from './lmdb-term-columns.js';
 import { decodeEvent, encodeEvent } from './lmdb-events.js';
 import { createTtlPutBatcher, type TtlPutBatcher } from './lmdb-ttl-batch.js';
@@ -174,10 +174,12 @@ function writeAppend(db: Db, tables: ReadonlyMap<string, readonly TableIndexes[]
   const batch = new IndexBatch();
   for (const row of rows) {
     const key = keys.recordKey(instanceId, row.table, row.id);
+    const indexed = tables.get(row.table);
+    // A row feeding sub-row tables: its entries before this write are read from the row itself.
+    const previous = indexed !== undefined && needsPrevious(indexed) ? db.get(key) : undefined;
     if (row.value === null || row.value === undefined) db.remove(key);
     else db.put(key, row.value);
-    const indexed = tables.get(row.table);
-    if (indexed !== undefined) writeIndexes(db, indexed, instanceId, row.id, row.value, batch);
+    if (indexed !== undefined) writeIndexes(db, indexed, instanceId, row.id, row.value, { previous, batch });
   }
   batch.write(db);
 }

@@ -10,7 +10,7 @@ import { open } from 'lmdb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createManualClock, type StoreAdapter } from '../../actors/index.js';
 import { openLmdbStore, type LmdbStoreOptions } from '../../src/store/lmdb-store.js';
-import { describeIndexSuite, TEST_CATALOG } from './index-suite.js';
+import { describeIndexSuite, TEST_CATALOG, thing, writeThings } from './index-suite.js';
 import { append, describeStoreSuite, event, expect0 } from './store-suite.js';
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'tessera-lmdb-'));
@@ -69,6 +69,19 @@ describe('lmdb store specifics', () => {
     const firsts = new Set(Array.from(raw.getKeys({}), (key) => (Array.isArray(key) ? key[0] : key)));
     await raw.close();
     expect([...firsts].sort()).toEqual(['_system', 'inst-a', '~meta', '~ttl']);
+  });
+
+  it('writes a parent row\'s sub-rows without a list of their ids (the previous row says which it had)', async () => {
+    const { dir, store } = fresh({ catalog: TEST_CATALOG });
+    await writeThings(store, 'inst-a', [thing('t1', 'One', 'o1', 10, ['x', 'y'])]);
+    await writeThings(store, 'inst-a', [thing('t1', 'One', 'o1', 10, ['y'])]);
+    expect((await store.readIndex('inst-a', { table: 'thing_tags', index: 'tag', limit: 10 })).map((e) => e.id)).toEqual(['t1/y']);
+    await store.close();
+    const raw = open(dir, { useVersions: true, readOnly: true });
+    const summaryTables = new Set(Array.from(raw.getKeys({}), (key) => (Array.isArray(key) && key[1] === 'x' ? String(key[2]) : undefined)).filter((t) => t !== undefined));
+    await raw.close();
+    // Positive control: the sub-rows' own summaries are there.
+    expect([...summaryTables].sort()).toEqual(['thing_tags', 'things']);
   });
 
   it('keeps events, rows, claims, ttl rows and meta across a reopen', async () => {
