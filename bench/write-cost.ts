@@ -7,11 +7,14 @@
  * through the API (index cost grows with depth), then create organization and create user are
  * loaded for WRITE_COST_SECONDS each (authenticated POSTs, WRITE_COST_CONCURRENCY in flight),
  * one node at a time, alternating the order every round (A B, B A, ...) for WRITE_COST_ROUNDS
- * rounds. Prints creates/s, node CPU per create (and its PostgreSQL backends' CPU), and the
+ * rounds. On PostgreSQL each node has its own schema, ANALYZEd after the seeding as autovacuum
+ * would on a production server (the shared test server runs without it; WRITE_COST_ANALYZE=0:
+ * not). Prints creates/s, node CPU per create (and its PostgreSQL backends' CPU), and the
  * ratio with ÷ without of the medians. Figures in bench/README.md "Write cost of the indexes".
  */
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
+import postgres from 'postgres';
 import { backendCpuDelta, openBenchDatabase, type BenchDatabase } from './postgres.js';
 import { Cleanup, clockTicksPerSecond, describeError, processCpuSeconds } from './processes.js';
 import { closeHttpClient, httpRequest, ORGANIZATIONS_PATH, startTessera, type TesseraNode } from './tessera.js';
@@ -111,7 +114,9 @@ async function runStore(store: string, sides: readonly [Side, Side]): Promise<st
   for (const kind of KINDS) {
     for (let from = 0; from < SEED; from += CHUNK) for (const side of sides) await seed(side, kind, Math.min(CHUNK, SEED - from));
   }
-  const seeded = `seeded ${SEED} organizations and ${SEED} users on each node in ${((performance.now() - seedStart) / 1000).toFixed(0)} s; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`;
+  const analyzed: number[] = [];
+  for (const side of sides) if (side.database !== undefined && env.WRITE_COST_ANALYZE !== '0') analyzed.push(await analyze(side.database));
+  const seeded = `seeded ${SEED} organizations and ${SEED} users on each node in ${((performance.now() - seedStart) / 1000).toFixed(0)} s${analyzed.length === 0 ? '' : `, then ANALYZE of each schema (${analyzed.map((t) => `${t.toFixed(1)} s`).join(', ')})`}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`;
   process.stderr.write(`  ${store}: ${seeded}\n`);
   for (let round = 0; round < ROUNDS; round += 1) {
     const order = round % 2 === 0 ? sides : ([sides[1], sides[0]] as const);
@@ -137,6 +142,19 @@ async function runStore(store: string, sides: readonly [Side, Side]): Promise<st
   }
   lines.push('', `- ${seeded}`, `- ${ROUNDS} rounds of ${SECONDS} s per create kind and node, ${CONCURRENCY} in flight, order alternating by round; load average at the end ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   return lines;
+}
+
+/** ANALYZE of every table of the node's schema; returns the seconds it took. */
+async function analyze(database: BenchDatabase): Promise<number> {
+  const sql = postgres(database.url, { max: 1, onnotice: () => undefined, connection: { search_path: `"${database.schema}"` } });
+  try {
+    const t0 = performance.now();
+    const tables = await sql<{ tablename: string }[]>`SELECT tablename FROM pg_tables WHERE schemaname = ${database.schema}`;
+    for (const { tablename } of tables) await sql.unsafe(`ANALYZE "${tablename}"`);
+    return (performance.now() - t0) / 1000;
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
 }
 
 async function main(): Promise<void> {
