@@ -38,7 +38,7 @@ export function buildIndexes(db: Db, catalog: IndexCatalog, logger?: Logger): nu
       let after = resume?.after ?? '';
       if (resume === undefined) {
         db.transactionSync(() => {
-          clearTableIndexes(db, instanceId, table.table);
+          clearTableIndexes(db, instanceId, table);
           db.put(keys.metaKey(INDEX_BUILD_META), { version: catalog.version, instanceId, table: table.table, after: '' });
         });
       }

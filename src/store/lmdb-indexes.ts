@@ -3,16 +3,16 @@
  * transaction: for every row written, the row's old summary is read, the index keys whose
  * terms changed are removed and added, the summary is replaced when it changed and the
  * per-scope row count moves; when any index entry changed, the table's index epoch is put too
- * (term columns, lmdb-term-columns.ts). Count changes and epochs are gathered per write
- * (IndexBatch: an append, a page of an index build) and written at its end, once per (table,
- * scope) and once per table: a row whose scope stays, or several rows of one table in one
+ * (term columns, lmdb-term-columns.ts; a sub-row table shares its parent table's). Count changes
+ * and epochs are gathered per write (IndexBatch: an append, a page of an index build) and written
+ * at its end, once per (table, scope) and once per stored table: a row whose scope stays, or several rows of one table in one
  * append, cost one count read and write or none, one epoch put. Reads walk key ranges only (no
  * row is decoded); CONTAINS and ENDS_WITH over a whole index read its term column when it has
  * one.
  */
 import type { Key, RootDatabase } from 'lmdb';
-import type { IndexEntry, IndexRange, IndexReads, IndexWalk, RowSummary, TableIndexes } from '../../actors/index.js';
-import { subRowListTable, summarize } from '../../actors/index.js';
+import type { IndexCatalog, IndexEntry, IndexRange, IndexReads, IndexWalk, RowSummary, TableIndexes } from '../../actors/index.js';
+import { storedTableOf, subRowListTable, summarize } from '../../actors/index.js';
 import * as keys from './keys.js';
 import { countColumn, createTermColumns, readColumn, type TermColumnOptions, type TermColumns } from './lmdb-term-columns.js';
 
@@ -114,7 +114,8 @@ export function writeRowIndexes(db: Db, table: TableIndexes, instanceId: string,
       }
     }
   });
-  if (changed) batch.touch(instanceId, table.table);
+  // A sub-row table shares its parent table's epoch: they are written together, one put for both.
+  if (changed) batch.touch(instanceId, storedTableOf(table));
   if (after === undefined) {
     batch.count(instanceId, table.table, before!.scope, -1);
     db.remove(summaryKey);
@@ -154,16 +155,20 @@ function toSummary(raw: unknown): RowSummary | undefined {
  * Removes every index key, summary and count of a table (the rebuild starts from nothing), and
  * the lists of sub-row ids per parent that stores of catalog versions before 5 kept.
  */
-export function clearTableIndexes(db: Db, instanceId: string, table: string): void {
-  const ranges = [keys.tableIndexRange(instanceId, table), keys.summaryRange(instanceId, table), keys.summaryRange(instanceId, subRowListTable(table)), keys.rowCountRange(instanceId, table)];
+export function clearTableIndexes(db: Db, instanceId: string, table: TableIndexes): void {
+  const name = table.table;
+  const ranges = [keys.tableIndexRange(instanceId, name), keys.summaryRange(instanceId, name), keys.summaryRange(instanceId, subRowListTable(name)), keys.rowCountRange(instanceId, name)];
   for (const range of ranges) {
     for (const key of db.getKeys(range)) db.remove(key);
   }
-  bumpEpoch(db, instanceId, table);
+  // A sub-row table's own epoch key (catalog versions before 5) gives way to its parent table's.
+  if (table.source !== undefined) db.remove(keys.indexEpochKey(instanceId, name));
+  bumpEpoch(db, instanceId, storedTableOf(table));
 }
 
-export function createIndexReads(db: Db, options?: TermColumnOptions): IndexReads {
-  const columns = createTermColumns(db, options);
+export function createIndexReads(db: Db, options?: TermColumnOptions, catalog?: IndexCatalog): IndexReads {
+  const epochTables = new Map((catalog?.tables ?? []).map((t) => [t.table, storedTableOf(t)]));
+  const columns = createTermColumns(db, options, (table) => epochTables.get(table) ?? table);
   return {
     readIndex: async (instanceId, walk) => readIndex(db, columns, instanceId, walk),
     countIndex: async (instanceId, range: IndexRange) => countIndex(db, columns, instanceId, range),

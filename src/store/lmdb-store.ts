@@ -83,7 +83,7 @@ export function openLmdbStore(options: LmdbStoreOptions): StoreAdapter {
     // A child transaction aborts as a unit when project() or a write throws, so a failed
     // append leaves nothing behind even though lmdb-js batches several callbacks per commit.
     append: (request) => durable(db.childTransaction(() => appendInTxn(db, tables, request))),
-    ...createReads(db, options.termColumns),
+    ...createReads(db, options.termColumns, catalog),
     putMeta: async (key, value) => {
       await durable(db.put(keys.metaKey(key), value));
     },
@@ -98,9 +98,9 @@ export function openLmdbStore(options: LmdbStoreOptions): StoreAdapter {
 type Reads = Omit<StoreAdapter, 'kind' | 'catalog' | 'append' | 'putMeta' | 'ttl' | 'dump' | 'load' | 'close'>;
 
 /** Point reads run synchronously on lmdb-js's shared read transaction: no per-call txn. */
-function createReads(db: Db, termColumns: TermColumnOptions | undefined): Reads {
+function createReads(db: Db, termColumns: TermColumnOptions | undefined, catalog: IndexCatalog): Reads {
   return {
-    ...createIndexReads(db, termColumns),
+    ...createIndexReads(db, termColumns, catalog),
     streamVersion: async (instanceId, aggregateType, aggregateId) => headOf(db, instanceId, aggregateType, aggregateId),
     readEvents: async (instanceId, after, limit) => readEvents(db, instanceId, after, limit),
     readStream: async (instanceId, aggregateType, aggregateId) => readStream(db, instanceId, aggregateType, aggregateId),

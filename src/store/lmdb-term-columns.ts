@@ -6,7 +6,8 @@
  * walk of the index's keys the first time a filter needs it, and answers later filters from
  * memory while the table's index epoch is the one it was built at.
  *
- * The epoch is one key per (instance, table) (keys.indexEpochKey), put with a fresh random value
+ * The epoch is one key per (instance, stored table) (keys.indexEpochKey; a sub-row table, written
+ * only with its parent rows, shares its parent table's), put with a fresh random value
  * inside the append's write transaction whenever a row's index entries change
  * (lmdb-indexes.ts `writeRowIndexes`), so a column is exact: every thread and process sharing
  * the environment reads the key at the same snapshot as the index keys themselves, and a
@@ -67,7 +68,8 @@ const MAX_TOTAL_ENTRIES = 600_000;
 /** Columns and too-large markers held at once (a marker has no entries, but is a Map entry). */
 const MAX_HELD = 1_000;
 
-export function createTermColumns(db: Db, options: TermColumnOptions = {}): TermColumns {
+/** `epochTable`: the table whose epoch covers a table's indexes (a sub-row table's parent table). */
+export function createTermColumns(db: Db, options: TermColumnOptions = {}, epochTable: (table: string) => string = (table) => table): TermColumns {
   const maxEntries = Math.max(0, options.maxEntries ?? MAX_ENTRIES);
   const maxTotal = Math.max(maxEntries, options.maxTotalEntries ?? MAX_TOTAL_ENTRIES);
   const onWalk = options.onWalk;
@@ -92,7 +94,7 @@ export function createTermColumns(db: Db, options: TermColumnOptions = {}): Term
   return {
     columnOf(instanceId, table, index) {
       if (maxEntries === 0) return undefined;
-      const epoch = db.get(keys.indexEpochKey(instanceId, table));
+      const epoch = db.get(keys.indexEpochKey(instanceId, epochTable(table)));
       // NUL cannot occur in a key part: the name is unambiguous.
       const name = `${instanceId}\u0000${table}\u0000${index}`;
       const known = held.get(name);

@@ -169,6 +169,23 @@ describe('lmdb term columns', () => {
     expect([found.rows.map((r) => r.id), found.total]).toEqual([['t2'], 1]);
   });
 
+  it('sees a sub-row table\'s entries change with their parent row (the two share one epoch)', async () => {
+    const store = open(freshDir());
+    const tags = async (text: string) => ids(await store.readIndex(A, { table: 'thing_tags', index: 'tag', contains: text, limit: 50 }));
+    await writeThings(store, A, [thing('t1', 'Beta', 'o1', 30, ['red']), thing('t2', 'alpha', 'o1', 10, ['green'])]);
+    expect(await tags('re')).toEqual(['t2/green', 't1/red']);
+    expect(await tags('re')).toEqual(['t2/green', 't1/red']);
+    // Control: one column build for the two filters.
+    expect(count('column', 'tag')).toBe(1);
+    await writeThings(store, A, [thing('t1', 'Beta', 'o1', 30, ['red', 'reed']), thing('t2', 'alpha', 'o1', 10, [])]);
+    expect(await tags('re')).toEqual(['t1/red', 't1/reed']);
+    expect(count('column', 'tag')).toBe(2);
+    // A parent write that changes only the parent's own terms also moves the shared epoch: one more build, same answer.
+    await writeThings(store, A, [thing('t1', 'Renamed', 'o1', 30, ['red', 'reed'])]);
+    expect(await tags('re')).toEqual(['t1/red', 't1/reed']);
+    expect(count('column', 'tag')).toBe(3);
+  });
+
   it('sees the writes of another store handle on the same directory (as another worker), both ways', async () => {
     const dir = freshDir();
     const one = open(dir);
