@@ -5,10 +5,10 @@
  * per-scope row count moves; when any index entry changed, the table's index epoch is put too
  * (term columns, lmdb-term-columns.ts; a sub-row table shares its parent table's). Count changes
  * and epochs are gathered per write (IndexBatch: an append, a page of an index build) and written
- * at its end, once per (table, scope) and once per stored table: a row whose scope stays, or several rows of one table in one
- * append, cost one count read and write or none, one epoch put. Reads walk key ranges only (no
- * row is decoded); CONTAINS and ENDS_WITH over a whole index read its term column when it has
- * one.
+ * at its end, once per (table, scope) and once per stored table: a row whose scope stays, or
+ * several rows of one table in one append, cost one count read and write or none, one epoch
+ * put. Reads walk key ranges only (no row is decoded); CONTAINS and ENDS_WITH over a whole
+ * index read its term column when it has one.
  */
 import type { Key, RootDatabase } from 'lmdb';
 import type { IndexCatalog, IndexEntry, IndexRange, IndexReads, IndexWalk, RowSummary, TableIndexes } from '../../actors/index.js';
