@@ -1,0 +1,185 @@
+/**
+ * Bytes of JS heap allocated per token request, and where (issue 13): a count, not a time, so it
+ * holds on a loaded machine. `npm run build && node dist/bench/alloc-study.js` starts one Tessera
+ * node (one thread, `TESSERA_WORKERS=1`, ES256 keys) with bench/alloc-probe.ts preloaded, seeds
+ * the bench's service users (bench/oidc.ts), and for each of the ES256 and the opaque
+ * client_credentials request sends `ALLOC_WARMUP` (2,000) requests, then `ALLOC_REQUESTS`
+ * (20,000) inside a probe measurement, over `ALLOC_CONNECTIONS` (10) keep-alive connections.
+ * Also measured: the idle node for as long as the last load took (its own timers), reported
+ * apart. Prints bytes per request (GC-counted and sampled) and the top allocation sites, by the
+ * allocating frame and by the nearest frame of Tessera's own code. `ALLOC_MAIN` runs another
+ * build's node (e.g. /work/main/dist/src/cli/main.js; the probe is this build's);
+ * `ALLOC_TOP` (15) sites; `ALLOC_JSON=<file>` writes the figures as JSON too.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Cleanup } from './processes.js';
+import { seedOidc, TOKEN_PATH } from './oidc.js';
+import { closeHttpClient, startTessera, TESSERA_HOST_HEADER, type TesseraNode } from './tessera.js';
+
+interface AutocannonResult {
+  readonly requests: { readonly total?: number };
+  readonly non2xx: number;
+  readonly errors: number;
+}
+type Autocannon = (options: Record<string, unknown>, done: (error: Error | null, result: AutocannonResult) => void) => unknown;
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+interface CallFrame {
+  readonly functionName: string;
+  readonly url: string;
+  readonly lineNumber: number;
+}
+interface ProfileNode {
+  readonly callFrame: CallFrame;
+  readonly selfSize: number;
+  readonly children?: readonly ProfileNode[];
+}
+interface ProbeResult {
+  readonly allocatedBytes: number;
+  readonly scavenges: number;
+  readonly otherGcs: number;
+  readonly ms: number;
+  readonly profile: { readonly head: ProfileNode };
+}
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const PROBE = join(HERE, 'alloc-probe.js');
+const MAIN = process.env.ALLOC_MAIN ?? join(HERE, '..', 'src', 'cli', 'main.js');
+const WARMUP = Number(process.env.ALLOC_WARMUP ?? 2000);
+const REQUESTS = Number(process.env.ALLOC_REQUESTS ?? 20_000);
+const CONNECTIONS = Number(process.env.ALLOC_CONNECTIONS ?? 10);
+const TOP = Number(process.env.ALLOC_TOP ?? 15);
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function load(node: TesseraNode, authorization: string, body: string, amount: number): Promise<AutocannonResult> {
+  return new Promise((resolve, reject) => {
+    autocannon(
+      {
+        url: `${node.origin}${TOKEN_PATH}`,
+        method: 'POST',
+        headers: { host: TESSERA_HOST_HEADER, authorization, 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+        connections: CONNECTIONS,
+        amount,
+      },
+      (error, result) => (error === null ? resolve(result) : reject(error)),
+    );
+  });
+}
+
+let measurements = 0;
+async function measure(node: TesseraNode, during: () => Promise<unknown>): Promise<ProbeResult> {
+  process.kill(node.server.pid, 'SIGUSR2');
+  await sleep(500); // the probe's start: a full GC and the profiler session
+  await during();
+  await sleep(50);
+  process.kill(node.server.pid, 'SIGUSR2');
+  measurements += 1;
+  const file = join(node.dataDir, `alloc-${measurements}.json`);
+  for (let waited = 0; !existsSync(file); waited += 100) {
+    if (waited > 30_000) throw new Error(`no ${file} from the probe`);
+    await sleep(100);
+  }
+  await sleep(200); // written in one call; let it finish
+  return JSON.parse(readFileSync(file, 'utf8')) as ProbeResult;
+}
+
+function frameName(frame: CallFrame): string {
+  const at = frame.url.lastIndexOf('/dist/');
+  const file = at >= 0 ? frame.url.slice(at + 6) : frame.url.replace(/^.*node_modules\//, '');
+  const name = frame.functionName === '' ? '(anonymous)' : frame.functionName;
+  return file === '' ? name : `${name} ${file}:${frame.lineNumber + 1}`;
+}
+
+const isOwnCode = (frame: CallFrame): boolean => /\/dist\/(src|actors)\//.test(frame.url);
+
+/** Allocated bytes by the allocating frame and by the innermost frame of Tessera's own code. */
+function sites(head: ProfileNode): { byFrame: Map<string, number>; byOwnFrame: Map<string, number>; sampled: number } {
+  const byFrame = new Map<string, number>();
+  const byOwnFrame = new Map<string, number>();
+  let sampled = 0;
+  const walk = (node: ProfileNode, own: string | undefined): void => {
+    const here = isOwnCode(node.callFrame) ? frameName(node.callFrame) : own;
+    if (node.selfSize > 0) {
+      sampled += node.selfSize;
+      const name = frameName(node.callFrame);
+      byFrame.set(name, (byFrame.get(name) ?? 0) + node.selfSize);
+      const key = here ?? '(no Tessera frame)';
+      byOwnFrame.set(key, (byOwnFrame.get(key) ?? 0) + node.selfSize);
+    }
+    for (const child of node.children ?? []) walk(child, here);
+  };
+  walk(head, undefined);
+  return { byFrame, byOwnFrame, sampled };
+}
+
+function top(map: Map<string, number>, requests: number): { site: string; bytesPerRequest: number }[] {
+  return [...map]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, TOP)
+    .map(([site, bytes]) => ({ site, bytesPerRequest: Math.round(bytes / requests) }));
+}
+
+async function main(): Promise<void> {
+  const cleanup = new Cleanup();
+  cleanup.installSignalHandlers();
+  process.env.BENCH_NODE_ARGS = `--expose-gc --import ${PROBE} ${process.env.BENCH_NODE_ARGS ?? ''}`;
+  const report: Record<string, unknown> = { main: MAIN, requests: REQUESTS, connections: CONNECTIONS };
+  try {
+    const node = await startTessera({ main: MAIN, cpu: undefined, cleanup, defaults: { TESSERA_SIGNING_ALGORITHM: 'ES256', TESSERA_WORKERS: '1' } });
+    const seed = await seedOidc(node, `alloc${Date.now()}`);
+    let lastMs = 1000;
+    for (const [name, authorization] of [
+      ['es256', seed.jwtClientAuthorization],
+      ['opaque', seed.opaqueClientAuthorization],
+    ] as const) {
+      await load(node, authorization, seed.tokenBody, WARMUP);
+      let answered = 0;
+      let failed = 0;
+      const result = await measure(node, async () => {
+        const run = await load(node, authorization, seed.tokenBody, REQUESTS);
+        answered = run.requests.total ?? 0;
+        failed = run.non2xx + run.errors;
+      });
+      if (failed > 0) throw new Error(`${name}: ${failed} of ${answered} requests failed`);
+      lastMs = result.ms;
+      const found = sites(result.profile.head);
+      const figures = {
+        requests: answered,
+        bytesPerRequest: Math.round(result.allocatedBytes / answered),
+        sampledBytesPerRequest: Math.round(found.sampled / answered),
+        scavenges: result.scavenges,
+        requestsPerScavenge: Math.round(answered / Math.max(1, result.scavenges)),
+        otherGcs: result.otherGcs,
+        byFrame: top(found.byFrame, answered),
+        byOwnFrame: top(found.byOwnFrame, answered),
+      };
+      report[name] = figures;
+      print(name, figures);
+    }
+    const idle = await measure(node, () => sleep(lastMs));
+    report.idle = { ms: Math.round(idle.ms), bytes: idle.allocatedBytes, bytesPerSecond: Math.round((idle.allocatedBytes / idle.ms) * 1000) };
+    process.stdout.write(`\nidle node, ${Math.round(idle.ms)} ms: ${idle.allocatedBytes} bytes (${Math.round((idle.allocatedBytes / idle.ms) * 1000)} bytes/s)\n`);
+    if (process.env.ALLOC_JSON !== undefined) writeFileSync(process.env.ALLOC_JSON, JSON.stringify(report, null, 2));
+  } finally {
+    closeHttpClient();
+    await cleanup.run();
+  }
+}
+
+function print(name: string, figures: { requests: number; bytesPerRequest: number; sampledBytesPerRequest: number; scavenges: number; requestsPerScavenge: number; otherGcs: number; byFrame: { site: string; bytesPerRequest: number }[]; byOwnFrame: { site: string; bytesPerRequest: number }[] }): void {
+  const lines = [
+    `\n## ${name}: ${figures.requests} requests, ${figures.bytesPerRequest} bytes/request allocated (GC-counted), ${figures.sampledBytesPerRequest} sampled; ${figures.scavenges} scavenges (1 per ${figures.requestsPerScavenge} requests), ${figures.otherGcs} other GCs`,
+    '\nby allocating frame (bytes/request):',
+    ...figures.byFrame.map((s) => `  ${String(s.bytesPerRequest).padStart(6)}  ${s.site}`),
+    '\nby innermost Tessera frame (bytes/request):',
+    ...figures.byOwnFrame.map((s) => `  ${String(s.bytesPerRequest).padStart(6)}  ${s.site}`),
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+await main();
