@@ -37,11 +37,22 @@ export interface GrantedScopes {
 /** The scope parameter as a list; a malformed value → invalid_scope. Absent → []. */
 export function parseScopeParam(value: string | undefined): string[] {
   if (value === undefined) return [];
-  const scopes = value.split(' ').filter((s) => s !== '');
-  if (scopes.length > 100 || scopes.some((s) => s.length > 400 || !SCOPE_TOKEN.test(s))) {
+  const parts = value.split(' ');
+  // The usual value (single spaces, no repeats) is returned as split: no filtered copy, no Set.
+  const scopes = parts.includes('') ? parts.filter(isNonEmpty) : parts;
+  if (scopes.length > 100 || scopes.some(isMalformedScope)) {
     throw new OAuthError('invalid_scope', 'the scope parameter is malformed', { redirectable: false });
   }
-  return [...new Set(scopes)];
+  return hasRepeat(scopes) ? [...new Set(scopes)] : scopes;
+}
+
+const isNonEmpty = (scope: string): boolean => scope !== '';
+const isMalformedScope = (scope: string): boolean => scope.length > 400 || !SCOPE_TOKEN.test(scope);
+
+/** Whether a scope appears twice (at most 100 scopes: pairwise). */
+function hasRepeat(scopes: readonly string[]): boolean {
+  for (let i = 1; i < scopes.length; i++) for (let j = 0; j < i; j++) if (scopes[i] === scopes[j]) return true;
+  return false;
 }
 
 /** The scopes granted for a token grant, and the project audience they add. */

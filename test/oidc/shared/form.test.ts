@@ -26,6 +26,11 @@ describe('parseUrlEncoded', () => {
       '&',
       'a=%E2%82%AC&b=%zz',
       'client_id=abc&client_secret=s3cr%2Bt',
+      // `+` without `%`: split directly, `+` read as a space (names too)
+      'grant_type=client_credentials&scope=openid+profile',
+      'a+b=c+d&+=+&x=++',
+      'scope=+openid++profile+&a=',
+      'a+=1&a=2',
     ];
     for (const text of texts) expect(new Map(parseUrlEncoded(text)), text).toEqual(reference(text));
   });

@@ -9,7 +9,16 @@ const P = 'urn:platform:iam:';
 describe('parseScopeParam', () => {
   it('splits, drops empty parts and duplicates', () => {
     expect(parseScopeParam(' openid  profile openid ')).toEqual(['openid', 'profile']);
+    expect(parseScopeParam('openid profile openid email profile')).toEqual(['openid', 'profile', 'email']);
+    expect(parseScopeParam('openid profile')).toEqual(['openid', 'profile']);
+    expect(parseScopeParam('')).toEqual([]);
     expect(parseScopeParam(undefined)).toEqual([]);
+  });
+
+  it('refuses more than 100 scopes, counted after empty parts are dropped', () => {
+    const hundred = Array.from({ length: 100 }, (_, i) => `s${i}`);
+    expect(parseScopeParam(`${hundred.join('  ')} `)).toHaveLength(100);
+    expect(() => parseScopeParam([...hundred, 's100'].join(' '))).toThrow(OAuthError);
   });
 
   it.each(['openid "x"', 'a\\b', 'caf\u00e9'])('refuses the malformed scope %j with invalid_scope', (value) => {
