@@ -43,6 +43,12 @@ export interface VerifyJwtOptions {
 export interface Signer {
   /** A compact JWS of `payload` signed by the instance's active key; header `{alg, kid, typ}`. */
   signJwt(instanceId: string, payload: object, options?: { readonly typ?: string }): Promise<string>;
+  /**
+   * The same without a promise when none is needed: the compact JWS itself when the ring is held
+   * and the key signs synchronously (ES256, EdDSA), else a promise (a ring to load, RS256). May
+   * throw instead of rejecting. For the token hot path; everything else uses `signJwt`.
+   */
+  signJwtNow(instanceId: string, payload: object, typ: string): string | Promise<string>;
   /** Verifies one of our own tokens against the instance's published keys (kid required). */
   verifyJwt(instanceId: string, token: string, options?: VerifyJwtOptions): Promise<VerifiedJwt>;
   /** The instance's JWKS body and ETag. */
@@ -65,12 +71,18 @@ export function createSigner(options: SignerOptions): Signer {
     return { value: importKeyRing(snapshot, sealer), streams: [{ aggregateType: webKeysKind.type, aggregateId: instanceId, version: snapshot.version }] };
   };
   const cache = { get: (instanceId: string): KeyRing | Promise<KeyRing> => states.instanceState(instanceId).hold(RING, RING_TYPES, load) };
+  const signActive = (ring: KeyRing, typ: string, payload: object): string | Promise<string> => {
+    const key = ring.active;
+    if (key === undefined) throw failedPrecondition('web_key.no_active_key', 'the instance has no active signing key');
+    return signCompact(key, typ, payload);
+  };
   return {
     async signJwt(instanceId, payload, signOptions = {}) {
-      const ring = await cache.get(instanceId);
-      const key = ring.active;
-      if (key === undefined) throw failedPrecondition('web_key.no_active_key', 'the instance has no active signing key');
-      return signCompact(key, signOptions.typ ?? 'JWT', payload);
+      return signActive(await cache.get(instanceId), signOptions.typ ?? 'JWT', payload);
+    },
+    signJwtNow(instanceId, payload, typ) {
+      const ring = cache.get(instanceId);
+      return ring instanceof Promise ? ring.then((held) => signActive(held, typ, payload)) : signActive(ring, typ, payload);
     },
     async verifyJwt(instanceId, token, verifyOptions = {}) {
       const ring = await cache.get(instanceId);
@@ -95,15 +107,45 @@ export function createSigner(options: SignerOptions): Signer {
   };
 }
 
+/**
+ * Where a synchronous signature's input is put together: the header, `.` and the payload are
+ * written into it and signed from there, so the signing input is never one more flat string
+ * (the token is `header.payload.signature` as a rope, flattened once when the reply is written).
+ * Never for RS256, which reads its input later on the threadpool.
+ */
+const SIGNING_INPUT = Buffer.allocUnsafeSlow(8192);
+/** The payload's JSON as UTF-8, before base64url (at most 3 bytes per UTF-16 unit). */
+const PAYLOAD_UTF8 = Buffer.allocUnsafeSlow(8192);
+const DOT = 0x2e;
+
+/** base64url of the payload's JSON. */
+function encodedPayload(payload: object): string {
+  const json = JSON.stringify(payload);
+  if (json.length * 3 > PAYLOAD_UTF8.length) return Buffer.from(json).toString('base64url');
+  return PAYLOAD_UTF8.toString('base64url', 0, PAYLOAD_UTF8.write(json, 0, 'utf8'));
+}
+
 /** header.payload.signature, built by hand: this is the hot path of every token response. */
-function signCompact(key: SigningKey, typ: string, payload: object): Promise<string> {
-  const signingInput = `${encodedHeader(key, typ)}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}`;
+function signCompact(key: SigningKey, typ: string, payload: object): string | Promise<string> {
+  const header = encodedHeader(key, typ);
+  const body = encodedPayload(payload);
+  const length = header.length + 1 + body.length;
+  if (key.algorithm !== 'RS256' && length <= SIGNING_INPUT.length) {
+    // base64url is ASCII: one byte per character.
+    SIGNING_INPUT.write(header, 0, 'latin1');
+    SIGNING_INPUT[header.length] = DOT;
+    SIGNING_INPUT.write(body, header.length + 1, 'latin1');
+    const data = SIGNING_INPUT.subarray(0, length);
+    const signature = key.algorithm === 'ES256' ? sign('sha256', data, key.signWith) : sign(null, data, key.privateKey);
+    return `${header}.${body}.${signature.toString('base64url')}`;
+  }
+  const signingInput = `${header}.${body}`;
   const data = Buffer.from(signingInput, 'latin1'); // base64url is ASCII
   switch (key.algorithm) {
     case 'ES256':
-      return Promise.resolve(`${signingInput}.${sign('sha256', data, key.signWith).toString('base64url')}`);
+      return `${signingInput}.${sign('sha256', data, key.signWith).toString('base64url')}`;
     case 'EdDSA':
-      return Promise.resolve(`${signingInput}.${sign(null, data, key.privateKey).toString('base64url')}`);
+      return `${signingInput}.${sign(null, data, key.privateKey).toString('base64url')}`;
     case 'RS256':
       return new Promise((resolve, reject) => {
         sign('sha256', data, key.privateKey, (error, signature) => {

@@ -67,6 +67,10 @@ export function rateLimited(msBeforeNext: number): AppError {
 }
 
 /** Limits that never refuse (nodes with TESSERA_RATE_LIMITS=false, unit tests of handlers). */
+/** A count that passed (one settled promise, shared). */
+const COUNTED: Promise<void> = Promise.resolve();
+const ignoreCount = (): void => undefined;
+
 export const NO_RATE_LIMITS: RateLimits = {
   consume: () => Promise.resolve(),
   assertClientNotBlocked: () => undefined,
@@ -187,20 +191,30 @@ export function createRateLimits(config: RateLimitConfig, options: RateLimitOpti
     return set;
   }
 
-  return {
-    async consume(instanceId, name, key) {
-      const set = sets.get(instanceId) ?? (await loadSet(instanceId));
-      const counter = set.counters[name];
-      if (counter === undefined) return;
-      try {
-        await counter.consume(key);
-      } catch (rejection) {
-        if (rejection instanceof RateLimiterRes) {
-          onRejected(name, instanceId);
-          throw rateLimited(rejection.msBeforeNext);
-        }
-        throw rejection;
+  function consumeIn(set: LimiterSet, instanceId: string, name: LimitName, key: string): Promise<void> {
+    const counter = set.counters[name];
+    if (counter === undefined) return COUNTED;
+    let counting: Promise<RateLimiterRes>;
+    try {
+      counting = counter.consume(key);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return counting.then(ignoreCount, (rejection: unknown) => {
+      if (rejection instanceof RateLimiterRes) {
+        onRejected(name, instanceId);
+        throw rateLimited(rejection.msBeforeNext);
       }
+      throw rejection;
+    });
+  }
+
+  return {
+    // One `then` on the counter's promise, no async frame: every token request counts here.
+    consume(instanceId, name, key) {
+      const set = sets.get(instanceId);
+      if (set === undefined) return loadSet(instanceId).then((loaded) => consumeIn(loaded, instanceId, name, key));
+      return consumeIn(set, instanceId, name, key);
     },
     assertClientNotBlocked(key) {
       if (blocked.size === 0) return;

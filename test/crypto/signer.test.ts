@@ -91,6 +91,42 @@ describe('signJwt', () => {
   });
 });
 
+describe('signJwtNow', () => {
+  const verify = async (signer: ReturnType<typeof createSigner>, token: string, alg: SigningAlgorithm) => {
+    const jwks = JSON.parse((await signer.publishedKeys('i1')).body) as JSONWebKeySet;
+    return jwtVerify(token, createLocalJWKSet(jwks), { algorithms: [alg] });
+  };
+
+  it.each(['ES256', 'EdDSA'] as const)('%s with the ring held: the token itself, no promise; a promise while the ring loads', async (alg) => {
+    const signer = createSigner({ states: testStates(), source: fakeSource({ i1: { version: 1, keys: rings[alg] } }), sealer, clock: createManualClock(0) });
+    const cold = signer.signJwtNow('i1', { sub: 'cold' }, 'JWT');
+    expect(cold).toBeInstanceOf(Promise); // control: the ring is not held yet
+    expect((await verify(signer, await cold, alg)).payload.sub).toBe('cold');
+    const token = signer.signJwtNow('i1', { sub: 'u1', name: 'Zoë 東京 🚀' }, 'at+jwt');
+    expect(typeof token).toBe('string');
+    const { payload, protectedHeader } = await verify(signer, token as string, alg);
+    expect(payload).toEqual({ sub: 'u1', name: 'Zoë 東京 🚀' });
+    expect(protectedHeader).toEqual({ alg, kid: rings[alg][0]!.kid, typ: 'at+jwt' });
+  });
+
+  it('signs payloads one after another and one larger than the shared input buffer, each its own', async () => {
+    const signer = createSigner({ states: testStates(), source: fakeSource({ i1: { version: 1, keys: rings.ES256 } }), sealer, clock: createManualClock(0) });
+    await signer.publishedKeys('i1');
+    const long = 'x'.repeat(20_000);
+    const tokens = [signer.signJwtNow('i1', { n: long }, 'JWT'), signer.signJwtNow('i1', { n: 'short' }, 'JWT'), signer.signJwtNow('i1', { n: 'é'.repeat(3000) }, 'JWT')] as string[];
+    const payloads = await Promise.all(tokens.map(async (token) => (await verify(signer, token, 'ES256')).payload.n));
+    expect(payloads).toEqual([long, 'short', 'é'.repeat(3000)]);
+  });
+
+  it('RS256 returns a promise even with the ring held (the threadpool signs)', async () => {
+    const signer = createSigner({ states: testStates(), source: fakeSource({ i1: { version: 1, keys: rings.RS256 } }), sealer, clock: createManualClock(0) });
+    await signer.publishedKeys('i1');
+    const pending = signer.signJwtNow('i1', { sub: 'u1' }, 'JWT');
+    expect(pending).toBeInstanceOf(Promise);
+    expect((await verify(signer, await pending, 'RS256')).payload.sub).toBe('u1');
+  });
+});
+
 describe('verifyJwt', () => {
   it('accepts our token and rejects a tampered one, an unknown kid, a missing kid', async () => {
     const signer = createSigner({ states: testStates(), source: fakeSource({ i1: { version: 1, keys: rings.ES256 }, i2: { version: 1, keys: rings.EdDSA } }), sealer, clock: createManualClock(0) });

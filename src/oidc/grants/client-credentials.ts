@@ -6,26 +6,46 @@
  * signature or one TTL write, no domain event.
  */
 import { OAuthError, orgKind } from '../../../actors/index.js';
-import { authenticateClient, parseClientCredentials } from '../shared/client-auth.js';
+import { type AuthenticatedClient, authenticateClient, type ClientAuthPolicy, parseClientCredentials } from '../shared/client-auth.js';
 import { clientAuthContext, type OAuthDeps, type OAuthRequest } from '../shared/oauth-deps.js';
 import { grantScopes, parseScopeParam, SCOPE_PREFIX } from '../shared/scopes.js';
-import { issueTokens } from '../shared/token-issuer.js';
+import { issueAccessTokenNow } from '../shared/token-issuer.js';
 import { type TokenResponse, toTokenResponse } from './token-response.js';
 
 const PRIMARY_DOMAIN_SCOPE = `${SCOPE_PREFIX}org:domain:primary:`;
 const asksPrimaryDomain = (scope: string): boolean => scope.startsWith(PRIMARY_DOMAIN_SCOPE);
 
-export async function grantClientCredentials(deps: OAuthDeps, request: OAuthRequest): Promise<TokenResponse> {
-  const creds = parseClientCredentials(request.params, request.http.headers.authorization);
-  const client = await authenticateClient(creds, clientAuthContext(deps, request), { methods: ['basic', 'post'], allowMachineUsers: true });
+type MachineClient = Extract<AuthenticatedClient, { kind: 'machine' }>;
+
+/** Machine users by Basic or in the body (the policy of every client_credentials request, built once). */
+const CLIENT_CREDENTIALS_AUTH: ClientAuthPolicy = { methods: ['basic', 'post'], allowMachineUsers: true };
+
+/**
+ * Written as `then` steps, not async functions: the hot path of the token endpoint, where an ES256
+ * token needs no promise beyond the rate-limit count's (issueAccessTokenNow).
+ */
+export function grantClientCredentials(deps: OAuthDeps, request: OAuthRequest): Promise<TokenResponse> {
+  let authenticated: Promise<AuthenticatedClient>;
+  try {
+    const creds = parseClientCredentials(request.params, request.http.headers.authorization);
+    authenticated = authenticateClient(creds, clientAuthContext(deps, request), CLIENT_CREDENTIALS_AUTH);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return authenticated.then((client) => issueForClient(deps, request, client));
+}
+
+function issueForClient(deps: OAuthDeps, request: OAuthRequest, client: AuthenticatedClient): TokenResponse | Promise<TokenResponse> {
   if (client.kind !== 'machine') throw new OAuthError('unauthorized_client', 'client_credentials is for service users', { redirectable: false });
-  const user = client.user;
   const requested = parseScopeParam(request.params.get('scope'));
-  const orgPrimaryDomain = requested.some(asksPrimaryDomain)
-    ? ((await deps.actors.readRecord(request.instance.id, orgKind, user.state.orgId))?.state.primaryDomain ?? '')
-    : '';
+  if (!requested.some(asksPrimaryDomain)) return issueForMachine(deps, request, client, requested, '');
+  return deps.actors.readRecord(request.instance.id, orgKind, client.user.state.orgId).then((org) => issueForMachine(deps, request, client, requested, org?.state.primaryDomain ?? ''));
+}
+
+function issueForMachine(deps: OAuthDeps, request: OAuthRequest, client: MachineClient, requested: readonly string[], orgPrimaryDomain: string): TokenResponse | Promise<TokenResponse> {
+  const user = client.user;
   const granted = grantScopes(requested, { orgId: user.state.orgId, orgPrimaryDomain, projectRoles: [] });
-  const issued = await issueTokens(deps, {
+  const issued = issueAccessTokenNow(deps, {
     instanceId: request.instance.id,
     issuer: request.issuer,
     clientId: client.clientId,
@@ -35,5 +55,5 @@ export async function grantClientCredentials(deps: OAuthDeps, request: OAuthRequ
     accessTokenFormat: user.state.accessTokenType === 'jwt' ? 'jwt' : 'opaque',
     now: request.now,
   });
-  return toTokenResponse(issued);
+  return issued instanceof Promise ? issued.then(toTokenResponse) : toTokenResponse(issued);
 }

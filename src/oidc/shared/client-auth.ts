@@ -75,9 +75,12 @@ export function parseClientCredentials(params: FormParams, authorization: string
   return clientId === undefined ? { method: 'absent' } : { method: 'none', clientId };
 }
 
+/** Where Basic credentials are decoded (no Buffer per request); a longer value gets its own. */
+const BASIC_BYTES = Buffer.allocUnsafeSlow(1024);
+
 /** `base64(urlencode(id) ":" urlencode(secret))` (RFC 6749 §2.3.1). */
 function decodeBasic(value: string): { method: 'basic'; clientId: string; secret: string } {
-  const text = Buffer.from(value, 'base64').toString('utf8');
+  const text = value.length <= BASIC_BYTES.length ? BASIC_BYTES.toString('utf8', 0, BASIC_BYTES.write(value, 'base64')) : Buffer.from(value, 'base64').toString('utf8');
   const colon = text.indexOf(':');
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(value) || colon < 1) throw invalidClient('malformed Basic credentials');
   try {
@@ -92,39 +95,70 @@ function formDecode(text: string): string {
   return decodeURIComponent(text.replace(/\+/g, ' '));
 }
 
-/** The authenticated client, or invalid_client. */
-export async function authenticateClient(creds: ClientCredentials, ctx: ClientAuthContext, policy: ClientAuthPolicy): Promise<AuthenticatedClient> {
-  if (creds.method === 'absent') throw invalidClient('client authentication is required');
-  if (!policy.methods.includes(creds.method)) throw invalidClient('this client authentication method is not supported here');
-  const clientId = creds.method === 'private_key_jwt' ? (creds.clientId ?? peekAssertionIssuer(creds.assertion)) : creds.clientId;
-  const limitKey = `${ctx.instanceId}\u0000${clientId}`;
-  ctx.limits.assertClientNotBlocked(limitKey);
-  await ctx.limits.consume(ctx.instanceId, 'client', limitKey);
+/**
+ * The authenticated client, or invalid_client (always a promise: it never throws). Written as
+ * one `then` after the rate-limit count instead of async functions: the token hot path passes
+ * here on every request, and each async frame and await is garbage.
+ */
+export function authenticateClient(creds: ClientCredentials, ctx: ClientAuthContext, policy: ClientAuthPolicy): Promise<AuthenticatedClient> {
+  let counted: Promise<void>;
+  let clientId: string;
+  let limitKey: string;
   try {
-    return await verifyClient(creds, clientId, ctx, policy);
+    if (creds.method === 'absent') throw invalidClient('client authentication is required');
+    if (!policy.methods.includes(creds.method)) throw invalidClient('this client authentication method is not supported here');
+    clientId = creds.method === 'private_key_jwt' ? (creds.clientId ?? peekAssertionIssuer(creds.assertion)) : creds.clientId;
+    limitKey = `${ctx.instanceId}\u0000${clientId}`;
+    ctx.limits.assertClientNotBlocked(limitKey);
+    counted = ctx.limits.consume(ctx.instanceId, 'client', limitKey);
   } catch (error) {
-    if (error instanceof OAuthError && error.oauthCode === 'invalid_client') await ctx.limits.clientAuthFailed(ctx.instanceId, limitKey);
-    throw error;
+    return Promise.reject(error);
   }
+  const present = creds; // narrowed: 'absent' threw above
+  return counted.then(() => verifyCounted(present, clientId, limitKey, ctx, policy));
+}
+
+/** After the count: the client verified, or its failure counted (invalid_client) and rethrown. */
+function verifyCounted(creds: Exclude<ClientCredentials, { method: 'absent' }>, clientId: string, limitKey: string, ctx: ClientAuthContext, policy: ClientAuthPolicy): AuthenticatedClient | Promise<AuthenticatedClient> {
+  let verified: AuthenticatedClient | Promise<AuthenticatedClient>;
+  try {
+    verified = verifyClient(creds, clientId, ctx, policy);
+  } catch (error) {
+    return afterFailure(error, ctx, limitKey);
+  }
+  return verified instanceof Promise ? verified.catch((error: unknown) => afterFailure(error, ctx, limitKey)) : verified;
+}
+
+/** Rethrows `error`, once a failed authentication (invalid_client) is counted. */
+function afterFailure(error: unknown, ctx: ClientAuthContext, limitKey: string): Promise<never> {
+  if (!(error instanceof OAuthError && error.oauthCode === 'invalid_client')) return Promise.reject(error);
+  return ctx.limits.clientAuthFailed(ctx.instanceId, limitKey).then(() => Promise.reject(error));
 }
 
 /**
  * Verifies against the held client first (a Map lookup); when that fails, the client is read
  * anew from the store once before refusing, so a secret, key or client written on another node
  * a moment ago is accepted before the change feed arrives (client-cache.ts). An unknown client
- * id is not re-read (misses are held so that unknown ids cost no store read).
+ * id is not re-read (misses are held so that unknown ids cost no store read). Synchronous when
+ * the client is held and no assertion is to be checked; may throw.
  */
-async function verifyClient(creds: Exclude<ClientCredentials, { method: 'absent' }>, clientId: string, ctx: ClientAuthContext, policy: ClientAuthPolicy): Promise<AuthenticatedClient> {
+function verifyClient(creds: Exclude<ClientCredentials, { method: 'absent' }>, clientId: string, ctx: ClientAuthContext, policy: ClientAuthPolicy): AuthenticatedClient | Promise<AuthenticatedClient> {
   const held = ctx.clients.resolve(ctx.instanceId, clientId);
-  if (held instanceof Promise) return verifyResolved(await held, creds, clientId, ctx, policy);
+  if (held instanceof Promise) return held.then((resolved) => verifyResolved(resolved, creds, clientId, ctx, policy));
   if (held.kind === 'unknown') throw invalidClient();
+  let verified: AuthenticatedClient | Promise<AuthenticatedClient>;
   try {
-    const verified = verifyResolved(held, creds, clientId, ctx, policy);
-    return verified instanceof Promise ? await verified : verified;
+    verified = verifyResolved(held, creds, clientId, ctx, policy);
   } catch (error) {
-    if (!(error instanceof OAuthError && error.oauthCode === 'invalid_client')) throw error;
-    return verifyResolved(await ctx.clients.reload(ctx.instanceId, clientId), creds, clientId, ctx, policy);
+    return verifyReloaded(error, creds, clientId, ctx, policy);
   }
+  return verified instanceof Promise ? verified.catch((error: unknown) => verifyReloaded(error, creds, clientId, ctx, policy)) : verified;
+}
+
+/** After a failed check against the held client: invalid_client is checked once more against the client read anew. */
+function verifyReloaded(error: unknown, creds: Exclude<ClientCredentials, { method: 'absent' }>, clientId: string, ctx: ClientAuthContext, policy: ClientAuthPolicy): Promise<AuthenticatedClient> {
+  if (!(error instanceof OAuthError && error.oauthCode === 'invalid_client')) return Promise.reject(error);
+  return ctx.clients.reload(ctx.instanceId, clientId).then((resolved) => verifyResolved(resolved, creds, clientId, ctx, policy));
 }
 
 /** Synchronous but for a client assertion (private_key_jwt), which reads the jti store. */

@@ -62,7 +62,18 @@ export function toOAuthErrorReply(error: unknown, req: HttpRequest, logger?: Err
   return json(500, { error: 'server_error', error_description: 'unexpected error' }, NO_STORE);
 }
 
-/** Wraps an OAuth endpoint handler so every failure becomes its OAuth error reply. */
+/**
+ * Wraps an OAuth endpoint handler so every failure becomes its OAuth error reply: a rejection, or
+ * an exception the handler throws before its first promise (answered at once, without one).
+ */
 export function withOAuthErrors(handler: (req: HttpRequest) => Promise<HttpReply>, logger?: ErrorLogger): RouteHandler {
-  return (req) => handler(req).catch((error: unknown) => toOAuthErrorReply(error, req, logger));
+  return (req) => {
+    let reply: Promise<HttpReply>;
+    try {
+      reply = handler(req);
+    } catch (error) {
+      return toOAuthErrorReply(error, req, logger);
+    }
+    return reply.catch((error: unknown) => toOAuthErrorReply(error, req, logger));
+  };
 }

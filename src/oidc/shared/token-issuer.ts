@@ -74,36 +74,16 @@ const JWT_TYP = Object.freeze({ typ: 'JWT' });
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 export async function issueTokens(deps: IssuerDeps, req: IssueRequest): Promise<IssuedTokens> {
-  const iat = Math.floor(req.now / 1000);
-  const skewSec = Math.floor((req.clockSkewMs ?? 0) / 1000);
   const expiresIn = Math.floor(deps.lifetimes.accessMs / 1000);
-  const grantId = req.grantId ?? newGrantId();
-  const built: Mutable<AccessTokenRecord> = {
-    format: req.accessTokenFormat,
-    jti: newJti(grantId),
-    grantId,
-    sub: req.sub,
-    clientId: req.clientId,
-    aud: req.aud,
-    scope: req.scope,
-    iat,
-    exp: iat + expiresIn + skewSec,
-  };
-  // Assigned, not spread from a fresh {}: no throwaway object per token (same key order).
-  if (req.authTime !== undefined) built.authTime = req.authTime;
-  if (req.amr !== undefined) built.amr = req.amr;
-  if (req.sid !== undefined) built.sid = req.sid;
-  if (req.act !== undefined) built.act = req.act;
-  const record: AccessTokenRecord = built;
+  const record = accessRecordOf(req, expiresIn, req.grantId ?? newGrantId());
+  const grantId = record.grantId;
   // The durable writes of this issuance: at most two (access and refresh token); no array and no
   // Promise.all for the usual single one (an opaque client_credentials token).
   let accessWrite: Promise<void> | undefined;
   let refreshWrite: Promise<void> | undefined;
   let accessToken: string;
   if (record.format === 'jwt') {
-    const own = accessTokenClaims(req.issuer, record);
-    const claims = await hooked(deps, 'preaccesstoken', req, req.accessTokenClaims === undefined ? own : { ...req.accessTokenClaims, ...own });
-    accessToken = await deps.signer.signJwt(req.instanceId, claims, JWT_TYP);
+    accessToken = await deps.signer.signJwt(req.instanceId, await accessTokenClaimsOf(deps, req, record), JWT_TYP);
   } else {
     accessToken = newTokenValue();
     accessWrite = deps.tokens.putAccessToken(req.instanceId, accessToken, record);
@@ -138,6 +118,60 @@ export async function issueTokens(deps: IssuerDeps, req: IssueRequest): Promise<
   if (idToken !== undefined) issued.idToken = idToken;
   if (refreshToken !== undefined) issued.refreshToken = refreshToken;
   return issued;
+}
+
+/**
+ * `issueTokens` for a request with neither an ID token nor a refresh token (client_credentials),
+ * with no promise where none is needed: a JWT signed synchronously (ES256, EdDSA, ring held, no
+ * function executions) is returned as it is; an opaque token once its write is durable. May throw
+ * instead of rejecting. The hot path of the token endpoint; the same tokens as `issueTokens`.
+ */
+export function issueAccessTokenNow(deps: IssuerDeps, req: IssueRequest): IssuedTokens | Promise<IssuedTokens> {
+  if (req.idToken !== undefined || req.refresh !== undefined) return issueTokens(deps, req);
+  const expiresIn = Math.floor(deps.lifetimes.accessMs / 1000);
+  const record = accessRecordOf(req, expiresIn, req.grantId ?? newGrantId());
+  if (record.format === 'jwt') {
+    const signed = signAccessToken(deps, req, record);
+    return typeof signed === 'string' ? { accessToken: signed, expiresIn, record } : signed.then((accessToken) => ({ accessToken, expiresIn, record }));
+  }
+  const accessToken = newTokenValue();
+  return deps.tokens.putAccessToken(req.instanceId, accessToken, record).then(() => ({ accessToken, expiresIn, record }));
+}
+
+/** The access token's record (what an opaque token stores and a JWT carries). */
+function accessRecordOf(req: IssueRequest, expiresIn: number, grantId: string): AccessTokenRecord {
+  const iat = Math.floor(req.now / 1000);
+  const skewSec = Math.floor((req.clockSkewMs ?? 0) / 1000);
+  const built: Mutable<AccessTokenRecord> = {
+    format: req.accessTokenFormat,
+    jti: newJti(grantId),
+    grantId,
+    sub: req.sub,
+    clientId: req.clientId,
+    aud: req.aud,
+    scope: req.scope,
+    iat,
+    exp: iat + expiresIn + skewSec,
+  };
+  // Assigned, not spread from a fresh {}: no throwaway object per token (same key order).
+  if (req.authTime !== undefined) built.authTime = req.authTime;
+  if (req.amr !== undefined) built.amr = req.amr;
+  if (req.sid !== undefined) built.sid = req.sid;
+  if (req.act !== undefined) built.act = req.act;
+  return built;
+}
+
+/** The JWT access token's claims, after the preaccesstoken executions (if any). */
+function accessTokenClaimsOf(deps: IssuerDeps, req: IssueRequest, record: AccessTokenRecord): Claims | Promise<Claims> {
+  const own = accessTokenClaims(req.issuer, record);
+  return hooked(deps, 'preaccesstoken', req, req.accessTokenClaims === undefined ? own : { ...req.accessTokenClaims, ...own });
+}
+
+/** The JWT access token of `record`: synchronous when nothing needs a promise. */
+function signAccessToken(deps: IssuerDeps, req: IssueRequest, record: AccessTokenRecord): string | Promise<string> {
+  const claims = accessTokenClaimsOf(deps, req, record);
+  if (claims instanceof Promise) return claims.then((final) => deps.signer.signJwt(req.instanceId, final, JWT_TYP));
+  return deps.signer.signJwtNow(req.instanceId, claims, JWT_TYP.typ);
 }
 
 /** The JWT access token payload (reference facts §5.1 "JWT access token"). */
