@@ -90,8 +90,13 @@ function onRequest(server: UwsServer, res: UwsResponse, req: UwsRequest): void {
 function onChunk(ex: UwsExchange, chunk: ArrayBuffer, isLast: boolean): void {
   const size = chunk.byteLength;
   if (ex.done || !lifecycle.admitChunk(ex, size)) return;
-  // The ArrayBuffer is detached when this callback returns: copy it.
-  if (size !== 0) (ex.chunks ??= []).push(Buffer.from(new Uint8Array(chunk)));
+  // The ArrayBuffer is detached when this callback returns: copy it. A body that comes whole (a
+  // token request's) is the body at once, without a list of chunks.
+  if (size !== 0) {
+    const copy = Buffer.from(new Uint8Array(chunk));
+    if (isLast && ex.chunks === undefined) ex.body = copy;
+    else (ex.chunks ??= []).push(copy);
+  }
   if (isLast) lifecycle.endBody(ex);
 }
 

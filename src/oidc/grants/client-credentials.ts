@@ -50,7 +50,7 @@ function issueForMachine(deps: OAuthDeps, request: OAuthRequest, client: Machine
     issuer: request.issuer,
     clientId: client.clientId,
     sub: user.id,
-    aud: [...granted.projectAudience, client.clientId],
+    aud: granted.projectAudience.length === 0 ? [client.clientId] : [...granted.projectAudience, client.clientId],
     scope: granted.scopes,
     accessTokenFormat: user.state.accessTokenType === 'jwt' ? 'jwt' : 'opaque',
     now: request.now,

@@ -57,16 +57,24 @@ function hasRepeat(scopes: readonly string[]): boolean {
 
 /** The scopes granted for a token grant, and the project audience they add. */
 export function grantScopes(requested: readonly string[], subject: ScopeSubject): GrantedScopes {
-  const scopes: string[] = [];
-  const projectAudience: string[] = [];
-  for (const scope of requested) {
-    if (!isAccepted(scope, subject)) continue;
-    scopes.push(scope);
+  // Copies only once a scope is dropped, and a project audience only when there is one: when
+  // every scope is accepted (the usual token request) the granted list is the requested one.
+  let scopes: string[] | undefined;
+  let projectAudience: string[] | undefined;
+  for (let i = 0; i < requested.length; i++) {
+    const scope = requested[i] as string; // i < length
+    if (!isAccepted(scope, subject)) {
+      scopes ??= requested.slice(0, i);
+      continue;
+    }
+    scopes?.push(scope);
     const project = projectOfAudienceScope(scope);
-    if (project !== undefined && !projectAudience.includes(project)) projectAudience.push(project);
+    if (project !== undefined && projectAudience?.includes(project) !== true) (projectAudience ??= []).push(project);
   }
-  return { scopes, projectAudience };
+  return { scopes: scopes ?? requested, projectAudience: projectAudience ?? NO_AUDIENCE };
 }
+
+const NO_AUDIENCE: readonly string[] = Object.freeze([]);
 
 function isAccepted(scope: string, subject: ScopeSubject): boolean {
   if (STANDARD.has(scope) || FIXED_CUSTOM.has(scope)) return true;
