@@ -12,7 +12,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { createClient } from '@connectrpc/connect';
+import { createGrpcTransport } from '@connectrpc/connect-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Health, HealthCheckResponse_ServingStatus } from '../src/gen/grpc/health/v1/health_pb.js';
 import { api, startTestNode, type TestNode } from './e2e/harness.js';
 
 const dist = resolve(import.meta.dirname, '..', 'dist');
@@ -20,17 +23,21 @@ const dist = resolve(import.meta.dirname, '..', 'dist');
 const START = ['src/cli/main.js', 'src/cli/node.js', 'src/cluster/workers.js', 'src/cluster/worker-main.js'];
 /**
  * Loaded on first use only: passkey ceremonies, TOTP enrolment QR codes, user-schema checks, bucket export/import, mail, tracing,
- * password hashing (argon2's native library, bcrypt), external IDP logins (oauth4webapi), the PostgreSQL driver (a PostgreSQL store or its rate-limit counts).
+ * password hashing (argon2's native library, bcrypt), external IDP logins (oauth4webapi), the PostgreSQL driver (a PostgreSQL store or its rate-limit counts),
+ * the API's descriptors (@bufbuild/protobuf) and its Connect, gRPC-web and gRPC transports.
  */
-const LAZY = ['@simplewebauthn/server', 'uqr', 'ajv', '@google-cloud/storage', 'nodemailer', '@opentelemetry/sdk-trace-node', '@opentelemetry/exporter-trace-otlp-http', '@opentelemetry/resources', '@node-rs/argon2', 'bcryptjs', 'postgres', 'oauth4webapi'];
+const LAZY = ['@simplewebauthn/server', 'uqr', 'ajv', '@google-cloud/storage', 'nodemailer', '@opentelemetry/sdk-trace-node', '@opentelemetry/exporter-trace-otlp-http', '@opentelemetry/resources', '@node-rs/argon2', 'bcryptjs', 'postgres', 'oauth4webapi', '@bufbuild/protobuf', '@connectrpc/connect', '@connectrpc/connect-node'];
 /** Never imported on the start path: the YAML parser is required synchronously by config/load.ts when a YAML file is read. */
 const NOT_STATIC = ['yaml'];
 
 /**
  * Our own modules loaded on the first request of their route family: the admin export/import
- * handlers, and the RPC handlers of the resource and settings APIs (every transport).
+ * handlers, the RPC handlers of the resource and settings APIs (every transport), the services'
+ * descriptors, the invoker and each transport (JSON/HTTP, Connect and gRPC-web, gRPC), the OpenAPI document.
  */
-const LAZY_MODULES = ['src/api/admin/v1/admin-handlers.js', 'src/api/rpc-definitions.js', 'src/api/resources/users/create-user.js', 'src/api/settings/login/index.js', 'src/store/postgres-store.js', 'src/cli/backup-command.js', 'src/cli/store-transfer-command.js', 'src/api/transport/grpc-router.js'];
+const LAZY_MODULES = ['src/api/admin/v1/admin-handlers.js', 'src/api/rpc-definitions.js', 'src/api/resources/users/create-user.js', 'src/api/settings/login/index.js', 'src/store/postgres-store.js', 'src/cli/backup-command.js', 'src/cli/store-transfer-command.js',
+  // The API's transports: what any transport shares (descriptors, invoker), JSON/HTTP, Connect and gRPC-web, gRPC; the OpenAPI document; request/response executions.
+  'src/api/transport/api-transports.js', 'src/api/services.js', 'src/api/invoker.js', 'src/gen/platform/resources/org/v3alpha/org_service_pb.js', 'src/api/transport/json-transcoder.js', 'src/api/transport/connect-bridge.js', 'src/api/transport/connect-error.js', 'src/api/transport/grpc-router.js', 'src/api/openapi/document.js', 'src/executions/call-hooks.js'];
 
 const STATIC = /(?:^|\n)[ \t]*(?:import|export)\s(?:[^'"();]*?\sfrom\s*)?['"]([^'"]+)['"]/g;
 const DYNAMIC = /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
@@ -101,7 +108,7 @@ describe.skipIf(!existsSync(join(dist, START[0]!)))('start path', () => {
 
   it('control: the walk follows the node\'s static imports (its store, tokens and HTTP front end are there)', () => {
     expect(modules).toBeGreaterThan(100);
-    for (const eager of ['lmdb', 'jose', 'zod', 'pino', '@connectrpc/connect', 'otpauth']) expect([...statically]).toContain(eager);
+    for (const eager of ['lmdb', 'jose', 'zod', 'pino', 'otpauth']) expect([...statically]).toContain(eager);
   });
 
   it('imports none of the heavy optional dependencies statically', () => {
@@ -113,14 +120,15 @@ describe.skipIf(!existsSync(join(dist, START[0]!)))('start path', () => {
     expect(LAZY.filter((name) => !dynamically.has(name))).toEqual([]);
   });
 
-  it('reaches none of our lazy modules statically', () => {
+  it('reaches none of our lazy modules statically, and no generated descriptor', () => {
     expect(LAZY_MODULES.filter((path) => ownStatic.has(path))).toEqual([]);
+    expect([...ownStatic].filter((path) => path.startsWith('src/gen/'))).toEqual([]);
   });
 
-  it('control: the entry of each lazy family is named in a dynamic import() on the start path; the routes and the invoker load at start', () => {
+  it('control: the entry of each lazy family is named in a dynamic import() on the start path; the admin routes, the lazy API, the gRPC listener and error mapping load at start', () => {
     for (const path of LAZY_MODULES) expect(existsSync(join(dist, path)), path).toBe(true);
-    expect(['src/api/admin/v1/admin-handlers.js', 'src/api/rpc-definitions.js'].filter((path) => !ownDynamic.has(path))).toEqual([]);
-    for (const path of ['src/api/admin/v1/admin-routes.js', 'src/api/invoker.js', 'src/api/transport/json-transcoder.js']) expect(ownStatic.has(path), path).toBe(true);
+    expect(['src/api/admin/v1/admin-handlers.js', 'src/api/rpc-definitions.js', 'src/api/transport/api-transports.js', 'src/api/transport/json-transcoder.js', 'src/api/transport/connect-bridge.js', 'src/api/transport/grpc-router.js', 'src/api/openapi/document.js', 'src/executions/call-hooks.js'].filter((path) => !ownDynamic.has(path))).toEqual([]);
+    for (const path of ['src/api/admin/v1/admin-routes.js', 'src/api/transport/lazy-api.js', 'src/api/transport/grpc-server.js', 'src/api/openapi/route.js', 'src/http/error-mapping.js']) expect(ownStatic.has(path), path).toBe(true);
   });
 
   it('carries no comments in the compiled modules (their text stays in V8\'s heap)', () => {
@@ -144,6 +152,7 @@ describe.skipIf(!existsSync(join(dist, START[0]!)))('a started node', () => {
   let record: string;
   const loaded = () => new Set(readFileSync(record, 'utf8').split('\n'));
   const urlOf = (path: string) => pathToFileURL(join(dist, path)).href;
+  const hasPackage = (urls: Set<string>, name: string) => [...urls].some((url) => url.includes(`/node_modules/${name}/`));
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tessera-loaded-'));
@@ -158,23 +167,52 @@ describe.skipIf(!existsSync(join(dist, START[0]!)))('a started node', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('has not loaded a lazy module once listening (control: the record holds the node and its admin routes)', () => {
+  it('has not loaded a lazy module once listening (control: the record holds the node, its admin routes and the API\'s lazy transports)', () => {
     const atStart = loaded();
-    expect(atStart.has(urlOf('src/cli/node.js'))).toBe(true);
-    expect(atStart.has(urlOf('src/api/admin/v1/admin-routes.js'))).toBe(true);
+    for (const path of ['src/cli/node.js', 'src/api/admin/v1/admin-routes.js', 'src/api/transport/lazy-api.js']) expect(atStart.has(urlOf(path)), path).toBe(true);
+    expect(hasPackage(atStart, 'jose')).toBe(true);
     expect(LAZY_MODULES.filter((path) => atStart.has(urlOf(path)))).toEqual([]);
+    expect(['@bufbuild/protobuf', '@connectrpc/connect', '@connectrpc/connect-node'].filter((name) => hasPackage(atStart, name))).toEqual([]);
   });
 
-  it('loads the RPC handlers on the first API call, which is answered (201 from the create-organization handler)', async () => {
+  it('loads the RPC handlers, the descriptors and the JSON transcoder on the first API call, which is answered (201 from the create-organization handler); not Connect', async () => {
     const created = await api(node)('POST', '/resources/v3alpha/organizations', { name: 'First Call' });
     expect(created.status).toBe(201);
     expect(created.body.details.id).toEqual(expect.any(String));
     const after = loaded();
-    for (const path of ['src/api/rpc-definitions.js', 'src/api/resources/users/create-user.js', 'src/api/settings/login/index.js']) expect(after.has(urlOf(path)), path).toBe(true);
+    for (const path of ['src/api/rpc-definitions.js', 'src/api/resources/users/create-user.js', 'src/api/settings/login/index.js', 'src/api/transport/json-transcoder.js', 'src/api/services.js']) expect(after.has(urlOf(path)), path).toBe(true);
+    expect(hasPackage(after, '@bufbuild/protobuf')).toBe(true);
+    expect(after.has(urlOf('src/api/transport/connect-bridge.js'))).toBe(false);
+    expect(hasPackage(after, '@connectrpc/connect')).toBe(false);
+  });
+
+  it('loads Connect on the first Connect call, which is answered', async () => {
+    const reply = await fetch(`${node.baseUrl}/platform.resources.org.v3alpha.PlatformOrganizations/SearchOrganizations`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${node.adminToken}` },
+      body: '{}',
+    });
+    expect(reply.status).toBe(200);
+    expect(await reply.json()).toHaveProperty('result');
+    expect(loaded().has(urlOf('src/api/transport/connect-bridge.js'))).toBe(true);
+  });
+
+  it('builds the gRPC port\'s handlers on its first call, which is answered (health: SERVING)', async () => {
+    expect(loaded().has(urlOf('src/api/transport/grpc-router.js'))).toBe(false);
+    const client = createClient(Health, createGrpcTransport({ baseUrl: node.grpcUrl }));
+    expect((await client.check({ service: '' })).status).toBe(HealthCheckResponse_ServingStatus.SERVING);
+    expect(loaded().has(urlOf('src/api/transport/grpc-router.js'))).toBe(true);
+  });
+
+  it('builds the OpenAPI document on the first GET /openapi.json', async () => {
+    const reply = await fetch(`${node.baseUrl}/openapi.json`);
+    expect(reply.status).toBe(200);
+    expect((await reply.json()) as unknown).toHaveProperty('paths');
+    expect(loaded().has(urlOf('src/api/openapi/document.js'))).toBe(true);
   });
 
   it('loads argon2 on the first password hash, and the user with a password is created (201)', async () => {
-    const argon2 = (urls: Set<string>) => [...urls].some((url) => url.includes('/node_modules/@node-rs/argon2/'));
+    const argon2 = (urls: Set<string>) => hasPackage(urls, '@node-rs/argon2');
     expect(argon2(loaded())).toBe(false);
     const user = await api(node)('POST', '/resources/v3alpha/users', {
       human: { username: 'first-hash', profile: { givenName: 'First', familyName: 'Hash' }, email: { address: 'first-hash@example.com', isVerified: true }, password: 'Correct-Horse-9!' },

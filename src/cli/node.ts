@@ -6,31 +6,15 @@
 import { mkdirSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ActorSystem, createIdGenerator, instanceSettingsKind, systemClock, UNIQUE_SCOPES, type Clock, type StoreAdapter } from '../../actors/index.js';
-import type { DescService } from '@bufbuild/protobuf';
 import { workerCount, type Config } from '../config/schema.js';
 import { createSecretSealer } from '../crypto/secret-sealer.js';
 import { openConfiguredStore } from './open-store.js';
 import { startSweeper } from '../store/sweeper.js';
-import { createInvoker } from '../api/invoker.js';
 import { lazyModule } from '../api/lazy-module.js';
 import { TenantDirectory } from '../query/tenant.js';
-import { PlatformOrganizations } from '../gen/platform/resources/org/v3alpha/org_service_pb.js';
-import { PlatformProjects } from '../gen/platform/resources/project/v3alpha/project_service_pb.js';
-import { PlatformGrants } from '../gen/platform/resources/grant/v3alpha/grant_service_pb.js';
-import { PlatformApps } from '../gen/platform/resources/app/v3alpha/app_service_pb.js';
-import { PlatformDomains } from '../gen/platform/resources/domain/v3alpha/domain_service_pb.js';
-import { PlatformMemberships } from '../gen/platform/resources/membership/v3alpha/membership_service_pb.js';
-import { PlatformInstances } from '../gen/platform/resources/instance/v3alpha/instance_service_pb.js';
-import { PlatformFeatures } from '../gen/platform/settings/feature/v3alpha/feature_service_pb.js';
-import { PlatformUsers } from '../gen/platform/resources/user/v3alpha/user_service_pb.js';
-import { PlatformUserSchemas } from '../gen/platform/resources/userschema/v3alpha/user_schema_service_pb.js';
-import { PlatformUserSettings } from '../gen/platform/settings/user/v3alpha/user_settings_service_pb.js';
-import { PlatformLoginSettings } from '../gen/platform/settings/login/v3alpha/login_settings_service_pb.js';
-import { PlatformRateLimitSettings } from '../gen/platform/settings/rate_limit/v3alpha/rate_limit_service_pb.js';
-import { PlatformSessions } from '../gen/platform/resources/session/v3alpha/session_service_pb.js';
-import { createJsonRoutes } from '../api/transport/json-transcoder.js';
 import { openApiRoutes } from '../api/openapi/route.js';
-import { createConnectFallback } from '../api/transport/connect-bridge.js';
+import { createLazyApi } from '../api/transport/lazy-api.js';
+import type { ApiTransports } from '../api/transport/api-transports.js';
 import { startGrpcServer } from '../api/transport/grpc-server.js';
 import { createRouter, immediateRoutes, type Route } from '../http/router.js';
 import { notFoundReply } from '../http/reply.js';
@@ -49,8 +33,6 @@ import { startIdleTrim } from '../observability/idle-trim.js';
 import { timeStoreAppends } from '../observability/store-timing.js';
 import { ensureFirstRun, type FirstRunResult } from './first-run.js';
 import { loadMasterKey } from './master-key.js';
-import { PlatformWebKeys } from '../gen/platform/resources/webkey/v3alpha/webkey_service_pb.js';
-import { PlatformEvents } from '../gen/platform/resources/event/v3alpha/event_service_pb.js';
 import { createSigner } from '../crypto/signer.js';
 import { warmUpTokenPath } from '../oidc/warm-up.js';
 import { oidcRoutes } from '../oidc/routes.js';
@@ -63,22 +45,11 @@ import { adminRoutes, IMPORT_PATH } from '../api/admin/v1/admin-routes.js';
 import { startKeyMaintenance } from '../oidc/shared/web-key-maintenance.js';
 import { createWebKeyService, ensureWebKeys, webKeyPolicy } from '../crypto/web-keys.js';
 import { unencodedExecutionIdReply } from '../api/resources/actions/unencoded-execution-id.js';
-import { PlatformActions } from '../gen/platform/resources/action/v3alpha/action_service_pb.js';
-import { PlatformSMTPProviders } from '../gen/platform/resources/smtp/v3alpha/smtp_service_pb.js';
-import { PlatformSMSProviders } from '../gen/platform/resources/sms/v3alpha/sms_service_pb.js';
-import { PlatformIdentityProviders } from '../gen/platform/resources/idp/v3alpha/idp_service_pb.js';
-import { PlatformLanguageSettings } from '../gen/platform/settings/language/v3alpha/language_service_pb.js';
-import { PlatformTextSettings } from '../gen/platform/settings/text/v3alpha/text_service_pb.js';
-import { PlatformBrandingSettings } from '../gen/platform/settings/branding/v3alpha/branding_service_pb.js';
 import { createUiLocalesResolver } from '../oidc/shared/ui-locales.js';
-import { createExecutionCatalog } from '../executions/catalog.js';
 import { ExecutionRuntime } from '../executions/runtime.js';
 import { startClusterSync } from '../cluster/cluster-sync.js';
 import type { WorkerFeed } from '../cluster/worker-feed.js';
 import type { HttpHandler, HttpRequest, ImmediateHandler, ListeningServer } from '../http/types.js';
-
-/** Every service this node serves on all transports. */
-export const SERVICES: readonly DescService[] = [PlatformOrganizations, PlatformProjects, PlatformGrants, PlatformApps, PlatformActions, PlatformWebKeys, PlatformDomains, PlatformMemberships, PlatformInstances, PlatformFeatures, PlatformUsers, PlatformUserSchemas, PlatformUserSettings, PlatformLoginSettings, PlatformRateLimitSettings, PlatformSessions, PlatformIdentityProviders, PlatformLanguageSettings, PlatformTextSettings, PlatformBrandingSettings, PlatformEvents, PlatformSMTPProviders, PlatformSMSProviders];
 
 /** Path prefixes that get CORS headers (APIs and protocol endpoints, not the login UI). */
 const CORS_PREFIXES = ['/resources/', '/settings/', '/admin/', '/oauth/', '/oidc/', '/.well-known/', '/platform.', '/openapi.json'];
@@ -205,7 +176,7 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   await tenants.load();
   const webKeys = createWebKeyService({ actors, policy: webKeyPolicy(config) });
   const signer = createSigner({ source: webKeys, sealer: actors.sealer, clock, states: actors });
-  const executions = new ExecutionRuntime({ actors, store, clock, logger, catalog: createExecutionCatalog(SERVICES), network: { allowPrivateNetworks: config.outboundAllowPrivateNetworks } });
+  const executions = new ExecutionRuntime({ actors, store, clock, logger, network: { allowPrivateNetworks: config.outboundAllowPrivateNetworks } });
   const rateCounters = await openRateLimitCounters(config, logger);
   const limits = createRateLimits(config, {
     loadInstanceLimits: async (instanceId) => (await actors.readRecord(instanceId, instanceSettingsKind, instanceId))?.state.rateLimits,
@@ -214,9 +185,16 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
     logger,
   });
   const oauth = createOAuthDeps({ config, tenants, signer, actors, clock, logger, functions: executions, limits });
-  // The RPC handlers (src/api/resources, src/api/settings) load on the first API call or /openapi.json (#13).
+  // The RPC handlers (src/api/resources, src/api/settings) load on the first API call or /openapi.json,
+  // the services' descriptors and the transports on the first call of theirs (#13).
   const rpcs = lazyModule(async () => (await import('../api/rpc-definitions.js')).apiRpcDefinitions(webKeys));
-  const invoke = tracedInvoker(createInvoker(rpcs, { config, actors, tenants, clock, logger, executions, accessTokens: createApiAccessTokens(oauth), limits }), tracer);
+  const api = createLazyApi(async () =>
+    (await import('../api/transport/api-transports.js')).createApiTransports({
+      definitions: rpcs,
+      services: { config, actors, tenants, clock, logger, executions, accessTokens: createApiAccessTokens(oauth), limits },
+      wrap: (invoke) => tracedInvoker(invoke, tracer),
+    }),
+  );
 
   let ready = false;
   metrics.gauge('tessera_ready', 'Whether the node accepts traffic (1): started and not draining. Dependency checks are on /readyz.', () => (ready ? 1 : 0));
@@ -233,8 +211,8 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   const metricsOwnPort = config.metricsPort !== undefined;
   const metricsRouteOfNode = metricsRoute(metrics.registry, config.metricsToken, worker?.collectMetrics);
   if (!metricsOwnPort && config.metricsToken === undefined) logger.warn({}, 'GET /metrics answers anyone who reaches the main port; set TESSERA_METRICS_TOKEN or TESSERA_METRICS_PORT (docs/operations/observability.md)');
-  const routes = [...systemRoutes({ metrics: metricsOwnPort ? undefined : metricsRouteOfNode, isReady: () => ready, readiness, http: { adapter: http.adapter.name, requested: http.requested } }), ...createJsonRoutes(SERVICES, invoke), ...openApiRoutes(SERVICES, rpcs), ...oidcRoutes({ config, tenants, signer, oauth, uiLocales: createUiLocalesResolver(actors) }), ...adminRoutes({ dataDir: config.dataDir, actors, tenants, clock, logger, accessTokens: createApiAccessTokens(oauth), gcsEndpoint: config.gcsEndpoint, importMaxBytes: config.importMaxBodyBytes })];
-  const router = createRouter(routes, { fallback: createConnectFallback(SERVICES, invoke), corsPathPrefixes: CORS_PREFIXES, notFound: (req) => unencodedExecutionIdReply(req) ?? notFoundReply });
+  const routes = [...systemRoutes({ metrics: metricsOwnPort ? undefined : metricsRouteOfNode, isReady: () => ready, readiness, http: { adapter: http.adapter.name, requested: http.requested } }), ...openApiRoutes(async () => ({ services: (await api.transports()).services, definitions: await rpcs() })), ...oidcRoutes({ config, tenants, signer, oauth, uiLocales: createUiLocalesResolver(actors) }), ...adminRoutes({ dataDir: config.dataDir, actors, tenants, clock, logger, accessTokens: createApiAccessTokens(oauth), gcsEndpoint: config.gcsEndpoint, importMaxBytes: config.importMaxBodyBytes })];
+  const router = createRouter(routes, { deferred: [api.jsonRoutes], fallback: api.connect, corsPathPrefixes: CORS_PREFIXES, notFound: (req) => unencodedExecutionIdReply(req) ?? notFoundReply });
   const origin = { trustedProxies: config.trustedProxies, defaultScheme: tls !== undefined || config.externalSecure ? 'https' : 'http' } as const;
   const fair = config.fairScheduler ? createFairScheduler(config, tenants, origin.trustedProxies.length === 0 ? undefined : createOriginResolver(origin)) : undefined;
   if (fair !== undefined) {
@@ -258,7 +236,7 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   let cluster: Awaited<ReturnType<typeof startClusterSync>>;
   try {
     metricsListener = config.metricsPort === undefined || !singletons ? undefined : await http.adapter.listen(createRouter([metricsRouteOfNode], { corsPathPrefixes: [] }), { host: config.host, port: config.metricsPort, maxBodyBytes: 1024, bodyTimeoutMs: config.bodyTimeoutMs, maxHeaderCount: config.maxHeaderCount, maxHeaderBytes: config.maxHeaderBytes });
-    grpc = !singletons ? undefined : await startGrpcServer({ host: config.host, port: worker?.grpcPort ?? config.grpcPort, services: SERVICES, invoke: feed === undefined ? invoke : (...args) => (feed.catchUp(), invoke(...args)), tls, origin: createOriginResolver(origin), observer: metrics.httpObserver, onCallFailed: (err, call) => logger.error({ err, ...call }, 'grpc call failed') });
+    grpc = !singletons ? undefined : await startGrpcServer({ host: config.host, port: worker?.grpcPort ?? config.grpcPort, api: async () => grpcApi(await api.transports(), feed), tls, origin: createOriginResolver(origin), observer: metrics.httpObserver, onCallFailed: (err, call) => logger.error({ err, ...call }, 'grpc call failed') });
     sweeper = singletons ? startSweeper(store, clock, config.sweepIntervalMs, logger) : undefined;
     keyMaintenance = singletons ? startKeyMaintenance({ actors, webKeys, clock, logger }) : undefined;
     if (singletons) {
@@ -341,6 +319,12 @@ function reportHttpAdapter(http: SelectedAdapter, logger: NodeLogger, metrics: N
     { requested: http.requested, adapter: http.adapter.name, reasons: http.fallbackReasons, node: process.versions.node, abi: process.versions.modules, glibc: header?.glibcVersionRuntime },
     'uWebSockets.js is unavailable on this platform: serving HTTP with node:http, at roughly half the throughput per CPU (docs/operations/running.md#http-adapter)',
   );
+}
+
+/** The gRPC port's services and invoker; on a worker, each call first applies what the other workers committed. */
+function grpcApi(transports: ApiTransports, feed: WorkerFeed | undefined): ApiTransports {
+  const { services, invoke } = transports;
+  return feed === undefined ? transports : { services, invoke: (...args) => (feed.catchUp(), invoke(...args)) };
 }
 
 /** A worker's handler: first applies what the other workers committed (one Atomics.load when nothing did). */

@@ -42,9 +42,8 @@ import {
 } from '../../actors/index.js';
 import type { Config } from '../config/schema.js';
 import { DeliveryLease } from '../executions/delivery-lease.js';
-import { settingsOf as smsSettingsOf } from '../api/resources/sms-providers/shared.js';
 import { outboundPolicyOf } from './policy.js';
-import { sendSms } from './sms.js';
+import { sendSms, smsSettingsOf } from './sms.js';
 import { clip, sendMail, type DeliveryResult, type SmtpSettings } from './smtp.js';
 import { defaultSmtpOf, type DefaultSmtpConfig } from './default-smtp.js';
 

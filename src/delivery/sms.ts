@@ -6,6 +6,7 @@
  * - twilio: Twilio's Messages API, a form POST (To, From, Body) with basic authentication.
  * Any 2xx answer is a success; the status and the start of the answer are reported.
  */
+import type { SmsProvider } from '../../actors/index.js';
 import { outboundRequest, OutboundAddressRefused, readBody, type OutboundPolicy } from '../http/outbound-policy.js';
 import { SIGNATURE_HEADER, signatureHeader } from '../executions/signature.js';
 import { clip, type DeliveryResult } from './smtp.js';
@@ -15,6 +16,14 @@ export const TWILIO_BASE_URL = 'https://api.twilio.com';
 export type SmsSettings =
   | { readonly type: 'generic'; readonly url: string; readonly signingKey: string }
   | { readonly type: 'twilio'; readonly baseUrl: string; readonly accountSid: string; readonly authToken: string; readonly senderNumber: string };
+
+/** The sending settings of a stored provider, secrets opened (the outbox and the provider test send with them). */
+export function smsSettingsOf(s: SmsProvider, open: (sealed: string) => string): SmsSettings {
+  const opened = (sealed: string) => (sealed === '' ? '' : open(sealed));
+  return s.providerType === 'generic'
+    ? { type: 'generic', url: s.url, signingKey: opened(s.signingKey) }
+    : { type: 'twilio', baseUrl: s.baseUrl, accountSid: s.accountSid, authToken: opened(s.authToken), senderNumber: s.senderNumber };
+}
 
 export interface SmsMessage {
   readonly to: string;

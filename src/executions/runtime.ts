@@ -6,8 +6,9 @@
 import type { DescMethod, Message } from '@bufbuild/protobuf';
 import { type ActorSystem, type Clock, instanceKind, type Logger, type StoreAdapter, SYSTEM_TENANT } from '../../actors/index.js';
 import type { CallContext } from '../api/call-context.js';
-import { runCallTargets, type CallInfo } from './call-hooks.js';
+import type { CallInfo } from './call-hooks.js';
 import { fullMethodName, type ExecutionCatalog, type ExecutionFunction } from './catalog.js';
+import { lazyModule } from '../api/lazy-module.js';
 import { EventDispatcher } from './event-dispatcher.js';
 import { applyFunctionAnswer, mergeAnswers, type FunctionOutcome, type FunctionPayload } from './functions.js';
 import { PlanCache, type InstancePlan } from './plans.js';
@@ -20,29 +21,33 @@ export interface ExecutionRuntimeOptions {
   readonly store: StoreAdapter;
   readonly clock: Clock;
   readonly logger: Logger;
-  readonly catalog: ExecutionCatalog;
   /** How often every instance's plan is read for the event dispatcher (starts workers an earlier failure stopped). */
   readonly rescanMs?: number;
   /** Which addresses targets may be called at (default: public only; TESSERA_OUTBOUND_ALLOW_PRIVATE_NETWORKS). */
   readonly network?: OutboundPolicy;
 }
 
-/** What the API layer uses: the hooks around handlers, the condition lists. */
-export interface ExecutionServices {
-  readonly catalog: ExecutionCatalog;
+/** The hooks around RPC handlers. */
+export interface ExecutionHooks {
   beforeHandle(call: CallContext, method: DescMethod, request: Message): Message | Promise<Message>;
   afterHandle(call: CallContext, method: DescMethod, request: Message, response: Message): Message | Promise<Message>;
 }
 
-export class ExecutionRuntime implements ExecutionServices {
+/** What the API layer uses: the hooks around handlers, the condition lists (built with the API's services, src/api/api-transports.ts). */
+export interface ExecutionServices extends ExecutionHooks {
   readonly catalog: ExecutionCatalog;
+}
+
+/** Request and response conditions: their payloads are proto3 JSON, so they load with the first call that has one (#13). */
+const callHooks = lazyModule(() => import('./call-hooks.js'));
+
+export class ExecutionRuntime implements ExecutionHooks {
   private readonly plans: PlanCache;
   private readonly runner: TargetRunner;
   private readonly dispatcher: EventDispatcher;
   private rescanTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: ExecutionRuntimeOptions) {
-    this.catalog = options.catalog;
     this.plans = new PlanCache({ actors: options.actors, logger: options.logger });
     this.runner = new TargetRunner(options.clock, options.logger, options.network);
     this.dispatcher = new EventDispatcher({ store: options.store, plans: this.plans, clock: options.clock, logger: options.logger, ...(options.network === undefined ? {} : { network: options.network }) });
@@ -114,7 +119,7 @@ export class ExecutionRuntime implements ExecutionServices {
     const service = method.parent.typeName;
     const targets = plan.entries.size === 0 ? [] : callTargets(plan, type, service, fullMethodName(service, method.name));
     if (targets.length === 0) return response ?? request;
-    return runCallTargets({
+    return (await callHooks()).runCallTargets({
       targets,
       runner: this.runner,
       info: callInfo(call, fullMethodName(service, method.name)),

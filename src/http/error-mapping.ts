@@ -1,13 +1,30 @@
 /**
  * The one place errors become wire errors (style guide §6): error kind → HTTP status, gRPC
- * code and rpcStatus body (reference facts §2.3), for JSON and for Connect / gRPC alike.
+ * code and rpcStatus body (reference facts §2.3), for JSON and for Connect / gRPC alike
+ * (src/api/transport/connect-error.ts carries the same mapping as a ConnectError; it is kept
+ * apart so that the OAuth endpoints do not load Connect and the descriptors, #13).
  * Anything that is not an AppError is `internal` with a fixed message: nothing of the
  * original error (message, stack) reaches the client; it stays in `appError.cause` for logs.
  */
-import { Code, ConnectError } from '@connectrpc/connect';
 import { AppError, type ErrorKind } from '../../actors/index.js';
-import { BadRequestSchema } from '../gen/google/rpc/error_details_pb.js';
-import { ErrorDetailSchema } from '../gen/platform/v1/error_pb.js';
+
+/** gRPC status codes (grpc/doc/statuscodes.md), the numbers of Connect's `Code`. */
+export const GrpcCode = {
+  Canceled: 1,
+  InvalidArgument: 3,
+  DeadlineExceeded: 4,
+  NotFound: 5,
+  AlreadyExists: 6,
+  PermissionDenied: 7,
+  ResourceExhausted: 8,
+  FailedPrecondition: 9,
+  Aborted: 10,
+  OutOfRange: 11,
+  Unimplemented: 12,
+  Internal: 13,
+  Unavailable: 14,
+  Unauthenticated: 16,
+} as const;
 
 export interface ErrorDetailJson {
   readonly '@type': 'type.googleapis.com/platform.v1.ErrorDetail';
@@ -38,21 +55,21 @@ export interface WireError {
 }
 
 const statusOfKind = {
-  invalid_argument: { http: 400, grpc: Code.InvalidArgument },
-  failed_precondition: { http: 400, grpc: Code.FailedPrecondition },
-  out_of_range: { http: 400, grpc: Code.OutOfRange },
-  unauthenticated: { http: 401, grpc: Code.Unauthenticated },
-  permission_denied: { http: 403, grpc: Code.PermissionDenied },
-  not_found: { http: 404, grpc: Code.NotFound },
-  already_exists: { http: 409, grpc: Code.AlreadyExists },
-  aborted: { http: 409, grpc: Code.Aborted },
-  resource_exhausted: { http: 429, grpc: Code.ResourceExhausted },
-  cancelled: { http: 499, grpc: Code.Canceled },
-  internal: { http: 500, grpc: Code.Internal },
-  unimplemented: { http: 501, grpc: Code.Unimplemented },
-  unavailable: { http: 503, grpc: Code.Unavailable },
-  deadline_exceeded: { http: 504, grpc: Code.DeadlineExceeded },
-} as const satisfies Record<ErrorKind, { readonly http: number; readonly grpc: Code }>;
+  invalid_argument: { http: 400, grpc: GrpcCode.InvalidArgument },
+  failed_precondition: { http: 400, grpc: GrpcCode.FailedPrecondition },
+  out_of_range: { http: 400, grpc: GrpcCode.OutOfRange },
+  unauthenticated: { http: 401, grpc: GrpcCode.Unauthenticated },
+  permission_denied: { http: 403, grpc: GrpcCode.PermissionDenied },
+  not_found: { http: 404, grpc: GrpcCode.NotFound },
+  already_exists: { http: 409, grpc: GrpcCode.AlreadyExists },
+  aborted: { http: 409, grpc: GrpcCode.Aborted },
+  resource_exhausted: { http: 429, grpc: GrpcCode.ResourceExhausted },
+  cancelled: { http: 499, grpc: GrpcCode.Canceled },
+  internal: { http: 500, grpc: GrpcCode.Internal },
+  unimplemented: { http: 501, grpc: GrpcCode.Unimplemented },
+  unavailable: { http: 503, grpc: GrpcCode.Unavailable },
+  deadline_exceeded: { http: 504, grpc: GrpcCode.DeadlineExceeded },
+} as const satisfies Record<ErrorKind, { readonly http: number; readonly grpc: number }>;
 
 const errorDetailType = 'type.googleapis.com/platform.v1.ErrorDetail';
 const badRequestType = 'type.googleapis.com/google.rpc.BadRequest';
@@ -68,19 +85,6 @@ export function toWireError(error: unknown): WireError {
     appError,
     headers: appError.retryAfterSeconds === undefined ? undefined : { 'retry-after': String(appError.retryAfterSeconds) },
   };
-}
-
-/** The same mapping for Connect, gRPC-web and gRPC (details go to grpc-status-details-bin). */
-export function toConnectError(error: unknown): ConnectError {
-  const appError = asAppError(error);
-  const details = [{ desc: ErrorDetailSchema, value: { id: appError.code, message: appError.message } }];
-  const violations = appError.violations.map((v) => ({ field: v.field, description: v.description }));
-  const withViolations =
-    violations.length === 0
-      ? details
-      : [...details, { desc: BadRequestSchema, value: { fieldViolations: violations } }];
-  const metadata = appError.retryAfterSeconds === undefined ? undefined : { 'retry-after': String(appError.retryAfterSeconds) };
-  return new ConnectError(wireMessage(appError), statusOfKind[appError.kind].grpc, metadata, withViolations, appError);
 }
 
 function asAppError(error: unknown): AppError {

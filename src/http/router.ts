@@ -1,7 +1,8 @@
 /**
  * Adapter-independent router: a segment trie where a literal segment beats `{param}` at the same
  * depth (with backtracking), HEAD served by GET, 405 + Allow (RFC 9110 §15.5.6), CORS on
- * configured path prefixes (Fetch standard §3.2), and security headers on every reply.
+ * configured path prefixes (Fetch standard §3.2), and security headers on every reply. Deferred
+ * route families join the trie on the first request under their prefixes (idle memory, #13).
  */
 import type { HttpHandler, HttpReply, HttpRequest, ImmediateHandler, WholeReply } from './types.js';
 import { malformedPathReply, methodNotAllowedBody, notFoundReply, shareReply } from './reply.js';
@@ -21,6 +22,17 @@ export interface Route {
   readonly immediate?: (req: HttpRequest) => WholeReply | undefined;
 }
 
+/**
+ * Routes loaded on the first request whose path starts with one of `prefixes` (that request
+ * waits for the load once; a failed load is tried again by the next one). No route given at
+ * creation may sit under those prefixes and every loaded route must, so a request is answered
+ * exactly as if the routes had been there from the start (405, fallback, not found included).
+ */
+export interface DeferredRoutes {
+  readonly prefixes: readonly string[];
+  load(): Promise<readonly Route[]>;
+}
+
 export interface RouterOptions {
   /** Consulted when no pattern matches the path (Connect / gRPC-web paths). */
   readonly fallback?: (req: HttpRequest) => Promise<HttpReply | undefined> | HttpReply | undefined;
@@ -28,6 +40,8 @@ export interface RouterOptions {
   readonly corsPathPrefixes: readonly string[];
   /** Reply for an unknown route; default 404 `{"code":5,"message":"Not Found"}`. */
   readonly notFound?: (req: HttpRequest) => HttpReply;
+  /** Route families added on first use. */
+  readonly deferred?: readonly DeferredRoutes[];
 }
 
 interface RouteEntry {
@@ -159,7 +173,8 @@ const CORS_ALLOW_HEADERS =
   'authorization, content-type, connect-protocol-version, connect-timeout-ms, x-grpc-web, x-user-agent, grpc-timeout, x-request-id, traceparent';
 const CORS_EXPOSE_HEADERS = 'grpc-status, grpc-message, grpc-status-details-bin, www-authenticate, location, x-request-id, traceparent';
 
-function isCorsPath(path: string, prefixes: readonly string[]): boolean {
+/** Whether `path` starts with one of `prefixes` (CORS paths, deferred families). */
+function isUnder(path: string, prefixes: readonly string[]): boolean {
   for (const prefix of prefixes) if (path.startsWith(prefix)) return true;
   return false;
 }
@@ -205,14 +220,48 @@ function decorateReply(reply: HttpReply, corsReq?: HttpRequest): HttpReply {
   return { status: reply.status, headers: merged, body: reply.body };
 }
 
-/** Builds the request handler for `routes`; the trie is compiled once, here. */
+/**
+ * The deferred families not loaded yet: `loading(path)` is the load of the family `path` falls
+ * under (shared by concurrent requests; its routes join the trie once), undefined otherwise.
+ */
+function pendingFamilies(root: TrieNode, routes: readonly Route[], families: readonly DeferredRoutes[]): (path: string) => Promise<void> | undefined {
+  for (const route of routes) {
+    const family = families.find((f) => isUnder(route.pattern, f.prefixes));
+    if (family !== undefined) throw new Error(`route ${route.method} ${route.pattern} lies under a deferred family's prefixes (${family.prefixes.join(', ')})`);
+  }
+  const pending = families.map((family) => ({ family, loading: undefined as Promise<void> | undefined }));
+  const load = (entry: (typeof pending)[number]): Promise<void> =>
+    (entry.loading ??= entry.family.load().then(
+      (loaded) => {
+        for (const route of loaded) {
+          if (!isUnder(route.pattern, entry.family.prefixes)) throw new Error(`deferred route ${route.method} ${route.pattern} lies outside its family's prefixes (${entry.family.prefixes.join(', ')})`);
+        }
+        for (const route of loaded) addRoute(root, route);
+        pending.splice(pending.indexOf(entry), 1);
+      },
+      (error: unknown) => {
+        entry.loading = undefined;
+        throw error;
+      },
+    ));
+  return (path) => {
+    for (const entry of pending) if (isUnder(path, entry.family.prefixes)) return load(entry);
+    return undefined;
+  };
+}
+
+/** Builds the request handler for `routes`; the trie is compiled once, here (deferred families join it on first use). */
 export function createRouter(routes: readonly Route[], options: RouterOptions): HttpHandler {
   const root = newNode();
   for (const route of routes) addRoute(root, route);
   const { fallback, corsPathPrefixes } = options;
   const notFound = options.notFound ?? (() => notFoundReply);
+  const deferredLoad = options.deferred === undefined || options.deferred.length === 0 ? undefined : pendingFamilies(root, routes, options.deferred);
 
   const unmatched = (req: HttpRequest, cors: boolean): Promise<HttpReply> | HttpReply => {
+    // Only a path no route matched can be a deferred family's: no route given here lies under its prefixes.
+    const loading = deferredLoad?.(req.path);
+    if (loading !== undefined) return loading.then(() => route(req, cors));
     const allow = allowedMethods(root, req.path, cors);
     if (allow !== '') return methodNotAllowed(allow);
     if (fallback === undefined) return notFound(req);
@@ -235,7 +284,7 @@ export function createRouter(routes: readonly Route[], options: RouterOptions): 
   };
 
   return (req) => {
-    const cors = corsPathPrefixes.length !== 0 && isCorsPath(req.path, corsPathPrefixes);
+    const cors = corsPathPrefixes.length !== 0 && isUnder(req.path, corsPathPrefixes);
     if (cors && req.method === 'OPTIONS') return preflightReply(req);
     const reply = route(req, cors);
     if (reply instanceof Promise) return reply.then(cors ? (r) => decorateReply(r, req) : decorateReply);
@@ -257,7 +306,7 @@ export function immediateRoutes(routes: readonly Route[], options: Pick<RouterOp
   for (const route of routes) {
     if (route.immediate === undefined) continue;
     if (route.method.toUpperCase() !== 'GET' || route.pattern.includes('{')) throw new Error(`an immediate reply needs a GET route without parameters: ${route.method} ${route.pattern}`);
-    byPath.set(route.pattern, { pattern: route.pattern, immediate: route.immediate, cors: isCorsPath(route.pattern, options.corsPathPrefixes) });
+    byPath.set(route.pattern, { pattern: route.pattern, immediate: route.immediate, cors: isUnder(route.pattern, options.corsPathPrefixes) });
   }
   if (byPath.size === 0) return undefined;
   return (req) => {

@@ -9,7 +9,7 @@ import { connect as http2Connect, type ClientHttp2Session } from 'node:http2';
 import { request as httpRequest } from 'node:http';
 import type { DescMethod } from '@bufbuild/protobuf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SERVICES } from '../../src/cli/node.js';
+import { SERVICES } from '../../src/api/services.js';
 import { compileHttpRules } from '../../src/api/transport/http-rules.js';
 import { startTestNode, type TestNode } from './harness.js';
 

@@ -20,7 +20,6 @@ import {
   type StoreAdapter,
 } from '../../actors/index.js';
 import { createSecretSealer } from '../../src/crypto/secret-sealer.js';
-import { createExecutionCatalog } from '../../src/executions/catalog.js';
 import { applyFunctionAnswer, mergeAnswers } from '../../src/executions/functions.js';
 import { ExecutionRuntime } from '../../src/executions/runtime.js';
 import { verifySignature } from '../../src/executions/signature.js';
@@ -87,7 +86,7 @@ describe('runFunction', () => {
     store = openLmdbStore({ path: dir, noSync: true });
     actors = new ActorSystem({ store, clock: systemClock, ids: createIdGenerator(() => Date.now()), sealer: createSecretSealer(randomBytes(32)), logger: silent, uniqueScopes: UNIQUE_SCOPES });
     // The targets listen on 127.0.0.1: private networks allowed (test/executions/target-network.test.ts covers the default).
-    runtime = new ExecutionRuntime({ actors, store, clock: systemClock, logger: silent, catalog: createExecutionCatalog([]), network: { allowPrivateNetworks: true } });
+    runtime = new ExecutionRuntime({ actors, store, clock: systemClock, logger: silent, network: { allowPrivateNetworks: true } });
     server = await startTargetServer();
     server.on('/claims', () => ({ body: { append_claims: [{ key: 'department', value: 'R&D' }, { key: 'sub', value: 'override' }], append_log_claims: ['from claims'] } }));
     server.on('/webhook', () => ({ body: { append_claims: [{ key: 'ignored', value: true }] } }));

@@ -169,3 +169,59 @@ describe('router headers', () => {
     expect(reply).toEqual({ status: 204, headers: { 'x-content-type-options': 'nosniff' }, body: undefined });
   });
 });
+
+describe('deferred route families', () => {
+  /** A family under /api/ whose load is counted and can be made to fail. */
+  function family(routes: Route[]) {
+    const state = { loads: 0, fail: false };
+    const deferred = {
+      prefixes: ['/api/'],
+      load: async () => {
+        state.loads++;
+        if (state.fail) throw new Error('load failed');
+        return routes;
+      },
+    };
+    return { state, deferred };
+  }
+  const apiRoutes = [echoRoute('GET', '/api/items/{id}'), echoRoute('POST', '/api/items')];
+  const fallback = async (req: HttpRequest) => (req.path.startsWith('/api/rpc/') ? json(200, { rpc: req.path }) : undefined);
+
+  it('does not load for requests outside its prefixes, and loads once for concurrent requests under them', async () => {
+    const { state, deferred } = family(apiRoutes);
+    const router = createRouter([echoRoute('GET', '/known')], { corsPathPrefixes: [], deferred: [deferred] });
+    expect(await call(router, request('GET', '/known'))).toMatchObject({ status: 200 });
+    expect(await call(router, request('GET', '/other'))).toMatchObject({ status: 404 });
+    expect(state.loads).toBe(0);
+    const [first, second] = await Promise.all([call(router, request('GET', '/api/items/7')), call(router, request('GET', '/api/items/8'))]);
+    expect(first).toMatchObject({ status: 200, body: { pattern: '/api/items/{id}', params: { id: '7' } } });
+    expect(second).toMatchObject({ status: 200, body: { params: { id: '8' } } });
+    expect(await call(router, request('POST', '/api/items'))).toMatchObject({ status: 200, body: { pattern: '/api/items' } });
+    expect(state.loads).toBe(1);
+  });
+
+  it('answers as if the routes had been there from the start: 405, fallback, not found (control: the same router built eagerly)', async () => {
+    const eager = createRouter([...apiRoutes], { corsPathPrefixes: [], fallback });
+    for (const probe of [request('DELETE', '/api/items/7'), request('POST', '/api/rpc/Call'), request('GET', '/api/nothing')]) {
+      const deferred = createRouter([], { corsPathPrefixes: [], fallback, deferred: [family(apiRoutes).deferred] });
+      expect(await call(deferred, probe)).toEqual(await call(eager, probe));
+    }
+    expect(await call(eager, request('DELETE', '/api/items/7'))).toMatchObject({ status: 405, headers: { allow: 'GET, HEAD' } });
+  });
+
+  it('tries a failed load again on the next request', async () => {
+    const { state, deferred } = family(apiRoutes);
+    const router = createRouter([], { corsPathPrefixes: [], deferred: [deferred] });
+    state.fail = true;
+    await expect(call(router, request('GET', '/api/items/1'))).rejects.toThrow('load failed');
+    state.fail = false;
+    expect(await call(router, request('GET', '/api/items/1'))).toMatchObject({ status: 200 });
+    expect(state.loads).toBe(2);
+  });
+
+  it('refuses a route given at creation under its prefixes, and a loaded route outside them', async () => {
+    expect(() => createRouter([echoRoute('GET', '/api/eager')], { corsPathPrefixes: [], deferred: [family(apiRoutes).deferred] })).toThrow(/deferred/);
+    const router = createRouter([], { corsPathPrefixes: [], deferred: [family([echoRoute('GET', '/elsewhere')]).deferred] });
+    await expect(call(router, request('GET', '/api/items/1'))).rejects.toThrow(/outside/);
+  });
+});

@@ -9,8 +9,6 @@ import { compileHttpRules } from '../transport/http-rules.js';
 import type { ComponentSchemas, JsonSchema } from './json-schema.js';
 import { errorResponse, operationOf, type DescribeMethod } from './operations.js';
 
-export const OPENAPI_PATH = '/openapi.json';
-
 export interface OpenApiDocument {
   readonly openapi: '3.1.0';
   readonly info: Readonly<Record<string, string>>;

@@ -11,7 +11,7 @@ import { Code, createConnectRouter, type ConnectRouter } from '@connectrpc/conne
 import { errorToJsonBytes } from '@connectrpc/connect/protocol-connect';
 import type { UniversalHandler, UniversalServerRequest, UniversalServerResponse } from '@connectrpc/connect/protocol';
 import { compressionBrotli, compressionGzip } from '@connectrpc/connect-node';
-import { toConnectError } from '../../http/error-mapping.js';
+import { toConnectError } from './connect-error.js';
 import type { ClientOrigin } from '../../http/client-origin.js';
 import type { HttpReply, HttpRequest } from '../../http/types.js';
 import type { RpcInvoker } from '../rpc.js';

@@ -10,7 +10,7 @@ import { Code, ConnectError, type ConnectRouter } from '@connectrpc/connect';
 import * as v1 from '../../gen/grpc/reflection/v1/reflection_pb.js';
 import * as v1alpha from '../../gen/grpc/reflection/v1alpha/reflection_pb.js';
 import { malformedRequest } from './rpc-registration.js';
-import { toConnectError } from '../../http/error-mapping.js';
+import { toConnectError } from './connect-error.js';
 
 type Request = v1.ServerReflectionRequest | v1alpha.ServerReflectionRequest;
 type Response = MessageInitShape<typeof v1.ServerReflectionResponseSchema>;

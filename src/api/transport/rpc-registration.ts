@@ -10,7 +10,7 @@
 import type { DescMessage, DescMethod, DescMethodClientStreaming, DescMethodUnary, DescService, Message } from '@bufbuild/protobuf';
 import { Code, ConnectError, createContextKey, createContextValues, type ConnectRouter, type ContextValues, type HandlerContext } from '@connectrpc/connect';
 import { AppError, invalidArgument, ProgrammerError, resourceExhausted } from '../../../actors/index.js';
-import { toConnectError } from '../../http/error-mapping.js';
+import { toConnectError } from './connect-error.js';
 import type { RequestNotes } from '../../http/types.js';
 import type { CallMeta, RpcInvoker } from '../rpc.js';
 

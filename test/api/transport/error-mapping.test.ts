@@ -1,8 +1,9 @@
-// Unit test of src/http/error-mapping.ts; kept beside the transport tests that use it.
+// Unit test of src/http/error-mapping.ts and src/api/transport/connect-error.ts; kept beside the transport tests that use them.
 import { Code, ConnectError } from '@connectrpc/connect';
 import { describe, expect, it } from 'vitest';
 import { AppError, OAuthError, ProgrammerError, validationFailed, type ErrorKind } from '../../../actors/index.js';
-import { toConnectError, toWireError } from '../../../src/http/error-mapping.js';
+import { GrpcCode, toWireError } from '../../../src/http/error-mapping.js';
+import { toConnectError } from '../../../src/api/transport/connect-error.js';
 import { BadRequestSchema } from '../../../src/gen/google/rpc/error_details_pb.js';
 import { ErrorDetailSchema } from '../../../src/gen/platform/v1/error_pb.js';
 
@@ -77,6 +78,13 @@ describe('toWireError', () => {
     expect(wire.appError.cause).toBe(thrown);
     expect(JSON.stringify(wire.body)).not.toContain('secret');
     expect(wire.body.message).toBe('internal error (internal.unexpected)');
+  });
+});
+
+describe('GrpcCode', () => {
+  it('has the numbers of Connect\'s Code under the same names (the JSON path maps without loading Connect)', () => {
+    expect(Object.keys(GrpcCode).length).toBe(14);
+    for (const [name, number] of Object.entries(GrpcCode)) expect(Code[name as keyof typeof Code], name).toBe(number);
   });
 });
 

@@ -19,7 +19,7 @@ const CHECK = '/grpc.health.v1.Health/Check';
 const WATCH = '/grpc.health.v1.Health/Watch';
 
 async function start(): Promise<{ server: GrpcServer; client: Client }> {
-  const server = await startGrpcServer({ host: '127.0.0.1', port: 0, services, invoke: createOrgFixture().invoke });
+  const server = await startGrpcServer({ host: '127.0.0.1', port: 0, api: async () => ({ services, invoke: createOrgFixture().invoke }) });
   return { server, client: new Client(`127.0.0.1:${server.port}`, credentials.createInsecure()) };
 }
 

@@ -93,14 +93,14 @@ describe('gRPC port with @grpc/grpc-js', () => {
 
 describe('startGrpcServer', () => {
   it('reports the bound port and closes', async () => {
-    const server = await startGrpcServer({ host: '127.0.0.1', port: 0, services, invoke: fixture.invoke });
+    const server = await startGrpcServer({ host: '127.0.0.1', port: 0, api: async () => ({ services, invoke: fixture.invoke }) });
     expect(server.port).toBeGreaterThan(0);
     await server.close(50);
-    await expect(startGrpcServer({ host: '127.0.0.1', port: servers.grpcPort, services, invoke: fixture.invoke })).rejects.toThrow(/EADDRINUSE/);
+    await expect(startGrpcServer({ host: '127.0.0.1', port: servers.grpcPort, api: async () => ({ services, invoke: fixture.invoke }) })).rejects.toThrow(/EADDRINUSE/);
   });
 
   it('refuses request messages above maxMessageBytes before the invoker', async () => {
-    const server = await startGrpcServer({ host: '127.0.0.1', port: 0, services, invoke: fixture.invoke, maxMessageBytes: 64 });
+    const server = await startGrpcServer({ host: '127.0.0.1', port: 0, api: async () => ({ services, invoke: fixture.invoke }), maxMessageBytes: 64 });
     try {
       const client = createClient(PlatformOrganizations, createGrpcTransport({ baseUrl: `http://127.0.0.1:${server.port}` }));
       const error = ConnectError.from(await client.createOrganization({ organization: { name: 'x'.repeat(100) } }).catch((e: unknown) => e));

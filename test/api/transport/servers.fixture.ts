@@ -27,7 +27,7 @@ export async function startServers(invoke: RpcInvoker, adapter: HttpAdapter = no
     corsPathPrefixes: [],
   });
   const main = await adapter.listen(router, { host: '127.0.0.1', port: 0, maxBodyBytes: 1 << 20, bodyTimeoutMs: 5_000, maxHeaderCount: 40, maxHeaderBytes: 32_768 });
-  const grpc = await startGrpcServer({ host: '127.0.0.1', port: 0, services, invoke });
+  const grpc = await startGrpcServer({ host: '127.0.0.1', port: 0, api: async () => ({ services, invoke }) });
   return {
     baseUrl: `http://127.0.0.1:${main.port}`,
     grpcUrl: `http://127.0.0.1:${grpc.port}`,

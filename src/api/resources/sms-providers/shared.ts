@@ -1,7 +1,7 @@
-/** Read shape of an SMS provider (never the signing key or the auth token) and its sending settings. */
+/** Read shape of an SMS provider (never the signing key or the auth token); its sending settings are src/delivery/sms.ts `smsSettingsOf`. */
 import { create } from '@bufbuild/protobuf';
 import { type AggregateRecord, detailsOf, type SmsProvider } from '../../../../actors/index.js';
-import { TWILIO_BASE_URL, type SmsSettings } from '../../../delivery/sms.js';
+import { TWILIO_BASE_URL } from '../../../delivery/sms.js';
 import { GetSMSProviderSchema, SmsProviderState, type GetSMSProvider } from '../../../gen/platform/resources/sms/v3alpha/sms_service_pb.js';
 import type { CallContext } from '../../call-context.js';
 import { toDetails } from '../../shared/convert.js';
@@ -25,14 +25,6 @@ export function toGetSmsProvider(record: AggregateRecord<SmsProvider>, activeId:
     state: record.id === activeId ? SmsProviderState.ACTIVE : SmsProviderState.INACTIVE,
     ...lastErrorOf(record.state),
   });
-}
-
-/** The sending settings of a stored provider, secrets opened. */
-export function settingsOf(s: SmsProvider, open: (sealed: string) => string): SmsSettings {
-  const opened = (sealed: string) => (sealed === '' ? '' : open(sealed));
-  return s.providerType === 'generic'
-    ? { type: 'generic', url: s.url, signingKey: opened(s.signingKey) }
-    : { type: 'twilio', baseUrl: s.baseUrl, accountSid: s.accountSid, authToken: opened(s.authToken), senderNumber: s.senderNumber };
 }
 
 /** The outbound policy check of the URL a provider will be called at. */

@@ -6,12 +6,11 @@
 import { z } from 'zod';
 import { SMS_PROVIDERS } from '../../../../actors/index.js';
 import { outboundPolicyOf } from '../../../delivery/policy.js';
-import { sendSms } from '../../../delivery/sms.js';
+import { sendSms, smsSettingsOf } from '../../../delivery/sms.js';
 import { PlatformSMSProviders } from '../../../gen/platform/resources/sms/v3alpha/sms_service_pb.js';
 import { defineRpc } from '../../invoker.js';
 import { readProvider } from '../../shared/providers.js';
 import { parseWith, resourceId } from '../../shared/validate.js';
-import { settingsOf } from './shared.js';
 
 const input = z.object({ id: resourceId, receiver: z.object({ number: z.string().regex(/^\+[0-9]{8,15}$/, 'must be an E.164 number: "+" and 8 to 15 digits') }, 'required') });
 
@@ -21,7 +20,7 @@ export const testSmsProviderRpc = defineRpc({
   async handle(request, call) {
     const { id, receiver } = parseWith(input, request);
     const { state } = await readProvider(call, SMS_PROVIDERS, id);
-    const settings = settingsOf(state, (sealed) => call.services.actors.sealer.open(sealed));
+    const settings = smsSettingsOf(state, (sealed) => call.services.actors.sealer.open(sealed));
     const result = await sendSms(
       settings,
       { to: receiver.number, text: 'Tessera test message: your SMS provider works.', instanceId: call.instance.id, providerId: id },
