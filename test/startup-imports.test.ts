@@ -19,8 +19,10 @@ import { Health, HealthCheckResponse_ServingStatus } from '../src/gen/grpc/healt
 import { api, startTestNode, type TestNode } from './e2e/harness.js';
 
 const dist = resolve(import.meta.dirname, '..', 'dist');
-/** What `tessera start` loads in every case: the CLI, the node (a dynamic import of main.js) and a worker's entry. */
-const START = ['src/cli/main.js', 'src/cli/node.js', 'src/cluster/workers.js', 'src/cluster/worker-main.js'];
+/** What `tessera start` loads in every case: the CLI, the node (dynamic imports of main.js) and a worker's entry. */
+const START = ['src/cli/main.js', 'src/cli/configured-node.js', 'src/cli/prepare-node.js', 'src/cli/node.js', 'src/cluster/workers.js', 'src/cluster/worker-main.js'];
+/** What the main thread of a node with workers loads: it prepares the store and supervises, it serves nothing. */
+const SUPERVISOR = ['src/cli/main.js', 'src/cli/configured-node.js', 'src/cluster/workers.js'];
 /**
  * Loaded on first use only: passkey ceremonies, TOTP enrolment QR codes, user-schema checks, bucket export/import, mail, tracing,
  * password hashing (argon2's native library, bcrypt), external IDP logins (oauth4webapi), the PostgreSQL driver (a PostgreSQL store or its rate-limit counts),
@@ -129,6 +131,12 @@ describe.skipIf(!existsSync(join(dist, START[0]!)))('start path', () => {
     for (const path of LAZY_MODULES) expect(existsSync(join(dist, path)), path).toBe(true);
     expect(['src/api/admin/v1/admin-handlers.js', 'src/api/rpc-definitions.js', 'src/api/transport/api-transports.js', 'src/api/transport/json-transcoder.js', 'src/api/transport/connect-bridge.js', 'src/api/transport/grpc-router.js', 'src/api/openapi/document.js', 'src/executions/call-hooks.js'].filter((path) => !ownDynamic.has(path))).toEqual([]);
     for (const path of ['src/api/admin/v1/admin-routes.js', 'src/api/transport/lazy-api.js', 'src/api/transport/grpc-server.js', 'src/api/openapi/route.js', 'src/http/error-mapping.js']) expect(ownStatic.has(path), path).toBe(true);
+  });
+
+  it('the main thread of a node with workers loads none of the serving modules (control: it loads the store preparation and the worker pool)', () => {
+    const supervisor = walk(SUPERVISOR).modules;
+    expect(['src/cli/node.js', 'src/oidc/routes.js', 'src/login/routes.js', 'src/http/router.js', 'src/api/transport/lazy-api.js'].filter((path) => supervisor.has(path))).toEqual([]);
+    for (const path of ['src/cli/prepare-node.js', 'src/cluster/shared-rate-table.js', 'src/cli/first-run.js']) expect(supervisor.has(path), path).toBe(true);
   });
 
   it('carries no comments in the compiled modules (their text stays in V8\'s heap)', () => {

@@ -58,16 +58,15 @@ async function main(argv: readonly string[]): Promise<number> {
   if (command === 'backup') return (await import('./backup-command.js')).runBackupCommand(argv.slice(1), config);
   if (command === 'restore') return (await import('./restore-command.js')).runRestoreCommand(argv.slice(1), config);
   // The node's modules load only for the commands that run one: the other commands start fast.
-  const { prepareNode, startConfiguredNode } = await import('./node.js');
   if (command === 'init') {
-    const prepared = await prepareNode(config, logger);
+    const prepared = await (await import('./prepare-node.js')).prepareNode(config, logger);
     await prepared.close();
     logger.info({ instanceId: prepared.setup.plan.instanceId, created: prepared.setup.created }, 'initialized');
     return 0;
   }
   const { clock, testClockFile } = clockFromEnv(process.env);
   if (testClockFile !== undefined) logger.warn({ file: testClockFile }, 'test clock: TESSERA_TEST_MODE=1, time is shifted by the offset in TESSERA_TEST_CLOCK_FILE');
-  const node = await startConfiguredNode(config, logger, clock);
+  const node = await (await import('./configured-node.js')).startConfiguredNode(config, logger, clock);
   await new Promise<void>((resolve) => {
     let stopping = false;
     // Handlers stay installed: Ctrl-C reaches the node both from the terminal and through

@@ -3,12 +3,10 @@
  * running node, and stops them in order (stop accepting → drain requests → drain actor
  * mailboxes → flush and close the store).
  */
-import { mkdirSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
-import { ActorSystem, createIdGenerator, instanceSettingsKind, systemClock, UNIQUE_SCOPES, type Clock, type StoreAdapter } from '../../actors/index.js';
-import { workerCount, type Config } from '../config/schema.js';
-import { createSecretSealer } from '../crypto/secret-sealer.js';
-import { openConfiguredStore } from './open-store.js';
+import { instanceSettingsKind, systemClock, type Clock, type StoreAdapter } from '../../actors/index.js';
+import type { Config } from '../config/schema.js';
+import { prepareNode } from './prepare-node.js';
 import { startSweeper } from '../store/sweeper.js';
 import { lazyModule } from '../api/lazy-module.js';
 import { TenantDirectory } from '../query/tenant.js';
@@ -27,23 +25,21 @@ import { createReadiness, type ReadinessCheck } from '../http/readiness.js';
 import { loadTlsFiles } from '../http/tls-files.js';
 import type { NodeLogger } from '../observability/logger.js';
 import { createMetrics, type NodeMetrics } from '../observability/metrics.js';
-import { notifyOnQueued, OutboxWorker } from '../delivery/outbox.js';
+import { OutboxWorker } from '../delivery/outbox.js';
 import { createRequestLog } from '../observability/request-log.js';
 import { startIdleTrim } from '../observability/idle-trim.js';
-import { timeStoreAppends } from '../observability/store-timing.js';
-import { ensureFirstRun, type FirstRunResult } from './first-run.js';
-import { loadMasterKey } from './master-key.js';
+import type { FirstRunResult } from './first-run.js';
 import { createSigner } from '../crypto/signer.js';
 import { warmUpTokenPath } from '../oidc/warm-up.js';
 import { oidcRoutes } from '../oidc/routes.js';
 import { createOAuthDeps } from '../oidc/shared/oauth-deps.js';
 import { createRateLimits, type CounterFactory } from '../http/rate-limits.js';
 import type { PostgresCounters } from '../http/rate-limits-postgres.js';
-import { askTracer, NO_TRACER, startTracing, tracedInvoker, tracedStore, type Tracer, withTracing } from '../observability/tracing.js';
+import { startTracing, tracedInvoker, withTracing, type Tracer } from '../observability/tracing.js';
 import { createApiAccessTokens } from '../oidc/shared/api-bearer.js';
 import { adminRoutes, IMPORT_PATH } from '../api/admin/v1/admin-routes.js';
 import { startKeyMaintenance } from '../oidc/shared/web-key-maintenance.js';
-import { createWebKeyService, ensureWebKeys, webKeyPolicy } from '../crypto/web-keys.js';
+import { createWebKeyService, webKeyPolicy } from '../crypto/web-keys.js';
 import { unencodedExecutionIdReply } from '../api/resources/actions/unencoded-execution-id.js';
 import { createUiLocalesResolver } from '../oidc/shared/ui-locales.js';
 import { ExecutionRuntime } from '../executions/runtime.js';
@@ -81,79 +77,6 @@ export interface WorkerRole {
   readonly collectMetrics: () => Promise<string>;
   /** In-memory rate-limit counts kept by the main thread for every worker (when the counts are not in PostgreSQL). */
   readonly rateCounters: CounterFactory;
-}
-
-/** Store, actors and first-run setup: everything but the listeners (used by `init` alone). */
-export interface PreparedNode {
-  readonly store: StoreAdapter;
-  readonly actors: ActorSystem;
-  readonly setup: FirstRunResult;
-  close(): Promise<void>;
-}
-
-/** What a started node observes of the store (metrics). */
-export interface StoreObserver {
-  observeAppend(seconds: number, failed: boolean): void;
-}
-
-/** `onMessageQueued`: called after an append that queued an outbox message (wakes the outbox worker). */
-export async function prepareNode(config: Config, logger: NodeLogger, clock: Clock = systemClock, tracer: Tracer = NO_TRACER, observer?: StoreObserver, onMessageQueued?: (instanceId: string) => void, feed?: WorkerFeed): Promise<PreparedNode> {
-  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  const masterKey = loadMasterKey(config);
-  if (masterKey.origin === 'generated') {
-    logger.warn({ path: masterKey.path }, 'generated a master key next to the data; set TESSERA_MASTERKEY from a secret store in production');
-  }
-  if (config.databaseUrl !== undefined && masterKey.origin !== 'environment') {
-    logger.warn({ path: masterKey.path }, 'PostgreSQL store with a master key file: every node sharing the database needs the same key; set TESSERA_MASTERKEY');
-  }
-  const raw = await openConfiguredStore(config, { logger, clock });
-  // Worker threads: this worker's commits reach the others before their replies leave (worker-feed.ts).
-  const opened = feed === undefined ? raw : feed.wrap(raw);
-  const timed = tracedStore(observer === undefined ? opened : timeStoreAppends(opened, observer.observeAppend), tracer);
-  const store = onMessageQueued === undefined ? timed : notifyOnQueued(timed, onMessageQueued);
-  const actors = new ActorSystem({
-    store,
-    ...(tracer.enabled ? { traceAsk: askTracer(tracer) } : {}),
-    clock,
-    ids: createIdGenerator(() => clock.now()),
-    sealer: createSecretSealer(masterKey.key),
-    logger,
-    idleMs: config.actorIdleMs,
-    mailboxCapacity: config.actorMailboxCapacity,
-    instanceQueueCapacity: config.actorInstanceQueueCapacity,
-    uniqueScopes: UNIQUE_SCOPES,
-  });
-  const setup = await ensureFirstRun({ store, actors, config, now: () => clock.now() });
-  if (setup.tokenFile !== undefined) logger.info({ tokenFile: setup.tokenFile, instanceId: setup.plan.instanceId }, 'first run: admin token written');
-  await ensureWebKeys(actors, setup.plan.instanceId, { algorithm: config.signingAlgorithm });
-  return {
-    store,
-    actors,
-    setup,
-    async close() {
-      await actors.stop();
-      await store.close();
-    },
-  };
-}
-
-/**
- * Starts the node the configuration asks for: one thread, or (more than one worker: TESSERA_WORKERS,
- * unset the usable cores) a main thread supervising worker threads (src/cluster/workers.ts). node:http needs `reusePort` for that
- * (Node 22.12+); on older Node it serves with one thread and says so.
- */
-export async function startConfiguredNode(config: Config, logger: NodeLogger, clock: Clock = systemClock): Promise<RunningNode> {
-  const workers = workerCount(config);
-  if (workers <= 1) return startNode(config, logger, clock);
-  const { nodeHasReusePort, startWorkers } = await import('../cluster/workers.js');
-  if (!nodeHasReusePort()) {
-    const http = await selectHttpAdapter(config.http);
-    if (http.adapter.name === 'node') {
-      logger.warn({ workers, node: process.versions.node }, 'several workers (TESSERA_WORKERS, default the usable cores) with node:http need Node 22.12 or later (reusePort); serving with one thread');
-      return startNode(config, logger, clock);
-    }
-  }
-  return startWorkers(config, logger, workers);
 }
 
 export async function startNode(config: Config, logger: NodeLogger, clock: Clock = systemClock, worker?: WorkerRole): Promise<RunningNode> {

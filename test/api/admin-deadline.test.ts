@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock, userKind } from '../../actors/index.js';
 import { adminRoutes, type AdminRouteDeps } from '../../src/api/admin/v1/admin-routes.js';
 import { TenantDirectory } from '../../src/query/tenant.js';
-import { prepareNode, type PreparedNode } from '../../src/cli/node.js';
+import { prepareNode, type PreparedNode } from '../../src/cli/prepare-node.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { HttpReply, HttpRequest } from '../../src/http/types.js';
 import { createLogger } from '../../src/observability/logger.js';
