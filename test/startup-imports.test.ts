@@ -29,8 +29,11 @@ const SUPERVISOR = ['src/cli/main.js', 'src/cli/configured-node.js', 'src/cluste
  * the API's descriptors (@bufbuild/protobuf) and its Connect, gRPC-web and gRPC transports.
  */
 const LAZY = ['@simplewebauthn/server', 'uqr', 'ajv', '@google-cloud/storage', 'nodemailer', '@opentelemetry/sdk-trace-node', '@opentelemetry/exporter-trace-otlp-http', '@opentelemetry/resources', '@node-rs/argon2', 'bcryptjs', 'postgres', 'oauth4webapi', '@bufbuild/protobuf', '@connectrpc/connect', '@connectrpc/connect-node'];
-/** Never imported on the start path: the YAML parser is required synchronously by config/load.ts when a YAML file is read. */
-const NOT_STATIC = ['yaml'];
+/**
+ * Never imported on the start path: the YAML parser is required synchronously by config/load.ts when a YAML file is read;
+ * rate-limiter-flexible's index loads every store adapter it has, so src/http/rate-limiter-memory.ts requires the two files the node uses.
+ */
+const NOT_STATIC = ['yaml', 'rate-limiter-flexible'];
 
 /**
  * Our own modules loaded on the first request of their route family: the admin export/import

@@ -23,7 +23,7 @@
  * limit, never unlimited; `onFallback` is told (a warning in the log, once per worker).
  */
 import { randomBytes } from 'node:crypto';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRes } from '../http/rate-limiter-memory.js';
 import type { CounterFactory, LimitCounter } from '../http/rate-limits.js';
 
 /** Int32 fields of a slot: lock, fingerprint high and low halves, count; then the window end as a float64. */

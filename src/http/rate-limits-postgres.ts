@@ -22,7 +22,8 @@
  */
 import { createRequire } from 'node:module';
 import type { PendingQuery, Row, Sql } from 'postgres';
-import { RateLimiterMemory, RateLimiterRes, type RateLimiterStoreAbstract } from 'rate-limiter-flexible';
+import type { RateLimiterStoreAbstract } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRes } from './rate-limiter-memory.js';
 import type { Logger } from '../../actors/index.js';
 import type { Rate } from '../config/duration.js';
 import type { CounterFactory, LimitCounter, LimitSetting, SharedBlocks } from './rate-limits.js';

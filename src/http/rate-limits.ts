@@ -17,7 +17,7 @@
  * Where the counts live is the counter factory's choice: in memory (one node), or shared
  * through PostgreSQL by every node of a cluster (src/http/rate-limits-postgres.ts).
  */
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRes } from './rate-limiter-memory.js';
 import { AppError, resourceExhausted, type Logger } from '../../actors/index.js';
 import { formatRate, parseRate, type Rate } from '../config/duration.js';
 import type { Config } from '../config/schema.js';
