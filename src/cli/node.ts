@@ -8,7 +8,7 @@ import { instanceSettingsKind, systemClock, type Clock, type StoreAdapter } from
 import type { Config } from '../config/schema.js';
 import { prepareNode } from './prepare-node.js';
 import { startSweeper } from '../store/sweeper.js';
-import { lazyModule } from '../api/lazy-module.js';
+import { lazyModule } from '../runtime/lazy-module.js';
 import { TenantDirectory } from '../query/tenant.js';
 import { openApiRoutes } from '../api/openapi/route.js';
 import { createLazyApi } from '../api/transport/lazy-api.js';

@@ -12,15 +12,14 @@ import { randomBytes } from 'node:crypto';
 import type { Options } from '@node-rs/argon2';
 import type { FieldViolation, PasswordComplexity } from '../../actors/index.js';
 import { invalidArgument } from '../../actors/index.js';
+import { lazyModule } from '../runtime/lazy-module.js';
 
 const ARGON2ID = 2; // Algorithm.Argon2id (an ambient const enum: not importable under isolatedModules)
 
 export const PASSWORD_HASH_OPTIONS = { algorithm: ARGON2ID, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const satisfies Options;
 
-let argon2: Promise<typeof import('@node-rs/argon2')> | undefined;
-let bcryptjs: Promise<typeof import('bcryptjs').default> | undefined;
-const loadArgon2 = () => (argon2 ??= import('@node-rs/argon2'));
-const loadBcrypt = () => (bcryptjs ??= import('bcryptjs').then((module) => module.default));
+const loadArgon2 = lazyModule(() => import('@node-rs/argon2'));
+const loadBcrypt = lazyModule(() => import('bcryptjs').then((module) => module.default));
 
 export interface PasswordVerification {
   readonly valid: boolean;

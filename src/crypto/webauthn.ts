@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { AuthenticatorTransport, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import { z } from 'zod';
+import { lazyModule } from '../runtime/lazy-module.js';
 import { randomSecret } from './random.js';
 
 /**
@@ -15,8 +16,7 @@ import { randomSecret } from './random.js';
  * ceremony: a node whose users never touch a passkey keeps ~4 MB of heap and ~20 MB of resident
  * memory less (#13). Every caller below is already asynchronous; no hot path calls them.
  */
-let webauthnModule: Promise<typeof import('@simplewebauthn/server')> | undefined;
-const webauthn = () => (webauthnModule ??= import('@simplewebauthn/server'));
+const webauthn = lazyModule(() => import('@simplewebauthn/server'));
 
 /** How long a registration or login challenge is accepted. */
 export const WEBAUTHN_CHALLENGE_TTL_MS = 5 * 60_000;

@@ -7,6 +7,7 @@ import { isIP } from 'node:net';
 import type { SmtpTlsMode } from '../../actors/index.js';
 import { OutboundAddressRefused, type OutboundPolicy } from '../http/outbound-policy.js';
 import { smtpSpan } from '../observability/tracing.js';
+import { lazyModule } from '../runtime/lazy-module.js';
 import { resolveAllowed } from './outbound-host.js';
 
 export interface SmtpSettings {
@@ -38,7 +39,7 @@ export interface DeliveryResult {
 const TIMEOUT_MS = 15_000;
 
 /** nodemailer is loaded with the first mail: a node that sends none keeps ~10 MB less resident (#13). */
-let nodemailerModule: Promise<typeof import('nodemailer')> | undefined;
+const nodemailerModule = lazyModule(() => import('nodemailer'));
 
 /** Sends one mail; the answer says whether the server took it (traced as a client span `smtp send`). */
 export function sendMail(settings: SmtpSettings, message: MailMessage, policy: OutboundPolicy): Promise<DeliveryResult> {
@@ -52,7 +53,7 @@ async function deliver(settings: SmtpSettings, message: MailMessage, policy: Out
   } catch (error) {
     return { success: false, answer: clip(error instanceof OutboundAddressRefused ? error.message : `cannot resolve ${settings.host}: ${errorText(error)}`) };
   }
-  const { default: nodemailer } = await (nodemailerModule ??= import('nodemailer'));
+  const { default: nodemailer } = await nodemailerModule();
   const transport = nodemailer.createTransport({
     host: address,
     port: settings.port,

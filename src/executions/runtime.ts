@@ -8,7 +8,7 @@ import { type ActorSystem, type Clock, instanceKind, type Logger, type StoreAdap
 import type { CallContext } from '../api/call-context.js';
 import type { CallInfo } from './call-hooks.js';
 import { fullMethodName, type ExecutionCatalog, type ExecutionFunction } from './catalog.js';
-import { lazyModule } from '../api/lazy-module.js';
+import { lazyModule } from '../runtime/lazy-module.js';
 import { EventDispatcher } from './event-dispatcher.js';
 import { applyFunctionAnswer, mergeAnswers, type FunctionOutcome, type FunctionPayload } from './functions.js';
 import { PlanCache, type InstancePlan } from './plans.js';

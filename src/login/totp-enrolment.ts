@@ -13,6 +13,7 @@ import type { MessageKey } from '../i18n/index.js';
 import { requireInstance } from '../oidc/shared/endpoint.js';
 import type { FormParams } from '../oidc/shared/form.js';
 import { loginNamesOf } from '../query/user-auth.js';
+import { lazyModule } from '../runtime/lazy-module.js';
 import { createHeldSession, logInWithTotp, parseSessionCookie, toSessionCookie } from './browser-sessions.js';
 import type { LoginContext } from './login-context.js';
 import type { EnrollingUser, EnrolmentOption, EnrolmentPageFrame } from './mfa-enrolment.js';
@@ -22,7 +23,7 @@ import { advance } from './steps.js';
 const MAX_CODE = 64;
 
 /** uqr is loaded with the first enrolment page that shows a QR code, not at start (#13). */
-let uqrModule: Promise<typeof import('uqr')> | undefined;
+const uqrModule = lazyModule(() => import('uqr'));
 
 /** The secret of the user's unverified enrolment, starting one when there is none. */
 async function pendingSecret(ctx: LoginContext, user: EnrollingUser): Promise<string | undefined> {
@@ -43,7 +44,7 @@ async function page(ctx: LoginContext, user: EnrollingUser, frame: EnrolmentPage
   const issuer = (await requireInstance(ctx.deps.tenants, ctx.req)).name;
   // The SVG is the library's output for our own URI (paths only, no text from the request): written raw.
   // A quiet zone of four modules (ISO/IEC 18004) so that scanners find it on any page colour.
-  const qrSvg = secret === undefined ? undefined : (await (uqrModule ??= import('uqr'))).renderSVG(totpUri(secret, issuer, accountName), { ecc: 'M', pixelSize: 4, border: 4 });
+  const qrSvg = secret === undefined ? undefined : (await uqrModule()).renderSVG(totpUri(secret, issuer, accountName), { ecc: 'M', pixelSize: 4, border: 4 });
   const data = {
     qrSvg,
     secret: secret === undefined ? undefined : secret.replace(/(.{4})/g, '$1 ').trim(),

@@ -7,7 +7,7 @@
  */
 import type { DeferredRoutes } from '../../http/router.js';
 import type { HttpReply, HttpRequest } from '../../http/types.js';
-import { lazyModule } from '../lazy-module.js';
+import { lazyModule } from '../../runtime/lazy-module.js';
 import type { ApiTransports } from './api-transports.js';
 
 /** Every google.api.http rule of the services lies under these (the router checks it when they load). */

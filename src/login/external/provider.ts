@@ -11,6 +11,7 @@
 import type * as oauth from 'oauth4webapi';
 import type { ActiveIdp } from '../../../actors/index.js';
 import { guardedFetch, PUBLIC_ONLY, type OutboundPolicy } from '../../http/outbound-policy.js';
+import { lazyModule } from '../../runtime/lazy-module.js';
 
 /** Every request to the provider gives up after this long (the browser waits on it). */
 const PROVIDER_TIMEOUT_MS = 10_000;
@@ -19,11 +20,8 @@ const MAX_CACHED_ISSUERS = 100;
 
 type OAuthLibrary = typeof oauth;
 let library: OAuthLibrary | undefined;
-let loading: Promise<OAuthLibrary> | undefined;
 /** oauth4webapi, imported once on first use. */
-function loadLibrary(): Promise<OAuthLibrary> {
-  return (loading ??= import('oauth4webapi').then((loaded) => (library = loaded)));
-}
+const loadLibrary = lazyModule(() => import('oauth4webapi').then((loaded) => (library = loaded)));
 
 /** What the login needs to know about the external user (OIDC Core §5.1 standard claims). */
 export interface ExternalUser {

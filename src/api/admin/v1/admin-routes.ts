@@ -9,7 +9,7 @@ import type { Route } from '../../../http/router.js';
 import type { HttpReply, HttpRequest } from '../../../http/types.js';
 import type { AccessTokenAuthenticator } from '../../../query/auth.js';
 import type { TenantDirectory } from '../../../query/tenant.js';
-import { lazyModule } from '../../lazy-module.js';
+import { lazyModule } from '../../../runtime/lazy-module.js';
 
 export interface AdminRouteDeps {
   readonly dataDir: string;

@@ -9,6 +9,7 @@ import { createReadStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import type { File, StorageOptions } from '@google-cloud/storage';
 import { AppError, failedPrecondition, notFound, validationFailed } from '../../../../actors/index.js';
+import { lazyModule } from '../../../runtime/lazy-module.js';
 import { ServiceAccountAuth, type ServiceAccount } from './bucket-auth.js';
 
 export interface BucketLocation {
@@ -21,10 +22,10 @@ export interface BucketLocation {
  * The storage client is loaded on first use: it and its Google dependencies cost ~30 MB of
  * resident memory, which a node that never exports to a bucket should not carry (#13).
  */
-let storageModule: Promise<typeof import('@google-cloud/storage')> | undefined;
+const storageModule = lazyModule(() => import('@google-cloud/storage'));
 
 async function objectOf(location: BucketLocation, endpoint: string | undefined): Promise<File> {
-  const { Storage } = await (storageModule ??= import('@google-cloud/storage'));
+  const { Storage } = await storageModule();
   const options: StorageOptions = {
     // The storage client accepts any object with getRequestHeaders(); see bucket-auth.ts for why.
     authClient: new ServiceAccountAuth(location.account) as unknown as StorageOptions['authClient'],
