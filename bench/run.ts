@@ -778,40 +778,22 @@ async function main(): Promise<number> {
       log(`  FAILED: ${describeError(error)}`);
       return { error: describeError(error) };
     };
+    /** The open loop at 80 % of `peakScenario`'s closed-loop peak (or BENCH_P99_RATE) against one server. */
+    const openLoopStudy = (server: { pid: number }, origin: string, authorization: string, peakScenario: string) => {
+      const peak = results.find((r) => r.name === peakScenario && r.error === undefined)?.results.find((r) => r.tool === 'autocannon')?.median;
+      const target: CpuTarget = { pid: server.pid, ticksPerSecond, serverCpu: pinning.serverCpu, clientCpu: pinning.clientCpu };
+      return p99AtLoadStudy({ origin, authorization, peakScenario, peak, rate: settings.p99Rate, runs: settings.runs, warmupS: settings.warmupS, target, load: studyLoad }).catch(failedStudy);
+    };
+    const openLoopRate = (peakOf: string) => (settings.p99Rate === undefined ? `80 % of ${peakOf} closed-loop peak` : `${settings.p99Rate} req/s (BENCH_P99_RATE)`);
     if (studies.has('es256-p99-at-80') && tessera !== undefined) {
-      log(`\n[es256-p99-at-80] ES256 tokens open loop at ${settings.p99Rate === undefined ? '80 % of the closed-loop peak' : `${settings.p99Rate} req/s (BENCH_P99_RATE)`}`);
+      log(`\n[es256-p99-at-80] ES256 tokens open loop at ${openLoopRate('the')}`);
       const prepared = await seed.useAlgorithm('ES256');
       if (prepared !== undefined) log(`  ${prepared}`);
-      const es256 = results.find((r) => r.name === 'client-credentials-jwt-es256' && r.error === undefined);
-      const peak = es256?.results.find((r) => r.tool === 'autocannon')?.median;
-      const target: CpuTarget = { pid: tessera.server.pid, ticksPerSecond, serverCpu: pinning.serverCpu, clientCpu: pinning.clientCpu };
-      studyResults.p99AtLoad = await p99AtLoadStudy({
-        origin: tessera.origin,
-        authorization: seed.oidc.jwtClientAuthorization,
-        peakScenario: 'client-credentials-jwt-es256',
-        peak,
-        rate: settings.p99Rate,
-        runs: settings.runs,
-        warmupS: settings.warmupS,
-        target,
-        load: studyLoad,
-      }).catch(failedStudy);
+      studyResults.p99AtLoad = await openLoopStudy(tessera.server, tessera.origin, seed.oidc.jwtClientAuthorization, 'client-credentials-jwt-es256');
     }
     if (studies.has('ceiling-es256-p99-at-80') && ceiling !== undefined) {
-      log(`\n[ceiling-es256-p99-at-80] the ceiling server's ES256 tokens, open loop at ${settings.p99Rate === undefined ? '80 % of its closed-loop peak' : `${settings.p99Rate} req/s (BENCH_P99_RATE)`}`);
-      const peak = results.find((r) => r.name === 'ceiling-es256' && r.error === undefined)?.results.find((r) => r.tool === 'autocannon')?.median;
-      const target: CpuTarget = { pid: ceiling.server.pid, ticksPerSecond, serverCpu: pinning.serverCpu, clientCpu: pinning.clientCpu };
-      studyResults.ceilingP99AtLoad = await p99AtLoadStudy({
-        origin: ceiling.origin,
-        authorization: basicAuthorization(CEILING_CLIENTS.ES256, CEILING_SECRET),
-        peakScenario: 'ceiling-es256',
-        peak,
-        rate: settings.p99Rate,
-        runs: settings.runs,
-        warmupS: settings.warmupS,
-        target,
-        load: studyLoad,
-      }).catch(failedStudy);
+      log(`\n[ceiling-es256-p99-at-80] the ceiling server's ES256 tokens, open loop at ${openLoopRate('its')}`);
+      studyResults.ceilingP99AtLoad = await openLoopStudy(ceiling.server, ceiling.origin, basicAuthorization(CEILING_CLIENTS.ES256, CEILING_SECRET), 'ceiling-es256');
     }
     if (studies.has('rss-opaque') && tessera !== undefined) {
       log(`\n[rss-opaque] RssAnon around ${settings.rssSeconds} s of opaque tokens and a ${settings.rssSettleSeconds} s pause`);
