@@ -26,8 +26,11 @@ const ID = 'text COLLATE "C" NOT NULL';
  * swallowed in a subtransaction and the store works without the index (the same matches, from
  * a scan of the index's own entries). Idempotent; run after the versioned migrations.
  */
-const TRIGRAM_INDEX_V4 = `DO $tessera$
-  DECLARE ext text;
+/**
+ * The start of both trigram blocks: `ext` is the schema of pg_trgm, created in `public` when
+ * missing and allowed, else NULL.
+ */
+const WITH_PG_TRGM = `  DECLARE ext text;
   BEGIN
     SELECT extnamespace::regnamespace::text INTO ext FROM pg_extension WHERE extname = 'pg_trgm';
     IF ext IS NULL THEN
@@ -38,7 +41,10 @@ const TRIGRAM_INDEX_V4 = `DO $tessera$
         ext := NULL;
       END;
     END IF;
-    IF ext IS NOT NULL AND to_regclass('index_entries_term_trgm') IS NULL THEN
+`;
+
+const TRIGRAM_INDEX_V4 = `DO $tessera$
+${WITH_PG_TRGM}    IF ext IS NOT NULL AND to_regclass('index_entries_term_trgm') IS NULL THEN
       EXECUTE format('CREATE INDEX index_entries_term_trgm ON index_entries USING gin (term %s.gin_trgm_ops)', ext);
     END IF;
   END
@@ -67,18 +73,7 @@ export const DIGIT_TERM = "term !~ '[^0-9]'";
  * Idempotent; run after the versioned migrations.
  */
 export const TRIGRAM_INDEXES = `DO $tessera$
-  DECLARE ext text;
-  BEGIN
-    SELECT extnamespace::regnamespace::text INTO ext FROM pg_extension WHERE extname = 'pg_trgm';
-    IF ext IS NULL THEN
-      BEGIN
-        CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public;
-        SELECT extnamespace::regnamespace::text INTO ext FROM pg_extension WHERE extname = 'pg_trgm';
-      EXCEPTION WHEN OTHERS THEN
-        ext := NULL;
-      END;
-    END IF;
-    IF ext IS NOT NULL AND to_regclass('index_entries_text_trgm') IS NULL THEN
+${WITH_PG_TRGM}    IF ext IS NOT NULL AND to_regclass('index_entries_text_trgm') IS NULL THEN
       EXECUTE format('CREATE INDEX index_entries_text_trgm ON index_entries USING gin (term %s.gin_trgm_ops) WHERE ${TEXT_TERM.replaceAll("'", "''")}', ext);
     END IF;
     IF ext IS NOT NULL AND to_regclass('index_entries_digits_trgm') IS NULL THEN
