@@ -20,6 +20,7 @@
  * | ['~ttl', expiresAt, instanceId, table, key]  | null (expiry index for the sweeper) |
  * | ['~ttl', expiresAt, '~g', groupId]           | [instanceId, table, key, …] (expiry group) |
  * | ['~meta', key]                               | node setting                  |
+ * | ['~meta', 'msgpack.structures']              | msgpackr's shared record structures (lmdb-js) |
  *
  * The expiry index is append-only on put: an overwrite or delete leaves the old index entry,
  * and the sweeper deletes a row only when its entry version still equals the indexed time,
@@ -40,6 +41,12 @@ export const TTL_INDEX = '~ttl';
 /** Third part of an expiry-group key (where an index key has the instance id). */
 const TTL_GROUP = '~g';
 export const META = '~meta';
+/**
+ * The meta key under which lmdb-js keeps msgpackr's shared record structures: a value's object
+ * shapes (property names) are stored once here and each value names its shape by number, not
+ * by repeating the property names. Not data of the node: a dump leaves it out.
+ */
+export const STRUCTURES_META = 'msgpack.structures';
 
 /** True when `part` can be stored in a key (no NUL); reads use it to answer "absent". */
 export function isKeyPart(part: string): boolean {

@@ -36,13 +36,20 @@ export async function* dumpLmdb(db: Db, now: number): AsyncGenerator<DumpEntry> 
   }
 }
 
+/** A meta key describing this file rather than holding the node's data: index markers, msgpack structures. */
+function isStoreMarker(key: Key): boolean {
+  if (!Array.isArray(key) || key[0] !== keys.META) return false;
+  return key[1] === INDEX_VERSION_META || key[1] === INDEX_BUILD_META || key[1] === keys.STRUCTURES_META;
+}
+
 /** The entry a key stands for, or undefined for derived keys and expired TTL rows. */
 function toEntry(key: Key, value: unknown, version: number | undefined, now: number): DumpEntry | undefined {
   // lmdb-js keeps its shared msgpack structures under a non-array key: not our data.
   if (!Array.isArray(key)) return undefined;
   const [first, tag] = key as unknown[];
-  // The index markers describe this store's indexes, which a load rebuilds for itself.
-  if (first === keys.META) return tag === INDEX_VERSION_META || tag === INDEX_BUILD_META ? undefined : { kind: 'meta', key: String(tag), value };
+  // The index markers describe this store's indexes, which a load rebuilds for itself; the
+  // shared msgpack structures are this file's encoding (a load encodes with its own).
+  if (first === keys.META) return isStoreMarker(key) ? undefined : { kind: 'meta', key: String(tag), value };
   if (first === keys.TTL_INDEX) return undefined;
   const instanceId = String(first);
   const part = (i: number) => String(key[i]);
@@ -78,9 +85,8 @@ function toEntry(key: Key, value: unknown, version: number | undefined, now: num
 /** Loads a dump; with a catalog every record is indexed as it is written, and the indexes are marked current. */
 export async function loadLmdb(db: Db, entries: AsyncIterable<DumpEntry>, durable: Durable, options: LoadOptions = {}, catalog?: IndexCatalog): Promise<DumpCounts> {
   for (const key of db.getKeys()) {
-    // The index markers of an empty store (written at open) are not data.
-    const marker = Array.isArray(key) && key[0] === keys.META && (key[1] === INDEX_VERSION_META || key[1] === INDEX_BUILD_META);
-    if (Array.isArray(key) && !marker) throw new StoreNotEmptyError('(LMDB directory)');
+    // The index markers and msgpack structures of an empty store (written at open) are not data.
+    if (Array.isArray(key) && !isStoreMarker(key)) throw new StoreNotEmptyError('(LMDB directory)');
   }
   const counts = emptyCounts();
   const tables = tablesOf(catalog ?? { version: 0, tables: [] });

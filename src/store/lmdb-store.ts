@@ -59,9 +59,19 @@ const NONE: Promise<undefined> = Promise.resolve(undefined);
 /** TTL keys up to this many characters (table + key, each at most 4 bytes in UTF-8) always fit LMDB's 1,978-byte keys. */
 const BATCHED_KEY_CHARS = 400;
 
+/**
+ * Values are msgpack with shared record structures (keys.ts STRUCTURES_META): a record's property
+ * names are written once per shape for the whole file instead of in every value (a user's record
+ * 542 -> ~200 bytes). Values written before (plain msgpack maps) read as they are. Up to
+ * `maxSharedStructures` shapes are shared; later new shapes are written inline, per value.
+ * lmdb-js saves a new shape in its own transaction before the value that uses it and reloads the
+ * shapes when another process added one (two workers on one directory).
+ */
+export const SHARED_STRUCTURES = { sharedStructuresKey: keys.metaKey(keys.STRUCTURES_META), maxSharedStructures: 1000 } as const;
+
 export function openLmdbStore(options: LmdbStoreOptions): StoreAdapter {
   const noSync = options.noSync === true;
-  const db: Db = open<unknown, Key>(options.path, { useVersions: true, noSync });
+  const db: Db = open<unknown, Key>(options.path, { useVersions: true, noSync, ...SHARED_STRUCTURES });
   const clock = options.clock ?? { now: () => Date.now() };
   const catalog = options.catalog ?? EMPTY_CATALOG;
   const tables = tablesOf(catalog);

@@ -10,6 +10,7 @@ import { open } from 'lmdb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createManualClock, type StoreAdapter } from '../../actors/index.js';
 import { openLmdbStore, type LmdbStoreOptions } from '../../src/store/lmdb-store.js';
+import { metaKey, recordKey, STRUCTURES_META } from '../../src/store/keys.js';
 import { describeIndexSuite, TEST_CATALOG, thing, writeThings } from './index-suite.js';
 import { append, describeStoreSuite, event, expect0 } from './store-suite.js';
 
@@ -82,6 +83,52 @@ describe('lmdb store specifics', () => {
     await raw.close();
     // Positive control: the sub-rows' own summaries are there.
     expect([...summaryTables].sort()).toEqual(['thing_tags', 'things']);
+  });
+
+  it('writes values with shared msgpack structures (smaller than plain msgpack), reads them after a reopen, and reads values written without them', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    // A data directory written before: a plain msgpack map, no structures.
+    const old = { username: 'old', profile: { givenName: 'Old', familyName: 'Row' } };
+    const plain = open(dir, { useVersions: true });
+    await plain.put(recordKey('i', 't', 'old'), old);
+    await plain.close();
+    const store = openAt(dir);
+    expect(await store.getRecord('i', 't', 'old')).toEqual(old);
+    const rows = Array.from({ length: 3 }, (_, n) => ({ username: `user${n}`, profile: { givenName: 'Given', familyName: `Family ${n}` }, email: { address: `user${n}@example.com`, verified: false } }));
+    for (const [n, row] of rows.entries()) {
+      await store.append(append('i', { expectations: [expect0('user', `u${n}`)], events: [event('user', `u${n}`, 'user.added', row)], project: () => [{ table: 't', id: `u${n}`, value: row }] }));
+    }
+    const dumped = [];
+    for await (const entry of store.dump()) dumped.push(entry);
+    await store.close();
+    // The same rows as plain msgpack (lmdb-js without structures), in a scratch directory.
+    const scratch = tempDir();
+    dirs.push(scratch);
+    const plainCopy = open(scratch, { useVersions: true });
+    await plainCopy.put(recordKey('i', 't', 'old'), old);
+    for (const [n, row] of rows.entries()) await plainCopy.put(recordKey('i', 't', `u${n}`), row);
+    await plainCopy.close();
+    const sizes = (at: string) => {
+      const raw = open(at, { useVersions: true, readOnly: true, encoding: 'binary' });
+      const size = (id: string) => (raw.getBinary(recordKey('i', 't', id)) as Buffer).length;
+      const result = { old: size('old'), rows: rows.map((_, n) => size(`u${n}`)), structures: raw.getBinary(metaKey(STRUCTURES_META))?.length ?? 0 };
+      raw.close();
+      return result;
+    };
+    const stored = sizes(dir);
+    const plainSizes = sizes(scratch);
+    // Control: the old row is stored as plain msgpack wrote it; the store's rows are smaller.
+    expect(stored.old).toBe(plainSizes.old);
+    for (const [n, size] of stored.rows.entries()) expect(size).toBeLessThan(plainSizes.rows[n]! - 30);
+    expect(stored.structures).toBeGreaterThan(0);
+    expect(plainSizes.structures).toBe(0);
+    // The structures describe this file's encoding, not the node's data: a dump leaves them out.
+    expect(dumped.filter((e) => e.kind === 'meta')).toEqual([]);
+    const again = openAt(dir);
+    for (const [n, row] of rows.entries()) expect(await again.getRecord('i', 't', `u${n}`)).toEqual(row);
+    expect((await again.readEvents('i', 0, 10)).map((e) => e.payload)).toEqual(rows);
+    expect(await again.getRecord('i', 't', 'old')).toEqual(old);
   });
 
   it('keeps events, rows, claims, ttl rows and meta across a reopen', async () => {

@@ -24,6 +24,9 @@ const sources = ['lmdb-store', 'keys', 'postgres-store', 'postgres-append', 'pos
   out: join(root, 'dist', 'src', 'store', `${name}.js`),
 }));
 const ROUNDS = 300;
+
+/** The rows the 'shapes' workers write (two-process-worker.mjs has the same). */
+const shapedRow = (writer: string, i: number) => ({ by: writer, [`${writer}_${i % 40}`]: i, nested: { [`k${i % 7}_${writer}`]: `${writer}-${i}` } });
 const INSTANCE = 'inst-race';
 
 function ensureBuilt(): void {
@@ -40,11 +43,14 @@ function ensureBuilt(): void {
 interface Report {
   conflicts?: number;
   won?: number[];
+  found?: number;
+  differ?: number;
 }
 
 /** Starts one worker per name; resolves when all are ready, after sending them "go" together. */
-async function race(mode: 'append' | 'take', spec: string, names: string[]): Promise<Report[]> {
-  const children = names.map((name) => fork(worker, [mode, spec, String(ROUNDS), name], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+async function race(mode: 'append' | 'take' | 'shapes', spec: string, names: string[]): Promise<Report[]> {
+  // shapes: each worker is also told the other's name (it reads the other's rows at the end).
+  const children = names.map((name, i) => fork(worker, [mode, spec, String(ROUNDS), name, names[(i + 1) % names.length]!], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
   const ready = children.map((child) => new Promise<void>((resolve) => child.once('message', () => resolve())));
   const done = children.map(
     (child) =>
@@ -118,6 +124,24 @@ function describeTwoProcesses(name: string, shared: () => SharedStore, verdict: 
         expect(await store.getRecord(INSTANCE, 'counters', 'c1')).toMatchObject({ version: total });
         // Not asserted (timing-dependent), but a run without conflicts would prove nothing.
         console.info(`${name}: append race, ${reports.map((r) => r.conflicts).join(' + ')} conflicts retried`);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('reads rows of shapes another process wrote at the same time (LMDB: shared msgpack structures added by both)', { timeout: 120_000 }, async () => {
+      const target = await fresh();
+      const reports = await race('shapes', target.spec, ['w1', 'w2']);
+      const store = await target.open();
+      try {
+        for (const writer of ['w1', 'w2']) {
+          for (let i = 0; i < ROUNDS; i += 1) expect(await store.getRecord(INSTANCE, 'shapes', `${writer}-${i}`)).toEqual(shapedRow(writer, i));
+          const events = await store.readStream(INSTANCE, 'shape', `${writer}-${ROUNDS - 1}`);
+          expect(events.map((e) => e.payload)).toEqual([shapedRow(writer, ROUNDS - 1)]);
+        }
+        // What each worker read of the other's rows while both were running: nothing read wrong.
+        expect(reports.map((r) => r.differ)).toEqual([0, 0]);
+        console.info(`${name}: shapes, ${reports.map((r) => r.found).join(' / ')} of the other's rows read by each worker`);
       } finally {
         await store.close();
       }
