@@ -14,7 +14,7 @@
  * | [instanceId, 'u', scope, value]              | holder                        |
  * | [instanceId, 't', table, key]                | ttl value; entry version = expiresAt |
  * | [instanceId, 'i', table, index, term, id]    | scope of the row (index entry) |
- * | [instanceId, 'x', table, id]                 | row summary [scope, terms per index] |
+ * | [instanceId, 'x', table, id]                 | row summary [scope, terms per index]; a repeated term list is the earlier index's position, [scope] is -1 (lmdb-indexes.ts) |
  * | [instanceId, 'n', table, scope]              | number of rows of that scope  |
  * | [instanceId, 'v', table]                     | index epoch: a random number put when an index entry of the table changes |
  * | ['~ttl', expiresAt, instanceId, table, key]  | null (expiry index for the sweeper) |

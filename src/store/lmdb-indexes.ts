@@ -126,7 +126,26 @@ export function writeRowIndexes(db: Db, table: TableIndexes, instanceId: string,
     if (before !== undefined) batch.count(instanceId, table.table, before.scope, -1);
     batch.count(instanceId, table.table, after.scope, 1);
   }
-  db.put(summaryKey, [after.scope, after.terms]);
+  db.put(summaryKey, packSummary(after));
+}
+
+/**
+ * A summary as stored: [scope, terms per index], where a term list equal to an earlier index's
+ * is that index's position and the list [scope] is -1 — a user's username_ci and email_ci
+ * terms are mostly its username and email, `changed` is `created` until the first change, and
+ * `org` is the scope (237 -> 158 bytes for a user). toSummary expands them; summaries written
+ * before (lists only) read as they are.
+ */
+function packSummary(summary: RowSummary): unknown[] {
+  const terms = summary.terms;
+  return [
+    summary.scope,
+    terms.map((list, i) => {
+      if (list.length === 0) return list;
+      for (let j = 0; j < i; j += 1) if (sameStrings(terms[j]!, list)) return j;
+      return list.length === 1 && list[0] === summary.scope ? -1 : list;
+    }),
+  ];
 }
 
 /**
@@ -147,7 +166,9 @@ function sameTerms(a: readonly (readonly string[])[], b: readonly (readonly stri
 
 function toSummary(raw: unknown): RowSummary | undefined {
   if (!Array.isArray(raw)) return undefined;
-  const [scope, terms] = raw as [string, string[][]];
+  const [scope, stored] = raw as [string, (string[] | number)[]];
+  const terms: (readonly string[])[] = [];
+  for (const list of stored) terms.push(typeof list !== 'number' ? list : list === -1 ? [scope] : (terms[list] ?? []));
   return { scope, terms };
 }
 

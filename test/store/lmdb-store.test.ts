@@ -10,7 +10,7 @@ import { open } from 'lmdb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createManualClock, type StoreAdapter } from '../../actors/index.js';
 import { openLmdbStore, type LmdbStoreOptions } from '../../src/store/lmdb-store.js';
-import { metaKey, recordKey, STRUCTURES_META } from '../../src/store/keys.js';
+import { metaKey, recordKey, STRUCTURES_META, summaryKey } from '../../src/store/keys.js';
 import { describeIndexSuite, TEST_CATALOG, thing, writeThings } from './index-suite.js';
 import { append, describeStoreSuite, event, expect0 } from './store-suite.js';
 
@@ -129,6 +129,38 @@ describe('lmdb store specifics', () => {
     for (const [n, row] of rows.entries()) expect(await again.getRecord('i', 't', `u${n}`)).toEqual(row);
     expect((await again.readEvents('i', 0, 10)).map((e) => e.payload)).toEqual(rows);
     expect(await again.getRecord('i', 't', 'old')).toEqual(old);
+  });
+
+  it('stores a repeated term list of a summary as the earlier index\'s position ([scope] as -1), and moves index entries when the terms part', async () => {
+    const { dir, store } = fresh({ catalog: TEST_CATALOG });
+    const find = async (index: string, equals: string) => (await store.readIndex('inst-a', { table: 'things', index, equals, limit: 10 })).map((e) => e.id);
+    const storedSummary = async () => {
+      const raw = open(dir, { useVersions: true, readOnly: true });
+      const value = raw.get(summaryKey('inst-a', 'things', 't1'));
+      await raw.close();
+      return value;
+    };
+    // name_ci equals name (position 0), the tag list equals [scope].
+    await writeThings(store, 'inst-a', [thing('t1', 'alpha', 'o1', 10, ['o1'])]);
+    expect(await storedSummary()).toEqual(['o1', [['alpha'], 0, ['0000000000000010'], -1]]);
+    expect(await find('name', 'alpha')).toEqual(['t1']);
+    expect(await find('name_ci', 'alpha')).toEqual(['t1']);
+    expect(await find('tag', 'o1')).toEqual(['t1']);
+    // The terms part: name changes, name_ci stays, the tag moves.
+    await writeThings(store, 'inst-a', [thing('t1', 'Alpha', 'o1', 10, ['x'])]);
+    expect(await storedSummary()).toEqual(['o1', [['Alpha'], ['alpha'], ['0000000000000010'], ['x']]]);
+    expect(await find('name', 'alpha')).toEqual([]);
+    expect(await find('name', 'Alpha')).toEqual(['t1']);
+    expect(await find('name_ci', 'alpha')).toEqual(['t1']);
+    expect(await find('tag', 'o1')).toEqual([]);
+    expect(await find('tag', 'x')).toEqual(['t1']);
+    // And back: the entries written under references are removed through them.
+    await writeThings(store, 'inst-a', [thing('t1', 'beta', 'o1', 10, ['o1'])]);
+    await writeThings(store, 'inst-a', [thing('t1', 'gamma', 'o1', 10, [])]);
+    expect(await find('name', 'beta')).toEqual([]);
+    expect(await find('name_ci', 'beta')).toEqual([]);
+    expect(await find('name_ci', 'gamma')).toEqual(['t1']);
+    expect(await find('tag', 'o1')).toEqual([]);
   });
 
   it('keeps events, rows, claims, ttl rows and meta across a reopen', async () => {
