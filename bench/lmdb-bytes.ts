@@ -22,6 +22,7 @@ import * as lmdb from 'lmdb';
 import { open, type Key } from 'lmdb';
 import { Packr } from 'msgpackr';
 import { SHARED_STRUCTURES } from '../src/store/lmdb-store.js';
+import { importDocument } from './import-seed.js';
 import { Cleanup } from './processes.js';
 import { httpRequest, startTessera, type TesseraNode } from './tessera.js';
 
@@ -40,17 +41,6 @@ async function call(node: TesseraNode, method: string, path: string, body?: unkn
   return JSON.parse(result.body || '{}');
 }
 
-/** The same user as bench/scale.ts importedUser(i). */
-const importedUser = (i: number) => ({
-  userId: `scale-user-${i}`,
-  user: {
-    userName: `scale.user${i}`,
-    profile: { firstName: 'Scale', lastName: `User ${i}`, nickName: '', displayName: '', preferredLanguage: 'en', gender: 'GENDER_UNSPECIFIED' },
-    email: { email: `scale.user${i}@example.com`, isEmailVerified: false },
-    passwordChangeRequired: false,
-  },
-});
-
 async function seed(): Promise<string> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tessera-lmdb-bytes-'));
   const cleanup = new Cleanup();
@@ -62,8 +52,7 @@ async function seed(): Promise<string> {
     const started = performance.now();
     for (let from = 0; from < USERS; from += IMPORT_USERS) {
       const to = Math.min(USERS, from + IMPORT_USERS);
-      const humanUsers = Array.from({ length: to - from }, (_, k) => importedUser(from + k));
-      const body = { timeout: '1h', data_orgsv1: { orgs: [{ orgId, org: { name: 'ignored: the organization exists' }, humanUsers }] } };
+      const body = importDocument(orgId, from, to);
       const reply = (await call(node, 'POST', '/admin/v1/import', body)) as { counts: { human_user?: { created: number } } };
       if (reply.counts.human_user?.created !== to - from) throw new Error(`import created ${JSON.stringify(reply.counts.human_user)} of ${to - from}`);
     }

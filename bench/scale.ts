@@ -24,6 +24,7 @@ import postgres from 'postgres';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { importDocument } from './import-seed.js';
 import { confineMemory, type MemoryLimit } from './memory-limit.js';
 import { Cleanup, describeError } from './processes.js';
 import { closeHttpClient, httpRequest, memoryOf, startTessera, type TesseraNode } from './tessera.js';
@@ -398,17 +399,6 @@ async function restart(m: Measured, cleanup: Cleanup, what: string): Promise<voi
 /** Organization search; the body is the filter list, query and sorting column travel in the query string. */
 const search = (node: TesseraNode, filters: unknown[], qs = 'query.limit=10') => call(node, 'POST', `/resources/v3alpha/organizations/_search?${qs}`, filters);
 
-/** A human user of an import document: the same username, names and email as `userBody(i)`, no password. */
-const importedUser = (i: number) => ({
-  userId: `scale-user-${i}`,
-  user: {
-    userName: `scale.user${i}`,
-    profile: { firstName: 'Scale', lastName: `User ${i}`, nickName: '', displayName: '', preferredLanguage: 'en', gender: 'GENDER_UNSPECIFIED' },
-    email: { email: `scale.user${i}@example.com`, isEmailVerified: false },
-    passwordChangeRequired: false,
-  },
-});
-
 /**
  * SCALE_SEED=import: USERS users in documents of IMPORT_USERS, into the default organization
  * `orgId` (the org item is skipped: it exists), one import at a time; returns users per second.
@@ -418,8 +408,7 @@ async function importUsers(m: Measured, orgId: string): Promise<number> {
   const started = performance.now();
   for (let from = 0; from < USERS; from += IMPORT_USERS) {
     const to = Math.min(USERS, from + IMPORT_USERS);
-    const humanUsers = Array.from({ length: to - from }, (_, k) => importedUser(from + k));
-    const body = JSON.stringify({ timeout: '1h', data_orgsv1: { orgs: [{ orgId, org: { name: 'ignored: the organization exists' }, humanUsers }] } });
+    const body = JSON.stringify(importDocument(orgId, from, to));
     const t0 = performance.now();
     const c0 = cpuMs(m.node.server.pid);
     const s0 = await statementsSent(m.node);
