@@ -80,7 +80,7 @@ describe('tessera export / import', () => {
     const child = spawn('/usr/bin/script', ['-qefc', command, '/dev/null'], { env: { PATH: process.env.PATH ?? '', TESSERA_DATA_DIR: node.dataDir, TERM: 'xterm' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve)); // the output is complete once the pipes close
     expect(code, output).toBe(0);
     expect(output).toMatch(/\r\x1b\[2Kexport \[ *███ *\] \d+\.\ds /);
     expect(output).toMatch(/\r\x1b\[2Kexport: wrote .* to /);

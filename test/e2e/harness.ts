@@ -89,7 +89,9 @@ export async function startTestNode(options: NodeOptions = {}): Promise<TestNode
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: Record<string, unknown>[] = [];
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close', not 'exit': the child's stdout may still hold its last lines when 'exit' fires, and
+  // tests read `logs` right after stop() (e.g. the lines a worker logs as it fails, then 'stopped').
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const listening = await new Promise<Record<string, unknown>>((resolve, reject) => {
@@ -183,7 +185,8 @@ export async function runCli(args: readonly string[], env: Readonly<Record<strin
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  // 'close': the output is complete only once the pipes are (after 'exit', possibly).
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
   return { code, stdout, stderr };
 }
 
