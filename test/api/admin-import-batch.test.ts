@@ -5,17 +5,12 @@
  * load, one append), not three reads per user (issue #15), and each user keeps the outcome it
  * would have had alone.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ActorSystem, createIdGenerator, createManualClock, INDEX_CATALOG, UNIQUE_SCOPES, userKind, type StoreAdapter } from '../../actors/index.js';
 import type { DataHumanUser, DataMachineUser, DataOrg } from '../../src/api/admin/v1/export-format.js';
 import { ImportRun, runImport, type ImportResult } from '../../src/api/admin/v1/import-run.js';
-import { openLmdbStore } from '../../src/store/lmdb-store.js';
-import { openPostgresStore } from '../../src/store/postgres-store.js';
-import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from '../store/postgres-test-db.js';
 import { describeIfMet, meet, POSTGRES } from '../requirements.js';
+import { tempLmdbStore, tempPostgresStore } from '../store/temp-stores.js';
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -118,30 +113,12 @@ function describeImportBatch(name: string, open: () => Promise<Opened>): void {
   });
 }
 
-describeImportBatch('lmdb', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'tessera-import-batch-'));
-  const store = openLmdbStore({ path: dir, catalog: INDEX_CATALOG });
-  return {
-    store,
-    cleanup: async () => {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-});
+describeImportBatch('lmdb', async () => tempLmdbStore('tessera-import-batch-', { catalog: INDEX_CATALOG }));
 
 const postgresVerdict = await meet(POSTGRES);
 describeIfMet(postgresVerdict, 'import of human users in groups on PostgreSQL', () => {
   describeImportBatch('postgres', async () => {
-    const schema = freshSchemaName();
-    const store = await openPostgresStore({ url: TEST_DATABASE_URL ?? '', schema, maxConnections: 4, catalog: INDEX_CATALOG });
-    return {
-      store,
-      statements: () => store.statementCount?.() ?? 0,
-      cleanup: async () => {
-        await store.close();
-        await dropSchema(schema);
-      },
-    };
+    const temp = await tempPostgresStore({ maxConnections: 4, catalog: INDEX_CATALOG });
+    return { ...temp, statements: () => temp.store.statementCount?.() ?? 0 };
   });
 });

@@ -4,16 +4,11 @@
  * with a cursor that continues; a stream walk reads only that stream; the instance of the
  * scan is the only one read.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoreAdapter, StoredEvent } from '../../../actors/index.js';
 import { scanEvents, type EventScan, type ScanLimits } from '../../../src/api/resources/events/event-scan.js';
-import { openLmdbStore } from '../../../src/store/lmdb-store.js';
-import { openPostgresStore } from '../../../src/store/postgres-store.js';
 import { describeIfMet, meet, POSTGRES } from '../../requirements.js';
-import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from '../../store/postgres-test-db.js';
+import { tempLmdbStore, tempPostgresStore } from '../../store/temp-stores.js';
 import { append, event, expect0 } from '../../store/store-suite.js';
 
 const A = 'inst-a';
@@ -103,28 +98,8 @@ function describeScan(name: string, open: () => Promise<{ store: StoreAdapter; c
   });
 }
 
-describeScan('lmdb', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'tessera-event-scan-'));
-  const store = openLmdbStore({ path: dir });
-  return {
-    store,
-    cleanup: async () => {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-});
+describeScan('lmdb', async () => tempLmdbStore('tessera-event-scan-'));
 
 describeIfMet(await meet(POSTGRES), 'event scan on PostgreSQL', () => {
-  describeScan('postgres', async () => {
-    const schema = freshSchemaName();
-    const store = await openPostgresStore({ url: TEST_DATABASE_URL ?? '', schema, maxConnections: 2 });
-    return {
-      store,
-      cleanup: async () => {
-        await store.close();
-        await dropSchema(schema);
-      },
-    };
-  });
+  describeScan('postgres', () => tempPostgresStore({ maxConnections: 2 }));
 });

@@ -8,16 +8,11 @@
  * TESSERA_TEST_DATABASE_URL answers, a real PostgreSQL store.
  */
 import { hash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StoreAdapter } from '../../../actors/index.js';
 import { type AccessTokenRecord, createTokenStore, newTokenValue, type RefreshTokenRecord, timePrefix, tokenKey } from '../../../src/oidc/shared/token-store.js';
-import { openLmdbStore } from '../../../src/store/lmdb-store.js';
-import { openPostgresStore } from '../../../src/store/postgres-store.js';
 import { describeIfMet, meet, POSTGRES } from '../../requirements.js';
-import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from '../../store/postgres-test-db.js';
+import { tempLmdbStore, tempPostgresStore } from '../../store/temp-stores.js';
 
 const INSTANCE = 'inst-1';
 const NOW_S = Math.floor(Date.now() / 1000);
@@ -161,29 +156,9 @@ function describeTokenRows(name: string, openStore: () => Promise<{ store: Store
   });
 }
 
-describeTokenRows('lmdb', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'tessera-tokens-'));
-  const store = openLmdbStore({ path: dir });
-  return {
-    store,
-    cleanup: async () => {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-});
+describeTokenRows('lmdb', async () => tempLmdbStore('tessera-tokens-'));
 
 const postgresVerdict = await meet(POSTGRES);
 describeIfMet(postgresVerdict, 'postgres', () => {
-  describeTokenRows('postgres', async () => {
-    const schema = freshSchemaName();
-    const store = await openPostgresStore({ url: TEST_DATABASE_URL ?? '', schema, maxConnections: 2 });
-    return {
-      store,
-      cleanup: async () => {
-        await store.close();
-        await dropSchema(schema);
-      },
-    };
-  });
+  describeTokenRows('postgres', () => tempPostgresStore({ maxConnections: 2 }));
 });
