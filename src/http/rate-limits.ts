@@ -66,11 +66,11 @@ export function rateLimited(msBeforeNext: number): AppError {
   return resourceExhausted('rate_limit.exceeded', 'too many requests; try again later', { retryAfterSeconds: Math.max(1, Math.ceil(msBeforeNext / 1_000)) });
 }
 
-/** Limits that never refuse (nodes with TESSERA_RATE_LIMITS=false, unit tests of handlers). */
 /** A count that passed (one settled promise, shared). */
 const COUNTED: Promise<void> = Promise.resolve();
 const ignoreCount = (): void => undefined;
 
+/** Limits that never refuse (nodes with TESSERA_RATE_LIMITS=false, unit tests of handlers). */
 export const NO_RATE_LIMITS: RateLimits = {
   consume: () => Promise.resolve(),
   assertClientNotBlocked: () => undefined,
