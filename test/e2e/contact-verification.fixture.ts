@@ -6,6 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
+import { waitFor } from './harness.js';
 
 export interface Mail {
   readonly to: readonly string[];
@@ -70,15 +71,6 @@ export function deliveryEnv(smtp: Smtp): Record<string, string> {
   };
 }
 
-export async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 20_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** Waits for mail number `index` (0-based) to `address` and answers its verification code. */
 export async function mailedCode(smtp: Smtp, address: string, index: number): Promise<string> {

@@ -6,7 +6,7 @@
  */
 import { request, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestNode, type TestNode } from './harness.js';
+import { startTestNode, waitFor, type TestNode } from './harness.js';
 
 const LONG = '600000';
 let node: TestNode;
@@ -19,14 +19,6 @@ afterAll(async () => {
   node.cleanup();
 });
 
-async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  for (let i = 0; i < 500; i++) {
-    const value = await read();
-    if (done(value)) return value;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error('condition not reached');
-}
 
 describe('SIGTERM with a drain period', () => {
   it('answers /readyz 503 while the port still serves and an in-flight request completes', async () => {
@@ -43,7 +35,7 @@ describe('SIGTERM with a drain period', () => {
     });
 
     node.process.kill('SIGTERM');
-    await waitFor(async () => node.logs.some((l) => l.msg === 'draining: /readyz answers 503 until the listeners close'), (seen) => seen);
+    await waitFor('the draining log line', () => (node.logs.some((l) => l.msg === 'draining: /readyz answers 503 until the listeners close') ? true : undefined));
 
     const ready = await fetch(`${node.baseUrl}/readyz`);
     expect(ready.status).toBe(503);

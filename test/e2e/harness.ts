@@ -237,3 +237,18 @@ export function violatedFields(body: Record<string, any> | undefined): string[] 
   const details: any[] = Array.isArray(body?.details) ? body.details : [];
   return details.find((d) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest')?.fieldViolations?.map((v: any) => v.field) ?? [];
 }
+
+/**
+ * Polls `probe` every 50 ms until it answers something other than undefined, and answers that;
+ * throws naming `what` after `timeoutMs`. For effects that travel outside the request (a mail,
+ * a log line through the node's stdout pipe, a counter another node updates).
+ */
+export async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

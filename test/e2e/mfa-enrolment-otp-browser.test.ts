@@ -20,8 +20,8 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CHROMIUM, describeIfMet, meet } from '../requirements.js';
 import { docScreenshot, launchBrowser, type TestBrowser } from './browser.fixture.js';
-import { deliveryEnv, otherCode, startSmsReceiver, startSmtpServer, waitFor, type SmsReceiver, type Smtp } from './contact-verification.fixture.js';
-import { api, startTestNode, type TestNode } from './harness.js';
+import { deliveryEnv, otherCode, startSmsReceiver, startSmtpServer, type SmsReceiver, type Smtp } from './contact-verification.fixture.js';
+import { api, startTestNode, waitFor, type TestNode } from './harness.js';
 import { codeRequest, type CodeRequest, idTokenClaimsOf } from './login-flow.fixture.js';
 import { createFlowTenant, createHuman, PASSWORD, startCallbackServer, type CallbackServer, type FlowTenant } from './oidc-code-flow.fixture.js';
 

@@ -15,10 +15,10 @@
  *   active SMS provider (control: added once one is active).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, startTestNode, violatedFields, type TestNode } from './harness.js';
+import { api, startTestNode, violatedFields, waitFor, type TestNode } from './harness.js';
 import { codeRequest, getPage, openLogin, postLogin, submitLoginName, submitPassword, type LoginSteps, type PageResult } from './login-flow.fixture.js';
 import { createFlowTenant, createHuman, PASSWORD, type FlowTenant } from './oidc-code-flow.fixture.js';
-import { startSmsReceiver, startSmtpServer, waitFor, type Mail, type Sms, type SmsReceiver, type Smtp } from './contact-verification.fixture.js';
+import { startSmsReceiver, startSmtpServer, type Mail, type Sms, type SmsReceiver, type Smtp } from './contact-verification.fixture.js';
 
 const REDIRECT_URI = 'http://127.0.0.1:9/cb';
 

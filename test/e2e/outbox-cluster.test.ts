@@ -8,20 +8,11 @@ import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeIfMet, meet, POSTGRES } from '../requirements.js';
 import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from '../store/postgres-test-db.js';
-import { api, startTestNode, type TestNode } from './harness.js';
+import { api, startTestNode, waitFor, type TestNode } from './harness.js';
 import { createHuman } from './oidc-code-flow.fixture.js';
 
 const postgresVerdict = await meet(POSTGRES);
 
-async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describeIfMet(postgresVerdict, 'the outbox on two nodes of one PostgreSQL database', () => {
   const schema = freshSchemaName();
@@ -79,11 +70,11 @@ describeIfMet(postgresVerdict, 'the outbox on two nodes of one PostgreSQL databa
       const node = i % 2 === 0 ? a : b;
       expect((await api(node, a.adminToken)('POST', `/resources/v3alpha/users/${id}/password/_reset`, {})).status).toBe(200);
     }
-    await waitFor('a refused attempt of every message', () => (state.attempts >= users.length ? true : undefined));
+    await waitFor('a refused attempt of every message', () => (state.attempts >= users.length ? true : undefined), 30_000);
     state.refusing = false;
-    await waitFor('every mail', () => (users.every((u) => state.delivered.includes(`${u}@example.com`)) ? true : undefined));
+    await waitFor('every mail', () => (users.every((u) => state.delivered.includes(`${u}@example.com`)) ? true : undefined), 30_000);
     const delivered = async (node: TestNode) => Number(/^tessera_outbox_deliveries_total\{kind="mail",result="delivered"\} (\d+)/m.exec(await (await fetch(`${node.baseUrl}/metrics`)).text())?.[1] ?? 0);
-    await waitFor('both nodes counted', async () => ((await delivered(a)) + (await delivered(b)) === users.length ? true : undefined));
+    await waitFor('both nodes counted', async () => ((await delivered(a)) + (await delivered(b)) === users.length ? true : undefined), 30_000);
     // A few more poll rounds of both nodes send nothing again.
     await new Promise((r) => setTimeout(r, 1_000));
     expect([...state.delivered].sort()).toEqual(users.map((u) => `${u}@example.com`));

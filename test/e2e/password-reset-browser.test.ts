@@ -8,8 +8,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CHROMIUM, describeIfMet, meet } from '../requirements.js';
 import { docScreenshot, launchBrowser, type TestBrowser } from './browser.fixture.js';
-import { deliveryEnv, otherCode, startSmtpServer, waitFor, type Smtp } from './contact-verification.fixture.js';
-import { startTestNode, type TestNode } from './harness.js';
+import { deliveryEnv, otherCode, startSmtpServer, type Smtp } from './contact-verification.fixture.js';
+import { startTestNode, waitFor, type TestNode } from './harness.js';
 import { codeRequest, logInWithFetch } from './login-flow.fixture.js';
 import { createFlowTenant, createHuman, PASSWORD, startCallbackServer, type CallbackServer, type FlowTenant } from './oidc-code-flow.fixture.js';
 

@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { Secret, TOTP } from 'otpauth';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, startTestNode, type TestNode } from './harness.js';
+import { api, startTestNode, waitFor, type TestNode } from './harness.js';
 import { codeRequest, getPage, logInWithFetch, openLogin, postLogin, submitLoginName, submitPassword, type LoginSteps, type PageResult } from './login-flow.fixture.js';
 import { createFlowTenant, createHuman, PASSWORD, type FlowTenant } from './oidc-code-flow.fixture.js';
 
@@ -65,15 +65,6 @@ function nodeEnv(smtp: Smtp): Record<string, string> {
   };
 }
 
-async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** The mails to an address, and the code of the newest. */
 function mailsTo(smtp: Smtp, address: string): Mail[] {
