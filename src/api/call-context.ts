@@ -6,6 +6,7 @@ import type { RateLimits } from '../http/rate-limits.js';
 import type { ActorSystem, Clock, Logger } from '../../actors/index.js';
 import type { Config } from '../config/schema.js';
 import type { ExecutionServices } from '../executions/runtime.js';
+import type { ApiCallers } from '../query/api-callers.js';
 import type { AccessTokenAuthenticator, Caller } from '../query/auth.js';
 import type { CallMeta } from './rpc.js';
 import type { InstanceInfo, TenantDirectory } from '../query/tenant.js';
@@ -24,6 +25,8 @@ export interface ApiServices {
   readonly executions: ExecutionServices;
   /** Accepts OAuth access tokens of this server (audience `platform`) besides PATs. */
   readonly accessTokens?: AccessTokenAuthenticator;
+  /** PATs held by the instances' read states (src/query/api-callers.ts); every call reads the store when absent. */
+  readonly callers?: ApiCallers;
   /** Calls per authenticated caller (TESSERA_RATE_LIMIT_API_CALLER); none when absent. */
   readonly limits?: RateLimits;
 }

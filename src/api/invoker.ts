@@ -102,7 +102,7 @@ async function invokeOne(
   // Every read of this request through one position check (PostgreSQL; docs/operations/postgres.md "Round trips").
   const actors = services.actors.forRequest(instance.id);
   if (actors !== services.actors) services = { ...services, actors };
-  const caller = await authenticate(services.actors, instance.id, meta.headers.authorization, services.clock.now(), services.accessTokens);
+  const caller = await authenticate(services.actors, instance.id, meta.headers.authorization, services.clock.now(), services.accessTokens, services.callers);
   if (notes !== undefined) notes.userId = caller.userId;
   if (services.limits !== undefined) await services.limits.consume(instance.id, 'apiCaller', `${instance.id}\u0000${caller.userId}`);
   const scope = await resolveScope((request as { ctx?: RequestContext }).ctx, instance, services);

@@ -10,6 +10,7 @@ import { prepareNode } from './prepare-node.js';
 import { startSweeper } from '../store/sweeper.js';
 import { lazyModule } from '../runtime/lazy-module.js';
 import { TenantDirectory } from '../query/tenant.js';
+import { createApiCallers } from '../query/api-callers.js';
 import { openApiRoutes } from '../api/openapi/route.js';
 import { createLazyApi } from '../api/transport/lazy-api.js';
 import type { ApiTransports } from '../api/transport/api-transports.js';
@@ -114,7 +115,7 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
   const api = createLazyApi(async () =>
     (await import('../api/transport/api-transports.js')).createApiTransports({
       definitions: rpcs,
-      services: { config, actors, tenants, clock, logger, executions, accessTokens: createApiAccessTokens(oauth), limits },
+      services: { config, actors, tenants, clock, logger, executions, accessTokens: createApiAccessTokens(oauth), callers: createApiCallers(actors), limits },
       wrap: (invoke) => tracedInvoker(invoke, tracer),
     }),
   );

@@ -18,11 +18,14 @@ import {
   userKind,
 } from '../../actors/index.js';
 import { tokenDigest } from '../crypto/token-digest.js';
+import type { ApiCallers } from './api-callers.js';
 
 export interface Caller {
   readonly userId: string;
   /** The organization the caller's user belongs to. */
   readonly orgId: string;
+  /** Roles of the caller's live instance membership as held with its PAT (api-callers.ts); they only grant, never refuse. */
+  readonly instanceRoles?: readonly string[] | undefined;
 }
 
 /**
@@ -33,17 +36,26 @@ export interface AccessTokenAuthenticator {
   callerOf(instanceId: string, token: string): Promise<Caller | undefined>;
 }
 
-/** Returns the caller of a request or throws `unauthenticated`. */
+/**
+ * Returns the caller of a request or throws `unauthenticated`. With `callers`, a PAT held there
+ * that is valid at `now` answers without a store read; anything else is decided on the store.
+ */
 export async function authenticate(
   actors: ActorSystem,
   instanceId: string,
   authorization: string | undefined,
   now: number,
   accessTokens?: AccessTokenAuthenticator,
+  callers?: ApiCallers,
 ): Promise<Caller> {
   const token = bearerToken(authorization);
   if (token === undefined) throw unauthenticated('auth.missing_token', 'authentication required: send Authorization: Bearer <token>');
   const digest = tokenDigest(token);
+  if (callers !== undefined) {
+    const found = callers.resolve(instanceId, digest);
+    const held = found instanceof Promise ? await found : found;
+    if (held.kind === 'pat' && held.active && held.expiresAt > now) return { userId: held.userId, orgId: held.orgId, instanceRoles: held.instanceRoles };
+  }
   const userId = await actors.findUnique(instanceId, PAT_SCOPE, digest);
   const user = userId === undefined ? undefined : await actors.readRecord(instanceId, userKind, userId);
   const pat = user?.state.type === 'machine' ? user.state.tokens.find((t) => t.digest === digest) : undefined;
@@ -78,6 +90,8 @@ export async function callerCan(
   orgId?: string,
   projectId?: string,
 ): Promise<boolean> {
+  // Held with the caller's PAT (a live instance membership when read): grants without a read.
+  if (caller.instanceRoles !== undefined && rolesGrant(caller.instanceRoles, permission)) return true;
   const contexts: [MembershipContext, string][] = [['instance', instanceId]];
   if (orgId !== undefined && orgId !== '') contexts.push(['org', orgId]);
   if (projectId !== undefined && projectId !== '') contexts.push(['project', projectId]);
