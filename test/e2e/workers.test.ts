@@ -238,6 +238,27 @@ describe('a node with two workers', () => {
     expect([await tokenOn(0, fresh), await tokenOn(1, fresh)]).toEqual([401, 401]); // the same worker (own append), the other (worker feed)
   });
 
+  it("refuses a PAT's removed instance role and then the deleted PAT on the next request on either worker (the caller each worker's instance state held)", async () => {
+    const user = await call(connections[0] as Agent, 'POST', '/resources/v3alpha/users', { machine: { username: 'pat-bot', name: 'pat', accessTokenType: 'ACCESS_TOKEN_TYPE_BEARER' } });
+    const userId = String(user.body.details.id);
+    const pat = await call(connections[0] as Agent, 'POST', `/resources/v3alpha/users/${userId}/tokens`, {});
+    const membership = await call(connections[0] as Agent, 'POST', '/resources/v3alpha/memberships', { instance: true, userId, roles: ['IAM_OWNER_VIEWER'] });
+    expect([pat.status, membership.status]).toEqual([201, 201]);
+    const getOn = async (worker: number): Promise<number> => {
+      const res = await api(node, String(pat.body.token), { agent: connections[worker] as Agent })('GET', `/resources/v3alpha/users/${userId}`);
+      expectWorker(res, worker);
+      return res.status;
+    };
+    // Control: both workers accept the PAT and its instance role, so both hold the caller.
+    expect([await getOn(0), await getOn(1)]).toEqual([200, 200]);
+    const removed = await call(connections[0] as Agent, 'DELETE', `/resources/v3alpha/memberships/${encodeURIComponent(String(membership.body.details.id))}`);
+    expect(removed.status, JSON.stringify(removed.body)).toBe(200);
+    expect([await getOn(1), await getOn(0)]).toEqual([403, 403]); // the other worker (worker feed), the same (own append)
+    const deleted = await call(connections[0] as Agent, 'DELETE', `/resources/v3alpha/users/${userId}/tokens/${String(pat.body.tokenId)}`);
+    expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
+    expect([await getOn(1), await getOn(0)]).toEqual([401, 401]);
+  });
+
   it('counts a client rate limit once for the node: half the requests on each worker, refused on both past the limit', async () => {
     const user = await call(connections[0] as Agent, 'POST', '/resources/v3alpha/users', { machine: { username: 'limited-bot', name: 'limited', accessTokenType: 'ACCESS_TOKEN_TYPE_BEARER' } });
     const secret = await call(connections[0] as Agent, 'POST', `/resources/v3alpha/users/${user.body.details.id}/_generate_secret`);
