@@ -11,7 +11,7 @@
  * the PostgreSQL/LMDB ratio sees one machine load; on PostgreSQL also the statements per request
  * (tessera_store_statements): GET organization, organization searches (limit 10: no filter by name and
  * by creation date, name EQUALS / STARTS_WITH / CONTAINS), user searches (email EQUALS, login
- * name EQUALS, first page by creation date), a session by login name (the login UI's user
+ * name EQUALS, first page by creation date; each after SCALE_WARMUP uncounted requests), a session by login name (the login UI's user
  * lookup) before and after the users exist, and the node's RSS. On PostgreSQL each seeding phase
  * ends with an ANALYZE of the node's schema (SCALE_ANALYZE=0: not). With SCALE_BASELINE_MAIN (the
  * main.js of another build, e.g. a `git worktree` of main), the same write throughput is
@@ -34,6 +34,12 @@ const MAIN = env.SCALE_MAIN ?? 'dist/src/cli/main.js';
 const ORGS = Number(env.SCALE_ORGS ?? 100_000);
 const USERS = Number(env.SCALE_USERS ?? 1_000_000);
 const SAMPLES = Number(env.SCALE_SAMPLES ?? 200);
+/**
+ * Requests of each row sent before its SCALE_SAMPLES are timed. A fresh process needs ~2,000
+ * requests of a path before V8 has tiered it up (GET organization: ~2x the steady CPU per request
+ * until then, bench/README.md "GET organization's tail"); a serving node is past that.
+ */
+const WARMUP = Number(env.SCALE_WARMUP ?? 1000);
 const CONCURRENCY = Number(env.SCALE_CONCURRENCY ?? 16);
 const WRITE_SAMPLE = Number(env.SCALE_WRITE_SAMPLE ?? 2000);
 /** Creates of each kind sent to a fresh node before the write throughput is counted (JIT, first-use setup). */
@@ -119,7 +125,7 @@ function faults(pid: number): { minor: number; major: number } {
 }
 
 async function latency(node: TesseraNode, what: string, target: string, send: (i: number) => Promise<unknown>): Promise<Row> {
-  for (let i = 0; i < 10; i += 1) await send(i); // warm-up
+  for (let i = 0; i < WARMUP; i += 1) await send(SAMPLES + i); // other inputs than the timed ones: their pages stay as cold as the row means them
   const before = await statementsSent(node);
   const f0 = faults(node.server.pid);
   const times: number[] = [];
