@@ -5,7 +5,10 @@
  * JS heap allocated (the heap used at the stop, less the heap used at the start after a full GC,
  * plus what every GC in between freed: `v8.GCProfiler`), and where (the sampling heap profiler,
  * with objects collected by minor and major GCs kept, so every allocation counts, not only
- * survivors). Bench-only; never part of the server.
+ * survivors), and what each scavenge kept: the bytes it promoted (growth of the old generation's
+ * spaces across it) and the bytes it left in the young generation. `ALLOC_SURVIVORS=1` samples
+ * only objects that survived a scavenge (minor-GC garbage excluded, major-GC garbage kept).
+ * Bench-only; never part of the server.
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
@@ -13,6 +16,12 @@ import { join } from 'node:path';
 import { GCProfiler, getHeapStatistics } from 'node:v8';
 
 const SAMPLING_INTERVAL = Number(process.env.ALLOC_SAMPLING_INTERVAL ?? 512);
+const SURVIVORS_ONLY = process.env.ALLOC_SURVIVORS === '1';
+const YOUNG_SPACES = new Set(['new_space', 'new_large_object_space']);
+const OLD_SPACES = new Set(['old_space', 'code_space', 'map_space', 'large_object_space']);
+
+type SpaceStatistics = readonly { readonly spaceName: string; readonly spaceUsedSize: number }[];
+const usedIn = (spaces: SpaceStatistics, names: ReadonlySet<string>): number => spaces.reduce((sum, space) => (names.has(space.spaceName) ? sum + space.spaceUsedSize : sum), 0);
 
 interface Running {
   readonly usedAtStart: number;
@@ -38,27 +47,35 @@ async function start(): Promise<void> {
   const gc = new GCProfiler();
   gc.start();
   const usedAtStart = getHeapStatistics().used_heap_size;
-  await post(session, 'HeapProfiler.startSampling', { samplingInterval: SAMPLING_INTERVAL, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  await post(session, 'HeapProfiler.startSampling', { samplingInterval: SAMPLING_INTERVAL, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: !SURVIVORS_ONLY });
   running = { usedAtStart, gc, session, startedAt: performance.now() };
 }
 
 async function stop(current: Running): Promise<void> {
   running = undefined;
-  const { profile } = await post<{ profile: unknown }>(current.session, 'HeapProfiler.stopSampling');
+  // The GC profile first: building the sampled profile below allocates megabytes of its own.
   const usedAtStop = getHeapStatistics().used_heap_size;
   const stats = current.gc.stop();
+  const { profile } = await post<{ profile: unknown }>(current.session, 'HeapProfiler.stopSampling');
   let freed = 0;
   let scavenges = 0;
   let others = 0;
+  const promoted: number[] = [];
+  const survived: number[] = [];
   for (const entry of stats?.statistics ?? []) {
     freed += entry.beforeGC.heapStatistics.usedHeapSize - entry.afterGC.heapStatistics.usedHeapSize;
-    if (entry.gcType === 'Scavenge' || entry.gcType === 'MinorMarkSweep') scavenges += 1;
-    else others += 1;
+    if (entry.gcType === 'Scavenge' || entry.gcType === 'MinorMarkSweep') {
+      scavenges += 1;
+      const before = entry.beforeGC.heapSpaceStatistics;
+      const after = entry.afterGC.heapSpaceStatistics;
+      promoted.push(usedIn(after, OLD_SPACES) - usedIn(before, OLD_SPACES));
+      survived.push(usedIn(after, YOUNG_SPACES));
+    } else others += 1;
   }
   current.session.disconnect();
   count += 1;
   const file = join(process.env.TESSERA_DATA_DIR ?? '.', `alloc-${count}.json`);
-  const result = { allocatedBytes: usedAtStop - current.usedAtStart + freed, scavenges, otherGcs: others, ms: performance.now() - current.startedAt, samplingInterval: SAMPLING_INTERVAL, profile };
+  const result = { allocatedBytes: usedAtStop - current.usedAtStart + freed, scavenges, otherGcs: others, promoted, survived, survivorsOnly: SURVIVORS_ONLY, ms: performance.now() - current.startedAt, samplingInterval: SAMPLING_INTERVAL, profile };
   writeFileSync(file, JSON.stringify(result));
 }
 

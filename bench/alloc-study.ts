@@ -9,7 +9,9 @@
  * apart. Prints bytes per request (GC-counted and sampled) and the top allocation sites, by the
  * allocating frame and by the nearest frame of Tessera's own code. `ALLOC_MAIN` runs another
  * build's node (e.g. /work/main/dist/src/cli/main.js; the probe is this build's);
- * `ALLOC_TOP` (15) sites; `ALLOC_JSON=<file>` writes the figures as JSON too.
+ * `ALLOC_TOP` (15) sites; `ALLOC_KINDS` (es256,opaque) which requests; `ALLOC_SURVIVORS=1` samples only
+ * what survived a scavenge; `ALLOC_JSON=<file>` writes the figures as JSON too. Also printed: bytes
+ * promoted per request, and per scavenge (median) the bytes promoted and the bytes left young.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -41,6 +43,10 @@ interface ProbeResult {
   readonly allocatedBytes: number;
   readonly scavenges: number;
   readonly otherGcs: number;
+  /** Per scavenge: bytes promoted to the old generation, bytes left in the young generation. */
+  readonly promoted: readonly number[];
+  readonly survived: readonly number[];
+  readonly survivorsOnly: boolean;
   readonly ms: number;
   readonly profile: { readonly head: ProfileNode };
 }
@@ -52,6 +58,18 @@ const WARMUP = Number(process.env.ALLOC_WARMUP ?? 2000);
 const REQUESTS = Number(process.env.ALLOC_REQUESTS ?? 20_000);
 const CONNECTIONS = Number(process.env.ALLOC_CONNECTIONS ?? 10);
 const TOP = Number(process.env.ALLOC_TOP ?? 15);
+const KINDS = new Set((process.env.ALLOC_KINDS ?? 'es256,opaque').split(','));
+
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length === 0 ? 0 : (sorted[Math.floor(sorted.length / 2)] as number); // within bounds
+};
+const sum = (values: readonly number[]): number => values.reduce((total, value) => total + value, 0);
+
+/** The probe's own settings reach the node (startTessera passes only TESSERA_* on by itself). */
+function probeSettings(): Record<string, string> {
+  return Object.fromEntries(['ALLOC_SAMPLING_INTERVAL', 'ALLOC_SURVIVORS'].flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name] as string]]))); // checked just before
+}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -130,13 +148,14 @@ async function main(): Promise<void> {
   process.env.BENCH_NODE_ARGS = `--expose-gc --import ${PROBE} ${process.env.BENCH_NODE_ARGS ?? ''}`;
   const report: Record<string, unknown> = { main: MAIN, requests: REQUESTS, connections: CONNECTIONS };
   try {
-    const node = await startTessera({ main: MAIN, cpu: undefined, cleanup, defaults: { TESSERA_SIGNING_ALGORITHM: 'ES256', TESSERA_WORKERS: '1' } });
+    const node = await startTessera({ main: MAIN, cpu: undefined, cleanup, defaults: { TESSERA_SIGNING_ALGORITHM: 'ES256', TESSERA_WORKERS: '1', ...probeSettings() } });
     const seed = await seedOidc(node, `alloc${Date.now()}`);
     let lastMs = 1000;
     for (const [name, authorization] of [
       ['es256', seed.jwtClientAuthorization],
       ['opaque', seed.opaqueClientAuthorization],
     ] as const) {
+      if (!KINDS.has(name)) continue;
       await load(node, authorization, seed.tokenBody, WARMUP);
       let answered = 0;
       let failed = 0;
@@ -155,6 +174,12 @@ async function main(): Promise<void> {
         scavenges: result.scavenges,
         requestsPerScavenge: Math.round(answered / Math.max(1, result.scavenges)),
         otherGcs: result.otherGcs,
+        promotedBytesPerRequest: Math.round(sum(result.promoted) / answered),
+        promotedPerScavengeMedian: median(result.promoted),
+        survivedPerScavengeMedian: median(result.survived),
+        sampled: result.survivorsOnly ? 'survivors of a scavenge' : 'every allocation',
+        promotedPerScavenge: result.promoted,
+        survivedPerScavenge: result.survived,
         byFrame: top(found.byFrame, answered),
         byOwnFrame: top(found.byOwnFrame, answered),
       };
@@ -171,9 +196,10 @@ async function main(): Promise<void> {
   }
 }
 
-function print(name: string, figures: { requests: number; bytesPerRequest: number; sampledBytesPerRequest: number; scavenges: number; requestsPerScavenge: number; otherGcs: number; byFrame: { site: string; bytesPerRequest: number }[]; byOwnFrame: { site: string; bytesPerRequest: number }[] }): void {
+function print(name: string, figures: { requests: number; bytesPerRequest: number; sampledBytesPerRequest: number; scavenges: number; requestsPerScavenge: number; otherGcs: number; promotedBytesPerRequest: number; promotedPerScavengeMedian: number; survivedPerScavengeMedian: number; sampled: string; byFrame: { site: string; bytesPerRequest: number }[]; byOwnFrame: { site: string; bytesPerRequest: number }[] }): void {
   const lines = [
     `\n## ${name}: ${figures.requests} requests, ${figures.bytesPerRequest} bytes/request allocated (GC-counted), ${figures.sampledBytesPerRequest} sampled; ${figures.scavenges} scavenges (1 per ${figures.requestsPerScavenge} requests), ${figures.otherGcs} other GCs`,
+    `promoted ${figures.promotedBytesPerRequest} bytes/request; per scavenge (median) ${figures.promotedPerScavengeMedian} bytes promoted, ${figures.survivedPerScavengeMedian} bytes left young; sampled: ${figures.sampled}`,
     '\nby allocating frame (bytes/request):',
     ...figures.byFrame.map((s) => `  ${String(s.bytesPerRequest).padStart(6)}  ${s.site}`),
     '\nby innermost Tessera frame (bytes/request):',
