@@ -19,8 +19,21 @@ import type { UwsNative } from './uws-loader.js';
 import { toTraceparent } from './trace-context.js';
 import { assertSafeHeaders, bodyLimitLookup, headersTooLargeReply, internalErrorReply, hasSharedHeaders, isStreamBody, knownBodyLength, releaseStream } from './reply.js';
 
+/**
+ * The requests in flight, as a list threaded through the exchanges themselves. Not a Set: a
+ * long-lived Set's hash table is replaced as entries come and go, and each replaced table keeps
+ * pointing at its successor and at the entries it held; once one such table has been promoted,
+ * every later table and the exchanges in them survive each scavenge until the next full GC
+ * (bench/README.md "What survives a scavenge"). An exchange taken off the list points nowhere.
+ */
+interface InflightList {
+  head: UwsExchange | undefined;
+  tail: UwsExchange | undefined;
+  size: number;
+}
+
 interface UwsServer extends ServerCore {
-  readonly inflight: Set<UwsExchange>;
+  readonly inflight: InflightList;
   onIdle: (() => void) | undefined;
   /** The close under way (every socket closed when it resolves). */
   closed: Promise<void> | undefined;
@@ -31,6 +44,10 @@ class UwsExchange extends Exchange<UwsServer> {
   readonly path: string;
   readonly query: string;
   watchingWritable = false;
+  /** Neighbours on the server's in-flight list (InflightList); `listed` while on it. */
+  inflightPrev: UwsExchange | undefined = undefined;
+  inflightNext: UwsExchange | undefined = undefined;
+  listed = false;
   private remote: string | undefined = undefined;
 
   constructor(readonly res: UwsResponse, req: UwsRequest, server: UwsServer) {
@@ -83,7 +100,7 @@ function onRequest(server: UwsServer, res: UwsResponse, req: UwsRequest): void {
     else onChunk(ex, chunk, isLast === true);
   };
   res.onAborted(events);
-  server.inflight.add(ex);
+  addInflight(server.inflight, ex);
   if (lifecycle.startBody(ex)) res.onData(events);
 }
 
@@ -108,10 +125,32 @@ function onAborted(ex: UwsExchange): void {
   settle(ex);
 }
 
-/** Removes the exchange from the in-flight set; wakes a pending close() when it was the last. */
+function addInflight(list: InflightList, ex: UwsExchange): void {
+  ex.listed = true;
+  ex.inflightPrev = list.tail;
+  if (list.tail === undefined) list.head = ex;
+  else list.tail.inflightNext = ex;
+  list.tail = ex;
+  list.size += 1;
+}
+
+function removeInflight(list: InflightList, ex: UwsExchange): void {
+  const { inflightPrev: prev, inflightNext: next } = ex;
+  if (prev === undefined) list.head = next;
+  else prev.inflightNext = next;
+  if (next === undefined) list.tail = prev;
+  else next.inflightPrev = prev;
+  ex.inflightPrev = undefined;
+  ex.inflightNext = undefined;
+  ex.listed = false;
+  list.size -= 1;
+}
+
+/** Takes the exchange off the in-flight list; wakes a pending close() when it was the last. */
 function settle(ex: UwsExchange): void {
   const server = ex.server;
-  if (!server.inflight.delete(ex)) return;
+  if (!ex.listed) return;
+  removeInflight(server.inflight, ex);
   if (server.closing && server.inflight.size === 0) server.onIdle?.();
 }
 
@@ -329,7 +368,11 @@ function closeServer(uws: UwsNative, server: UwsServer, app: TemplatedApp, liste
       resolve();
     };
   }).then(() => {
-    for (const ex of server.inflight) if (!ex.aborted) ex.res.close(); // past the grace: abort the rest
+    // Past the grace: abort the rest. close() runs onAborted at once, which takes ex off the list.
+    for (let ex = server.inflight.head, next; ex !== undefined; ex = next) {
+      next = ex.inflightNext;
+      if (!ex.aborted) ex.res.close();
+    }
     // Idle keep-alive connections would hold the loop open until uWS's idle timeout;
     // App.close() (present at runtime, missing from the typings) closes every socket.
     (app as unknown as { close?: () => void }).close?.();
@@ -338,7 +381,7 @@ function closeServer(uws: UwsNative, server: UwsServer, app: TemplatedApp, liste
 }
 
 function listen(uws: UwsNative, handler: HttpHandler, options: HttpServerOptions, observer?: HttpObserver): Promise<ListeningServer> {
-  const server: UwsServer = { handler, options, bodyLimit: bodyLimitLookup(options), observer, headersTooLarge: headersTooLargeReply(options), fair: options.fair, immediate: options.immediate, inflight: new Set(), closing: false, onIdle: undefined, closed: undefined };
+  const server: UwsServer = { handler, options, bodyLimit: bodyLimitLookup(options), observer, headersTooLarge: headersTooLargeReply(options), fair: options.fair, immediate: options.immediate, inflight: { head: undefined, tail: undefined, size: 0 }, closing: false, onIdle: undefined, closed: undefined };
   options.fair?.attach(lifecycle.fairListener);
   const tls = options.tls;
   const engine = tls === undefined ? uws.App() : uws.SSLApp({ key_file_name: tls.keyPath, cert_file_name: tls.certPath });
