@@ -20,11 +20,11 @@ import { toTraceparent } from './trace-context.js';
 import { assertSafeHeaders, bodyLimitLookup, headersTooLargeReply, internalErrorReply, hasSharedHeaders, isStreamBody, knownBodyLength, releaseStream } from './reply.js';
 
 /**
- * The requests in flight, as a list threaded through the exchanges themselves. Not a Set: a
- * long-lived Set's hash table is replaced as entries come and go, and each replaced table keeps
- * pointing at its successor and at the entries it held; once one such table has been promoted,
- * every later table and the exchanges in them survive each scavenge until the next full GC
- * (bench/README.md "What survives a scavenge"). An exchange taken off the list points nowhere.
+ * The requests in flight, as a list threaded through the exchanges themselves. Not a Set: with
+ * a long-lived Set whose members came and went, every exchange survived scavenges and was
+ * promoted until the next full GC (measured; likely because a Set's replaced hash tables point
+ * at their successors, so one promoted table keeps the later ones and what they held:
+ * bench/README.md "What survives a scavenge"). An exchange taken off the list points nowhere.
  */
 interface InflightList {
   head: UwsExchange | undefined;
