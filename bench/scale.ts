@@ -13,7 +13,7 @@
  * by creation date, name EQUALS / STARTS_WITH / CONTAINS), user searches (email EQUALS, login
  * name EQUALS, first page by creation date; each after SCALE_WARMUP uncounted requests), a session by login name (the login UI's user
  * lookup) before and after the users exist, and the node's RSS. On PostgreSQL each seeding phase
- * ends with an ANALYZE of the node's schema (SCALE_ANALYZE=0: not). With SCALE_BASELINE_MAIN (the
+ * ends with a VACUUM ANALYZE of the node's schema (SCALE_ANALYZE=analyze: ANALYZE alone; 0: neither). With SCALE_BASELINE_MAIN (the
  * main.js of another build, e.g. a `git worktree` of main), the same write throughput is
  * measured on that build in the same run, alternating with this build for SCALE_WRITE_ROUNDS
  * rounds, for the ratio of medians. SCALE_WRITE_ONLY=1 stops after the writes.
@@ -251,7 +251,7 @@ interface Measured {
   node: TesseraNode;
   /** The node's environment defaults (its store settings), for a restart. */
   readonly defaults: Readonly<Record<string, string>>;
-  /** PostgreSQL: the node's schema (ANALYZEd after seeding). */
+  /** PostgreSQL: the node's schema (VACUUM ANALYZEd after seeding). */
   readonly schema?: string;
   readonly rows: Row[];
   readonly notes: string[];
@@ -315,18 +315,23 @@ async function main(): Promise<void> {
 }
 
 /**
- * PostgreSQL: ANALYZE the node's schema after a seeding phase, as autovacuum does on its own
- * on a production server (the shared test server runs with autovacuum off): without
- * statistics the planner takes every index range for one row and never picks the trigram
- * index (docs/operations/postgres.md). SCALE_ANALYZE=0 leaves the statistics alone.
+ * PostgreSQL: VACUUM ANALYZE the node's schema after a seeding phase, as autovacuum does on its
+ * own on a production server (the shared test server runs with autovacuum off; its
+ * insert-triggered vacuum, PostgreSQL 13+, covers a bulk load): without statistics the planner
+ * takes every index range for one row and never picks the trigram index, and without the
+ * visibility map the vacuum sets an Index Only Scan reads every entry's heap tuple too
+ * (docs/operations/postgres.md; bench/README.md "The visibility map and the position check on
+ * PostgreSQL"). SCALE_ANALYZE=analyze (or 1): ANALYZE alone, as this bench did before
+ * 2026-11-27; SCALE_ANALYZE=0: neither.
  */
 async function analyze(m: Measured): Promise<void> {
   if (m.schema === undefined || env.SCALE_ANALYZE === '0') return;
   const sql = postgres(env.SCALE_DATABASE_URL!, { max: 1, onnotice: () => undefined, connection: { search_path: `"${m.schema}"` } });
   try {
     const t0 = performance.now();
-    await sql.unsafe('ANALYZE index_entries, row_summaries, records, row_counts, unique_claims');
-    m.notes.push(`ANALYZE after seeding: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    const command = env.SCALE_ANALYZE === undefined || env.SCALE_ANALYZE === '' || env.SCALE_ANALYZE === 'vacuum' ? 'VACUUM ANALYZE' : 'ANALYZE';
+    await sql.unsafe(`${command} index_entries, row_summaries, records, row_counts, unique_claims`);
+    m.notes.push(`${command} after seeding: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   } finally {
     await sql.end({ timeout: 5 });
   }
