@@ -10,7 +10,7 @@ import type { Sql, TransactionSql } from 'postgres';
 import type { IndexEntry, IndexRange, IndexReads, IndexWalk, RecordWrite, RowSummary, TableIndexes } from '../../actors/index.js';
 import { subRowListTable, summarize } from '../../actors/index.js';
 import { DIGIT_TERM, TEXT_TERM } from './postgres-migrations.js';
-import { checkInstance, decodeValue, encodeValue, hasNul } from './postgres-queries.js';
+import { checkInstance, decodeValue, encodeValue, hasNul, PREPARED } from './postgres-queries.js';
 
 /**
  * The least string above every string starting with `prefix` in code point order (the "C"
@@ -239,7 +239,7 @@ export function createPgIndexReads(sql: Sql): IndexReads {
       if (rows.length === 0) {
         // Past the last entry: the count alone.
         const total = pageTotalQuery(instanceId, walk);
-        const [count] = await sql.unsafe<{ total: string }[]>(total.text, total.params);
+        const [count] = await sql.unsafe<{ total: string }[]>(total.text, total.params, PREPARED);
         return { entries: [], rows: [], total: Number(count?.total ?? 0) };
       }
       return {
@@ -256,18 +256,18 @@ export function createPgIndexReads(sql: Sql): IndexReads {
       return Number(row?.n ?? 0);
     },
     async rowCounts(instanceId, table) {
-      const rows = await sql.unsafe<{ scope: string; count: string }[]>(IQ.rowCounts, [checkInstance(instanceId), table]);
+      const rows = await sql.unsafe<{ scope: string; count: string }[]>(IQ.rowCounts, [checkInstance(instanceId), table], PREPARED);
       return rows.map((r) => ({ scope: r.scope, count: Number(r.count) }));
     },
     async readSummaries(instanceId, table, ids) {
       const wanted = ids.filter((id) => !hasNul(id));
-      const rows = wanted.length === 0 ? [] : await sql.unsafe<{ id: string; scope: string; terms: Buffer }[]>(IQ.summaries, [checkInstance(instanceId), table, wanted]);
+      const rows = wanted.length === 0 ? [] : await sql.unsafe<{ id: string; scope: string; terms: Buffer }[]>(IQ.summaries, [checkInstance(instanceId), table, wanted], PREPARED);
       const byId = new Map(rows.map((r) => [r.id, { scope: r.scope, terms: decodeValue(r.terms) as string[][] }]));
       return ids.map((id) => byId.get(id));
     },
     async getRecords(instanceId, table, ids) {
       const wanted = ids.filter((id) => !hasNul(id));
-      const rows = wanted.length === 0 ? [] : await sql.unsafe<{ id: string; value: Buffer }[]>(IQ.getRecords, [checkInstance(instanceId), table, wanted]);
+      const rows = wanted.length === 0 ? [] : await sql.unsafe<{ id: string; value: Buffer }[]>(IQ.getRecords, [checkInstance(instanceId), table, wanted], PREPARED);
       const byId = new Map(rows.map((r) => [r.id, decodeValue(r.value)]));
       return ids.map((id) => byId.get(id));
     },

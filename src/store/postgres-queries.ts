@@ -40,6 +40,16 @@ export function checkPart(part: string): string {
   return part;
 }
 
+/**
+ * Options of a statement whose text is fixed: a named prepared statement. postgres.js sends an
+ * unnamed statement with parameters as two round trips (Parse and Describe, then, after the
+ * server's answer, Bind and Execute), every time; a prepared one is described once per
+ * connection and then sent as one (bench/README.md "The visibility map and the position check
+ * on PostgreSQL"). Walks with a LIKE pattern stay unnamed, planned for their pattern
+ * (postgres-indexes.ts).
+ */
+export const PREPARED = { prepare: true } as const;
+
 const EVENT_COLUMNS = 'position, aggregate_type, aggregate_id, version, type, owner_type, owner_id, creator, created_at, payload';
 
 /** Hot queries with their parameters ($n). The EXPLAIN test runs each of these texts. */

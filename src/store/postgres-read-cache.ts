@@ -21,7 +21,7 @@ import type { Sql } from 'postgres';
 import type { ProjectionState, RequestReads } from '../../actors/index.js';
 import type { Committed } from './postgres-append.js';
 import { IQ } from './postgres-indexes.js';
-import { checkInstance, decodeValue, hasNul, Q } from './postgres-queries.js';
+import { checkInstance, decodeValue, hasNul, PREPARED, Q } from './postgres-queries.js';
 
 /** Entries kept across all instances; the oldest is dropped first. */
 export const READ_CACHE_ENTRIES = 20_000;
@@ -70,7 +70,7 @@ export function createReadCache(sql: Sql, maxEntries = READ_CACHE_ENTRIES): Read
 
   /** The instance's position now; starts a new generation when it moved. */
   async function check(instanceId: string): Promise<{ state: ProjectionState; generation: number }> {
-    const [row] = await sql.unsafe<{ position: string; created_at: string }[]>(Q.counter, [instanceId]);
+    const [row] = await sql.unsafe<{ position: string; created_at: string }[]>(Q.counter, [instanceId], PREPARED);
     const state = row === undefined ? { position: 0, createdAt: 0 } : { position: Number(row.position), createdAt: Number(row.created_at) };
     const known = instances.get(instanceId);
     if (known !== undefined && known.position === state.position) return { state, generation: known.generation };
@@ -117,7 +117,7 @@ export function createReadCache(sql: Sql, maxEntries = READ_CACHE_ENTRIES): Read
       return {
         async projectionState(id: string) {
           if (mine(id)) return (await ready()).state;
-          const [row] = await sql.unsafe<{ position: string; created_at: string }[]>(Q.counter, [checkInstance(id)]);
+          const [row] = await sql.unsafe<{ position: string; created_at: string }[]>(Q.counter, [checkInstance(id)], PREPARED);
           return row === undefined ? { position: 0, createdAt: 0 } : { position: Number(row.position), createdAt: Number(row.created_at) };
         },
         async getRecord(id: string, table: string, rowId: string) {
@@ -127,7 +127,7 @@ export function createReadCache(sql: Sql, maxEntries = READ_CACHE_ENTRIES): Read
           const key = `r\u0000${id}\u0000${table}\u0000${rowId}`;
           const hit = at === undefined ? undefined : entries.get(key);
           if (hit !== undefined && hit.generation === at?.generation) return hit.value === ABSENT ? undefined : decodeValue(hit.value);
-          const [row] = await sql.unsafe<{ value: Buffer }[]>(Q.getRecord, [id, table, rowId]);
+          const [row] = await sql.unsafe<{ value: Buffer }[]>(Q.getRecord, [id, table, rowId], PREPARED);
           fill(at, key, row?.value ?? ABSENT);
           return row === undefined ? undefined : decodeValue(row.value);
         },
@@ -143,7 +143,7 @@ export function createReadCache(sql: Sql, maxEntries = READ_CACHE_ENTRIES): Read
             else missing.push(rowId);
           }
           if (missing.length > 0 && !hasNul(table)) {
-            const rows = await sql.unsafe<{ id: string; value: Buffer }[]>(IQ.getRecords, [id, table, missing]);
+            const rows = await sql.unsafe<{ id: string; value: Buffer }[]>(IQ.getRecords, [id, table, missing], PREPARED);
             for (const r of rows) out.set(r.id, r.value);
             for (const rowId of missing) fill(at, `r\u0000${id}\u0000${table}\u0000${rowId}`, out.get(rowId) ?? ABSENT);
           }
@@ -159,7 +159,7 @@ export function createReadCache(sql: Sql, maxEntries = READ_CACHE_ENTRIES): Read
           const key = `u\u0000${id}\u0000${scope}\u0000${value}`;
           const hit = at === undefined ? undefined : entries.get(key);
           if (hit !== undefined && hit.generation === at?.generation) return typeof hit.value === 'string' ? hit.value : undefined;
-          const [row] = await sql.unsafe<{ holder: string }[]>(Q.findUnique, [id, scope, value]);
+          const [row] = await sql.unsafe<{ holder: string }[]>(Q.findUnique, [id, scope, value], PREPARED);
           fill(at, key, row?.holder ?? ABSENT);
           return row?.holder;
         },

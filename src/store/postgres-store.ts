@@ -15,7 +15,7 @@ import { dumpPostgres, loadPostgres } from './postgres-dump.js';
 import { buildPgIndexes, invalidatePgIndexes } from './postgres-index-build.js';
 import { createPgIndexReads } from './postgres-indexes.js';
 import { quoteIdent, runMigrations, SCHEMA_NAME, type MigrationResult } from './postgres-migrations.js';
-import { checkInstance, decodeValue, encodeValue, hasNul, Q } from './postgres-queries.js';
+import { checkInstance, decodeValue, encodeValue, hasNul, PREPARED, Q } from './postgres-queries.js';
 import { createHealthCheck } from './postgres-health.js';
 import { countStatements } from './postgres-statements.js';
 import { createReadCache } from './postgres-read-cache.js';
@@ -186,7 +186,7 @@ function createReads(sql: Sql): Reads {
   /** First column's value of the first row, or undefined (also for keys PostgreSQL cannot hold). */
   const one = async (query: string, params: string[]): Promise<unknown> => {
     if (params.some(hasNul)) return undefined;
-    const [row] = await sql.unsafe<Record<string, unknown>[]>(query, params);
+    const [row] = await sql.unsafe<Record<string, unknown>[]>(query, params, PREPARED);
     return row === undefined ? undefined : Object.values(row)[0];
   };
   return {
@@ -208,7 +208,7 @@ function createReads(sql: Sql): Reads {
       return rows.map((row) => decodeEvent(instanceId, row));
     },
     async projectionState(instanceId): Promise<ProjectionState> {
-      const [row] = await sql.unsafe<{ position: string; created_at: string }[]>(Q.counter, [checkInstance(instanceId)]);
+      const [row] = await sql.unsafe<{ position: string; created_at: string }[]>(Q.counter, [checkInstance(instanceId)], PREPARED);
       return row === undefined ? { position: 0, createdAt: 0 } : { position: Number(row.position), createdAt: Number(row.created_at) };
     },
     async getRecord(instanceId, table, id) {

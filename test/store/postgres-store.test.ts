@@ -12,6 +12,7 @@ import { createManualClock, type IndexWalk, type StoreAdapter } from '../../acto
 import { MIGRATIONS } from '../../src/store/postgres-migrations.js';
 import { countQuery, createPgIndexReads, IQ, pageQuery, pageTotalQuery, walkQuery, walkWithSummariesQuery } from '../../src/store/postgres-indexes.js';
 import { Q } from '../../src/store/postgres-queries.js';
+import { createReadCache } from '../../src/store/postgres-read-cache.js';
 import { connectPostgres, migratePostgres, openPostgresStore, type PostgresStoreOptions } from '../../src/store/postgres-store.js';
 import { describeIfMet, meet, POSTGRES } from '../requirements.js';
 import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from './postgres-test-db.js';
@@ -451,6 +452,31 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
     const other = request();
     expect(await counted(() => other.getRecord('inst-b', 'orgs', 'o1'))).toEqual({ value: undefined, statements: 1 });
     expect(await counted(() => other.getRecord('inst-b', 'orgs', 'o1'))).toEqual({ value: undefined, statements: 1 });
+  });
+
+  it("sends a request's position check and the reads it caches as prepared statements (one round trip each once described), a LIKE walk unnamed", async () => {
+    const { schema, store } = await fresh();
+    const written = await store.append(
+      append('inst-a', { expectations: [expect0('org', 'o1', 0)], events: [event('org', 'o1', 'org.added')], claims: [{ scope: 'org.name', value: 'acme', holder: 'o1' }], project: () => [{ table: 'orgs', id: 'o1', value: { n: 1 } }] }),
+    );
+    expect(written.ok).toBe(true);
+    // One connection, so pg_prepared_statements (per session) shows what these reads prepared.
+    const sql = connectPostgres({ url, schema, maxConnections: 1 });
+    try {
+      // (postgres.js prepares its own array-type lookup in pg_catalog when it connects.)
+      const named = async () => (await sql.unsafe<{ statement: string }[]>("SELECT statement FROM pg_prepared_statements WHERE statement NOT LIKE '%pg_catalog.%'")).map((r) => r.statement);
+      expect(await named()).toEqual([]);
+      const view = createReadCache(sql).view('inst-a');
+      expect([await view.getRecord('inst-a', 'orgs', 'o1'), await view.findUnique('inst-a', 'org.name', 'acme'), await view.getRecords('inst-a', 'orgs', ['o2'])]).toEqual([{ n: 1 }, 'o1', [undefined]]);
+      expect((await named()).sort()).toEqual([IQ.getRecords, Q.counter, Q.findUnique, Q.getRecord].sort());
+      // Control: a CONTAINS walk is planned for its pattern each time, so it is not prepared.
+      const walked = await createPgIndexReads(sql).readIndexWithSummaries!('inst-a', { table: 'orgs', index: 'name', contains: 'acm', limit: 10 });
+      expect(walked).toEqual([]);
+      expect((await named()).some((text) => text.includes(' LIKE '))).toBe(false);
+      expect(await named()).toHaveLength(4);
+    } finally {
+      await sql.end({ timeout: 5 });
+    }
   });
 
   it('keeps the cached rows its own append did not write, reads the ones it wrote, and starts over after another pool writes', async () => {
