@@ -6,8 +6,10 @@
  * PGCR_ORGS organizations answers PGCR_REQUESTS organization searches (limit 10, by name) and
  * as many GETs of one organization, PGCR_CONCURRENCY in flight, after PGCR_WARMUP uncounted.
  * Prints per build and round the statements the node sent per request
- * (tessera_store_statements), its CPU per request (/proc) and p50/p99: the first two do not
- * depend on the machine's load the way latencies do.
+ * (tessera_store_statements), its write system calls per request (/proc/<pid>/io: the HTTP
+ * response and each message batch sent to PostgreSQL, so a statement sent in two round trips
+ * counts two), its CPU per request (/proc) and p50/p99: the first three do not depend on the
+ * machine's load the way latencies do. PGCR_CONCURRENCY=1: one request at a time.
  */
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -23,6 +25,11 @@ const REQUESTS = Number(env.PGCR_REQUESTS ?? 2000);
 const WARMUP = Number(env.PGCR_WARMUP ?? 200);
 const CONCURRENCY = Number(env.PGCR_CONCURRENCY ?? 16);
 const ROUNDS = Number(env.PGCR_ROUNDS ?? 2);
+
+/** Write system calls of the process so far (/proc/<pid>/io syscw): HTTP responses and PostgreSQL messages sent. */
+function writeCalls(pid: number): number {
+  return Number(/^syscw: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? Number.NaN);
+}
 
 function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
@@ -48,13 +55,13 @@ async function measure(node: TesseraNode, send: () => Promise<void>): Promise<st
   };
   await run(WARMUP, []);
   const times: number[] = [];
-  const [s0, c0] = [await statements(node), cpuMs(node.server.pid)];
+  const [s0, c0, w0] = [await statements(node), cpuMs(node.server.pid), writeCalls(node.server.pid)];
   await run(REQUESTS, times);
-  const [s1, c1] = [await statements(node), cpuMs(node.server.pid)];
+  const [w1, s1, c1] = [writeCalls(node.server.pid), await statements(node), cpuMs(node.server.pid)];
   times.sort((a, b) => a - b);
   const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!.toFixed(2);
   // The statements counter is read once per side through /metrics, which sends none itself.
-  return `${((s1 - s0) / REQUESTS).toFixed(2)} statements, ${((c1 - c0) / REQUESTS).toFixed(3)} ms CPU per request; p50 ${at(0.5)} ms, p99 ${at(0.99)} ms`;
+  return `${((s1 - s0) / REQUESTS).toFixed(2)} statements, ${((w1 - w0) / REQUESTS).toFixed(2)} write calls, ${((c1 - c0) / REQUESTS).toFixed(3)} ms CPU per request; p50 ${at(0.5)} ms, p99 ${at(0.99)} ms`;
 }
 
 async function main(): Promise<void> {
