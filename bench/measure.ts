@@ -11,7 +11,7 @@ import { createConnection, type Socket } from 'node:net';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cpuTicks, processCpuSeconds, reapedChildrenCpuSeconds, threadCpuSeconds, type CpuTicks, type ThreadCpu } from './processes.js';
+import { cpuTicks, lmdbLastTxnId, processCpuSeconds, reapedChildrenCpuSeconds, threadCpuSeconds, type CpuTicks, type ThreadCpu } from './processes.js';
 
 /** The part of autocannon's programmatic API the benchmark uses (the package ships no types). */
 export interface AutocannonRequest {
@@ -77,6 +77,8 @@ export interface CpuTarget {
   readonly serverCpu: number | undefined;
   /** The CPU the load generator is pinned to; undefined when unpinned. */
   readonly clientCpu: number | undefined;
+  /** The server's LMDB directory: its commits during a run are counted (lmdbCommits). */
+  readonly lmdbDir?: string;
 }
 
 export interface RunMeasurement {
@@ -102,6 +104,8 @@ export interface RunMeasurement {
   readonly serverThreads: readonly ThreadCpu[];
   /** Server CPU during the run as a share of one core (near 1 when pinned and server-bound). */
   readonly serverCpuShare: number;
+  /** LMDB write transactions committed during the run (CpuTarget.lmdbDir), when readable. */
+  readonly lmdbCommits?: number;
   /** Share of the machine's CPU time stolen by the hypervisor, and idle, during the run. */
   readonly machineStealShare: number | undefined;
   readonly machineIdleShare: number | undefined;
@@ -169,6 +173,7 @@ export async function measureAutocannon(spec: LoadSpec, target: CpuTarget): Prom
     reqPerServerCpuS: sample.serverCpuS > 0 ? round(responses / sample.serverCpuS, 1) : 0,
     clientCpuShare,
     serverThreads: sample.serverThreads,
+    ...(sample.lmdbCommits === undefined ? {} : { lmdbCommits: sample.lmdbCommits }),
     serverCpuShare,
     ...sample.shares(serverCpuShare, clientCpuShare),
   };
@@ -691,6 +696,7 @@ function wrkMeasurement(parsed: WrkOutput, sample: ReturnType<Sampling['finish']
     reqPerServerCpuS: sample.serverCpuS > 0 ? round(parsed.requests / sample.serverCpuS, 1) : 0,
     clientCpuShare,
     serverThreads: sample.serverThreads,
+    ...(sample.lmdbCommits === undefined ? {} : { lmdbCommits: sample.lmdbCommits }),
     serverCpuShare,
     ...sample.shares(serverCpuShare, clientCpuShare),
   };
@@ -772,20 +778,25 @@ interface Sampling {
   finish(): {
     serverCpuS: number;
     serverThreads: ThreadCpu[];
+    lmdbCommits: number | undefined;
     /** Machine shares given the server's and the client's CPU share of one core. */
     shares(serverShare: number, clientShare: number | undefined): MachineShares;
   };
 }
 
 function startSampling(target: CpuTarget): Sampling {
-  const threadsBefore = new Map(threadCpuSeconds(target.pid, target.ticksPerSecond).map((thread) => [thread.tid, thread.cpuS]));
+  const threadsBefore = new Map(threadCpuSeconds(target.pid, target.ticksPerSecond).map((thread) => [thread.tid, thread]));
   const cpuBefore = processCpuSeconds(target.pid, target.ticksPerSecond);
+  const txnBefore = target.lmdbDir === undefined ? undefined : lmdbLastTxnId(target.lmdbDir);
   const ticksBefore = cpuTicks();
   return {
     finish() {
       const serverCpuS = round(processCpuSeconds(target.pid, target.ticksPerSecond) - cpuBefore, 2);
       const serverThreads = threadCpuSeconds(target.pid, target.ticksPerSecond)
-        .map((thread) => ({ ...thread, cpuS: round(thread.cpuS - (threadsBefore.get(thread.tid) ?? 0), 2) }))
+        .map((thread) => {
+          const before = threadsBefore.get(thread.tid);
+          return { ...thread, cpuS: round(thread.cpuS - (before?.cpuS ?? 0), 2), userS: round(thread.userS - (before?.userS ?? 0), 2), sysS: round(thread.sysS - (before?.sysS ?? 0), 2) };
+        })
         .filter((thread) => thread.cpuS > 0)
         .sort((a, b) => b.cpuS - a.cpuS);
       const ticksAfter = cpuTicks();
@@ -798,9 +809,11 @@ function startSampling(target: CpuTarget): Sampling {
         return { busy: 1 - idle, idle, steal: (after.steal - before.steal) / total };
       };
       const cores = (value: number | undefined): number | undefined => (value === undefined ? undefined : round(Math.max(0, value), 3));
+      const txnAfter = target.lmdbDir === undefined ? undefined : lmdbLastTxnId(target.lmdbDir);
       return {
         serverCpuS,
         serverThreads,
+        lmdbCommits: txnBefore === undefined || txnAfter === undefined ? undefined : txnAfter - txnBefore,
         shares(serverShare, clientShare) {
           const machine = busy('all');
           let onServer: number | undefined;

@@ -5,7 +5,7 @@
  * error, SIGINT and SIGTERM.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { accessSync, closeSync, constants, openSync, readdirSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -222,6 +222,9 @@ export interface ThreadCpu {
   readonly tid: number;
   readonly name: string;
   readonly cpuS: number;
+  /** The user (utime) and kernel (stime) parts of cpuS. */
+  readonly userS: number;
+  readonly sysS: number;
 }
 
 /** Every thread of a process with its CPU so far (/proc/<pid>/task/<tid>/stat); threads that exit meanwhile are left out. */
@@ -242,7 +245,9 @@ export function threadCpuSeconds(pid: number, ticksPerSecond: number): ThreadCpu
     }
     const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
     const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    threads.push({ tid: Number(tid), name, cpuS: (Number(rest[14 - 3]) + Number(rest[15 - 3])) / ticksPerSecond });
+    const userS = Number(rest[14 - 3]) / ticksPerSecond;
+    const sysS = Number(rest[15 - 3]) / ticksPerSecond;
+    threads.push({ tid: Number(tid), name, cpuS: userS + sysS, userS, sysS });
   }
   return threads;
 }
@@ -323,3 +328,31 @@ export function allowedCpus(): number[] | undefined {
 export function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/**
+ * The id of the last committed write transaction of an LMDB environment (`data.mdb`): the larger
+ * `mm_txnid` of its two meta pages (4 KiB pages, as lmdb-js opens the store). Undefined when not
+ * readable. Two readings bracket a run: their difference is the commits in between.
+ */
+export function lmdbLastTxnId(dataDir: string): number | undefined {
+  try {
+    const fd = openSync(join(dataDir, 'data.mdb'), 'r');
+    try {
+      const meta = Buffer.alloc(8);
+      let last = 0;
+      for (const page of [0, LMDB_PAGE]) {
+        readSync(fd, meta, 0, 8, page + LMDB_META_TXNID);
+        last = Math.max(last, Number(meta.readBigUInt64LE(0)));
+      }
+      return last;
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+const LMDB_PAGE = 4096;
+/** Offset of mm_txnid in an lmdb-js 3.5 meta page (read off a file after a known number of commits). */
+const LMDB_META_TXNID = 152;

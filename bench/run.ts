@@ -383,6 +383,20 @@ function describeThreads(run: RunMeasurement, pid: number): string {
   return `server threads (cores): ${shown.join(' · ')}${rest > 0 ? ` · ${run.serverThreads.length - 6} others ${(rest / run.durationS).toFixed(2)}` : ''}`;
 }
 
+/**
+ * Server CPU per response by thread (µs, user + sys) and the LMDB commits of the run: where a
+ * durable write's cost goes (the main thread; lmdb-js's writer and fsync on the libuv pool; V8's
+ * GC helpers). Threads are shown by id: Node starts V8's platform threads before the libuv pool.
+ */
+function describeCostPerResponse(run: RunMeasurement, pid: number): string {
+  const perResponse = (seconds: number): string => ((seconds * 1e6) / Math.max(1, run.responses)).toFixed(1);
+  const threads = [...run.serverThreads].sort((a, b) => (a.tid === pid ? -1 : b.tid === pid ? 1 : a.tid - b.tid));
+  const shown = threads.map((thread) => `${thread.tid === pid ? 'main' : thread.tid} ${perResponse(thread.cpuS)} (${perResponse(thread.userS)}+${perResponse(thread.sysS)})`);
+  const commits = run.lmdbCommits;
+  const lmdb = commits === undefined ? '' : `; ${Math.round(commits / run.durationS).toLocaleString('en-US')} LMDB commits/s, ${commits > 0 ? (run.responses / commits).toFixed(1) : '—'} responses per commit`;
+  return `µs per response (user+sys): ${shown.join(' · ')} · all ${perResponse(run.serverCpuS)}${lmdb}`;
+}
+
 function describeOthers(run: RunMeasurement): string {
   const parts = [
     run.othersOnServerCpu === undefined ? undefined : `${run.othersOnServerCpu.toFixed(2)} of the server's core`,
@@ -437,11 +451,13 @@ interface Target {
   readonly server: ServerProcess;
   /** http://127.0.0.1:<port> */
   readonly origin: string;
+  /** The server's LMDB directory (a Tessera node on LMDB): commits per run are counted. */
+  readonly lmdbDir?: string;
 }
 
 async function runScenario(
   scenario: Scenario,
-  { server, origin }: Target,
+  { server, origin, lmdbDir }: Target,
   settings: Settings,
   ticksPerSecond: number,
   pinning: Pinning,
@@ -471,7 +487,7 @@ async function runScenario(
     pipelining: settings.pipelining,
     durationS: settings.durationS,
   };
-  const target: CpuTarget = { pid: server.pid, ticksPerSecond, serverCpu: pinning.serverCpu, clientCpu: pinning.clientCpu };
+  const target: CpuTarget = { pid: server.pid, ticksPerSecond, serverCpu: pinning.serverCpu, clientCpu: pinning.clientCpu, ...(lmdbDir === undefined ? {} : { lmdbDir }) };
   const results: ToolResult[] = [];
   /** CPU-s of the node's PostgreSQL backends per measured autocannon run (null: not readable). */
   const postgresCpuS: (number | null)[] = [];
@@ -512,6 +528,7 @@ async function runScenario(
       const pgNote = database === undefined ? '' : `; PostgreSQL backends ${pgCpu === null ? 'not measurable' : `${pgCpu.toFixed(2)} CPU-s`}`;
       log(`  autocannon ${i}/${settings.runs}: ${describeRun(run)}${pgNote}`);
       if (workers !== undefined) log(`    ${describeThreads(run, server.pid)}`);
+      log(`    ${describeCostPerResponse(run, server.pid)}`);
     }
     results.push(toolResult('autocannon', runs));
     if (scenario.wrk && wrkPath !== undefined) {
@@ -747,7 +764,7 @@ async function main(): Promise<number> {
       'hello-uws': helloUws,
       'hello-node': helloNode,
       ceiling,
-      tessera: tessera === undefined ? undefined : { server: tessera.server, origin: tessera.origin },
+      tessera: tessera === undefined ? undefined : { server: tessera.server, origin: tessera.origin, lmdbDir: join(tessera.dataDir, 'lmdb') },
       'tessera-pg': tesseraPg === undefined ? undefined : { server: tesseraPg.server, origin: tesseraPg.origin },
     };
     const results: ScenarioResult[] = [];
