@@ -60,7 +60,7 @@ describe('token exchange', () => {
     const res = await exchange({ subject_token: await accessTokenOf(subjectBot), subject_token_type: `${T}access_token` });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ token_type: 'Bearer', issued_token_type: `${T}access_token`, scope: 'openid profile', id_token: expect.any(String) });
-    expect(res.body.access_token).toMatch(/^[A-Za-z0-9_-]{49}$/);
+    expect(res.body.access_token).toMatch(/^[A-Za-z0-9_-]{51}$/);
     expect(res.body.refresh_token).toBeUndefined();
     const info = await getWithBearer(node, '/oidc/v1/userinfo', res.body.access_token);
     expect(info.body).toMatchObject({ sub: subjectBot.userId, name: 'tx-subject name' });

@@ -63,8 +63,8 @@ describe('client_credentials', () => {
     const projectScope = `urn:platform:iam:org:project:id:${introspector.projectId}:aud`;
     const res = await postForm(node, TOKEN, { grant_type: 'client_credentials', client_id: opaqueBot.clientId, client_secret: opaqueBot.secret, scope: `profile ${projectScope}` });
     expect(res.status).toBe(200);
-    // The issue time (6 characters), then 256 random bits (43).
-    expect(res.body.access_token).toMatch(/^[A-Za-z0-9_-]{49}$/);
+    // The issue time (8 characters: seconds, then milliseconds), then 256 random bits (43).
+    expect(res.body.access_token).toMatch(/^[A-Za-z0-9_-]{51}$/);
     const introspected = await postForm(node, '/oauth/v2/introspect', { token: res.body.access_token }, basic(introspector.clientId, introspector.secret!));
     expect(introspected.body).toMatchObject({ active: true, sub: opaqueBot.userId, client_id: 'opaque-bot', aud: [introspector.projectId, 'opaque-bot'], token_type: 'Bearer', name: 'opaque-bot name' });
     expect(res.body.access_token.slice(0, 6)).toBe(timePrefix(introspected.body.iat));

@@ -85,13 +85,13 @@ export async function issueTokens(deps: IssuerDeps, req: IssueRequest): Promise<
   if (record.format === 'jwt') {
     accessToken = await deps.signer.signJwt(req.instanceId, await accessTokenClaimsOf(deps, req, record), JWT_TYP);
   } else {
-    accessToken = newTokenValue(record.iat);
+    accessToken = newTokenValue(req.now);
     accessWrite = deps.tokens.putAccessToken(req.instanceId, accessToken, record);
   }
   const idToken = req.idToken === undefined ? undefined : await signIdToken(deps, req, record.iat);
   let refreshToken: string | undefined;
   if (req.refresh !== undefined) {
-    refreshToken = newTokenValue(record.iat);
+    refreshToken = newTokenValue(req.now);
     const expiresAt = Math.min(req.refresh.absoluteExpiresAt, req.now + deps.lifetimes.refreshIdleMs);
     const refreshRecord: RefreshTokenRecord = {
       grantId,
@@ -134,7 +134,7 @@ export function issueAccessTokenNow(deps: IssuerDeps, req: IssueRequest): Issued
     const signed = signAccessToken(deps, req, record);
     return typeof signed === 'string' ? { accessToken: signed, expiresIn, record } : signed.then((accessToken) => ({ accessToken, expiresIn, record }));
   }
-  const accessToken = newTokenValue(record.iat);
+  const accessToken = newTokenValue(req.now);
   return deps.tokens.putAccessToken(req.instanceId, accessToken, record).then(() => ({ accessToken, expiresIn, record }));
 }
 

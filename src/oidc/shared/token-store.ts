@@ -73,15 +73,19 @@ export interface RotatedRefreshToken {
   readonly absoluteExpiresAt: number;
 }
 
-/** Characters of a token's issue-time prefix (seconds, TIME_DIGITS; 36 bits: past the year 4000). */
+/** Characters of a token's issue-time prefix: seconds (TIME_CHARS; 36 bits: past the year 4000), then milliseconds (MS_CHARS). */
 const TIME_CHARS = 6;
+const MS_CHARS = 2;
 /** base64url's characters in ASCII order, so that prefixes sort as the times they encode. */
 const TIME_DIGITS = '-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz';
-/** A token issued since the time prefix: the prefix, then 256 random bits in base64url. */
-const PREFIXED_LENGTH = TIME_CHARS + 43;
+/** A token issued since the millisecond prefix: seconds and milliseconds, then 256 random bits in base64url. */
+const MS_PREFIXED_LENGTH = TIME_CHARS + MS_CHARS + 43;
+/** A token issued with the seconds prefix alone (before the milliseconds were added). */
+const SECONDS_PREFIXED_LENGTH = TIME_CHARS + 43;
 const PREFIX = /^[\w-]{6}/;
+const MS_PREFIX = /^[\w-]{8}/;
 
-/** The issue-time prefix of a token (its first TIME_CHARS characters): seconds, most significant first. */
+/** The issue-time prefix of a token's seconds (its first TIME_CHARS characters): most significant first. */
 export function timePrefix(seconds: number): string {
   let out = '';
   for (let shift = (TIME_CHARS - 1) * 6; shift >= 0; shift -= 6) out += TIME_DIGITS[Math.floor(seconds / 2 ** shift) % 64];
@@ -89,13 +93,16 @@ export function timePrefix(seconds: number): string {
 }
 
 /**
- * A new opaque token value: the issue time (`timePrefix`, 6 characters, not secret) then a
- * random 256-bit value (base64url, 43 characters). The prefix puts the token's row key in
- * time order (`tokenKey`), so the rows a group commit writes append at the right edge of the
- * store's B-tree instead of landing on a random leaf each (bench/ttl-key-order.ts).
+ * A new opaque token value: the issue time (`timePrefix` of its seconds, then its milliseconds
+ * in two characters; 8 characters, not secret) then a random 256-bit value (base64url, 43
+ * characters). The prefix puts the token's row key in issue order (`tokenKey`), so the rows a
+ * group commit writes append at the right edge of the store's B-tree instead of landing on a
+ * random leaf each: with seconds alone, the thousands of tokens of one second still landed at
+ * random within that second's leaves (bench/README.md "Millisecond token prefix").
  */
-export function newTokenValue(issuedAtSeconds: number): string {
-  return timePrefix(issuedAtSeconds) + pooledRandomBase64url(32);
+export function newTokenValue(issuedAtMs: number): string {
+  const ms = Math.floor(issuedAtMs) % 1000;
+  return timePrefix(Math.floor(issuedAtMs / 1000)) + TIME_DIGITS[ms >> 6] + TIME_DIGITS[ms & 63] + pooledRandomBase64url(32);
 }
 
 export function newGrantId(): string {
@@ -113,12 +120,14 @@ export function grantOfJti(jti: string): string {
 
 /**
  * The TTL row key of a token: its SHA-256 digest (base64url; one-shot, no Hash object per token),
- * after the token's issue-time prefix when it has one. A token issued before the prefix (43
- * characters) keeps its row under the digest alone until it expires.
+ * after the token's issue-time prefix when it has one (8 characters; 6 for tokens issued with the
+ * seconds prefix alone). A token issued before any prefix (43 characters) keeps its row under the
+ * digest alone until it expires.
  */
 export function tokenKey(token: string): string {
   const digest = hash('sha256', token, 'base64url');
-  return token.length === PREFIXED_LENGTH && PREFIX.test(token) ? token.slice(0, TIME_CHARS) + digest : digest;
+  if (token.length === MS_PREFIXED_LENGTH && MS_PREFIX.test(token)) return token.slice(0, TIME_CHARS + MS_CHARS) + digest;
+  return token.length === SECONDS_PREFIXED_LENGTH && PREFIX.test(token) ? token.slice(0, TIME_CHARS) + digest : digest;
 }
 
 export function createTokenStore(ttl: TtlStore) {

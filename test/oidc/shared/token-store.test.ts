@@ -1,10 +1,11 @@
 /**
  * Opaque token values and their TTL row keys (issue 13): a new token starts with its issue time
- * (6 characters that sort as the times do), its row key is that prefix then the token's SHA-256
- * digest, so rows append in time order. Tokens issued before the prefix (43 characters, row
- * under the digest alone) keep working until they expire. A build that issued old tokens cannot
- * be run here, so an old token is written at the token-store level under the old key form (the
- * digest alone, what the old `tokenKey` wrote), on a real LMDB store and, when
+ * (8 characters, seconds then milliseconds, that sort as the times do), its row key is that
+ * prefix then the token's SHA-256 digest, so rows append in issue order. Tokens issued with the
+ * seconds prefix alone (49 characters, row under 6 characters and the digest) and before any
+ * prefix (43 characters, row under the digest alone) keep working until they expire. A build
+ * that issued such tokens cannot be run here, so they are written at the token-store level under
+ * the key form that build's `tokenKey` wrote, on a real LMDB store and, when
  * TESSERA_TEST_DATABASE_URL answers, a real PostgreSQL store.
  */
 import { hash, randomBytes } from 'node:crypto';
@@ -16,6 +17,7 @@ import { tempLmdbStore, tempPostgresStore } from '../../store/temp-stores.js';
 
 const INSTANCE = 'inst-1';
 const NOW_S = Math.floor(Date.now() / 1000);
+const NOW_MS = NOW_S * 1000 + 517;
 
 function accessRecord(): AccessTokenRecord {
   return { format: 'opaque', jti: 'g1.t1', grantId: 'g1', sub: 'u1', clientId: 'c1', aud: ['c1'], scope: ['openid'], iat: NOW_S, exp: NOW_S + 3600 };
@@ -40,14 +42,21 @@ function oldToken(): string {
   return randomBytes(32).toString('base64url');
 }
 
+/** A token as the build with the seconds prefix alone issued it: 6 characters of seconds, then 256 random bits. */
+function secondsToken(): string {
+  return timePrefix(NOW_S) + oldToken();
+}
+
 const digest = (token: string) => hash('sha256', token, 'base64url');
 
 describe('token values', () => {
-  it('start with the issue time, then 256 random bits', () => {
-    const token = newTokenValue(1_800_000_000);
-    expect(token).toMatch(/^[A-Za-z0-9_-]{49}$/);
+  it('start with the issue time, seconds then milliseconds, then 256 random bits', () => {
+    const token = newTokenValue(1_800_000_000_123);
+    expect(token).toMatch(/^[A-Za-z0-9_-]{51}$/);
     expect(token.slice(0, 6)).toBe(timePrefix(1_800_000_000));
-    expect(newTokenValue(1_800_000_000).slice(6)).not.toBe(token.slice(6));
+    expect(newTokenValue(1_800_000_000_123).slice(8)).not.toBe(token.slice(8));
+    expect(newTokenValue(1_800_000_000_123).slice(0, 8)).toBe(token.slice(0, 8));
+    expect(newTokenValue(1_800_000_000_124).slice(0, 8)).not.toBe(token.slice(0, 8));
   });
 
   it('has prefixes that sort as the times they encode, across digit carries', () => {
@@ -58,23 +67,31 @@ describe('token values', () => {
     expect(new Set(prefixes).size).toBe(times.length);
   });
 
-  it('key a new token by its prefix and its digest, an old one by its digest alone', () => {
-    const token = newTokenValue(NOW_S);
-    expect(tokenKey(token)).toBe(token.slice(0, 6) + digest(token));
+  it('key a new token by its 8-character prefix and its digest, a seconds-prefixed one by 6 characters and its digest, an old one by its digest alone', () => {
+    const token = newTokenValue(NOW_MS);
+    expect(tokenKey(token)).toBe(token.slice(0, 8) + digest(token));
+    const seconds = secondsToken();
+    expect(tokenKey(seconds)).toBe(seconds.slice(0, 6) + digest(seconds));
     const old = oldToken();
     expect(tokenKey(old)).toBe(digest(old));
   });
 
-  it('orders the row keys of tokens by issue time', () => {
-    const keys = [NOW_S, NOW_S + 1, NOW_S + 64, NOW_S + 4096].map((t) => tokenKey(newTokenValue(t)));
+  it('orders the row keys of tokens by issue time, milliseconds included', () => {
+    const start = NOW_S * 1000;
+    const keys = [0, 1, 63, 64, 65, 999, 1000, 1001, 64_000, 4_096_000].map((ms) => tokenKey(newTokenValue(start + ms)));
     expect([...keys].sort()).toEqual(keys);
+    expect(new Set(keys.map((key) => key.slice(0, 8))).size).toBe(keys.length);
   });
 
-  it('keys a 49-character value whose prefix no issued token has by its digest alone', () => {
-    const forged = `\u0000${newTokenValue(NOW_S).slice(1)}`;
+  it('keys a 49- or 51-character value whose prefix no issued token has by its digest alone', () => {
+    const forged = `\u0000${newTokenValue(NOW_MS).slice(1)}`;
     expect(tokenKey(forged)).toBe(digest(forged));
+    const forgedSeconds = `\u0000${secondsToken().slice(1)}`;
+    expect(tokenKey(forgedSeconds)).toBe(digest(forgedSeconds));
     const plausible = `abcdef${oldToken()}`;
     expect(tokenKey(plausible)).toBe(`abcdef${digest(plausible)}`);
+    const plausibleMs = `abcdefgh${oldToken()}`;
+    expect(tokenKey(plausibleMs)).toBe(`abcdefgh${digest(plausibleMs)}`);
   });
 });
 
@@ -92,11 +109,22 @@ function describeTokenRows(name: string, openStore: () => Promise<{ store: Store
 
     it('stores a new access token under its prefixed key and finds it by the token', async () => {
       const { ttl, tokens } = await open();
-      const token = newTokenValue(NOW_S);
+      const token = newTokenValue(NOW_MS);
       await tokens.putAccessToken(INSTANCE, token, accessRecord());
       expect(await tokens.findAccessToken(INSTANCE, token)).toEqual(accessRecord());
-      expect(await ttl.get(INSTANCE, 'oidc.at', token.slice(0, 6) + digest(token))).toEqual(accessRecord());
+      expect(await ttl.get(INSTANCE, 'oidc.at', token.slice(0, 8) + digest(token))).toEqual(accessRecord());
+      expect(await ttl.get(INSTANCE, 'oidc.at', token.slice(0, 6) + digest(token))).toBeUndefined();
       expect(await ttl.get(INSTANCE, 'oidc.at', digest(token))).toBeUndefined();
+      await tokens.deleteAccessTokenByKey(INSTANCE, tokenKey(token));
+      expect(await tokens.findAccessToken(INSTANCE, token)).toBeUndefined();
+    });
+
+    it('finds, revokes and deletes an access token stored with the seconds prefix alone (49 characters)', async () => {
+      const { ttl, tokens } = await open();
+      const token = secondsToken();
+      await ttl.put(INSTANCE, 'oidc.at', token.slice(0, 6) + digest(token), accessRecord(), (NOW_S + 3600) * 1000);
+      expect(await tokens.findAccessToken(INSTANCE, token)).toEqual(accessRecord());
+      // Revocation (revoke.ts) deletes by tokenKey(token).
       await tokens.deleteAccessTokenByKey(INSTANCE, tokenKey(token));
       expect(await tokens.findAccessToken(INSTANCE, token)).toBeUndefined();
     });
@@ -139,11 +167,11 @@ function describeTokenRows(name: string, openStore: () => Promise<{ store: Store
 
     it('stores a new refresh token under its prefixed key, and its access token ref is the prefixed key', async () => {
       const { ttl, tokens } = await open();
-      const access = newTokenValue(NOW_S);
-      const refresh = newTokenValue(NOW_S);
+      const access = newTokenValue(NOW_MS);
+      const refresh = newTokenValue(NOW_MS);
       await tokens.putAccessToken(INSTANCE, access, accessRecord());
       await tokens.putRefreshToken(INSTANCE, refresh, refreshRecord(tokenKey(access)), (NOW_S + 3600) * 1000);
-      expect(await ttl.get(INSTANCE, 'oidc.rt', refresh.slice(0, 6) + digest(refresh))).toBeDefined();
+      expect(await ttl.get(INSTANCE, 'oidc.rt', refresh.slice(0, 8) + digest(refresh))).toBeDefined();
       const taken = await tokens.takeRefreshToken(INSTANCE, refresh);
       await tokens.deleteAccessTokenByKey(INSTANCE, taken!.accessToken.ref);
       expect(await tokens.findAccessToken(INSTANCE, access)).toBeUndefined();
@@ -151,7 +179,7 @@ function describeTokenRows(name: string, openStore: () => Promise<{ store: Store
 
     it('answers a presented value with a NUL in its prefix as unknown (no key error)', async () => {
       const { tokens } = await open();
-      await expect(tokens.findAccessToken(INSTANCE, `\u0000${newTokenValue(NOW_S).slice(1)}`)).resolves.toBeUndefined();
+      await expect(tokens.findAccessToken(INSTANCE, `\u0000${newTokenValue(NOW_MS).slice(1)}`)).resolves.toBeUndefined();
     });
   });
 }
