@@ -183,13 +183,16 @@ export const IQ = {
   summaries: 'SELECT id, scope, terms FROM row_summaries WHERE instance_id = $1 AND table_name = $2 AND id = ANY($3::text[])',
   /**
    * The append's and the build's read, by row id across tables (primary key order: instance, id,
-   * table), plus the summaries of the rows' sub-rows (ids `<row id>/<key>`, kernel/indexes.ts
-   * subRowId): one primary-key range per row, in the same round trip.
+   * table): the row's summaries and those of its sub-rows (ids `<row id>/<key>`, kernel/indexes.ts
+   * subRowId) in one primary-key range per row, [id, id || '0'), less the ids between that are
+   * other rows' ('/' is the last character below '0'). A prepared statement: the LATERAL
+   * subquery (OFFSET 0 keeps it from being pulled up into a join) makes its generic plan a probe
+   * per row id whatever the statistics; as a join, a plan made on a never-analyzed table read
+   * every summary of the instance per append.
    */
-  summariesWithSubRows: `SELECT table_name, id, scope, terms FROM row_summaries WHERE instance_id = $1 AND id = ANY($2::text[])
-    UNION ALL
-    SELECT s.table_name, s.id, s.scope, s.terms FROM unnest($2::text[]) AS p(id)
-      JOIN row_summaries s ON s.instance_id = $1 AND s.id >= (p.id || '/') COLLATE "C" AND s.id < (p.id || '0') COLLATE "C"`,
+  summariesWithSubRows: `SELECT s.table_name, s.id, s.scope, s.terms FROM unnest($2::text[]) AS p(id)
+    CROSS JOIN LATERAL (SELECT table_name, id, scope, terms FROM row_summaries
+      WHERE instance_id = $1 AND id >= p.id AND id < (p.id || '0') COLLATE "C" AND (id = p.id OR id >= (p.id || '/') COLLATE "C") OFFSET 0) s`,
   getRecords: 'SELECT id, value FROM records WHERE instance_id = $1 AND table_name = $2 AND id = ANY($3::text[])',
 } as const;
 
@@ -359,7 +362,9 @@ export function readBeforeSummaries(
 ): Promise<{ table_name: string; id: string; scope: string; terms: Buffer }[]> {
   if (ids.length === 0) return Promise.resolve([]);
   // Queued now (postgres.js queries are lazy), after the statements the caller queued before.
-  return tx.unsafe<{ table_name: string; id: string; scope: string; terms: Buffer }[]>(IQ.summariesWithSubRows, [instanceId, [...ids]]).execute();
+  // Prepared: planning it afresh took 0.1-0.3 ms per append, running it 0.02 ms; its generic
+  // plan is the same primary-key lookups (the EXPLAIN test checks it).
+  return tx.unsafe<{ table_name: string; id: string; scope: string; terms: Buffer }[]>(IQ.summariesWithSubRows, [instanceId, [...ids]], { prepare: true }).execute();
 }
 
 /** The statements that apply `changes` (text, parameters); multi-row inserts chunked by `chunk` rows. */

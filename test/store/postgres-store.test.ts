@@ -366,11 +366,12 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
     expect((await jitPlan(admin)).compiled).toBe(available!.on);
   });
 
-  it("keeps the append's head and claim checks primary-key probes in a generic plan on never-analyzed tables", { timeout: 60_000 }, async () => {
+  it("keeps the append's head and claim checks and its summary read primary-key probes in a generic plan on never-analyzed tables", { timeout: 60_000 }, async () => {
     const { schema } = await fresh();
     const rows = async (from: number, to: number) => {
       await admin.unsafe(`INSERT INTO "${schema}".stream_heads SELECT 'inst-a', 'org', 's' || g, 1 FROM generate_series($1::int, $2::int) g`, [from, to]);
       await admin.unsafe(`INSERT INTO "${schema}".unique_claims SELECT 'inst-a', 'org.name', 'v' || g, 'h' || g FROM generate_series($1::int, $2::int) g`, [from, to]);
+      await admin.unsafe(`INSERT INTO "${schema}".row_summaries SELECT 'inst-a', 's' || g, 'orgs', '', '\\x00'::bytea FROM generate_series($1::int, $2::int) g`, [from, to]);
     };
     await rows(1, 1000);
     // No ANALYZE, as on a server without autovacuum: the node's prepared statements get their
@@ -390,7 +391,20 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
         await sql.unsafe(`PREPARE ${name}(text, text[], text[]) AS ${text}`);
         await plan(name, params); // the generic plan is made now, on 1,000 rows
       }
+      // The append's summary read is prepared too (postgres-indexes.ts readBeforeSummaries).
+      const summaryParams = `'inst-a', ARRAY['s7', 's8']`;
+      await sql.unsafe(`PREPARE summaries(text, text[]) AS ${IQ.summariesWithSubRows}`);
+      await plan('summaries', summaryParams);
+      // Control: the sub-rows' ranges written as a join (the statement before it was prepared).
+      const summariesJoin = `SELECT s.table_name, s.id FROM unnest($2::text[]) AS p(id)
+        JOIN row_summaries s ON s.instance_id = $1 AND s.id >= (p.id || '/') COLLATE "C" AND s.id < (p.id || '0') COLLATE "C"`;
+      await sql.unsafe(`PREPARE summaries_join(text, text[]) AS ${summariesJoin}`);
+      await plan('summaries_join', summaryParams);
       await rows(1001, 30000);
+      const summaries = await plan('summaries', summaryParams);
+      expect(summaries).toMatch(/Nested Loop[\s\S]*Index Scan using row_summaries_pkey[\s\S]*Index Cond: \(\(instance_id = \$1\) AND \(id >= p\.id\) AND \(id < /);
+      expect(summaries).not.toMatch(/Hash Join|Seq Scan|Bitmap|Materialize/);
+      expect(await plan('summaries_join', summaryParams)).toMatch(/Index Cond: \(instance_id = \$1\)$/m);
       const heads = await plan('heads', statements[0][2]);
       expect(heads).toMatch(/Index Scan using stream_heads_pkey[\s\S]*Index Cond: \(\(instance_id = \$1\) AND \(aggregate_type = k\.t\) AND \(aggregate_id = k\.id\)\)/);
       expect(heads).not.toMatch(/Hash Join|Seq Scan|Bitmap/);
