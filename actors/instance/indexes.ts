@@ -73,7 +73,7 @@ export const smsProviderIndexes: TableIndexes = defineIndexes(smsProviderKind, (
  */
 export const executionIndexes: TableIndexes = defineSubIndexes<ExecutionSet, ExecutionEntry>(
   executionSetKind,
-  'execution_entries',
+  { name: 'execution_entries', parent: 'summary' },
   (r) => Object.entries(r.state.entries).flatMap(([key, item]) => (isEffective(item) ? [{ key, item }] : [])),
   () => '',
   {

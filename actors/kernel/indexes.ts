@@ -17,6 +17,12 @@ export interface IndexDefinition {
   readonly name: string;
   /** The row's terms in this index; none leaves the row out of the index. */
   terms(row: unknown): readonly string[];
+  /**
+   * True: the terms are kept in the row's summary only, with no index entries (no key, no
+   * walk): for a column no search walks or sorts by, which conditions on other indexes may
+   * still test and reads may take from the summary (a sub-row's parent id).
+   */
+  readonly summaryOnly?: boolean;
 }
 
 /**
@@ -123,18 +129,26 @@ export function defineIndexes<S>(
 }
 
 /**
+ * How a sub-row table keeps its `parent` index: `walked` as index entries (a search lists one
+ * parent's entries by it), `summary` in the summaries only (the rows' reads take the parent id
+ * from there; no search walks it, so no index entry is written per sub-row).
+ */
+export type ParentIndex = 'walked' | 'summary';
+
+/**
  * Declares a table of sub-rows: `items` lists a parent row's entries by key (unique in the row),
- * `scope` and the term functions see each as a SubRow. The `parent` index comes first.
+ * `scope` and the term functions see each as a SubRow. The `parent` index comes first, kept as
+ * `parent` says.
  */
 export function defineSubIndexes<P, I>(
   kind: AggregateKind<P>,
-  table: string,
+  table: { readonly name: string; readonly parent: ParentIndex },
   items: (record: AggregateRecord<P>) => readonly { readonly key: string; readonly item: I }[],
   scope: (row: SubRow<P, I>) => string,
   indexes: Readonly<Record<string, (row: SubRow<P, I>) => string | number | readonly string[] | undefined>>,
 ): TableIndexes {
   return {
-    table,
+    table: table.name,
     source: {
       table: kind.table,
       rows: (parentId, row) =>
@@ -147,6 +161,7 @@ export function defineSubIndexes<P, I>(
     indexes: Object.entries({ [PARENT_INDEX]: (r: SubRow<P, I>) => r.parent.id, ...indexes }).map(([name, source]) => ({
       name,
       terms: (row) => toTerms(source(row as SubRow<P, I>)),
+      ...(name === PARENT_INDEX && table.parent === 'summary' ? { summaryOnly: true } : {}),
     })),
   };
 }

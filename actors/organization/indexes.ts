@@ -98,7 +98,7 @@ const flag = (value: boolean): string => numberTerm(value ? 1 : 0);
 /** An organization's domains (rows from before domains existed: the generated primary domain, dated like the org). */
 export const orgDomainIndexes: TableIndexes = defineSubIndexes<Org, OrgDomain>(
   orgKind,
-  'org_domains',
+  { name: 'org_domains', parent: 'summary' },
   (r) => orgDomains(r.state).map((item) => ({ key: item.domain, item })),
   (r) => r.parent.id,
   {
@@ -115,7 +115,7 @@ export const orgDomainIndexes: TableIndexes = defineSubIndexes<Org, OrgDomain>(
 /** Users' grants; scope is the user's organization, which owns them. */
 export const userGrantIndexes: TableIndexes = defineSubIndexes<UserGrants, UserGrant>(
   userGrantsKind,
-  'user_grant_entries',
+  { name: 'user_grant_entries', parent: 'summary' },
   (r) => r.state.grants.map((item) => ({ key: item.id, item })),
   (r) => r.parent.state.orgId,
   {
@@ -135,7 +135,7 @@ export const userGrantIndexes: TableIndexes = defineSubIndexes<UserGrants, UserG
 /** An application's keys. */
 export const appKeyIndexes: TableIndexes = defineSubIndexes<Application, AppKey>(
   applicationKind,
-  'app_keys',
+  { name: 'app_keys', parent: 'walked' },
   (r) => r.state.keys.map((item) => ({ key: item.id, item })),
   (r) => r.parent.state.orgId,
   {
@@ -147,7 +147,7 @@ export const appKeyIndexes: TableIndexes = defineSubIndexes<Application, AppKey>
 /** A project's roles. */
 export const projectRoleIndexes: TableIndexes = defineSubIndexes<Project, ProjectRole>(
   projectKind,
-  'project_roles',
+  { name: 'project_roles', parent: 'walked' },
   (r) => r.state.roles.map((item) => ({ key: item.key, item })),
   (r) => r.parent.state.orgId,
   {

@@ -99,6 +99,7 @@ export function writeRowIndexes(db: Db, table: TableIndexes, instanceId: string,
   const moved = before !== undefined && after !== undefined && before.scope !== after.scope;
   let changed = false;
   table.indexes.forEach((index, i) => {
+    if (index.summaryOnly === true) return; // kept in the summary alone
     const old = before?.terms[i] ?? [];
     const next = after?.terms[i] ?? [];
     for (const term of old) {

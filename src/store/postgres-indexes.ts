@@ -318,6 +318,7 @@ export function indexChanges(tables: ReadonlyMap<string, readonly TableIndexes[]
     const next = value === null || value === undefined ? undefined : summarize(table, value);
     const moved = old !== undefined && next !== undefined && old.scope !== next.scope;
     table.indexes.forEach((index, i) => {
+      if (index.summaryOnly === true) return; // kept in the summary alone
       const was = old?.terms[i] ?? [];
       const now = next?.terms[i] ?? [];
       for (const term of was) if (!now.includes(term)) changes.removed.push([table.table, index.name, term, id]);

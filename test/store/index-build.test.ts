@@ -173,12 +173,12 @@ describeIfMet(postgresVerdict, 'index build on upgrade: postgres', () => {
     // A build that stopped after row t1999.
     await admin.unsafe(`UPDATE "${schema}".index_state SET version = $1, complete = false, instance_id = $2, table_name = 'things', after_id = 't1999'`, [TEST_CATALOG.version, A]);
     const first = await migratePostgres({ url, schema, catalog: TEST_CATALOG });
-    // The rest of `things`, then every parent row for the sub-row table `thing_tags`.
-    expect(first.indexedRows).toBe(500 + ROWS);
+    // The rest of `things`, then every parent row for each sub-row table (`thing_tags`, `thing_tag_notes`).
+    expect(first.indexedRows).toBe(500 + 2 * ROWS);
     const again = await migratePostgres({ url, schema, catalog: TEST_CATALOG });
     expect(again.indexedRows).toBe(0);
     const rebuilt = await migratePostgres({ url, schema, catalog: { ...TEST_CATALOG, version: TEST_CATALOG.version + 1 } });
-    expect(rebuilt.indexedRows).toBe(2 * ROWS);
+    expect(rebuilt.indexedRows).toBe(3 * ROWS);
     const store = await openPostgresStore({ url, schema, maxConnections: 2, catalog: { ...TEST_CATALOG, version: TEST_CATALOG.version + 1 } });
     try {
       await expectIndexed(store);

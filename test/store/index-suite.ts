@@ -37,7 +37,15 @@ export const TEST_CATALOG: IndexCatalog = {
     // Sub-rows: each tag of a thing, id `<thing>/<tag>`, scope the thing's org.
     defineSubIndexes<Thing, string>(
       thingKind,
-      'thing_tags',
+      { name: 'thing_tags', parent: 'walked' },
+      (r) => r.state.tags.map((tag) => ({ key: tag, item: tag })),
+      (r) => r.parent.state.org,
+      { tag: (r) => r.item },
+    ),
+    // The same entries with the parent id in the summaries only (no search walks it).
+    defineSubIndexes<Thing, string>(
+      thingKind,
+      { name: 'thing_tag_notes', parent: 'summary' },
       (r) => r.state.tags.map((tag) => ({ key: tag, item: tag })),
       (r) => r.parent.state.org,
       { tag: (r) => r.item },
@@ -398,6 +406,34 @@ export function describeIndexSuite(name: string, open: OpenStore): void {
       expect(ids(await store.readIndex(A, { table: 'thing_tags', index: 'parent', equals: 't2', limit: 10 }))).toEqual([]);
       expect(ids(await store.readIndex(A, { table: 'thing_tags', index: 'parent', equals: 't1', limit: 10 }))).toEqual(['t1/x']);
       expect(await store.rowCounts(B, 'thing_tags')).toEqual([]);
+    });
+
+    it('keeps a summary-only parent index in the summaries and writes no entry for it; the sub-rows are walked by their other indexes', async () => {
+      const parentOf = async (table: string, id: string) => (await store.readSummaries(A, table, [id]))[0]?.terms[0];
+      for (const table of ['thing_tags', 'thing_tag_notes']) {
+        expect(ids(await store.readIndex(A, { table, index: 'tag', equals: 'y', limit: 10 })), table).toEqual(['t2/y', 't4/y']);
+        expect(await parentOf(table, 't2/y'), table).toEqual(['t2']);
+        expect(await store.countIndex(A, { table, index: 'tag' }), table).toBe(4);
+      }
+      // Control: the walked parent index has the entries the summary-only one leaves out.
+      expect(ids(await store.readIndex(A, { table: 'thing_tags', index: 'parent', equals: 't2', limit: 10 }))).toEqual(['t2/x', 't2/y']);
+      expect(await store.countIndex(A, { table: 'thing_tags', index: 'parent' })).toBe(4);
+      expect(ids(await store.readIndex(A, { table: 'thing_tag_notes', index: 'parent', limit: 10 }))).toEqual([]);
+      expect(await store.countIndex(A, { table: 'thing_tag_notes', index: 'parent' })).toBe(0);
+      // A moved and a dropped entry leave the summaries as they leave the walked index.
+      await writeThings(store, A, [thing('t2', 'alpha', 'o1', 10, ['x'])]);
+      expect(await parentOf('thing_tag_notes', 't2/y')).toBeUndefined();
+      expect(await parentOf('thing_tag_notes', 't2/x')).toEqual(['t2']);
+      expect(ids(await store.readIndex(A, { table: 'thing_tag_notes', index: 'tag', equals: 'y', limit: 10 }))).toEqual(['t4/y']);
+      // The executor refuses to sort or filter by it (it would find nothing); control: the walked one.
+      const [walked, notes] = [TEST_CATALOG.tables[1]!, TEST_CATALOG.tables[2]!];
+      const query = { offset: 0, limit: 10, asc: true };
+      const bySort = (table: typeof walked) => executeSearch(store, { instanceId: A, table, sort: 'parent', conditions: [], query });
+      const byFilter = (table: typeof walked) => executeSearch(store, { instanceId: A, table, sort: 'tag', conditions: [{ index: 'parent', equals: 't1' }], query });
+      expect((await bySort(walked)).total).toBe(3);
+      expect((await byFilter(walked)).total).toBe(1);
+      await expect(bySort(notes)).rejects.toMatchObject({ name: 'ProgrammerError' });
+      await expect(byFilter(notes)).rejects.toMatchObject({ name: 'ProgrammerError' });
     });
 
     it('writes no entry when the append is refused or its projection throws', async () => {

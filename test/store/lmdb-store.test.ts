@@ -82,7 +82,7 @@ describe('lmdb store specifics', () => {
     const summaryTables = new Set(Array.from(raw.getKeys({}), (key) => (Array.isArray(key) && key[1] === 'x' ? String(key[2]) : undefined)).filter((t) => t !== undefined));
     await raw.close();
     // Positive control: the sub-rows' own summaries are there.
-    expect([...summaryTables].sort()).toEqual(['thing_tags', 'things']);
+    expect([...summaryTables].sort()).toEqual(['thing_tag_notes', 'thing_tags', 'things']);
   });
 
   it('writes values with shared msgpack structures (smaller than plain msgpack), reads them after a reopen, and reads values written without them', async () => {

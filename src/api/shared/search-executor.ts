@@ -8,7 +8,7 @@
  * read only for the page, and for candidates of searches whose rules need the row itself
  * (`rowCheck`).
  */
-import { type IndexEntry, type IndexRange, type IndexReads, PARENT_INDEX, type RowSummary, type SummarizedEntry, type TableIndexes } from '../../../actors/index.js';
+import { type IndexEntry, type IndexRange, type IndexReads, PARENT_INDEX, ProgrammerError, type RowSummary, type SummarizedEntry, type TableIndexes } from '../../../actors/index.js';
 import { compareStrings, type ListQuery } from './search.js';
 
 /**
@@ -79,8 +79,16 @@ const INLINE_ROWS = 100;
 export async function executeSearch<R>(reads: IndexReads, plan: SearchPlan<R>): Promise<SearchResult<R>> {
   if (plan.conditions.includes('none')) return { rows: [], total: 0 };
   const conditions = plan.conditions.filter((c): c is Narrowing => c !== 'none' && c !== 'all');
+  for (const index of [plan.sort, ...conditions.flatMap((c) => ('index' in c ? [c.index] : []))]) checkWalkable(plan.table, index);
   if (conditions.length === 0 && plan.rowCheck === undefined) return walkSorted(reads, plan);
   return searchCandidates(reads, plan, conditions);
+}
+
+/** A summary-only index has no entries to walk: a search declared on it would find nothing. */
+function checkWalkable(table: TableIndexes, index: string): void {
+  if (table.indexes.some((d) => d.name === index && d.summaryOnly === true)) {
+    throw new ProgrammerError(`search: index ${index} of ${table.table} is kept in the summaries only; declare it walked to search or sort by it`);
+  }
 }
 
 /** No conditions: the sort index in order, counts from the row counts (or a walk of keys). */
