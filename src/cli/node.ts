@@ -285,6 +285,7 @@ function createFairScheduler(config: Config, tenants: TenantDirectory, origin: O
     maxInFlight: config.fairMaxInFlight,
     queueCapacity: config.fairQueueCapacity,
     turnBudget: config.fairTurnBudget,
+    contendedTurnBudget: config.fairContendedTurnBudget,
     maxWaitMs: config.fairMaxWaitMs,
     lagMs: config.fairLagMs,
     laneOf: (req) => {

@@ -2,10 +2,11 @@
  * Fair admission at the HTTP front end (docs/architecture.md, "Fair between tenants"). Every
  * request of an instance waits in that instance's bounded queue (a lane, found from the Host)
  * until the loop turn's check phase: what one poll read then starts round-robin across the lanes
- * with waiting requests (deficit round robin, unit cost), at most `turnBudget` requests per turn.
- * Past the budget the rest waits for the next turn, after the next poll — so a request of another
- * instance that arrives meanwhile starts after at most `turnBudget` requests of a hammered
- * instance, not behind everything that instance had sent. While the loop is behind (sampled lag)
+ * with waiting requests (deficit round robin, unit cost), at most `turnBudget` requests per turn
+ * (`contendedTurnBudget` for a second after a turn found several lanes waiting). Past the budget
+ * the rest waits for the next turn, after the next poll — so a request of another instance that
+ * arrives meanwhile starts after at most that many requests of a hammered instance, not behind
+ * everything that instance had sent. While the loop is behind (sampled lag)
  * at most `maxInFlight` started handlers run at once. A full lane answers 503 with Retry-After at
  * once; a request that waited past `maxWaitMs` is answered 503 instead of started.
  *
@@ -24,6 +25,13 @@ export interface FairOptions {
   readonly queueCapacity: number;
   /** Requests started per loop turn, lanes in turn; the rest start after the next poll (TESSERA_FAIR_TURN_BUDGET). */
   readonly turnBudget: number;
+  /**
+   * The turn budget while instances contend: from a turn that found more than one lane waiting
+   * until CONTENDED_MS later (TESSERA_FAIR_CONTENDED_TURN_BUDGET; at most `turnBudget`, which it
+   * defaults to). A smaller budget polls more often, so another instance's request waits behind
+   * fewer of a hammered one's; one instance alone keeps the larger budget's fewer polls.
+   */
+  readonly contendedTurnBudget?: number;
   /** A request that waited longer in its lane is answered 503, not started (TESSERA_FAIR_MAX_WAIT_MS). */
   readonly maxWaitMs: number;
   /**
@@ -42,6 +50,8 @@ export interface FairOptions {
 
 /** How often the event loop's lag is sampled. */
 const SAMPLE_MS = 20;
+/** How long the contended turn budget holds after a turn found more than one lane waiting. */
+export const CONTENDED_MS = 1000;
 
 /** What the scheduler keeps of a waiting request (the adapters' exchanges). */
 export interface Waiting extends HttpRequest {
@@ -91,6 +101,9 @@ export class FairScheduler {
   readonly maxInFlight: number;
   private readonly queueCapacity: number;
   private readonly turnBudget: number;
+  private readonly contendedTurnBudget: number;
+  /** Until when (`now`) turns take the contended budget. */
+  private contendedUntil = -Infinity;
   private readonly maxWaitMs: number;
   private readonly laneOf: (request: HttpRequest) => string | undefined;
   private readonly now: () => number;
@@ -116,6 +129,7 @@ export class FairScheduler {
     this.maxInFlight = options.maxInFlight;
     this.queueCapacity = options.queueCapacity;
     this.turnBudget = options.turnBudget;
+    this.contendedTurnBudget = Math.min(options.contendedTurnBudget ?? options.turnBudget, options.turnBudget);
     this.maxWaitMs = options.maxWaitMs;
     this.laneOf = options.laneOf;
     this.now = options.now ?? performance.now.bind(performance);
@@ -190,15 +204,18 @@ export class FairScheduler {
   }
 
   /**
-   * One turn: starts up to `turnBudget` waiting requests, taking the lanes in turn, while the
-   * in-flight cap allows. Requests whose client went away are dropped; those past `maxWaitMs`
-   * expire. What remains waits for the next turn, after the next poll (or for a slot).
+   * One turn: starts up to `turnBudget` waiting requests (`contendedTurnBudget` while instances
+   * contend), taking the lanes in turn, while the in-flight cap allows. Requests whose client
+   * went away are dropped; those past `maxWaitMs` expire. What remains waits for the next turn,
+   * after the next poll (or for a slot).
    */
   turn(): void {
     const listener = this.listener;
     if (listener === undefined) return;
-    const oldest = this.now() - this.maxWaitMs;
-    let budget = this.turnBudget;
+    const now = this.now();
+    const oldest = now - this.maxWaitMs;
+    if (this.ring.length > 1) this.contendedUntil = now + CONTENDED_MS;
+    let budget = now < this.contendedUntil ? this.contendedTurnBudget : this.turnBudget;
     this.turns += 1;
     while (budget !== 0 && this.ring.length !== 0 && (this.inFlight < this.maxInFlight || !this.lagging)) {
       if (this.cursor >= this.ring.length) this.cursor = 0;

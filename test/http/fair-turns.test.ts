@@ -5,7 +5,7 @@
  * deterministic. The clock of the wait deadline is the test's.
  */
 import { describe, expect, it } from 'vitest';
-import { FairScheduler, REFUSED, RUN, WAIT, type FairOptions, type Waiting } from '../../src/http/fair-scheduler.js';
+import { CONTENDED_MS, FairScheduler, REFUSED, RUN, WAIT, type FairOptions, type Waiting } from '../../src/http/fair-scheduler.js';
 
 interface Fake {
   readonly name: string;
@@ -82,6 +82,32 @@ describe('fair scheduler turns', () => {
     unbounded.fair.admit(request('b1', 'b.test'));
     await drain(unbounded.fair);
     expect(unbounded.started.indexOf('b1@2')).toBe(20);
+  });
+
+  it('takes the contended budget from a turn that found several lanes waiting until CONTENDED_MS later; one lane alone keeps the full budget', async () => {
+    const clock = { now: 0 };
+    const { fair, started } = harness({ turnBudget: 4, contendedTurnBudget: 2, now: () => clock.now });
+    for (let i = 1; i <= 6; i++) fair.admit(request(`a${i}`, 'a.test'));
+    await nextTurn();
+    expect(started).toEqual(['a1@1', 'a2@1', 'a3@1', 'a4@1']); // positive control: one lane, the full budget
+    fair.admit(request('b1', 'b.test'));
+    await nextTurn();
+    expect(started.slice(4)).toEqual(['b1@2', 'a5@2']); // two lanes waiting: the contended budget
+    clock.now = CONTENDED_MS - 1;
+    for (let i = 7; i <= 12; i++) fair.admit(request(`a${i}`, 'a.test'));
+    await nextTurn();
+    expect(started.slice(6)).toEqual(['a6@3', 'a7@3']); // A alone again, still within the window
+    clock.now = CONTENDED_MS;
+    await nextTurn();
+    expect(started.slice(8)).toEqual(['a8@4', 'a9@4', 'a10@4', 'a11@4']); // past it: the full budget
+  });
+
+  it('never takes a contended budget above the turn budget', async () => {
+    const { fair, started } = harness({ turnBudget: 2, contendedTurnBudget: 5 });
+    for (let i = 1; i <= 4; i++) fair.admit(request(`a${i}`, 'a.test'));
+    fair.admit(request('b1', 'b.test'));
+    await nextTurn();
+    expect(started).toEqual(['a1@1', 'b1@1']);
   });
 
   it('answers REFUSED once a lane holds queueCapacity requests, while another lane is still admitted', async () => {
