@@ -39,6 +39,8 @@ export interface SpawnServerOptions {
   /** Pin the process to this CPU with taskset; unpinned when undefined. */
   readonly cpu?: number | undefined;
   readonly readyTimeoutMs?: number;
+  /** Every line of the process's stdout, as it comes (e.g. V8's `--trace-gc-nvp` lines). */
+  readonly onLine?: ((line: string) => void) | undefined;
 }
 
 /** Stops processes and removes directories, newest first; every task runs once. */
@@ -149,6 +151,7 @@ export function spawnServer(options: SpawnServerOptions): Promise<ServerProcess>
     let listening = false;
     lines.on('line', (line) => {
       keep(line);
+      options.onLine?.(line);
       // Once listening, lines are only kept: a node under load writes an access line per
       // request, and parsing each would cost the load generator's core (it runs here).
       if (listening) return;

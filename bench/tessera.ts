@@ -29,6 +29,8 @@ export async function startTessera(options: {
   readonly defaults?: Readonly<Record<string, string>>;
   /** Start on this data directory (a restart); a fresh temporary one, removed at the end, by default. */
   readonly dataDir?: string;
+  /** Every line of the node's stdout, as it comes (the runner keeps only the last few). */
+  readonly onLine?: (line: string) => void;
 }): Promise<TesseraNode> {
   let dataDir = options.dataDir;
   if (dataDir === undefined) {
@@ -61,6 +63,7 @@ export async function startTessera(options: {
       TESSERA_SHUTDOWN_GRACE_MS: '3000',
     },
     readyTimeoutMs: 60_000,
+    onLine: options.onLine,
   });
   const httpPort = Number(server.listening.httpPort);
   if (!Number.isInteger(httpPort) || httpPort <= 0) throw new Error(`tessera's listening line has no httpPort: ${JSON.stringify(server.listening)}`);
