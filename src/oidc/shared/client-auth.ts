@@ -5,7 +5,7 @@
  * per request (several → invalid_request); any failure → invalid_client. The app's configured
  * auth method must be the one used. Machine users authenticate with username + machine secret.
  */
-import { hash, timingSafeEqual } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { type AggregateRecord, type MachineUser, OAuthError, type OidcAuthMethod, type TtlStore } from '../../../actors/index.js';
 import type { ClientApp } from '../../query/app-clients.js';
 import type { RequestNotes } from '../../http/types.js';
@@ -187,11 +187,17 @@ function authenticatedApp(app: ClientApp, clientId: string, method: Authenticate
 /**
  * One SHA-256 and a constant-time compare against the stored digest, decoded once when the
  * client was loaded (client-cache.ts `decodeSecretDigest`); undefined (no secret) never matches.
+ * The digest comes as a 'binary' (latin1) string, one character per byte, not as a Buffer: a
+ * Buffer is one more ArrayBuffer per token request, and every scavenge sweeps each one
+ * (bench/README.md, "Where a scavenge's pause goes"). Every byte is compared, whatever differs.
  */
 export function isSecretValid(expected: Buffer | undefined, secret: string): boolean {
   if (expected === undefined) return false;
-  const actual = hash('sha256', secret, 'buffer');
-  return expected.length === actual.length && timingSafeEqual(expected, actual);
+  const actual = hash('sha256', secret, 'binary'); // latin1: one character per byte
+  if (expected.length !== actual.length) return false;
+  let difference = 0;
+  for (let i = 0; i < actual.length; i++) difference |= (expected[i] as number) ^ actual.charCodeAt(i); // i is below both lengths
+  return difference === 0;
 }
 
 function peekAssertionIssuer(assertion: string): string {

@@ -107,6 +107,19 @@ describe('authenticateClient', () => {
     expect(isSecretValid(decodeSecretDigest(digest('s')), 't')).toBe(false);
     expect(isSecretValid(decodeSecretDigest(''), '')).toBe(false);
   });
+
+  it('tells apart digests that differ only in the last byte or in length', () => {
+    const stored = createHash('sha256').update('s').digest();
+    expect(isSecretValid(Buffer.from(stored), 's')).toBe(true); // the control: the same bytes match
+    const lastFlipped = Buffer.from(stored);
+    lastFlipped[31] = (stored[31] as number) ^ 1; // a SHA-256 digest has 32 bytes
+    expect(isSecretValid(lastFlipped, 's')).toBe(false);
+    const firstFlipped = Buffer.from(stored);
+    firstFlipped[0] = (stored[0] as number) ^ 0x80; // a SHA-256 digest has 32 bytes
+    expect(isSecretValid(firstFlipped, 's')).toBe(false);
+    expect(isSecretValid(stored.subarray(0, 31), 's')).toBe(false);
+    expect(isSecretValid(Buffer.concat([stored, Buffer.alloc(1)]), 's')).toBe(false);
+  });
 });
 
 describe('authenticateClient against a held client', () => {
