@@ -3,13 +3,13 @@
  * holds on a loaded machine. `npm run build && node dist/bench/alloc-study.js` starts one Tessera
  * node (one thread, `TESSERA_WORKERS=1`, ES256 keys) with bench/alloc-probe.ts preloaded, seeds
  * the bench's service users (bench/oidc.ts), and for each of the ES256 and the opaque
- * client_credentials request sends `ALLOC_WARMUP` (2,000) requests, then `ALLOC_REQUESTS`
+ * client_credentials request, and a GET of one organization with the admin PAT (`get-org`, issue 15), sends `ALLOC_WARMUP` (2,000) requests, then `ALLOC_REQUESTS`
  * (20,000) inside a probe measurement, over `ALLOC_CONNECTIONS` (10) keep-alive connections.
  * Also measured: the idle node for as long as the last load took (its own timers), reported
  * apart. Prints bytes per request (GC-counted and sampled) and the top allocation sites, by the
  * allocating frame and by the nearest frame of Tessera's own code. `ALLOC_MAIN` runs another
  * build's node (e.g. /work/main/dist/src/cli/main.js; the probe is this build's);
- * `ALLOC_TOP` (15) sites; `ALLOC_KINDS` (es256,opaque) which requests; `ALLOC_SURVIVORS=1` samples only
+ * `ALLOC_TOP` (15) sites; `ALLOC_KINDS` (es256,opaque; also get-org) which requests; `ALLOC_SURVIVORS=1` samples only
  * what survived a scavenge; `ALLOC_JSON=<file>` writes the figures as JSON too. Also printed: bytes
  * promoted per request, and per scavenge (median) the bytes promoted and the bytes left young.
  */
@@ -19,7 +19,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Cleanup } from './processes.js';
 import { seedOidc, TOKEN_PATH } from './oidc.js';
-import { closeHttpClient, startTessera, TESSERA_HOST_HEADER, type TesseraNode } from './tessera.js';
+import { closeHttpClient, ORGANIZATIONS_PATH, seedOrganizations, startTessera, TESSERA_HOST_HEADER, type TesseraNode } from './tessera.js';
 
 interface AutocannonResult {
   readonly requests: { readonly total?: number };
@@ -73,14 +73,15 @@ function probeSettings(): Record<string, string> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function load(node: TesseraNode, authorization: string, body: string, amount: number): Promise<AutocannonResult> {
+/** A token request (a body) or a GET of `path` (no body). */
+function load(node: TesseraNode, authorization: string, body: string | undefined, amount: number, path = TOKEN_PATH): Promise<AutocannonResult> {
   return new Promise((resolve, reject) => {
     autocannon(
       {
-        url: `${node.origin}${TOKEN_PATH}`,
-        method: 'POST',
-        headers: { host: TESSERA_HOST_HEADER, authorization, 'content-type': 'application/x-www-form-urlencoded' },
-        body,
+        url: `${node.origin}${path}`,
+        method: body === undefined ? 'GET' : 'POST',
+        headers: body === undefined ? { host: TESSERA_HOST_HEADER, authorization } : { host: TESSERA_HOST_HEADER, authorization, 'content-type': 'application/x-www-form-urlencoded' },
+        ...(body === undefined ? {} : { body }),
         connections: CONNECTIONS,
         amount,
       },
@@ -151,16 +152,18 @@ async function main(): Promise<void> {
     const node = await startTessera({ main: MAIN, cpu: undefined, cleanup, defaults: { TESSERA_SIGNING_ALGORITHM: 'ES256', TESSERA_WORKERS: '1', ...probeSettings() } });
     const seed = await seedOidc(node, `alloc${Date.now()}`);
     let lastMs = 1000;
-    for (const [name, authorization] of [
-      ['es256', seed.jwtClientAuthorization],
-      ['opaque', seed.opaqueClientAuthorization],
+    const [organizationId] = KINDS.has('get-org') ? await seedOrganizations(node, 1, 'alloc') : [];
+    for (const [name, authorization, body, path] of [
+      ['es256', seed.jwtClientAuthorization, seed.tokenBody, TOKEN_PATH],
+      ['opaque', seed.opaqueClientAuthorization, seed.tokenBody, TOKEN_PATH],
+      ['get-org', `Bearer ${node.adminToken}`, undefined, `${ORGANIZATIONS_PATH}/${organizationId ?? ''}`],
     ] as const) {
       if (!KINDS.has(name)) continue;
-      await load(node, authorization, seed.tokenBody, WARMUP);
+      await load(node, authorization, body, WARMUP, path);
       let answered = 0;
       let failed = 0;
       const result = await measure(node, async () => {
-        const run = await load(node, authorization, seed.tokenBody, REQUESTS);
+        const run = await load(node, authorization, body, REQUESTS, path);
         answered = run.requests.total ?? 0;
         failed = run.non2xx + run.errors;
       });

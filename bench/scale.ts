@@ -19,7 +19,7 @@
  * rounds, for the ratio of medians. SCALE_WRITE_ONLY=1 stops after the writes.
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 import postgres from 'postgres';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -40,6 +40,8 @@ const SAMPLES = Number(env.SCALE_SAMPLES ?? 200);
  * until then, bench/README.md "GET organization's tail"); a serving node is past that.
  */
 const WARMUP = Number(env.SCALE_WARMUP ?? 1000);
+/** SCALE_TRACE: a file each timed request is appended to as a JSON line (row, node pid, start as epoch ms, duration, and CPU and run-queue wait of the node and of this client during it, from /proc schedstat, read outside the timed span), to line the slow ones up with the node's own timeline. */
+const TRACE = env.SCALE_TRACE;
 const CONCURRENCY = Number(env.SCALE_CONCURRENCY ?? 16);
 const WRITE_SAMPLE = Number(env.SCALE_WRITE_SAMPLE ?? 2000);
 /** Creates of each kind sent to a fresh node before the write throughput is counted (JIT, first-use setup). */
@@ -124,17 +126,54 @@ function faults(pid: number): { minor: number; major: number } {
   return { minor: Number(fields[7]), major: Number(fields[9]) };
 }
 
+/** CPU time and time runnable but waiting for a core, ns, summed over the process's threads (/proc/<pid>/task/<tid>/schedstat). */
+function schedstat(pid: number): { cpu: number; wait: number; threads: Map<string, number> } {
+  let cpu = 0;
+  let wait = 0;
+  const threads = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const [run, delay] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ');
+      cpu += Number(run);
+      wait += Number(delay);
+      threads.set(`${tid} ${readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()}`, Number(run));
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return { cpu, wait, threads };
+}
+
+/** The threads that ran more than 0.2 ms between two schedstat readings, with their ms. */
+function busyThreads(from: Map<string, number>, to: Map<string, number>): string {
+  const busy: string[] = [];
+  for (const [thread, run] of to) {
+    const ms = (run - (from.get(thread) ?? 0)) / 1e6;
+    if (ms > 0.2) busy.push(`${thread}: ${ms.toFixed(2)}`);
+  }
+  return JSON.stringify(busy.join(', '));
+}
+
 async function latency(node: TesseraNode, what: string, target: string, send: (i: number) => Promise<unknown>): Promise<Row> {
   for (let i = 0; i < WARMUP; i += 1) await send(SAMPLES + i); // other inputs than the timed ones: their pages stay as cold as the row means them
   const before = await statementsSent(node);
   const f0 = faults(node.server.pid);
   const times: number[] = [];
+  const starts: number[] = [];
+  const sched: string[] = [];
   for (let i = 0; i < SAMPLES; i += 1) {
+    const s0 = TRACE === undefined ? undefined : [schedstat(node.server.pid), schedstat(process.pid)];
     const t0 = performance.now();
     await send(i);
     times.push(performance.now() - t0);
+    starts.push(t0);
+    if (s0 !== undefined) {
+      const [n1, c1] = [schedstat(node.server.pid), schedstat(process.pid)];
+      sched.push(`"nodeCpu":${((n1.cpu - s0[0]!.cpu) / 1e6).toFixed(3)},"nodeWait":${((n1.wait - s0[0]!.wait) / 1e6).toFixed(3)},"clientCpu":${((c1.cpu - s0[1]!.cpu) / 1e6).toFixed(3)},"clientWait":${((c1.wait - s0[1]!.wait) / 1e6).toFixed(3)},"nodeThreads":${busyThreads(s0[0]!.threads, n1.threads)}`);
+    }
   }
   const f1 = faults(node.server.pid);
+  if (TRACE !== undefined) appendFileSync(TRACE, times.map((ms, i) => `${JSON.stringify({ row: what, pid: node.server.pid, t: performance.timeOrigin + starts[i]!, ms }).slice(0, -1)},${sched[i]!}}`).join('\n') + '\n');
   const after = await statementsSent(node);
   times.sort((a, b) => a - b);
   const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!;
