@@ -8,7 +8,11 @@
  * allocation rate it measured since its previous collection is low: the first quiet collection
  * still counts the tail of the burst and releases the old generation's garbage, the second one
  * sees the quiet rate and shrinks. Nothing runs per request; a busy thread is never collected by
- * this, and an idle one at most twice until it is busy again.
+ * this, and an idle one at most twice until it is busy again. An idle thread also waits while the
+ * process as a whole is busy (its CPU over the interval at least `busyProcess`, 25 % of one core):
+ * a full collection takes tens of ms of CPU and V8's helper threads, which all threads of the
+ * process share, so an idle worker's collection delays the requests of a busy one on a small
+ * machine (bench/README.md "Read tail"). It runs once the whole node is quiet.
  */
 import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
@@ -20,6 +24,10 @@ export interface IdleTrimOptions {
   readonly idleUtilization?: number;
   /** The utilisation since the previous call (default: performance.eventLoopUtilization); also called right after a collection, to leave it out. */
   readonly utilization?: () => number;
+  /** The process's CPU (all threads) since the previous call, in cores (default: process.cpuUsage over the elapsed time). */
+  readonly processLoad?: () => number;
+  /** Process CPU, in cores, at or above which an idle thread does not collect (default 0.25). */
+  readonly busyProcess?: number;
   /** The collection to run (default: a full V8 collection, see fullCollection). */
   readonly collect?: () => void;
 }
@@ -39,21 +47,27 @@ export function createIdleTrim(options: IdleTrimOptions = {}): IdleTrim {
   const threshold = options.idleUtilization ?? 0.02;
   const utilization = options.utilization ?? loopUtilization();
   const collect = options.collect ?? fullCollection();
+  const processLoad = options.processLoad ?? processCpu();
+  const busyProcess = options.busyProcess ?? 0.25;
   // Start-up itself is the first busy period: the first idle intervals after it collect.
   let collectedSinceBusy = 0;
   let trims = 0;
   return {
     tick() {
-      if (utilization() >= threshold) {
+      // Both read on every tick, so each reading covers one interval.
+      const threadBusy = utilization() >= threshold;
+      const processBusy = processLoad() >= busyProcess;
+      if (threadBusy) {
         collectedSinceBusy = 0;
         return;
       }
-      if (collectedSinceBusy >= COLLECTIONS_PER_QUIET_PERIOD) return;
+      if (collectedSinceBusy >= COLLECTIONS_PER_QUIET_PERIOD || processBusy) return;
       collectedSinceBusy++;
       trims++;
       collect();
       // The collection's own time (up to a few hundred ms) is not load: the next interval starts after it.
       utilization();
+      processLoad();
     },
     get trims() {
       return trims;
@@ -73,6 +87,19 @@ export function startIdleTrim(options: IdleTrimOptions = {}): IdleTrim {
       return trim.trims;
     },
     stop: () => clearInterval(timer),
+  };
+}
+
+function processCpu(): () => number {
+  let lastCpu = process.cpuUsage();
+  let lastAt = performance.now();
+  return () => {
+    const cpu = process.cpuUsage(lastCpu);
+    const at = performance.now();
+    const cores = (cpu.user + cpu.system) / 1000 / Math.max(1, at - lastAt);
+    lastCpu = process.cpuUsage();
+    lastAt = at;
+    return cores;
   };
 }
 

@@ -7,12 +7,15 @@ import { describe, expect, it } from 'vitest';
 import { createIdleTrim, fullCollection } from '../../src/observability/idle-trim.js';
 
 /** A trim whose utilisation readings come from `readings`, one per call; collections are counted. */
-function scripted(readings: number[]) {
+function scripted(readings: number[], processReadings: number[] = []) {
   let collections = 0;
   let calls = 0;
+  let processCalls = 0;
   const trim = createIdleTrim({
     idleUtilization: 0.02,
     utilization: () => readings[calls++] ?? 0,
+    processLoad: () => processReadings[processCalls++] ?? 0,
+    busyProcess: 0.25,
     collect: () => void collections++,
   });
   return { trim, collections: () => collections, calls: () => calls };
@@ -44,6 +47,20 @@ describe('idle trim', () => {
     const quiet = scripted([0.0199, 0]);
     quiet.trim.tick();
     expect(quiet.collections()).toBe(1);
+  });
+
+  it('a quiet thread waits while the process is busy (another thread serving), then collects once it is quiet', () => {
+    // One thread and one process reading per tick, and one of each right after a collection
+    // (the 0.5 there is the collection's own CPU: left out, like the thread's reading).
+    const { trim, collections } = scripted([0.5, 0.001, 0.001, 0.001, 0, 0.001, 0], [0.9, 0.9, 0.25, 0.24, 0.5, 0.01, 0.5]);
+    trim.tick(); // this thread busy
+    trim.tick(); // quiet thread, process at 0.9 cores
+    trim.tick(); // quiet thread, process exactly at the threshold
+    expect(collections()).toBe(0);
+    trim.tick(); // process just under the threshold: collects
+    expect(collections()).toBe(1);
+    trim.tick(); // and the second quiet collection
+    expect(collections()).toBe(2);
   });
 
   it('reads the utilisation again right after a collection, so its time is not the next interval\'s load', () => {
