@@ -14,20 +14,12 @@
  * promoted per request, and per scavenge (median) the bytes promoted and the bytes left young.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Cleanup } from './processes.js';
 import { seedOidc, TOKEN_PATH } from './oidc.js';
-import { closeHttpClient, ORGANIZATIONS_PATH, seedOrganizations, startTessera, TESSERA_HOST_HEADER, type TesseraNode } from './tessera.js';
-
-interface AutocannonResult {
-  readonly requests: { readonly total?: number };
-  readonly non2xx: number;
-  readonly errors: number;
-}
-type Autocannon = (options: Record<string, unknown>, done: (error: Error | null, result: AutocannonResult) => void) => unknown;
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+import { closeHttpClient, ORGANIZATIONS_PATH, seedOrganizations, startTessera, type TesseraNode } from './tessera.js';
+import { sendFixed } from './fixed-load.js';
 
 interface CallFrame {
   readonly functionName: string;
@@ -72,23 +64,6 @@ function probeSettings(): Record<string, string> {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** A token request (a body) or a GET of `path` (no body). */
-function load(node: TesseraNode, authorization: string, body: string | undefined, amount: number, path = TOKEN_PATH): Promise<AutocannonResult> {
-  return new Promise((resolve, reject) => {
-    autocannon(
-      {
-        url: `${node.origin}${path}`,
-        method: body === undefined ? 'GET' : 'POST',
-        headers: body === undefined ? { host: TESSERA_HOST_HEADER, authorization } : { host: TESSERA_HOST_HEADER, authorization, 'content-type': 'application/x-www-form-urlencoded' },
-        ...(body === undefined ? {} : { body }),
-        connections: CONNECTIONS,
-        amount,
-      },
-      (error, result) => (error === null ? resolve(result) : reject(error)),
-    );
-  });
-}
 
 let measurements = 0;
 async function measure(node: TesseraNode, during: () => Promise<unknown>): Promise<ProbeResult> {
@@ -159,11 +134,11 @@ async function main(): Promise<void> {
       ['get-org', `Bearer ${node.adminToken}`, undefined, `${ORGANIZATIONS_PATH}/${organizationId ?? ''}`],
     ] as const) {
       if (!KINDS.has(name)) continue;
-      await load(node, authorization, body, WARMUP, path);
+      await sendFixed(node, { authorization, body, amount: WARMUP, connections: CONNECTIONS, path });
       let answered = 0;
       let failed = 0;
       const result = await measure(node, async () => {
-        const run = await load(node, authorization, body, REQUESTS, path);
+        const run = await sendFixed(node, { authorization, body, amount: REQUESTS, connections: CONNECTIONS, path });
         answered = run.requests.total ?? 0;
         failed = run.non2xx + run.errors;
       });

@@ -8,20 +8,12 @@
  * node (e.g. a copy of main's dist/src/cli/main.js); `PHASES_JSON=<file>` writes the figures.
  */
 import { writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Cleanup } from './processes.js';
-import { seedOidc, TOKEN_PATH } from './oidc.js';
-import { closeHttpClient, startTessera, TESSERA_HOST_HEADER, type TesseraNode } from './tessera.js';
-
-interface AutocannonResult {
-  readonly requests: { readonly total?: number };
-  readonly non2xx: number;
-  readonly errors: number;
-}
-type Autocannon = (options: Record<string, unknown>, done: (error: Error | null, result: AutocannonResult) => void) => unknown;
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+import { seedOidc } from './oidc.js';
+import { closeHttpClient, startTessera, type TesseraNode } from './tessera.js';
+import { sendFixed } from './fixed-load.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const MAIN = process.env.PHASES_MAIN ?? join(HERE, '..', 'src', 'cli', 'main.js');
@@ -32,22 +24,6 @@ const CPU = process.env.PHASES_CPU === '' ? undefined : Number(process.env.PHASE
 
 const quantile = (sorted: readonly number[], q: number): number => (sorted.length === 0 ? 0 : (sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] as number)); // within bounds
 const round = (value: number, digits = 3): number => Math.round(value * 10 ** digits) / 10 ** digits;
-
-function load(node: TesseraNode, authorization: string, body: string, amount: number): Promise<AutocannonResult> {
-  return new Promise((resolve, reject) => {
-    autocannon(
-      {
-        url: `${node.origin}${TOKEN_PATH}`,
-        method: 'POST',
-        headers: { host: TESSERA_HOST_HEADER, authorization, 'content-type': 'application/x-www-form-urlencoded' },
-        body,
-        connections: CONNECTIONS,
-        amount,
-      },
-      (error, result) => (error === null ? resolve(result) : reject(error)),
-    );
-  });
-}
 
 /** One `--trace-gc-nvp` line as numbers by name (`gc=s` kept as a string). */
 function parseNvp(line: string): Map<string, string> {
@@ -77,9 +53,9 @@ async function main(): Promise<void> {
   try {
     const node = await startTessera({ main: MAIN, cpu: CPU, cleanup, onLine, defaults: { TESSERA_SIGNING_ALGORITHM: 'ES256', TESSERA_WORKERS: '1' } });
     const seed = await seedOidc(node, `phases${Date.now()}`);
-    await load(node, seed.jwtClientAuthorization, seed.tokenBody, WARMUP);
+    await sendFixed(node, { authorization: seed.jwtClientAuthorization, body: seed.tokenBody, amount: WARMUP, connections: CONNECTIONS });
     measuring = true;
-    const run = await load(node, seed.jwtClientAuthorization, seed.tokenBody, REQUESTS);
+    const run = await sendFixed(node, { authorization: seed.jwtClientAuthorization, body: seed.tokenBody, amount: REQUESTS, connections: CONNECTIONS });
     await new Promise((resolve) => setTimeout(resolve, 200)); // the last trace lines
     measuring = false;
     const answered = run.requests.total ?? 0;
