@@ -91,16 +91,22 @@ export function startIdleTrim(options: IdleTrimOptions = {}): IdleTrim {
 }
 
 function processCpu(): () => number {
-  let lastCpu = process.cpuUsage();
+  let lastMicros = cpuMicros();
   let lastAt = performance.now();
   return () => {
-    const cpu = process.cpuUsage(lastCpu);
+    const micros = cpuMicros();
     const at = performance.now();
-    const cores = (cpu.user + cpu.system) / 1000 / Math.max(1, at - lastAt);
-    lastCpu = process.cpuUsage();
+    const cores = (micros - lastMicros) / 1000 / Math.max(1, at - lastAt);
+    lastMicros = micros;
     lastAt = at;
     return cores;
   };
+}
+
+/** The process's CPU so far (user + system), µs. */
+function cpuMicros(): number {
+  const { user, system } = process.cpuUsage();
+  return user + system;
 }
 
 function loopUtilization(): () => number {

@@ -18,7 +18,7 @@ import type { AppendRequest, AppendResult, RecordWrite, StoredEvent, TableIndexe
 import { checkExpectations, claimKey, findClaimClash, placeEvents, streamKey } from './append-rules.js';
 import { changePayload, type ChangeNotice } from './postgres-change-feed.js';
 import { indexChanges, indexStatements, readBeforeSummaries, toSummaryMap, type SummaryMap } from './postgres-indexes.js';
-import { checkInstance, checkPart, encodeValue, Q, valuesList } from './postgres-queries.js';
+import { checkInstance, checkPart, encodeValue, PREPARED, Q, valuesList } from './postgres-queries.js';
 import { CALL_DEADLINE_MS, isUnavailableError, withDeadline } from './postgres-unavailable.js';
 
 /** Rows per multi-row INSERT (PostgreSQL allows 65535 parameters per statement). */
@@ -169,8 +169,8 @@ async function appendInTxn(tx: TransactionSql, tables: IndexedTables, requests: 
   const headKeys = [...new Map(requests.flatMap((r) => r.expectations.map((x) => [streamKey(x.aggregateType, x.aggregateId), x] as const))).values()];
   const claimKeys = [...new Map(requests.flatMap((r) => (r.claims ?? []).map((c) => [claimKey(c.scope, c.value), c] as const))).values()];
   // One statement for all heads and one for all claims of the batch (not one per stream or value).
-  const heads = headKeys.length === 0 ? Promise.resolve([]) : tx.unsafe<{ aggregate_type: string; aggregate_id: string; version: number }[]>(Q.heads, [instanceId, headKeys.map((x) => x.aggregateType), headKeys.map((x) => x.aggregateId)], { prepare: true }).execute();
-  const holders = claimKeys.length === 0 ? Promise.resolve([]) : tx.unsafe<{ scope: string; value: string; holder: string }[]>(Q.holders, [instanceId, claimKeys.map((c) => c.scope), claimKeys.map((c) => c.value)], { prepare: true }).execute();
+  const heads = headKeys.length === 0 ? Promise.resolve([]) : tx.unsafe<{ aggregate_type: string; aggregate_id: string; version: number }[]>(Q.heads, [instanceId, headKeys.map((x) => x.aggregateType), headKeys.map((x) => x.aggregateId)], PREPARED).execute();
+  const holders = claimKeys.length === 0 ? Promise.resolve([]) : tx.unsafe<{ scope: string; value: string; holder: string }[]>(Q.holders, [instanceId, claimKeys.map((c) => c.scope), claimKeys.map((c) => c.value)], PREPARED).execute();
   // Rows are written under their aggregates' ids: the summaries of every stream the batch may touch.
   const rowIds = tables.size === 0 ? [] : [...new Set(headKeys.map((x) => x.aggregateId))];
   const summaries: Promise<SummaryRow[]> = readBeforeSummaries(tx, instanceId, rowIds);

@@ -365,7 +365,7 @@ export function readBeforeSummaries(
   // Queued now (postgres.js queries are lazy), after the statements the caller queued before.
   // Prepared: planning it afresh took 0.1-0.3 ms per append, running it 0.02 ms; its generic
   // plan is the same primary-key lookups (the EXPLAIN test checks it).
-  return tx.unsafe<{ table_name: string; id: string; scope: string; terms: Buffer }[]>(IQ.summariesWithSubRows, [instanceId, [...ids]], { prepare: true }).execute();
+  return tx.unsafe<{ table_name: string; id: string; scope: string; terms: Buffer }[]>(IQ.summariesWithSubRows, [instanceId, [...ids]], PREPARED).execute();
 }
 
 /** The statements that apply `changes` (text, parameters); multi-row inserts chunked by `chunk` rows. */

@@ -221,7 +221,7 @@ function createReads(sql: Sql): Reads {
       const storable = (a: AggregateLocation) => !hasNul(a.table) && !hasNul(a.aggregateType) && !hasNul(a.aggregateId);
       const asked = aggregates.filter(storable);
       const params = [instanceId, asked.map((a) => a.table), asked.map((a) => a.aggregateType), asked.map((a) => a.aggregateId)];
-      const rows = asked.length === 0 ? [] : await sql.unsafe<{ value: Buffer | null; version: number | null }[]>(Q.aggregates, params, { prepare: true });
+      const rows = asked.length === 0 ? [] : await sql.unsafe<{ value: Buffer | null; version: number | null }[]>(Q.aggregates, params, PREPARED);
       let next = 0;
       return aggregates.map((a) => {
         const row = storable(a) ? rows[next++] : undefined;
