@@ -12,8 +12,12 @@ import { accessLine, firstInstanceId } from './access-log.fixture.js';
 
 let node: TestNode;
 
+// A byte limit below the 4 KB the pinned uWebSockets.js build keeps of a head split across reads
+// (docs/security.md, "Input limits"), so the 431 below does not depend on how the kernel splits it.
+const MAX_HEADER_BYTES = 3000;
+
 beforeAll(async () => {
-  node = await startTestNode();
+  node = await startTestNode({ env: { TESSERA_MAX_HEADER_BYTES: String(MAX_HEADER_BYTES) } });
 });
 afterAll(async () => {
   await node.stop();
@@ -193,16 +197,16 @@ describe('answered from memory (before fair admission, once held)', () => {
     expect(unknown.body.details[0].id).toBe('instance.not_found');
   });
 
-  // The held replies skip admission, not the header limits (TESSERA_MAX_HEADER_COUNT 40 and
-  // TESSERA_MAX_HEADER_BYTES 32768 by default): each 431 has a 200 beside it on the same path.
+  // The held replies skip admission, not the header limits (TESSERA_MAX_HEADER_COUNT 40 by
+  // default, TESSERA_MAX_HEADER_BYTES as set above): each 431 has a 200 beside it on the same path.
   it.each(['/oauth/v2/keys', '/.well-known/openid-configuration'])('%s, held, answers 431 for too many or too large header fields', async (path) => {
     const url = `${node.baseUrl}${path}`;
     expect((await fetch(url)).status).toBe(200); // held from here on
     const many = Object.fromEntries(Array.from({ length: 36 }, (_, i) => [`x-h${i}`, 'v'])); // with fetch's own fields, over 40
     expect((await fetch(url, { headers: many })).status).toBe(431);
     expect((await fetch(url, { headers: { 'x-h0': 'v' } })).status).toBe(200);
-    expect((await fetch(url, { headers: { 'x-big': 'v'.repeat(33_000) } })).status).toBe(431);
-    expect((await fetch(url, { headers: { 'x-big': 'v'.repeat(30_000) } })).status).toBe(200);
+    expect((await fetch(url, { headers: { 'x-big': 'v'.repeat(MAX_HEADER_BYTES + 100) } })).status).toBe(431);
+    expect((await fetch(url, { headers: { 'x-big': 'v'.repeat(MAX_HEADER_BYTES - 500) } })).status).toBe(200); // fetch's own fields fit in the rest
   });
 });
 
