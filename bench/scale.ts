@@ -35,11 +35,13 @@ const ORGS = Number(env.SCALE_ORGS ?? 100_000);
 const USERS = Number(env.SCALE_USERS ?? 1_000_000);
 const SAMPLES = Number(env.SCALE_SAMPLES ?? 200);
 /**
- * Requests of each row sent before its SCALE_SAMPLES are timed. A fresh process needs ~2,000
- * requests of a path before V8 has tiered it up (GET organization: ~2x the steady CPU per request
- * until then, bench/README.md "GET organization's tail"); a serving node is past that.
+ * Requests of each row sent before its SCALE_SAMPLES are timed, so the rows measure a serving
+ * node, not V8 tiering a fresh process up. GET organization runs ~2x the steady CPU per request
+ * for its first ~2,000 requests, and TurboFan still optimised 88, 86, 44, 22, 10, 8, 6, 0
+ * functions per 1,000 GETs after that (`--trace-opt`: bench/README.md "Read tail"), each a few ms
+ * of a platform thread competing for the two cores: 8,000 is past the last of them.
  */
-const WARMUP = Number(env.SCALE_WARMUP ?? 1000);
+const WARMUP = Number(env.SCALE_WARMUP ?? 8000);
 /** SCALE_TRACE: a file each timed request is appended to as a JSON line (row, node pid, start as epoch ms, duration, and CPU and run-queue wait of the node and of this client during it, from /proc schedstat, read outside the timed span), to line the slow ones up with the node's own timeline. */
 const TRACE = env.SCALE_TRACE;
 const CONCURRENCY = Number(env.SCALE_CONCURRENCY ?? 16);
