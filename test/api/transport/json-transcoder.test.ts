@@ -134,6 +134,13 @@ describe('JSON request mapping', () => {
     expect(meta?.headers['content-type']).toBe('application/json');
     expect(meta?.signal).toBeInstanceOf(AbortSignal);
   });
+
+  it('reads the request id through to the exchange', async () => {
+    const response = await fetch(`${servers.baseUrl}${orgs}/42`, { headers: { 'x-request-id': 'trace-42' } });
+    await response.text();
+    expect(fixture.calls[0]?.meta.requestId).toBe('trace-42');
+    expect(response.headers.get('x-request-id')).toBe('trace-42');
+  });
 });
 
 describe('JSON request errors', () => {
