@@ -29,7 +29,7 @@ import {
 import { instanceIndexes } from './system/indexes.js';
 
 export const INDEX_CATALOG: IndexCatalog = {
-  version: 6,
+  version: 7,
   tables: [
     instanceIndexes,
     orgIndexes,

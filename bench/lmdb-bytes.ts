@@ -21,6 +21,9 @@ import { performance } from 'node:perf_hooks';
 import * as lmdb from 'lmdb';
 import { open, type Key } from 'lmdb';
 import { Packr } from 'msgpackr';
+import { INDEX_CATALOG } from '../actors/index.js';
+import { isIndexCode } from '../src/store/keys.js';
+import { indexCode } from '../src/store/lmdb-index-codes.js';
 import { SHARED_STRUCTURES } from '../src/store/lmdb-store.js';
 import { importDocument } from './import-seed.js';
 import { Cleanup } from './processes.js';
@@ -70,11 +73,16 @@ interface Kind {
   valueBytes: number;
 }
 
+/** table.index by index code (src/store/lmdb-index-codes.ts: numbered in catalog order). */
+const INDEX_NAMES = new Map(INDEX_CATALOG.tables.flatMap((t) => t.indexes.map((i) => `${t.table}.${i.name}`)).map((name, n) => [indexCode(n), name]));
+
 /** The kind of an entry: table tag plus what tells its rows apart (src/store/keys.ts). */
 function kindOf(key: unknown[], eventType: () => string): string {
   const [first, tag, a, b] = key;
   if (first === '~ttl') return key[2] === '~g' ? 'ttl group' : 'ttl index';
   if (first === '~meta') return 'meta';
+  // Since catalog version 7 an index key has its code where other keys have their tag.
+  if (isIndexCode(tag)) return `i index ${INDEX_NAMES.get(String(tag)) ?? `code ${String(tag)}`}`;
   switch (tag) {
     case 'e':
       return `e event ${eventType()}`;

@@ -13,7 +13,9 @@
  * | [instanceId, 'r', table, id]                 | read-model row                |
  * | [instanceId, 'u', scope, value]              | holder                        |
  * | [instanceId, 't', table, key]                | ttl value; entry version = expiresAt |
- * | [instanceId, 'i', table, index, term, id]    | scope of the row (index entry) |
+ * | [instanceId, code, term, id]                 | scope of the row (index entry) as its number, '' as itself; code: one character for (table, index), lmdb-index-codes.ts (before catalog version 7: [instanceId, 'i', table, index, term, id]) |
+ * | [instanceId, 'd', scope] / [instanceId, 'd', number] | the number index entries store for that scope / the scope of that number (lmdb-scope-codes.ts) |
+ * | [instanceId, 'd']                            | the last scope number given   |
  * | [instanceId, 'x', table, id]                 | row summary [scope, terms per index]; a repeated term list is the earlier index's position, [scope] is -1 (lmdb-indexes.ts) |
  * | [instanceId, 'n', table, scope]              | number of rows of that scope  |
  * | [instanceId, 'v', table]                     | index epoch: a random number put when an index entry of the table changes |
@@ -110,22 +112,59 @@ export function uniqueRange(instanceId: string, scope: string): { start: StoreKe
   return { start: prefix, end: [...prefix, HIGH] };
 }
 
-export function indexKey(instanceId: string, table: string, index: string, term: string, id: string): StoreKey {
-  return [tenant(instanceId), 'i', check(table), check(index), check(term), check(id)];
+/** Positions of the term and the row id in an index key (indexKey). */
+export const INDEX_TERM = 2;
+export const INDEX_ID = 3;
+
+/** An index entry: `code` stands for the table and index (lmdb-index-codes.ts). */
+export function indexKey(instanceId: string, code: string, term: string, id: string): StoreKey {
+  return [tenant(instanceId), code, check(term), check(id)];
 }
 
 /** The key range of one index: all of it, the terms equal to `equals`, or those starting with `prefix`. */
-export function indexRange(instanceId: string, table: string, index: string, bounds: { equals?: string; prefix?: string }): { start: StoreKey; end: StoreKey } {
-  const base = [tenant(instanceId), 'i', check(table), check(index)];
+export function indexRange(instanceId: string, code: string, bounds: { equals?: string; prefix?: string }): { start: StoreKey; end: StoreKey } {
+  const base = [tenant(instanceId), code];
   if (bounds.equals !== undefined) return { start: [...base, check(bounds.equals)], end: [...base, bounds.equals, HIGH] };
   if (bounds.prefix !== undefined) return { start: [...base, check(bounds.prefix)], end: [...base, `${bounds.prefix}${TOP}`] };
   return { start: base, end: [...base, HIGH] };
 }
 
-/** Every index key of one table (the rebuild clears them). */
-export function tableIndexRange(instanceId: string, table: string): { start: StoreKey; end: StoreKey } {
-  const base = [tenant(instanceId), 'i', check(table)];
-  return { start: base, end: [...base, HIGH] };
+/** The number index entries store for `scope` (lmdb-scope-codes.ts). */
+export function scopeCodeKey(instanceId: string, scope: string): StoreKey {
+  return [tenant(instanceId), 'd', check(scope)];
+}
+
+/** The scope of a number index entries store. */
+export function scopeOfCodeKey(instanceId: string, code: number): StoreKey {
+  return [tenant(instanceId), 'd', code];
+}
+
+/** The last scope number given in the instance. */
+export function lastScopeCodeKey(instanceId: string): StoreKey {
+  return [tenant(instanceId), 'd'];
+}
+
+/** Whether the second part of a tenant key is an index code (lmdb-index-codes.ts), not a table tag. */
+export function isIndexCode(tag: unknown): boolean {
+  if (typeof tag !== 'string' || tag.length === 0 || tag.length > 2) return false;
+  const point = tag.codePointAt(0)!;
+  return tag.length === String.fromCodePoint(point).length && ((point >= 0x21 && point <= 0x60) || point >= 0x100);
+}
+
+/**
+ * Every index key of one instance, as stored since catalog version 7 (codes U+0021–U+0060 and
+ * from U+0100 on, lmdb-index-codes.ts) and before it ([instanceId, 'i', table, index, term, id]),
+ * and its scope dictionary: a rebuild clears them all, so no entry of an index that was dropped
+ * or renumbered survives, and the scopes are numbered afresh.
+ */
+export function instanceIndexRanges(instanceId: string): { start: StoreKey; end: StoreKey }[] {
+  const id = tenant(instanceId);
+  return [
+    { start: [id, '!'], end: [id, '`', HIGH] },
+    { start: [id, '\u0100'], end: [id, HIGH] },
+    { start: [id, 'i'], end: [id, 'i', HIGH] },
+    { start: [id, 'd'], end: [id, 'd', HIGH] },
+  ];
 }
 
 export function summaryKey(instanceId: string, table: string, id: string): StoreKey {

@@ -11,8 +11,9 @@ import { batches, count, emptyCounts, StoreNotEmptyError } from './dump.js';
 import * as keys from './keys.js';
 import { decodeEvent, encodeEvent } from './lmdb-events.js';
 import { INDEX_BUILD_META, INDEX_VERSION_META } from './lmdb-index-build.js';
+import { createIndexCodes, type IndexCodes } from './lmdb-index-codes.js';
 import { writeIndexes } from './lmdb-indexes.js';
-import { tablesOf } from '../../actors/index.js';
+import { EMPTY_CATALOG, tablesOf } from '../../actors/index.js';
 
 type Db = RootDatabase<unknown, Key>;
 type Durable = <T>(write: Promise<T>) => Promise<T>;
@@ -60,6 +61,7 @@ function toEntry(key: Key, value: unknown, version: number | undefined, now: num
       return { kind: 'head', instanceId, aggregateType: part(2), aggregateId: part(3), version: Number(value) };
     case 's':
     case 'i':
+    case 'd':
     case 'x':
     case 'n':
     case 'v':
@@ -77,6 +79,8 @@ function toEntry(key: Key, value: unknown, version: number | undefined, now: num
       return expiresAt > now ? { kind: 'ttl', instanceId, table: part(2), key: part(3), value, expiresAt } : undefined;
     }
     default:
+      // Index entries (their code in place of a tag) are derived: the load rebuilds them.
+      if (keys.isIndexCode(tag)) return undefined;
       // Never drop data silently: a key this code does not know makes the copy fail.
       throw new Error(`lmdb dump: unknown key ${JSON.stringify(key)}`);
   }
@@ -89,9 +93,9 @@ export async function loadLmdb(db: Db, entries: AsyncIterable<DumpEntry>, durabl
     if (Array.isArray(key) && !isStoreMarker(key)) throw new StoreNotEmptyError('(LMDB directory)');
   }
   const counts = emptyCounts();
-  const tables = tablesOf(catalog ?? { version: 0, tables: [] });
+  const indexing = { tables: tablesOf(catalog ?? EMPTY_CATALOG), codes: createIndexCodes(catalog ?? EMPTY_CATALOG) };
   for await (const batch of batches(entries)) {
-    await durable(db.transaction(() => batch.forEach((entry) => write(db, entry, tables))));
+    await durable(db.transaction(() => batch.forEach((entry) => write(db, entry, indexing))));
     count(counts, batch);
     options.onProgress?.(counts);
   }
@@ -100,7 +104,7 @@ export async function loadLmdb(db: Db, entries: AsyncIterable<DumpEntry>, durabl
 }
 
 /** The same keys and entry versions append, ttl.put and putMeta write (lmdb-store.ts). */
-function write(db: Db, entry: DumpEntry, tables: ReadonlyMap<string, readonly TableIndexes[]>): void {
+function write(db: Db, entry: DumpEntry, { tables, codes }: { tables: ReadonlyMap<string, readonly TableIndexes[]>; codes: IndexCodes }): void {
   switch (entry.kind) {
     case 'event': {
       const e = entry.event;
@@ -117,7 +121,7 @@ function write(db: Db, entry: DumpEntry, tables: ReadonlyMap<string, readonly Ta
     case 'record': {
       db.put(keys.recordKey(entry.instanceId, entry.table, entry.id), entry.value);
       const indexed = tables.get(entry.table);
-      if (indexed !== undefined) writeIndexes(db, indexed, entry.instanceId, entry.id, entry.value);
+      if (indexed !== undefined) writeIndexes(db, indexed, entry.instanceId, entry.id, entry.value, { codes });
       return;
     }
     case 'unique':

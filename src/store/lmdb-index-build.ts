@@ -8,7 +8,8 @@
 import type { Key, RootDatabase } from 'lmdb';
 import { type IndexCatalog, type Logger, storedTableOf } from '../../actors/index.js';
 import * as keys from './keys.js';
-import { clearTableIndexes, IndexBatch, writeIndexes } from './lmdb-indexes.js';
+import { createIndexCodes } from './lmdb-index-codes.js';
+import { clearInstanceIndexKeys, clearTableIndexes, IndexBatch, writeIndexes } from './lmdb-indexes.js';
 
 type Db = RootDatabase<unknown, Key>;
 
@@ -31,6 +32,7 @@ export function buildIndexes(db: Db, catalog: IndexCatalog, logger?: Logger): nu
   const saved = db.get(keys.metaKey(INDEX_BUILD_META)) as BuildProgress | undefined;
   let resume = saved?.version === catalog.version && catalog.tables.some((t) => t.table === saved.table) ? saved : undefined;
   let rows = 0;
+  const codes = createIndexCodes(catalog);
   if (resume !== undefined) logger?.info({ ...resume }, 'lmdb index build resumed');
   for (const instanceId of instanceIds(db, resume?.instanceId)) {
     for (const table of catalog.tables) {
@@ -38,6 +40,8 @@ export function buildIndexes(db: Db, catalog: IndexCatalog, logger?: Logger): nu
       let after = resume?.after ?? '';
       if (resume === undefined) {
         db.transactionSync(() => {
+          // The instance's first table: every index key of it goes (codes renumbered, old layouts).
+          if (table === catalog.tables[0]) clearInstanceIndexKeys(db, instanceId);
           clearTableIndexes(db, instanceId, table);
           db.put(keys.metaKey(INDEX_BUILD_META), { version: catalog.version, instanceId, table: table.table, after: '' });
         });
@@ -53,7 +57,7 @@ export function buildIndexes(db: Db, catalog: IndexCatalog, logger?: Logger): nu
         const last = String(keys.lastPart(fresh[fresh.length - 1]!.key));
         db.transactionSync(() => {
           const batch = new IndexBatch();
-          for (const { key, value } of fresh) writeIndexes(db, [table], instanceId, String(keys.lastPart(key)), value, { batch });
+          for (const { key, value } of fresh) writeIndexes(db, [table], instanceId, String(keys.lastPart(key)), value, { codes, batch });
           batch.write(db);
           db.put(keys.metaKey(INDEX_BUILD_META), { version: catalog.version, instanceId, table: table.table, after: last });
         });

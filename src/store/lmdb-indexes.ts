@@ -14,6 +14,8 @@ import type { Key, RootDatabase } from 'lmdb';
 import type { IndexCatalog, IndexEntry, IndexRange, IndexReads, IndexWalk, RowSummary, TableIndexes } from '../../actors/index.js';
 import { storedTableOf, subRowListTable, summarize } from '../../actors/index.js';
 import * as keys from './keys.js';
+import { createIndexCodes, type IndexCodes } from './lmdb-index-codes.js';
+import { createScopeReader, scopeValue, type ScopeReader } from './lmdb-scope-codes.js';
 import { countColumn, createTermColumns, readColumn, type TermColumnOptions, type TermColumns } from './lmdb-term-columns.js';
 
 type Db = RootDatabase<unknown, Key>;
@@ -63,11 +65,12 @@ export class IndexBatch {
  * (call inside a write transaction). Counts and epochs go to `batch` when given (the caller
  * writes it), else they are written before returning.
  */
-export function writeIndexes(db: Db, tables: readonly TableIndexes[], instanceId: string, id: string, value: unknown, write: { readonly previous?: unknown; readonly batch?: IndexBatch } = {}): void {
+export function writeIndexes(db: Db, tables: readonly TableIndexes[], instanceId: string, id: string, value: unknown, write: { readonly codes: IndexCodes; readonly previous?: unknown; readonly batch?: IndexBatch }): void {
   const pending = write.batch ?? new IndexBatch();
+  const { codes } = write;
   for (const table of tables) {
     if (table.source === undefined) {
-      writeRowIndexes(db, table, instanceId, id, value, pending);
+      writeRowIndexes(db, { table, codes, batch: pending }, instanceId, id, value);
       continue;
     }
     const rows = value === null || value === undefined ? [] : table.source.rows(id, value);
@@ -75,9 +78,9 @@ export function writeIndexes(db: Db, tables: readonly TableIndexes[], instanceId
       // The entries indexed for the previous row are those the declaration finds in it (the
       // catalog version is the same, or the indexes were rebuilt): no list of them is kept.
       const now = new Set(rows.map((r) => r.id));
-      for (const old of table.source.rows(id, write.previous)) if (!now.has(old.id)) writeRowIndexes(db, table, instanceId, old.id, undefined, pending);
+      for (const old of table.source.rows(id, write.previous)) if (!now.has(old.id)) writeRowIndexes(db, { table, codes, batch: pending }, instanceId, old.id, undefined);
     }
-    for (const row of rows) writeRowIndexes(db, table, instanceId, row.id, row.value, pending);
+    for (const row of rows) writeRowIndexes(db, { table, codes, batch: pending }, instanceId, row.id, row.value);
   }
   if (write.batch === undefined) pending.write(db);
 }
@@ -91,26 +94,32 @@ export function needsPrevious(tables: readonly TableIndexes[]): boolean {
  * Updates a row's index entries and summary (call inside a write transaction); its count
  * change, and the table's epoch when an entry changed, go to `batch`, which the caller writes.
  */
-export function writeRowIndexes(db: Db, table: TableIndexes, instanceId: string, id: string, value: unknown, batch: IndexBatch): void {
+function writeRowIndexes(db: Db, target: { readonly table: TableIndexes; readonly codes: IndexCodes; readonly batch: IndexBatch }, instanceId: string, id: string, value: unknown): void {
+  const { table, codes, batch } = target;
   const summaryKey = keys.summaryKey(instanceId, table.table, id);
   const before = toSummary(db.get(summaryKey));
   const after = value === null || value === undefined ? undefined : summarize(table, value);
   if (before === undefined && after === undefined) return;
   const moved = before !== undefined && after !== undefined && before.scope !== after.scope;
   let changed = false;
+  // The scope as the new entries store it (lmdb-scope-codes.ts), looked up once they need it.
+  let stored: string | number | undefined;
   table.indexes.forEach((index, i) => {
     if (index.summaryOnly === true) return; // kept in the summary alone
+    // Every index of the catalog has a code (the same catalog numbered them).
+    const code = codes.codeOf(table.table, index.name)!;
     const old = before?.terms[i] ?? [];
     const next = after?.terms[i] ?? [];
     for (const term of old) {
       if (moved || !next.includes(term)) {
-        db.remove(keys.indexKey(instanceId, table.table, index.name, term, id));
+        db.remove(keys.indexKey(instanceId, code, term, id));
         changed = true;
       }
     }
     for (const term of next) {
       if (moved || !old.includes(term)) {
-        db.put(keys.indexKey(instanceId, table.table, index.name, term, id), after!.scope);
+        stored ??= scopeValue(db, instanceId, after!.scope);
+        db.put(keys.indexKey(instanceId, code, term, id), stored);
         changed = true;
       }
     }
@@ -174,12 +183,13 @@ function toSummary(raw: unknown): RowSummary | undefined {
 }
 
 /**
- * Removes every index key, summary and count of a table (the rebuild starts from nothing), and
- * the lists of sub-row ids per parent that stores of catalog versions before 5 kept.
+ * Removes every summary and count of a table (the rebuild starts from nothing), and the lists of
+ * sub-row ids per parent that stores of catalog versions before 5 kept. Its index keys go with
+ * the instance's (clearInstanceIndexKeys).
  */
 export function clearTableIndexes(db: Db, instanceId: string, table: TableIndexes): void {
   const name = table.table;
-  const ranges = [keys.tableIndexRange(instanceId, name), keys.summaryRange(instanceId, name), keys.summaryRange(instanceId, subRowListTable(name)), keys.rowCountRange(instanceId, name)];
+  const ranges = [keys.summaryRange(instanceId, name), keys.summaryRange(instanceId, subRowListTable(name)), keys.rowCountRange(instanceId, name)];
   for (const range of ranges) {
     for (const key of db.getKeys(range)) db.remove(key);
   }
@@ -188,12 +198,26 @@ export function clearTableIndexes(db: Db, instanceId: string, table: TableIndexe
   bumpEpoch(db, instanceId, storedTableOf(table));
 }
 
-export function createIndexReads(db: Db, options?: TermColumnOptions, catalog?: IndexCatalog): IndexReads {
-  const epochTables = new Map((catalog?.tables ?? []).map((t) => [t.table, storedTableOf(t)]));
-  const columns = createTermColumns(db, options, (table) => epochTables.get(table) ?? table);
+/**
+ * Removes every index key of an instance, in this layout and in the one before catalog version 7,
+ * and its scope dictionary (keys.instanceIndexRanges): a rebuild renumbers the codes and the
+ * scopes, so an index dropped or moved leaves nothing behind.
+ */
+export function clearInstanceIndexKeys(db: Db, instanceId: string): void {
+  for (const range of keys.instanceIndexRanges(instanceId)) {
+    for (const key of db.getKeys(range)) db.remove(key);
+  }
+}
+
+export function createIndexReads(db: Db, options: TermColumnOptions | undefined, catalog: IndexCatalog): IndexReads {
+  const epochTables = new Map(catalog.tables.map((t) => [t.table, storedTableOf(t)]));
+  const codes = createIndexCodes(catalog);
+  const scopes = createScopeReader(db);
+  const columns = createTermColumns(db, options ?? {}, { epochTable: (table) => epochTables.get(table) ?? table, codeOf: codes.codeOf, scopes });
+  const context: ReadContext = { columns, codes, scopes };
   return {
-    readIndex: async (instanceId, walk) => readIndex(db, columns, instanceId, walk),
-    countIndex: async (instanceId, range: IndexRange) => countIndex(db, columns, instanceId, range),
+    readIndex: async (instanceId, walk) => readIndex(db, context, instanceId, walk),
+    countIndex: async (instanceId, range: IndexRange) => countIndex(db, context, instanceId, range),
     rowCounts: async (instanceId, table) =>
       Array.from(db.getRange(keys.rowCountRange(instanceId, table)), ({ key, value }) => ({ scope: String(keys.lastPart(key)), count: Number(value) })),
     readSummaries: async (instanceId, table, ids) => ids.map((id) => (keys.isKeyPart(id) ? toSummary(db.get(keys.summaryKey(instanceId, table, id))) : undefined)),
@@ -217,9 +241,18 @@ function isWholeIndex(range: IndexRange): boolean {
   return range.equals === undefined && range.prefix === undefined;
 }
 
-function countIndex(db: Db, columns: TermColumns, instanceId: string, range: IndexRange): number {
-  if (!isRangeStorable(range)) return 0;
-  const bounds = keys.indexRange(instanceId, range.table, range.index, range);
+/** What an index read needs beside the database: the term columns, the catalog's key codes, the scopes of entries' values. */
+interface ReadContext {
+  readonly columns: TermColumns;
+  readonly codes: IndexCodes;
+  readonly scopes: ScopeReader;
+}
+
+function countIndex(db: Db, { columns, codes }: ReadContext, instanceId: string, range: IndexRange): number {
+  const code = codes.codeOf(range.table, range.index);
+  // An index the catalog does not have holds no entries.
+  if (code === undefined || !isRangeStorable(range)) return 0;
+  const bounds = keys.indexRange(instanceId, code, range);
   const filter = termFilter(range);
   if (filter === undefined) return db.getCount(bounds);
   if (isWholeIndex(range)) {
@@ -228,7 +261,7 @@ function countIndex(db: Db, columns: TermColumns, instanceId: string, range: Ind
     columns.walked(instanceId, range.table, range.index);
   }
   let count = 0;
-  for (const key of db.getKeys(bounds)) if (filter(String((key as unknown[])[4]))) count += 1;
+  for (const key of db.getKeys(bounds)) if (filter(String((key as unknown[])[keys.INDEX_TERM]))) count += 1;
   return count;
 }
 
@@ -237,15 +270,16 @@ function inRange(range: IndexRange, term: string): boolean {
   return range.prefix === undefined || term.startsWith(range.prefix);
 }
 
-function readIndex(db: Db, columns: TermColumns, instanceId: string, walk: IndexWalk): IndexEntry[] {
-  if (!isRangeStorable(walk) || !(walk.limit > 0)) return [];
+function readIndex(db: Db, { columns, codes, scopes }: ReadContext, instanceId: string, walk: IndexWalk): IndexEntry[] {
+  const code = codes.codeOf(walk.table, walk.index);
+  if (code === undefined || !isRangeStorable(walk) || !(walk.limit > 0)) return [];
   const filter = termFilter(walk);
   if (filter !== undefined && isWholeIndex(walk)) {
     const column = columns.columnOf(instanceId, walk.table, walk.index);
     if (column !== undefined) return readColumn(column, walk, filter);
     columns.walked(instanceId, walk.table, walk.index);
   }
-  const range = keys.indexRange(instanceId, walk.table, walk.index, walk);
+  const range = keys.indexRange(instanceId, code, walk);
   const reverse = walk.reverse === true;
   let start: Key = reverse ? range.end : range.start;
   const end: Key = reverse ? range.start : range.end;
@@ -253,7 +287,7 @@ function readIndex(db: Db, columns: TermColumns, instanceId: string, walk: Index
   const cursor = walk.after;
   // Only a cursor inside the range moves the start (a stale one never widens the walk).
   if (cursor !== undefined && keys.isKeyPart(cursor.term) && keys.isKeyPart(cursor.id) && inRange(walk, cursor.term)) {
-    const from = keys.indexKey(instanceId, walk.table, walk.index, cursor.term, cursor.id);
+    const from = keys.indexKey(instanceId, code, cursor.term, cursor.id);
     start = from;
     // The walk starts at the cursor itself when it still exists: step over it.
     if (db.doesExist(from)) skip += 1;
@@ -263,20 +297,20 @@ function readIndex(db: Db, columns: TermColumns, instanceId: string, walk: Index
     // Keys only; a matching key's value (the scope) is read alone, and the offset counts matches.
     for (const key of db.getKeys({ start, end, reverse })) {
       const parts = key as unknown[];
-      const term = String(parts[4]);
+      const term = String(parts[keys.INDEX_TERM]);
       if (!filter(term)) continue;
       if (skip > 0) {
         skip -= 1;
         continue;
       }
-      entries.push({ term, id: String(parts[5]), scope: String(db.get(key)) });
+      entries.push({ term, id: String(parts[keys.INDEX_ID]), scope: scopes.scopeOf(instanceId, db.get(key)) });
       if (entries.length >= walk.limit) break;
     }
     return entries;
   }
   for (const { key, value } of db.getRange({ start, end, reverse, offset: skip })) {
     const parts = key as unknown[];
-    entries.push({ term: String(parts[4]), id: String(parts[5]), scope: String(value) });
+    entries.push({ term: String(parts[keys.INDEX_TERM]), id: String(parts[keys.INDEX_ID]), scope: scopes.scopeOf(instanceId, value) });
     if (entries.length >= walk.limit) break;
   }
   return entries;

@@ -23,6 +23,7 @@ import { checkExpectations, findClaimClash, placeEvents } from './append-rules.j
 import * as keys from './keys.js';
 import { dumpLmdb, loadLmdb } from './lmdb-dump.js';
 import { buildIndexes } from './lmdb-index-build.js';
+import { createIndexCodes, type IndexCodes } from './lmdb-index-codes.js';
 import { createIndexReads, IndexBatch, needsPrevious, writeIndexes } from './lmdb-indexes.js';
 import type { TermColumnOptions } from './lmdb-term-columns.js';
 import { decodeEvent, encodeEvent } from './lmdb-events.js';
@@ -74,7 +75,7 @@ export function openLmdbStore(options: LmdbStoreOptions): StoreAdapter {
   const db: Db = open<unknown, Key>(options.path, { useVersions: true, noSync, ...SHARED_STRUCTURES });
   const clock = options.clock ?? { now: () => Date.now() };
   const catalog = options.catalog ?? EMPTY_CATALOG;
-  const tables = tablesOf(catalog);
+  const indexing: Indexing = { tables: tablesOf(catalog), codes: createIndexCodes(catalog) };
   if (options.catalog !== undefined) buildIndexes(db, catalog, options.logger);
   let closed: Promise<void> | undefined;
   options.logger?.debug({ path: options.path, noSync }, 'lmdb store opened');
@@ -92,7 +93,7 @@ export function openLmdbStore(options: LmdbStoreOptions): StoreAdapter {
     catalog,
     // A child transaction aborts as a unit when project() or a write throws, so a failed
     // append leaves nothing behind even though lmdb-js batches several callbacks per commit.
-    append: (request) => durable(db.childTransaction(() => appendInTxn(db, tables, request))),
+    append: (request) => durable(db.childTransaction(() => appendInTxn(db, indexing, request))),
     ...createReads(db, options.termColumns, catalog),
     putMeta: async (key, value) => {
       await durable(db.put(keys.metaKey(key), value));
@@ -156,8 +157,14 @@ function headOf(db: Db, instanceId: string, aggregateType: string, aggregateId: 
   return typeof head === 'number' ? head : 0;
 }
 
+/** The index tables each stored table feeds, and the catalog's key codes. */
+interface Indexing {
+  readonly tables: ReadonlyMap<string, readonly TableIndexes[]>;
+  readonly codes: IndexCodes;
+}
+
 /** Runs inside the write transaction: synchronous, reads see the latest commit of any process. */
-function appendInTxn(db: Db, tables: ReadonlyMap<string, readonly TableIndexes[]>, request: AppendRequest): AppendResult {
+function appendInTxn(db: Db, indexing: Indexing, request: AppendRequest): AppendResult {
   const { instanceId } = request;
   const versions = checkExpectations(request, (type, id) => headOf(db, instanceId, type, id));
   if (!(versions instanceof Map)) return versions;
@@ -166,11 +173,11 @@ function appendInTxn(db: Db, tables: ReadonlyMap<string, readonly TableIndexes[]
   const stored = placeEvents(request, versions, lastPosition(db, instanceId).position + 1);
   // Computed before any write: a throwing projection aborts with nothing written.
   const rows = request.project(stored);
-  writeAppend(db, tables, request, stored, rows);
+  writeAppend(db, indexing, request, stored, rows);
   return { ok: true, events: stored };
 }
 
-function writeAppend(db: Db, tables: ReadonlyMap<string, readonly TableIndexes[]>, request: AppendRequest, stored: readonly StoredEvent[], rows: readonly RecordWrite[]): void {
+function writeAppend(db: Db, { tables, codes }: Indexing, request: AppendRequest, stored: readonly StoredEvent[], rows: readonly RecordWrite[]): void {
   const { instanceId } = request;
   for (const e of stored) {
     db.put(keys.eventKey(instanceId, e.position), encodeEvent(e));
@@ -189,7 +196,7 @@ function writeAppend(db: Db, tables: ReadonlyMap<string, readonly TableIndexes[]
     const previous = indexed !== undefined && needsPrevious(indexed) ? db.get(key) : undefined;
     if (row.value === null || row.value === undefined) db.remove(key);
     else db.put(key, row.value);
-    if (indexed !== undefined) writeIndexes(db, indexed, instanceId, row.id, row.value, { previous, batch });
+    if (indexed !== undefined) writeIndexes(db, indexed, instanceId, row.id, row.value, { codes, previous, batch });
   }
   batch.write(db);
 }

@@ -23,6 +23,7 @@
 import type { Key, RootDatabase } from 'lmdb';
 import type { IndexEntry, IndexWalk } from '../../actors/index.js';
 import * as keys from './keys.js';
+import type { ScopeReader } from './lmdb-scope-codes.js';
 
 type Db = RootDatabase<unknown, Key>;
 
@@ -68,8 +69,18 @@ const MAX_TOTAL_ENTRIES = 600_000;
 /** Columns and too-large markers held at once (a marker has no entries, but is a Map entry). */
 const MAX_HELD = 1_000;
 
-/** `epochTable`: the table whose epoch covers a table's indexes (a sub-row table's parent table). */
-export function createTermColumns(db: Db, options: TermColumnOptions = {}, epochTable: (table: string) => string = (table) => table): TermColumns {
+/** How the catalog lays a table's indexes out in the store. */
+export interface ColumnLayout {
+  /** The table whose epoch covers a table's indexes (a sub-row table's parent table). */
+  epochTable(table: string): string;
+  /** The index's key code (lmdb-index-codes.ts). */
+  codeOf(table: string, index: string): string | undefined;
+  /** The scopes of the entries' values (lmdb-scope-codes.ts). */
+  readonly scopes: ScopeReader;
+}
+
+export function createTermColumns(db: Db, options: TermColumnOptions, layout: ColumnLayout): TermColumns {
+  const { epochTable } = layout;
   const maxEntries = Math.max(0, options.maxEntries ?? MAX_ENTRIES);
   const maxTotal = Math.max(maxEntries, options.maxTotalEntries ?? MAX_TOTAL_ENTRIES);
   const onWalk = options.onWalk;
@@ -105,7 +116,9 @@ export function createTermColumns(db: Db, options: TermColumnOptions = {}, epoch
           return known.column;
         }
       }
-      const column = rowCount(db, instanceId, table) > maxEntries ? undefined : buildColumn(db, instanceId, table, index, maxEntries, onWalk);
+      const code = layout.codeOf(table, index);
+      // An index the catalog does not have is never read (lmdb-indexes.ts answers nothing).
+      const column = code === undefined ? undefined : rowCount(db, instanceId, table) > maxEntries ? undefined : buildColumn(db, { instanceId, table, index, code, scopes: layout.scopes }, maxEntries, onWalk);
       hold(name, { epoch, column, size: column?.ids.length ?? 0 });
       return column;
     },
@@ -122,22 +135,19 @@ function rowCount(db: Db, instanceId: string, table: string): number {
 }
 
 /** One walk of the index's keys and values; undefined when it holds more than `max` entries (a multi-valued index). */
-function buildColumn(db: Db, instanceId: string, table: string, index: string, max: number, onWalk: TermColumnOptions['onWalk']): TermColumn | undefined {
+function buildColumn(db: Db, where: { instanceId: string; table: string; index: string; code: string; scopes: ScopeReader }, max: number, onWalk: TermColumnOptions['onWalk']): TermColumn | undefined {
+  const { instanceId, table, index, code, scopes: reader } = where;
   onWalk?.({ instanceId, table, index, purpose: 'column' });
   const terms: string[] = [];
   const ids: string[] = [];
   const scopes: string[] = [];
-  // Many rows share a scope (an organization's users): one string each.
-  const scopeNames = new Map<string, string>();
-  for (const { key, value } of db.getRange(keys.indexRange(instanceId, table, index, {}))) {
+  for (const { key, value } of db.getRange(keys.indexRange(instanceId, code, {}))) {
     if (terms.length >= max) return undefined;
     const parts = key as unknown[];
-    terms.push(String(parts[4]));
-    ids.push(String(parts[5]));
-    const scope = String(value);
-    let shared = scopeNames.get(scope);
-    if (shared === undefined) scopeNames.set(scope, (shared = scope));
-    scopes.push(shared);
+    terms.push(String(parts[keys.INDEX_TERM]));
+    ids.push(String(parts[keys.INDEX_ID]));
+    // Many rows share a scope (an organization's users): the reader hands out one string each.
+    scopes.push(reader.scopeOf(instanceId, value));
   }
   return { terms, ids, scopes };
 }

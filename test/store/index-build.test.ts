@@ -3,7 +3,8 @@
  * `index.version` marker; PostgreSQL: the index tables empty) gets its indexes built when it
  * is next opened with the catalog (LMDB) or migrated (`tessera migrate`, PostgreSQL); a build
  * interrupted part-way resumes from its recorded position instead of starting over; a newer
- * catalog version rebuilds.
+ * catalog version rebuilds, on LMDB also from the index key layout before catalog version 7
+ * (its old keys written raw beside rows written through the API).
  *
  * The old format is produced through the store API with no catalog, which writes exactly the
  * keys and tables main writes (the index code is only reached through a catalog), so no
@@ -12,10 +13,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { open } from 'lmdb';
+import { open, type Key } from 'lmdb';
 import postgres from 'postgres';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { EMPTY_CATALOG, type IndexCatalog, type StoreAdapter } from '../../actors/index.js';
+import { isIndexCode } from '../../src/store/keys.js';
 import { openLmdbStore } from '../../src/store/lmdb-store.js';
 import { migratePostgres, openPostgresStore } from '../../src/store/postgres-store.js';
 import { TEST_CATALOG, thing, writeThings } from './index-suite.js';
@@ -105,6 +107,50 @@ describe('index build on upgrade: lmdb', () => {
       await expectIndexed(newer);
     } finally {
       await newer.close();
+    }
+  });
+
+  it('rebuilds index keys of the layout before catalog version 7 ([instance, "i", table, index, term, id]) as coded keys, and leaves none of the old', async () => {
+    const dir = tempDir();
+    const old = openLmdbStore({ path: dir });
+    await fillOld(old);
+    await old.close();
+    // The keys a version-6 store kept beside those rows (one index here, enough to be cleared),
+    // marked as built for the catalog then current.
+    const raw = open<unknown, Key>({ path: dir, useVersions: true });
+    await raw.transaction(() => {
+      for (let i = 0; i < ROWS; i += 1) void raw.put([A, 'i', 'things', 'name', `Name ${i}`, `t${String(i).padStart(4, '0')}`], i % 2 === 0 ? 'o1' : 'o2');
+      void raw.put(['~meta', 'index.version'], TEST_CATALOG.version);
+    });
+    // A fresh read snapshot each time: the other handle's commits are not seen by an older one.
+    const legacy = () => {
+      raw.resetReadTxn();
+      return raw.getCount({ start: [A, 'i'], end: [A, 'i', new Uint8Array([0xff])] });
+    };
+    // Positive control: the old keys are there, and a store of the same version neither reads nor clears them.
+    expect(legacy()).toBe(ROWS);
+    const same = openLmdbStore({ path: dir, catalog: TEST_CATALOG });
+    expect(await same.countIndex(A, { table: 'things', index: 'name', prefix: 'Name 12' })).toBe(0);
+    await same.close();
+    expect(legacy()).toBe(ROWS);
+    const upgraded = openLmdbStore({ path: dir, catalog: { ...TEST_CATALOG, version: TEST_CATALOG.version + 1 } });
+    try {
+      await expectIndexed(upgraded);
+      expect(legacy()).toBe(0);
+      // Every index key is [instance, code, term, id] with a one-character code, never a table tag.
+      const tags = new Set(['e', 'h', 's', 'p', 'r', 'u', 't', 'x', 'n', 'v', 'd']);
+      const indexKeys = Array.from(raw.getKeys({ start: [A], end: [A, new Uint8Array([0xff])] })).filter((key) => !tags.has(String((key as unknown[])[1])));
+      // name, name_ci, created per row; 25 rows with 2 tags: things.tag, thing_tags.parent and .tag, thing_tag_notes.tag.
+      expect(indexKeys.length).toBe(3 * ROWS + 4 * 50);
+      expect(indexKeys.filter((key) => !(Array.isArray(key) && key.length === 4 && isIndexCode(key[1]) && String(key[1]).length === 1))).toEqual([]);
+      // Each stores its scope's number from the instance's dictionary (both ways), not the scope.
+      const o1 = raw.get([A, 'd', 'o1']);
+      const o2 = raw.get([A, 'd', 'o2']);
+      expect([typeof o1, typeof o2, raw.get([A, 'd', o1 as number]), raw.get([A, 'd', o2 as number]), raw.get([A, 'd'])]).toEqual(['number', 'number', 'o1', 'o2', 2]);
+      expect(new Set(indexKeys.map((key) => raw.get(key)))).toEqual(new Set([o1, o2]));
+    } finally {
+      await upgraded.close();
+      await raw.close();
     }
   });
 

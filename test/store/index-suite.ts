@@ -457,6 +457,30 @@ export function describeIndexSuite(name: string, open: OpenStore): void {
       ]);
     });
 
+    it('an append that fails after indexing a row of a new scope leaves no trace: the next new scope reads as itself, in every index', async () => {
+      // The first row's entries are written (on LMDB with a number given to o7) before the NUL id fails the append.
+      const failing = append(A, {
+        expectations: [expect0('thing', 't7'), expect0('thing', 't8')],
+        events: [event('thing', 't7', 'thing.set'), event('thing', 't8', 'thing.set')],
+        project: () => [thing('t7', 'Gamma', 'o7', 50, ['z']), thing('bad\u0000id', 'Delta', 'o8', 60)],
+      });
+      await expect(store.append(failing)).rejects.toThrow('NUL');
+      expect(await store.countIndex(A, { table: 'things', index: 'name_ci', equals: 'gamma' })).toBe(0);
+      // o8 is the first scope numbered after the failure (LMDB: the number o7 had for a moment).
+      await writeThings(store, A, [thing('t8', 'Delta', 'o8', 60, ['z']), thing('t6', 'Epsilon', 'o1', 70)]);
+      const entries = (index: string) => store.readIndex(A, { table: 'things', index, limit: 10 }).then((found) => found.filter((e) => e.id === 't8' || e.id === 't6').map((e) => [e.id, e.scope]));
+      // Delta before Epsilon, 60 before 70.
+      for (const index of ['name', 'name_ci', 'created']) expect(await entries(index)).toEqual([['t8', 'o8'], ['t6', 'o1']]);
+      expect((await store.readIndex(A, { table: 'thing_tags', index: 'tag', equals: 'z', limit: 10 })).map((e) => [e.id, e.scope])).toEqual([['t8/z', 'o8']]);
+      // Positive control: the scopes written before, read the same way.
+      expect((await store.readIndex(A, { table: 'things', index: 'name_ci', equals: 'alpine', limit: 10 })).map((e) => [e.id, e.scope])).toEqual([['t3', 'o2']]);
+      expect(await store.rowCounts(A, 'things')).toEqual([
+        { scope: 'o1', count: 3 },
+        { scope: 'o2', count: 2 },
+        { scope: 'o8', count: 1 },
+      ]);
+    });
+
     it('rebuilds the indexes of a loaded dump in the target store', async () => {
       const copy = await open();
       try {
