@@ -9,7 +9,9 @@
  * main thread per round (every other round starts B first); run A against itself (`PAIRED_B` =
  * `PAIRED_A`) for the noise.
  *
- * `PAIRED_A` / `PAIRED_B`: a build's dist directory (default: this build's, for B);
+ * `PAIRED_A` / `PAIRED_B`: a build's dist directory (default: this build's, for both);
+ * `PAIRED_B_ENV`: settings for B's node only, space-separated `NAME=value` (one build, two
+ * settings: e.g. `TESSERA_ACCESS_LOG=off`);
  * `PAIRED_KIND` `opaque` (default) or `es256`: the client_credentials request; `PAIRED_ROUNDS`
  * (5); `PAIRED_REQUESTS` (30,000 per node and round, after 5,000 warm-up);
  * `PAIRED_CONNECTIONS` (50 per node).
@@ -30,6 +32,12 @@ const ROUNDS = Number(process.env.PAIRED_ROUNDS ?? 5);
 const REQUESTS = Number(process.env.PAIRED_REQUESTS ?? 30_000);
 const CONNECTIONS = Number(process.env.PAIRED_CONNECTIONS ?? 50);
 const SERVER_CPU = Number(process.env.PAIRED_CPU ?? 1);
+const B_ENV: Readonly<Record<string, string>> = Object.fromEntries(
+  (process.env.PAIRED_B_ENV ?? '')
+    .split(/\s+/)
+    .filter((pair) => pair.includes('='))
+    .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+);
 
 /** CPU time of one thread so far, ns (Linux schedstat); 0 when it is gone. */
 function threadNs(pid: number, tid: string): number {
@@ -60,7 +68,7 @@ async function round(index: number, mains: Map<string, number[]>): Promise<void>
     // Every other round starts B first: which node starts (and is loaded) first is no bias of one build.
     const order: readonly (readonly [string, string])[] = index % 2 === 0 ? [['A', A], ['B', B]] : [['B', B], ['A', A]];
     for (const [label, dist] of order) {
-      const node = await startTessera({ main: join(dist, 'src', 'cli', 'main.js'), cpu: SERVER_CPU, cleanup, defaults: { TESSERA_SIGNING_ALGORITHM: 'ES256', TESSERA_WORKERS: '1' } });
+      const node = await startTessera({ main: join(dist, 'src', 'cli', 'main.js'), cpu: SERVER_CPU, cleanup, defaults: { TESSERA_SIGNING_ALGORITHM: 'ES256', TESSERA_WORKERS: '1', ...(label === 'B' ? B_ENV : {}) } });
       const seed = await seedOidc(node, `paired${Date.now()}`);
       loaded.push({ label, node, authorization: KIND === 'es256' ? seed.jwtClientAuthorization : seed.opaqueClientAuthorization, body: seed.tokenBody });
     }
@@ -92,7 +100,7 @@ async function main(): Promise<void> {
   const cpus = allowedCpus();
   const clientCpu = cpus?.find((cpu) => cpu !== SERVER_CPU);
   if (clientCpu !== undefined) pinSelf(clientCpu);
-  process.stdout.write(`A ${A}\nB ${B}\n${KIND} client_credentials, ${ROUNDS} rounds of ${REQUESTS} requests per node, ${CONNECTIONS} connections each; nodes on CPU ${SERVER_CPU}, load from CPU ${clientCpu ?? 'any'}\n`);
+  process.stdout.write(`A ${A}\nB ${B} ${JSON.stringify(B_ENV)}\n${KIND} client_credentials, ${ROUNDS} rounds of ${REQUESTS} requests per node, ${CONNECTIONS} connections each; nodes on CPU ${SERVER_CPU}, load from CPU ${clientCpu ?? 'any'}\n`);
   const mains = new Map<string, number[]>([
     ['A', []],
     ['B', []],
