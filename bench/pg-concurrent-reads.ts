@@ -3,8 +3,10 @@
  * position check on PostgreSQL"):
  * for each build of PGCR_MAINS (comma-separated main.js paths, taken in turn for PGCR_ROUNDS
  * rounds), a fresh node (one worker) on its own schema of PGCR_DATABASE_URL seeded with
- * PGCR_ORGS organizations answers PGCR_REQUESTS organization searches (limit 10, by name) and
- * as many GETs of one organization, PGCR_CONCURRENCY in flight, after PGCR_WARMUP uncounted.
+ * PGCR_ORGS organizations (then VACUUM ANALYZEd, as bench/scale.ts does) answers, row by row,
+ * PGCR_REQUESTS organization searches (limit 10: by name; name EQUALS, STARTS_WITH, CONTAINS)
+ * and GETs of one organization (PGCR_ROWS: only some rows), PGCR_CONCURRENCY in flight, after
+ * PGCR_WARMUP uncounted.
  * Prints per build and round the statements the node sent per request
  * (tessera_store_statements), its write system calls per request (/proc/<pid>/io: the HTTP
  * response and each message batch sent to PostgreSQL, so a statement sent in two round trips
@@ -12,6 +14,7 @@
  * machine's load the way latencies do. PGCR_CONCURRENCY=1: one request at a time.
  */
 import { readFileSync } from 'node:fs';
+import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import postgres from 'postgres';
 import { Cleanup } from './processes.js';
@@ -19,12 +22,58 @@ import { closeHttpClient, httpRequest, ORGANIZATIONS_PATH, seedOrganizations, st
 
 const env = process.env;
 const MAINS = (env.PGCR_MAINS ?? 'dist/src/cli/main.js').split(',');
-const URL = env.PGCR_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const DATABASE_URL = env.PGCR_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const ORGS = Number(env.PGCR_ORGS ?? 200);
 const REQUESTS = Number(env.PGCR_REQUESTS ?? 2000);
 const WARMUP = Number(env.PGCR_WARMUP ?? 200);
 const CONCURRENCY = Number(env.PGCR_CONCURRENCY ?? 16);
 const ROUNDS = Number(env.PGCR_ROUNDS ?? 2);
+/** Only the rows whose names contain one of these (comma-separated), e.g. `GET,by name`; default all. */
+const ROWS = env.PGCR_ROWS?.split(',');
+/** 1: PostgreSQL through a proxy that counts round trips (startTurnCounter). */
+const TURNS = env.PGCR_TURNS === '1';
+
+/**
+ * PGCR_TURNS=1: the node reaches PostgreSQL through this proxy, which counts round trips: the
+ * times a connection's client sent after the server's last answer (or first), so the messages
+ * postgres.js sends before it waits count once. The hop adds latency: latencies measured with it
+ * are not comparable to runs without.
+ */
+async function startTurnCounter(target: string): Promise<{ url: string; turns: () => number; close: () => void }> {
+  const { hostname, port } = new URL(target);
+  let turns = 0;
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(Number(port === '' ? 5432 : port), hostname);
+    let answered = true;
+    client.on('data', () => {
+      if (answered) turns += 1;
+      answered = false;
+    });
+    upstream.on('data', () => (answered = true));
+    for (const [from, to] of [[client, upstream], [upstream, client]] as const) {
+      sockets.add(from);
+      from.on('error', () => undefined);
+      from.once('close', () => {
+        sockets.delete(from);
+        to.destroy();
+      });
+      from.pipe(to);
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = new URL(target);
+  url.hostname = '127.0.0.1';
+  url.port = String((server.address() as AddressInfo).port);
+  return {
+    url: url.toString(),
+    turns: () => turns,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    },
+  };
+}
 
 /** Write system calls of the process so far (/proc/<pid>/io syscw): HTTP responses and PostgreSQL messages sent. */
 function writeCalls(pid: number): number {
@@ -41,7 +90,7 @@ async function statements(node: TesseraNode): Promise<number> {
   return Number(/^tessera_store_statements (\d+)/m.exec(body)?.[1] ?? Number.NaN);
 }
 
-async function measure(node: TesseraNode, send: () => Promise<void>): Promise<string> {
+async function measure(node: TesseraNode, send: () => Promise<void>, turns?: () => number): Promise<string> {
   const run = async (count: number, times: number[]) => {
     let left = count;
     const worker = async () => {
@@ -55,13 +104,39 @@ async function measure(node: TesseraNode, send: () => Promise<void>): Promise<st
   };
   await run(WARMUP, []);
   const times: number[] = [];
-  const [s0, c0, w0] = [await statements(node), cpuMs(node.server.pid), writeCalls(node.server.pid)];
+  const [s0, c0, w0, t0] = [await statements(node), cpuMs(node.server.pid), writeCalls(node.server.pid), turns?.() ?? 0];
   await run(REQUESTS, times);
-  const [w1, s1, c1] = [writeCalls(node.server.pid), await statements(node), cpuMs(node.server.pid)];
+  const [w1, t1, s1, c1] = [writeCalls(node.server.pid), turns?.() ?? 0, await statements(node), cpuMs(node.server.pid)];
   times.sort((a, b) => a - b);
   const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!.toFixed(2);
   // The statements counter is read once per side through /metrics, which sends none itself.
-  return `${((s1 - s0) / REQUESTS).toFixed(2)} statements, ${((w1 - w0) / REQUESTS).toFixed(2)} write calls, ${((c1 - c0) / REQUESTS).toFixed(3)} ms CPU per request; p50 ${at(0.5)} ms, p99 ${at(0.99)} ms`;
+  const trips = turns === undefined ? '' : `${((t1 - t0) / REQUESTS).toFixed(2)} round trips, `;
+  return `${((s1 - s0) / REQUESTS).toFixed(2)} statements, ${trips}${((w1 - w0) / REQUESTS).toFixed(2)} write calls, ${((c1 - c0) / REQUESTS).toFixed(3)} ms CPU per request; p50 ${at(0.5)} ms, p99 ${at(0.99)} ms`;
+}
+
+/** The measured requests: organization searches (limit 10) and a GET, each sent by the returned function. */
+function rows(ids: readonly string[], ok: (method: string, path: string, body?: string) => Promise<void>): [string, () => Promise<void>][] {
+  let i = 0;
+  const name = () => `Org seed ${String((i++ * 7919) % ids.length).padStart(4, '0')}`;
+  const byName = (method: string, value: () => string) => () =>
+    ok('POST', `${ORGANIZATIONS_PATH}/_search?query.limit=10`, JSON.stringify([{ name: { name: value(), method: `TEXT_FILTER_METHOD_${method}` } }]));
+  return [
+    ['org search, limit 10, by name', () => ok('POST', `${ORGANIZATIONS_PATH}/_search?query.limit=10&sortingColumn=ORGANIZATION_FIELD_NAME_NAME`, '[]')],
+    ['GET organization', () => ok('GET', `${ORGANIZATIONS_PATH}/${ids[ids.length >> 1]!}`)],
+    ['org search, name EQUALS', byName('EQUALS', name)],
+    ['org search, name STARTS_WITH', byName('STARTS_WITH', () => name().slice(0, -1))],
+    ['org search, name CONTAINS', byName('CONTAINS', () => name().slice(4, -1))],
+  ];
+}
+
+/** As bench/scale.ts after seeding: statistics and the visibility map (the test server has no autovacuum). */
+async function vacuumAnalyze(schema: string): Promise<void> {
+  const sql = postgres(DATABASE_URL, { max: 1, onnotice: () => undefined, connection: { search_path: `"${schema}"` } });
+  try {
+    await sql.unsafe('VACUUM ANALYZE index_entries, row_summaries, records, row_counts, unique_claims');
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
 }
 
 async function main(): Promise<void> {
@@ -72,23 +147,26 @@ async function main(): Promise<void> {
       for (const main of MAINS) {
         const schema = `pgcr_${Date.now()}_${schemas.length}`;
         schemas.push(schema);
-        const node = await startTessera({ main, cpu: undefined, cleanup, defaults: { TESSERA_WORKERS: '1', TESSERA_DATABASE_URL: URL, TESSERA_DATABASE_SCHEMA: schema } });
+        const counter = TURNS ? await startTurnCounter(DATABASE_URL) : undefined;
+        if (counter !== undefined) cleanup.addProcess('round-trip proxy', async () => counter.close(), counter.close);
+        const node = await startTessera({ main, cpu: undefined, cleanup, defaults: { TESSERA_WORKERS: '1', TESSERA_DATABASE_URL: counter?.url ?? DATABASE_URL, TESSERA_DATABASE_SCHEMA: schema } });
         const ids = await seedOrganizations(node, ORGS, 'Org');
         const headers = { authorization: `Bearer ${node.adminToken}`, 'content-type': 'application/json' };
         const ok = async (method: string, path: string, body?: string) => {
           const result = await httpRequest(node.origin, method, path, headers, body);
           if (result.status !== 200) throw new Error(`${method} ${path}: HTTP ${result.status}`);
         };
-        const searches = await measure(node, () => ok('POST', `${ORGANIZATIONS_PATH}/_search?query.limit=10&sortingColumn=ORGANIZATION_FIELD_NAME_NAME`, '[]'));
-        const gets = await measure(node, () => ok('GET', `${ORGANIZATIONS_PATH}/${ids[ids.length >> 1]!}`));
-        console.log(`round ${round}, ${main}, ${CONCURRENCY} in flight:\n  org search, limit 10, by name: ${searches}\n  GET organization: ${gets}`);
+        await vacuumAnalyze(schema);
+        const lines: string[] = [];
+        for (const [name, send] of rows(ids, ok)) if (ROWS === undefined || ROWS.some((r) => name.includes(r))) lines.push(`  ${name}: ${await measure(node, send, counter?.turns)}`);
+        console.log(`round ${round}, ${main}, ${CONCURRENCY} in flight:\n${lines.join('\n')}`);
         await node.server.stop();
       }
     }
   } finally {
     await cleanup.run();
     closeHttpClient();
-    const sql = postgres(URL, { max: 1, onnotice: () => undefined });
+    const sql = postgres(DATABASE_URL, { max: 1, onnotice: () => undefined });
     for (const schema of schemas) await sql.unsafe(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
     await sql.end({ timeout: 5 });
   }

@@ -361,8 +361,10 @@ export interface IndexPage {
 /**
  * What one request reads through StoreAdapter.requestReads: the same answers as the store's own
  * methods, each at least as new as the instance's position when the request's first read ran.
+ * The index reads are optional: a store whose first read of a request can be one of them (a
+ * search) may answer the position check with it (PostgreSQL: in the same statement).
  */
-export type RequestReads = Pick<StoreAdapter, 'getRecord' | 'getRecords' | 'findUnique' | 'projectionState'>;
+export type RequestReads = Pick<StoreAdapter, 'getRecord' | 'getRecords' | 'findUnique' | 'projectionState'> & Pick<IndexReads, 'readIndexWithSummaries' | 'readIndexPage'>;
 
 /** Time, injected so tests and deciders never read the wall clock themselves. */
 export interface Clock {

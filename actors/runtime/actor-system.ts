@@ -222,8 +222,9 @@ export class ActorSystem {
 
   /**
    * This system with the reads of one request of `instanceId` (readRecord(s), findUnique,
-   * projectionState, the indexes' getRecords) going through the store's requestReads: on
-   * PostgreSQL one position check for the request instead of a round trip per read. Commands
+   * projectionState, the indexes' getRecords, and its index pages when the store has them there)
+   * going through the store's requestReads: on PostgreSQL one position check for the request
+   * instead of a round trip per read, read with a search's first page when that comes first. Commands
    * (ask) are unaffected. Itself when the store has no request reads (LMDB).
    */
   forRequest(instanceId: string): ActorSystem {
@@ -236,8 +237,8 @@ export class ActorSystem {
       rowCounts: (id, table) => store.rowCounts(id, table),
       readSummaries: (id, table, ids) => store.readSummaries(id, table, ids),
       getRecords: (id, table, ids) => reads.getRecords(id, table, ids),
-      ...(store.readIndexWithSummaries === undefined ? {} : { readIndexWithSummaries: store.readIndexWithSummaries.bind(store) }),
-      ...(store.readIndexPage === undefined ? {} : { readIndexPage: store.readIndexPage.bind(store) }),
+      ...(store.readIndexWithSummaries === undefined ? {} : { readIndexWithSummaries: reads.readIndexWithSummaries?.bind(reads) ?? store.readIndexWithSummaries.bind(store) }),
+      ...(store.readIndexPage === undefined ? {} : { readIndexPage: reads.readIndexPage?.bind(reads) ?? store.readIndexPage.bind(store) }),
     };
     const view = Object.create(this) as ActorSystem;
     Object.defineProperties(view, {

@@ -7,10 +7,10 @@
  * the summaries it read under the instance lock.
  */
 import type { Sql, TransactionSql } from 'postgres';
-import type { IndexEntry, IndexRange, IndexReads, IndexWalk, RecordWrite, RowSummary, TableIndexes } from '../../actors/index.js';
+import type { IndexEntry, IndexPage, IndexRange, IndexReads, IndexWalk, ProjectionState, RecordWrite, RowSummary, SummarizedEntry, TableIndexes } from '../../actors/index.js';
 import { subRowListTable, summarize } from '../../actors/index.js';
 import { DIGIT_TERM, TEXT_TERM } from './postgres-migrations.js';
-import { checkInstance, decodeValue, encodeValue, hasNul, PREPARED } from './postgres-queries.js';
+import { checkInstance, decodeValue, encodeValue, hasNul, PREPARED, Q } from './postgres-queries.js';
 
 /**
  * The least string above every string starting with `prefix` in code point order (the "C"
@@ -166,6 +166,41 @@ export function pageQuery(instanceId: string, walk: IndexWalk): { text: string; 
   };
 }
 
+/**
+ * `query` (its $1 the instance) with the instance's position read in the same statement, so in
+ * the same snapshot: the first columns are `position` and `created_at` (null when the instance
+ * has none yet), then `columns` of the query's rows (`e`), or nulls in the one row returned when
+ * it has none. The join has no condition, so it is a nested loop over the one position row and
+ * the query's rows come out in the query's order (the EXPLAIN test checks the plan).
+ */
+function withPosition(query: { text: string; params: (string | number)[] }, columns = 'e.*'): { text: string; params: (string | number)[] } {
+  return {
+    text: `SELECT p.position, p.created_at, ${columns} FROM (VALUES (0)) AS one(x) LEFT JOIN instance_positions p ON p.instance_id = $1
+      LEFT JOIN LATERAL (${query.text}) e ON true`,
+    params: query.params,
+  };
+}
+
+/**
+ * walkWithSummariesQuery with the instance's position (withPosition): a request's first read
+ * and its position check in one round trip (postgres-read-cache.ts). Exported for the EXPLAIN test.
+ */
+export function positionedWalkWithSummariesQuery(instanceId: string, walk: IndexWalk): { text: string; params: (string | number)[] } {
+  return withPosition(walkWithSummariesQuery(instanceId, walk));
+}
+
+/**
+ * pageQuery with the instance's position (withPosition); the total is read once beside the
+ * position, so a page past the last entry is one statement too. Exported for the EXPLAIN test.
+ */
+export function positionedPageQuery(instanceId: string, walk: IndexWalk): { text: string; params: (string | number)[] } {
+  const inner = walkQuery(instanceId, walk);
+  const dir = walk.reverse === true ? ' DESC' : '';
+  const rows = `SELECT e.term, e.id, e.scope, (SELECT r.value FROM records r WHERE r.instance_id = $1 AND r.table_name = $2 AND r.id = e.id) AS value
+      FROM (${inner.text}) e ORDER BY e.term${dir}, e.id${dir}`;
+  return withPosition({ text: rows, params: inner.params }, `(${totalQuery(inner.scopeParam)}) AS total, e.*`);
+}
+
 /** The count readIndexPage answers past the last entry (exported for the EXPLAIN test). */
 export function pageTotalQuery(instanceId: string, walk: Pick<IndexWalk, 'table' | 'scopeRows'>): { text: string; params: string[] } {
   return walk.scopeRows === undefined
@@ -226,30 +261,20 @@ export function createPgIndexReads(sql: Sql): IndexReads {
       checkInstance(instanceId);
       if (!(walk.limit > 0) || unsafeWalk(walk)) return [];
       const { text, params } = walkWithSummariesQuery(instanceId, walk);
-      const rows = await sql.unsafe<{ term: string; id: string; scope: string; terms: Buffer | null; value?: Buffer | null; with_row?: boolean }[]>(text, params, {
-        prepare: prepared(text),
-      });
-      return rows.map((r) => {
-        const entry = { term: r.term, id: r.id, scope: r.scope, summary: r.terms === null ? undefined : { scope: r.scope, terms: decodeValue(r.terms) as string[][] } };
-        return r.with_row === true ? { ...entry, row: r.value === null || r.value === undefined ? undefined : decodeValue(r.value) } : entry;
-      });
+      return toSummarized(await sql.unsafe<SummaryRow[]>(text, params, { prepare: prepared(text) }));
     },
     async readIndexPage(instanceId, walk) {
       checkInstance(instanceId);
       if (!(walk.limit > 0) || unsafeWalk(walk)) return { entries: [], rows: [], total: 0 };
       const { text, params } = pageQuery(instanceId, walk);
-      const rows = await sql.unsafe<{ term: string; id: string; scope: string; value: Buffer | null; total: string }[]>(text, params, { prepare: prepared(text) });
+      const rows = await sql.unsafe<PageRow[]>(text, params, { prepare: prepared(text) });
       if (rows.length === 0) {
         // Past the last entry: the count alone.
         const total = pageTotalQuery(instanceId, walk);
         const [count] = await sql.unsafe<{ total: string }[]>(total.text, total.params, PREPARED);
         return { entries: [], rows: [], total: Number(count?.total ?? 0) };
       }
-      return {
-        entries: rows.map((r) => ({ term: r.term, id: r.id, scope: r.scope })),
-        rows: rows.map((r) => (r.value === null ? undefined : decodeValue(r.value))),
-        total: Number(rows[0]!.total),
-      };
+      return toPage(rows, Number(rows[0]!.total));
     },
     async countIndex(instanceId, range) {
       checkInstance(instanceId);
@@ -273,6 +298,88 @@ export function createPgIndexReads(sql: Sql): IndexReads {
       const rows = wanted.length === 0 ? [] : await sql.unsafe<{ id: string; value: Buffer }[]>(IQ.getRecords, [checkInstance(instanceId), table, wanted], PREPARED);
       const byId = new Map(rows.map((r) => [r.id, decodeValue(r.value)]));
       return ids.map((id) => byId.get(id));
+    },
+  };
+}
+
+interface SummaryRow {
+  term: string;
+  id: string;
+  scope: string;
+  terms: Buffer | null;
+  value?: Buffer | null;
+  with_row?: boolean;
+}
+
+interface PageRow {
+  term: string;
+  id: string;
+  scope: string;
+  value: Buffer | null;
+  total: string;
+}
+
+/** The position columns of a withPosition statement; the query's own columns are null in the row of a query without rows. */
+type Positioned<R> = { position: string | null; created_at: string | null } & { [K in keyof R]: R[K] | null };
+
+function toSummarized(rows: readonly SummaryRow[]): SummarizedEntry[] {
+  return rows.map((r) => {
+    const entry = { term: r.term, id: r.id, scope: r.scope, summary: r.terms === null ? undefined : { scope: r.scope, terms: decodeValue(r.terms) as string[][] } };
+    return r.with_row === true ? { ...entry, row: r.value === null || r.value === undefined ? undefined : decodeValue(r.value) } : entry;
+  });
+}
+
+function toPage(rows: readonly Omit<PageRow, 'total'>[], total: number): IndexPage {
+  return {
+    entries: rows.map((r) => ({ term: r.term, id: r.id, scope: r.scope })),
+    rows: rows.map((r) => (r.value === null ? undefined : decodeValue(r.value))),
+    total,
+  };
+}
+
+function toState(row: { position: string | null; created_at: string | null } | undefined): ProjectionState {
+  return row?.position === null || row?.position === undefined ? { position: 0, createdAt: 0 } : { position: Number(row.position), createdAt: Number(row.created_at) };
+}
+
+/** The rows of a withPosition statement that are the query's (an entry's id is never null). */
+function ownRows<R extends { id: string }>(rows: readonly Positioned<R>[]): R[] {
+  return rows.filter((r) => r.id !== null) as unknown as R[];
+}
+
+/** A read of an index and the instance's position in the same statement. */
+export interface PositionedRead<T> {
+  readonly result: T;
+  readonly state: ProjectionState;
+}
+
+/**
+ * readIndexWithSummaries and readIndexPage, each with the instance's position read in the same
+ * statement: a request's first read doubles as its position check (postgres-read-cache.ts), so
+ * a search whose caller is held (no read before the walk) is one round trip, not two.
+ */
+export interface PositionedIndexReads {
+  readIndexWithSummaries(instanceId: string, walk: IndexWalk): Promise<PositionedRead<readonly SummarizedEntry[]>>;
+  readIndexPage(instanceId: string, walk: IndexWalk): Promise<PositionedRead<IndexPage>>;
+}
+
+export function createPositionedIndexReads(sql: Sql): PositionedIndexReads {
+  /** A walk that reads nothing still answers the position: the position row alone. */
+  const positionOnly = async (instanceId: string): Promise<ProjectionState> =>
+    toState((await sql.unsafe<{ position: string; created_at: string }[]>(Q.counter, [instanceId], PREPARED))[0]);
+  return {
+    async readIndexWithSummaries(instanceId, walk) {
+      checkInstance(instanceId);
+      if (!(walk.limit > 0) || unsafeWalk(walk)) return { result: [], state: await positionOnly(instanceId) };
+      const { text, params } = positionedWalkWithSummariesQuery(instanceId, walk);
+      const rows = await sql.unsafe<Positioned<SummaryRow>[]>(text, params, { prepare: prepared(text) });
+      return { result: toSummarized(ownRows(rows)), state: toState(rows[0]) };
+    },
+    async readIndexPage(instanceId, walk) {
+      checkInstance(instanceId);
+      if (!(walk.limit > 0) || unsafeWalk(walk)) return { result: { entries: [], rows: [], total: 0 }, state: await positionOnly(instanceId) };
+      const { text, params } = positionedPageQuery(instanceId, walk);
+      const rows = await sql.unsafe<Positioned<PageRow>[]>(text, params, { prepare: prepared(text) });
+      return { result: toPage(ownRows(rows), Number(rows[0]?.total ?? 0)), state: toState(rows[0]) };
     },
   };
 }

@@ -1,7 +1,8 @@
 /**
  * Reads of one API request on PostgreSQL, checked once against the instance's position
  * (docs/operations/postgres.md "Round trips"). A request's first read fetches the instance's
- * position row (one statement: it also answers projectionState); while that position is the
+ * position row (one statement: it also answers projectionState), or, when it is a search's
+ * index page, reads the row in the page's own statement; while that position is the
  * one the node's cache was filled at, read-model rows and unique lookups come from the cache,
  * and what the cache lacks is read and kept for the next request. Any append, on this node or
  * another, moves the position, so the next request's check finds a new one and starts a new
@@ -18,9 +19,9 @@
  * object it got cannot change what the next request reads.
  */
 import type { Sql } from 'postgres';
-import type { ProjectionState, RequestReads } from '../../actors/index.js';
+import type { IndexWalk, ProjectionState, RequestReads } from '../../actors/index.js';
 import type { Committed } from './postgres-append.js';
-import { IQ } from './postgres-indexes.js';
+import { createPgIndexReads, createPositionedIndexReads, IQ, type PositionedRead } from './postgres-indexes.js';
 import { checkInstance, decodeValue, hasNul, PREPARED, Q } from './postgres-queries.js';
 
 /** Entries kept across all instances; the oldest is dropped first. */
@@ -32,6 +33,12 @@ const ABSENT = Symbol('absent');
 interface Entry {
   readonly generation: number;
   readonly value: Buffer | string | typeof ABSENT;
+}
+
+/** A request's position check: the position, and the cache generation the request may use (-1: none, read directly). */
+interface Checked {
+  readonly state: ProjectionState;
+  readonly generation: number;
 }
 
 interface InstanceState {
@@ -60,6 +67,8 @@ export interface ReadCache {
 export function createReadCache(sql: Sql, maxEntries = READ_CACHE_ENTRIES): ReadCache {
   const entries = new Map<string, Entry>();
   const instances = new Map<string, InstanceState>();
+  const indexes = createPgIndexReads(sql);
+  const positionedIndexes = createPositionedIndexReads(sql);
   let generations = 0;
 
   const keep = (key: string, entry: Entry) => {
@@ -69,9 +78,13 @@ export function createReadCache(sql: Sql, maxEntries = READ_CACHE_ENTRIES): Read
   };
 
   /** The instance's position now; starts a new generation when it moved. */
-  async function check(instanceId: string): Promise<{ state: ProjectionState; generation: number }> {
+  async function check(instanceId: string): Promise<Checked> {
     const [row] = await sql.unsafe<{ position: string; created_at: string }[]>(Q.counter, [instanceId], PREPARED);
-    const state = row === undefined ? { position: 0, createdAt: 0 } : { position: Number(row.position), createdAt: Number(row.created_at) };
+    return adopt(instanceId, row === undefined ? { position: 0, createdAt: 0 } : { position: Number(row.position), createdAt: Number(row.created_at) });
+  }
+
+  /** A position a statement of this request read (the check, or an index read beside it): the generation it may use. */
+  function adopt(instanceId: string, state: ProjectionState): Checked {
     const known = instances.get(instanceId);
     if (known !== undefined && known.position === state.position) return { state, generation: known.generation };
     if (known !== undefined && known.position > state.position) return { state, generation: -1 }; // an older answer than a concurrent check's: read directly
@@ -100,8 +113,23 @@ export function createReadCache(sql: Sql, maxEntries = READ_CACHE_ENTRIES): Read
     },
     view(instanceId) {
       checkInstance(instanceId);
-      let checked: Promise<{ state: ProjectionState; generation: number }> | undefined;
+      let checked: Promise<Checked> | undefined;
       const ready = () => (checked ??= check(instanceId));
+      /**
+       * An index read: before the request's check, the statement also reads the position and
+       * stands for the check (the reads after it wait for it); after, the plain statement.
+       */
+      const positioned = <T>(read: () => Promise<PositionedRead<T>>, plain: () => Promise<T>): Promise<T> => {
+        if (checked !== undefined) return plain();
+        const running = read();
+        const done = running.then(({ state }) => adopt(instanceId, state));
+        checked = done;
+        // Failed: the request fails with the read's error; a later read of it checks afresh.
+        done.catch(() => {
+          if (checked === done) checked = undefined;
+        });
+        return running.then(({ result }) => result);
+      };
       /** The generation this request may use (and the epoch a fill starts in), or undefined when a newer check replaced it. */
       const current = async (): Promise<{ generation: number; epoch: number } | undefined> => {
         const { generation } = await ready();
@@ -115,6 +143,14 @@ export function createReadCache(sql: Sql, maxEntries = READ_CACHE_ENTRIES): Read
       };
       const mine = (other: string) => other === instanceId;
       return {
+        readIndexWithSummaries(id: string, walk: IndexWalk) {
+          if (!mine(id)) return indexes.readIndexWithSummaries!(id, walk);
+          return positioned(() => positionedIndexes.readIndexWithSummaries(id, walk), () => indexes.readIndexWithSummaries!(id, walk));
+        },
+        readIndexPage(id: string, walk: IndexWalk) {
+          if (!mine(id)) return indexes.readIndexPage!(id, walk);
+          return positioned(() => positionedIndexes.readIndexPage(id, walk), () => indexes.readIndexPage!(id, walk));
+        },
         async projectionState(id: string) {
           if (mine(id)) return (await ready()).state;
           const [row] = await sql.unsafe<{ position: string; created_at: string }[]>(Q.counter, [checkInstance(id)], PREPARED);

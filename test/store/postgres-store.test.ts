@@ -10,7 +10,17 @@ import postgres from 'postgres';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createManualClock, type IndexWalk, type StoreAdapter } from '../../actors/index.js';
 import { MIGRATIONS } from '../../src/store/postgres-migrations.js';
-import { countQuery, createPgIndexReads, IQ, pageQuery, pageTotalQuery, walkQuery, walkWithSummariesQuery } from '../../src/store/postgres-indexes.js';
+import {
+  countQuery,
+  createPgIndexReads,
+  IQ,
+  pageQuery,
+  pageTotalQuery,
+  positionedPageQuery,
+  positionedWalkWithSummariesQuery,
+  walkQuery,
+  walkWithSummariesQuery,
+} from '../../src/store/postgres-indexes.js';
 import { Q } from '../../src/store/postgres-queries.js';
 import { createReadCache } from '../../src/store/postgres-read-cache.js';
 import { connectPostgres, migratePostgres, openPostgresStore, type PostgresStoreOptions } from '../../src/store/postgres-store.js';
@@ -295,6 +305,34 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
         }
       }
       const explain = async ([query, params]: [string, (string | number)[]]) => (await sql.unsafe(`EXPLAIN ${query}`, params)).map((r) => String(r['QUERY PLAN'])).join('\n');
+      // The same reads with the instance's position (a request's first search page, its check
+      // in the same statement): the position row by its primary key, joined without a condition
+      // (a nested loop over its one row, so the rows keep their order), and every node of the
+      // plain statement's plan still there (plan nodes and conditions, without costs and numbering).
+      const nodes = (plan: string) =>
+        plan
+          .split('\n')
+          .map((line) => line.replace(/^\s*(->\s*)?/, '').replace(/\s*\(cost=[^)]*\)/, '').replace(/(InitPlan|SubPlan) \d+( \(returns \$\d+\))?/, '$1').replace(/\$\d+/g, '$'))
+          .sort();
+      const positioned: [string, { text: string; params: (string | number)[] }, { text: string; params: (string | number)[] }][] = [
+        ['page', pageQuery('inst-a', { table: 'orgs', index: 'name', limit: 10 }), positionedPageQuery('inst-a', { table: 'orgs', index: 'name', limit: 10 })],
+        ['page of the scopes that are rows', pageQuery('inst-a', { table: 'orgs', index: 'name', limit: 10, scopeRows: 'users' }), positionedPageQuery('inst-a', { table: 'orgs', index: 'name', limit: 10, scopeRows: 'users' })],
+        ['walk with summaries, reversed', walkWithSummariesQuery('inst-a', { table: 'orgs', index: 'name', prefix: 'n001', limit: 2000, reverse: true }), positionedWalkWithSummariesQuery('inst-a', { table: 'orgs', index: 'name', prefix: 'n001', limit: 2000, reverse: true })],
+        ['walk with summaries and the first rows', walkWithSummariesQuery('inst-a', { table: 'orgs', index: 'name', equals: 'n00042', limit: 2000, rows: 10 }), positionedWalkWithSummariesQuery('inst-a', { table: 'orgs', index: 'name', equals: 'n00042', limit: 2000, rows: 10 })],
+      ];
+      for (const [name, plain, withPosition] of positioned) {
+        const plan = await explain([withPosition.text, withPosition.params]);
+        expect(plan, name).toMatch(/^Nested Loop Left Join[\s\S]*Index Scan using instance_positions_pkey on instance_positions p\s[^\n]*\n\s*Index Cond: \(instance_id = 'inst-a'::text\)/);
+        expect(plan, name).not.toMatch(/Seq Scan/);
+        const extra = [...nodes(plan)];
+        for (const node of nodes(await explain([plain.text, plain.params]))) {
+          const at = extra.indexOf(node);
+          expect(at, `${name}: ${node}\n${plan}`).toBeGreaterThanOrEqual(0);
+          extra.splice(at, 1);
+        }
+        // Besides: the two joins, the one-row VALUES and the position row's lookup.
+        expect(extra.filter((node) => !/^(Nested Loop Left Join|Result|Index Scan using instance_positions_pkey on instance_positions p|Index Cond: \(instance_id = 'inst-a'::text\))$/.test(node)), name).toEqual([]);
+      }
       // A prefix (STARTS_WITH, with or without case: the `_ci` index) is a range of the primary
       // key, both bounds in the Index Cond; control: one term is an equality there.
       const prefixPlan = await explain(walk({ limit: 10, prefix: 'n001' }));
@@ -491,6 +529,62 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
     } finally {
       await sql.end({ timeout: 5 });
     }
+  });
+
+  it("answers a request's position check with its first search page when that comes first: one statement, the same answers, another pool's write seen at the next request", async () => {
+    const { schema, store } = await fresh({ catalog: TEST_CATALOG });
+    const other = await openAt(schema, { catalog: TEST_CATALOG });
+    await writeThings(store, 'inst-a', [thing('t1', 'Alpha', 'o1', 10), thing('t2', 'Beta', 'o1', 20), thing('t3', 'Gamma', 'o2', 30)]);
+    const counted = async <T>(work: () => Promise<T>): Promise<{ value: T; statements: number }> => {
+      const before = store.statementCount!();
+      const value = await work();
+      return { value, statements: store.statementCount!() - before };
+    };
+    const names = (rows: readonly unknown[]) => rows.map((r) => (r as { state: { name: string } }).state.name);
+    const page = (view: ReturnType<NonNullable<StoreAdapter['requestReads']>>, walk: Partial<IndexWalk> = {}) =>
+      view.readIndexPage!('inst-a', { table: 'things', index: 'name', limit: 2, ...walk });
+    // Control: after a position check, the page is its own statement, as on the store (and the row read is kept).
+    const checkedFirst = store.requestReads!('inst-a');
+    expect(await counted(async () => [await checkedFirst.projectionState('inst-a'), names((await page(checkedFirst)).rows), await checkedFirst.getRecord('inst-a', 'things', 't1')])).toEqual({
+      value: [await store.projectionState('inst-a'), ['Alpha', 'Beta'], await store.getRecord('inst-a', 'things', 't1')],
+      statements: 3,
+    });
+    // The page first: one statement, which answers the check as well (projectionState, and the row from the cache).
+    const pageFirst = store.requestReads!('inst-a');
+    expect(
+      await counted(async () => [
+        await page(pageFirst, { reverse: true }),
+        await pageFirst.projectionState('inst-a'),
+        await pageFirst.getRecord('inst-a', 'things', 't1'),
+      ]),
+    ).toEqual({
+      value: [await store.readIndexPage!('inst-a', { table: 'things', index: 'name', limit: 2, reverse: true }), await store.projectionState('inst-a'), await store.getRecord('inst-a', 'things', 't1')],
+      statements: 1,
+    });
+    // A walk with summaries and rows, in walk order, and one past the last entry (the total still counted): one statement each.
+    const walk: IndexWalk = { table: 'things', index: 'created', limit: 10, rows: 2, reverse: true };
+    expect(await counted(() => store.requestReads!('inst-a').readIndexWithSummaries!('inst-a', walk))).toEqual({ value: await store.readIndexWithSummaries!('inst-a', walk), statements: 1 });
+    expect((await store.readIndexWithSummaries!('inst-a', walk)).map((e) => e.id)).toEqual(['t3', 't2', 't1']);
+    const past = store.requestReads!('inst-a');
+    expect(await counted(async () => [await page(past, { offset: 5 }), await past.projectionState('inst-a')])).toEqual({
+      value: [{ entries: [], rows: [], total: 3 }, await store.projectionState('inst-a')],
+      statements: 1,
+    });
+    const none = store.requestReads!('inst-a');
+    expect(await counted(async () => [await none.readIndexWithSummaries!('inst-a', { table: 'things', index: 'name', equals: 'Delta', limit: 10 }), await none.projectionState('inst-a')])).toEqual({
+      value: [[], await store.projectionState('inst-a')],
+      statements: 1,
+    });
+    // An instance without a position row yet: position 0, as projectionState says.
+    expect(await counted(async () => {
+      const empty = store.requestReads!('inst-z');
+      return [await empty.readIndexPage!('inst-z', { table: 'things', index: 'name', limit: 2 }), await empty.projectionState('inst-z')];
+    })).toEqual({ value: [{ entries: [], rows: [], total: 0 }, { position: 0, createdAt: 0 }], statements: 1 });
+    // Another pool (another node) renames t1: the next request's page, its position and the cached row are all new.
+    await writeThings(other, 'inst-a', [thing('t1', 'Omega', 'o1', 10)]);
+    const after = store.requestReads!('inst-a');
+    const seen = await counted(async () => [names((await page(after)).rows), await after.projectionState('inst-a'), names([await after.getRecord('inst-a', 'things', 't1')])]);
+    expect(seen).toEqual({ value: [['Beta', 'Gamma'], await other.projectionState('inst-a'), ['Omega']], statements: 2 });
   });
 
   it('keeps the cached rows its own append did not write, reads the ones it wrote, and starts over after another pool writes', async () => {
