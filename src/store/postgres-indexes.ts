@@ -241,12 +241,44 @@ function unsafeWalk(walk: IndexWalk): boolean {
 }
 
 /**
- * Walks with a LIKE pattern are planned for their pattern (an unnamed statement: a custom plan
- * each time): a selective pattern takes the trigram index, one matching most entries walks the
- * primary key in order. A prepared statement's generic plan would pick one for all patterns.
+ * Walks with a LIKE pattern are planned for their pattern (an unnamed statement with the values
+ * in its text, inlineParams: planned each time): a selective pattern takes the trigram index, one
+ * matching most entries walks the primary key in order. A prepared statement's generic plan
+ * would pick one for all patterns.
  */
 function prepared(text: string): boolean {
   return !text.includes(' LIKE ');
+}
+
+/**
+ * `value` as an SQL literal: an integer, or an escape string constant (E'…') in which a
+ * backslash and a quote, the only characters with a meaning there, are each doubled (whatever
+ * standard_conforming_strings says; the connection's encoding is UTF-8). Refuses anything else.
+ */
+export function sqlLiteral(value: string | number | undefined): string {
+  if (typeof value === 'number') {
+    if (!Number.isSafeInteger(value)) throw new Error('postgres store: a number parameter must be a safe integer');
+    return String(value);
+  }
+  if (typeof value !== 'string' || hasNul(value)) throw new Error('postgres store: a parameter must be a string without NUL or a number');
+  return `E'${value.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
+}
+
+/**
+ * The statement of a walk planned for its values (exported for the tests): postgres.js sends an
+ * unnamed statement with parameters in two round trips (Parse and Describe, then, once the
+ * server has answered with the parameters' types, Bind and Execute), one without parameters in
+ * one. So the parameters are written into the text as literals (sqlLiteral), each `$n` replaced
+ * once in a single pass over the text this module built; the planner sees the same values as
+ * it saw bound to the unnamed statement.
+ */
+export function inlineParams(text: string, params: readonly (string | number)[]): string {
+  return text.replace(/\$(\d+)/g, (_, n: string) => sqlLiteral(params[Number(n) - 1]));
+}
+
+/** Runs a walk's statement: prepared when its text is fixed, else with its values inlined (one round trip either way). */
+function runWalk<R extends object[]>(sql: Sql, text: string, params: (string | number)[]): Promise<R> {
+  return prepared(text) ? sql.unsafe<R>(text, params, PREPARED) : sql.unsafe<R>(inlineParams(text, params), [], { prepare: false });
 }
 
 export function createPgIndexReads(sql: Sql): IndexReads {
@@ -255,19 +287,19 @@ export function createPgIndexReads(sql: Sql): IndexReads {
       checkInstance(instanceId);
       if (!(walk.limit > 0) || unsafeWalk(walk)) return [];
       const { text, params } = walkQuery(instanceId, walk);
-      return sql.unsafe<IndexEntry[]>(text, params, { prepare: prepared(text) });
+      return runWalk<IndexEntry[]>(sql, text, params);
     },
     async readIndexWithSummaries(instanceId, walk) {
       checkInstance(instanceId);
       if (!(walk.limit > 0) || unsafeWalk(walk)) return [];
       const { text, params } = walkWithSummariesQuery(instanceId, walk);
-      return toSummarized(await sql.unsafe<SummaryRow[]>(text, params, { prepare: prepared(text) }));
+      return toSummarized(await runWalk<SummaryRow[]>(sql, text, params));
     },
     async readIndexPage(instanceId, walk) {
       checkInstance(instanceId);
       if (!(walk.limit > 0) || unsafeWalk(walk)) return { entries: [], rows: [], total: 0 };
       const { text, params } = pageQuery(instanceId, walk);
-      const rows = await sql.unsafe<PageRow[]>(text, params, { prepare: prepared(text) });
+      const rows = await runWalk<PageRow[]>(sql, text, params);
       if (rows.length === 0) {
         // Past the last entry: the count alone.
         const total = pageTotalQuery(instanceId, walk);
@@ -280,7 +312,7 @@ export function createPgIndexReads(sql: Sql): IndexReads {
       checkInstance(instanceId);
       if (unsafeParts(range.table, range.index, range.equals ?? '', range.prefix ?? '', range.contains ?? '', range.suffix ?? '')) return 0;
       const { text, params } = countQuery(instanceId, range);
-      const [row] = await sql.unsafe<{ n: string }[]>(text, params, { prepare: prepared(text) });
+      const [row] = await runWalk<{ n: string }[]>(sql, text, params);
       return Number(row?.n ?? 0);
     },
     async rowCounts(instanceId, table) {
@@ -371,14 +403,14 @@ export function createPositionedIndexReads(sql: Sql): PositionedIndexReads {
       checkInstance(instanceId);
       if (!(walk.limit > 0) || unsafeWalk(walk)) return { result: [], state: await positionOnly(instanceId) };
       const { text, params } = positionedWalkWithSummariesQuery(instanceId, walk);
-      const rows = await sql.unsafe<Positioned<SummaryRow>[]>(text, params, { prepare: prepared(text) });
+      const rows = await runWalk<Positioned<SummaryRow>[]>(sql, text, params);
       return { result: toSummarized(ownRows(rows)), state: toState(rows[0]) };
     },
     async readIndexPage(instanceId, walk) {
       checkInstance(instanceId);
       if (!(walk.limit > 0) || unsafeWalk(walk)) return { result: { entries: [], rows: [], total: 0 }, state: await positionOnly(instanceId) };
       const { text, params } = positionedPageQuery(instanceId, walk);
-      const rows = await sql.unsafe<Positioned<PageRow>[]>(text, params, { prepare: prepared(text) });
+      const rows = await runWalk<Positioned<PageRow>[]>(sql, text, params);
       return { result: toPage(ownRows(rows), Number(rows[0]?.total ?? 0)), state: toState(rows[0]) };
     },
   };

@@ -45,8 +45,8 @@ export function checkPart(part: string): string {
  * unnamed statement with parameters as two round trips (Parse and Describe, then, after the
  * server's answer, Bind and Execute), every time; a prepared one is described once per
  * connection and then sent as one (bench/README.md "The visibility map and the position check
- * on PostgreSQL"). Walks with a LIKE pattern stay unnamed, planned for their pattern
- * (postgres-indexes.ts).
+ * on PostgreSQL"). Walks with a LIKE pattern are planned for their pattern: not prepared, their
+ * values written into the text so they too are one round trip (postgres-indexes.ts inlineParams).
  */
 export const PREPARED = { prepare: true } as const;
 

@@ -16,6 +16,11 @@ export interface TcpProxy {
   restore(): void;
   /** Connections accepted so far (refused ones included). */
   readonly accepted: number;
+  /**
+   * Round trips so far: the times a client sent after the server's last answer on its connection
+   * (or first), so messages a client sends before it waits count once.
+   */
+  readonly turns: number;
   close(): Promise<void>;
 }
 
@@ -24,6 +29,7 @@ type Mode = 'forward' | 'refuse' | 'blackhole';
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   let mode: Mode = 'forward';
   let accepted = 0;
+  let turns = 0;
   const open = new Set<Socket>();
   const track = (socket: Socket) => {
     open.add(socket);
@@ -37,6 +43,14 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     if (mode === 'blackhole') return; // accepted, never answered
     const upstream = connect(targetPort, targetHost);
     track(upstream);
+    let answered = true;
+    client.on('data', () => {
+      if (answered) turns += 1;
+      answered = false;
+    });
+    upstream.on('data', () => {
+      answered = true;
+    });
     client.pipe(upstream);
     upstream.pipe(client);
     const end = () => {
@@ -76,6 +90,9 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     },
     get accepted() {
       return accepted;
+    },
+    get turns() {
+      return turns;
     },
     async close() {
       resetAll();

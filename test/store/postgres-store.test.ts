@@ -13,11 +13,13 @@ import { MIGRATIONS } from '../../src/store/postgres-migrations.js';
 import {
   countQuery,
   createPgIndexReads,
+  inlineParams,
   IQ,
   pageQuery,
   pageTotalQuery,
   positionedPageQuery,
   positionedWalkWithSummariesQuery,
+  sqlLiteral,
   walkQuery,
   walkWithSummariesQuery,
 } from '../../src/store/postgres-indexes.js';
@@ -26,6 +28,7 @@ import { createReadCache } from '../../src/store/postgres-read-cache.js';
 import { connectPostgres, migratePostgres, openPostgresStore, type PostgresStoreOptions } from '../../src/store/postgres-store.js';
 import { describeIfMet, meet, POSTGRES } from '../requirements.js';
 import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from './postgres-test-db.js';
+import { startTcpProxy } from '../e2e/tcp-proxy.fixture.js';
 import { describeIndexSuite, TEST_CATALOG, thing, writeThings } from './index-suite.js';
 import { append, describeStoreSuite, event, expect0 } from './store-suite.js';
 
@@ -358,6 +361,8 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
         expect(plainPlan, name).not.toMatch(/index_entries_digits_trgm/);
         const summaries = walkWithSummariesQuery('inst-a', text(range));
         expect(await explain([summaries.text, summaries.params]), name).toMatch(/Bitmap Index Scan on index_entries_text_trgm/);
+        // As the store sends it: the values written into the text (one round trip), the same plan.
+        expect(await explain([inlineParams(summaries.text, summaries.params), []]), name).toMatch(/Bitmap Index Scan on index_entries_text_trgm/);
       }
       // A digit-only pattern may match terms of both sets: both indexes, one bitmap.
       const digits = walkQuery('inst-a', { table: 'orgs', index: 'numbers', contains: '1000123', limit: 2000 });
@@ -379,6 +384,7 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
       const everyPlan = await explain([everyEntry.text, everyEntry.params]);
       expect(everyPlan).not.toMatch(/_trgm/);
       expect(everyPlan).toMatch(/Index Only Scan using index_entries_pkey[\s\S]*Filter: \(\(term ~~ '%xyz%'/);
+      expect(await explain([inlineParams(everyEntry.text, everyEntry.params), []])).toMatch(/Index Only Scan using index_entries_pkey[\s\S]*Filter: \(\(term ~~ '%xyz%'/);
     } finally {
       await sql.end({ timeout: 5 });
     }
@@ -585,6 +591,60 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
     const after = store.requestReads!('inst-a');
     const seen = await counted(async () => [names((await page(after)).rows), await after.projectionState('inst-a'), names([await after.getRecord('inst-a', 'things', 't1')])]);
     expect(seen).toEqual({ value: [['Beta', 'Gamma'], await other.projectionState('inst-a'), ['Omega']], statements: 2 });
+  });
+
+  it('sends a LIKE walk in one round trip, its values written as literals, and finds exactly the terms holding quotes, backslashes, dollars and LIKE metacharacters', async () => {
+    const { schema, store } = await fresh({ catalog: TEST_CATALOG });
+    const names = ['back\\slash', 'cost $1 each', "abc' OR '1'='1", 'plain name', 'ünïcødé ☃ name', '100%_off', '1000 off'];
+    await writeThings(store, 'inst-a', names.map((name, i) => thing(`t${i}`, name, 'o1', i)));
+    const target = new URL(url);
+    const proxy = await startTcpProxy(target.hostname, Number(target.port === '' ? 5432 : target.port));
+    const sql = connectPostgres({ url: proxy.url(url), schema, maxConnections: 1 });
+    try {
+      const reads = createPgIndexReads(sql);
+      const ids = async (walk: Partial<IndexWalk>) => (await reads.readIndex('inst-a', { table: 'things', index: 'name', limit: 10, ...walk })).map((e) => e.id);
+      expect(await ids({ contains: 'name' })).toEqual(['t3', 't4']); // (connects: startup and authentication are round trips too)
+      for (const [walk, expected] of [
+        [{ contains: 'ack\\sl' }, ['t0']],
+        [{ contains: 'cost $1 e' }, ['t1']],
+        [{ contains: "abc' OR '1'='1" }, ['t2']],
+        // Were the quote not escaped, this would match every row.
+        [{ contains: "zzz' OR 'a'='a" }, []],
+        [{ contains: '☃ name' }, ['t4']],
+        // `%` and `_` are the pattern's own characters: '1000 off' would match them unescaped.
+        [{ contains: '100%_o' }, ['t5']],
+        [{ suffix: 't $1 each' }, ['t1']],
+        [{ contains: 'name', after: { term: 'plain name', id: 't3' } }, ['t4']],
+        [{ contains: 'off', reverse: true, offset: 1 }, ['t5']],
+      ] as const) {
+        const before = proxy.turns;
+        expect(await ids(walk), JSON.stringify(walk)).toEqual(expected);
+        expect(proxy.turns - before, JSON.stringify(walk)).toBe(1);
+      }
+      // The walk with summaries, and its count, alike.
+      let before = proxy.turns;
+      expect((await reads.readIndexWithSummaries!('inst-a', { table: 'things', index: 'name', contains: "abc' OR", limit: 10, rows: 1 })).map((e) => [e.id, e.summary?.terms[0]])).toEqual([
+        ['t2', ["abc' OR '1'='1"]],
+      ]);
+      expect(await reads.countIndex('inst-a', { table: 'things', index: 'name', contains: 'off' })).toBe(2);
+      expect(proxy.turns - before).toBe(2);
+      // Control: the same walk's statement with its parameters, unnamed, as it was sent before: two round trips.
+      const unnamed = walkQuery('inst-a', { table: 'things', index: 'name', contains: 'cost $1 e', limit: 10 });
+      before = proxy.turns;
+      expect((await sql.unsafe<{ id: string }[]>(unnamed.text, unnamed.params, { prepare: false })).map((r) => r.id)).toEqual(['t1']);
+      expect(proxy.turns - before).toBe(2);
+    } finally {
+      await sql.end({ timeout: 5 });
+      await proxy.close();
+    }
+  });
+
+  it('writes a parameter as a literal only when it is a string without NUL or a safe integer', () => {
+    expect(inlineParams("SELECT $1, $2, $10 WHERE x LIKE '%' AND y = $1", ["it's \\ $2", 42, 'ten', 4, 5, 6, 7, 8, 9, 'z'])).toBe(
+      "SELECT E'it''s \\\\ $2', 42, E'z' WHERE x LIKE '%' AND y = E'it''s \\\\ $2'",
+    );
+    expect(sqlLiteral('')).toBe("E''");
+    for (const bad of ['a\u0000b', 1.5, Number.NaN, 2 ** 60, undefined]) expect(() => sqlLiteral(bad as string | number | undefined), String(bad)).toThrow();
   });
 
   it('keeps the cached rows its own append did not write, reads the ones it wrote, and starts over after another pool writes', async () => {
