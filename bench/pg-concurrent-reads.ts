@@ -1,6 +1,6 @@
 /**
  * Reads in flight together on PostgreSQL (issue #15; bench/README.md "The visibility map and the
- * position check on PostgreSQL"):
+ * position check on PostgreSQL", "One round trip per search on PostgreSQL"):
  * for each build of PGCR_MAINS (comma-separated main.js paths, taken in turn for PGCR_ROUNDS
  * rounds), a fresh node (one worker) on its own schema of PGCR_DATABASE_URL seeded with
  * PGCR_ORGS organizations (then VACUUM ANALYZEd, as bench/scale.ts does) answers, row by row,
@@ -11,7 +11,8 @@
  * (tessera_store_statements), its write system calls per request (/proc/<pid>/io: the HTTP
  * response and each message batch sent to PostgreSQL, so a statement sent in two round trips
  * counts two), its CPU per request (/proc) and p50/p99: the first three do not depend on the
- * machine's load the way latencies do. PGCR_CONCURRENCY=1: one request at a time.
+ * machine's load the way latencies do. PGCR_CONCURRENCY=1: one request at a time. PGCR_TURNS=1:
+ * the round trips to PostgreSQL per request too, counted by a proxy on the way (startTurnCounter).
  */
 import { readFileSync } from 'node:fs';
 import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
