@@ -1,11 +1,22 @@
 /** Configuration: defaults, env and file precedence, every problem reported, docs in sync. */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, externalUrl, loadConfig } from '../../src/config/load.js';
 import { renderConfigDocs } from '../../src/config/render-docs.js';
 import { DEFAULT_MAX_WORKERS, workerCount } from '../../src/config/schema.js';
+
+const dirs: string[] = [];
+/** A temporary directory, removed after the file's tests. */
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-config-'));
+  dirs.push(dir);
+  return dir;
+}
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
 
 describe('loadConfig', () => {
   it('has the documented defaults', () => {
@@ -15,7 +26,7 @@ describe('loadConfig', () => {
   });
 
   it('reads a YAML file, and the environment wins over it', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tessera-config-'));
+    const dir = tempDir();
     const file = join(dir, 'tessera.yaml');
     writeFileSync(file, 'port: 9000\nexternalDomain: id.example.com\ndefaultFeatures: [multitenancy_settings]\n');
     const config = loadConfig({ env: { TESSERA_CONFIG: file, TESSERA_PORT: '9100' } });
@@ -61,7 +72,7 @@ describe('loadConfig', () => {
   });
 
   it('refuses unknown keys in the file', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tessera-config-'));
+    const dir = tempDir();
     const file = join(dir, 'c.json');
     writeFileSync(file, '{"prot": 1}');
     expect(() => loadConfig({ env: { TESSERA_CONFIG: file } })).toThrow(/prot: unknown configuration key/);

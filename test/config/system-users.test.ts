@@ -1,6 +1,6 @@
 /** The systemUsers configuration key: file and env forms, key checks, every problem named. */
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -32,10 +32,14 @@ describe('systemUsers', () => {
 
   it('reads publicKeyPath in the file form', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tessera-sysusers-'));
-    const key = pem('ed25519');
-    writeFileSync(join(dir, 'ops.pem'), key);
-    writeFileSync(join(dir, 'tessera.yaml'), `systemUsers:\n  ops:\n    publicKeyPath: ${join(dir, 'ops.pem')}\n`);
-    expect(loadConfig({ env: { TESSERA_CONFIG: join(dir, 'tessera.yaml') } }).systemUsers.ops?.publicKey).toBe(key);
+    try {
+      const key = pem('ed25519');
+      writeFileSync(join(dir, 'ops.pem'), key);
+      writeFileSync(join(dir, 'tessera.yaml'), `systemUsers:\n  ops:\n    publicKeyPath: ${join(dir, 'ops.pem')}\n`);
+      expect(loadConfig({ env: { TESSERA_CONFIG: join(dir, 'tessera.yaml') } }).systemUsers.ops?.publicKey).toBe(key);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('reports every bad user at once, naming the key, variable and user', () => {

@@ -3,7 +3,7 @@
  * admin service user whose token lands in a 0600 file (path logged, token never); a second
  * start reuses all of it. Invalid configuration stops the start naming the key.
  */
-import { statSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { api, runCli, startTestNode, type TestNode } from './harness.js';
@@ -60,7 +60,9 @@ describe('configuration', () => {
     ['TESSERA_MASTERKEY', 'short', 'master key'],
     ['TESSERA_LOG_LEVEL', 'loud', 'logLevel (TESSERA_LOG_LEVEL)'],
   ])('stops when %s is invalid', async (name, value, mention) => {
-    const result = await runCli(['start'], { [name]: value, TESSERA_DATA_DIR: join('/tmp', `tessera-bad-${name}`) });
+    const dataDir = join('/tmp', `tessera-bad-${name}`);
+    const result = await runCli(['start'], { [name]: value, TESSERA_DATA_DIR: dataDir });
+    rmSync(dataDir, { recursive: true, force: true }); // some checks run after the directory was made
     expect(result.code).not.toBe(0);
     expect(result.stderr.toLowerCase()).toContain(mention.toLowerCase());
     expect(result.stderr).not.toContain(value === 'short' ? 'short' : '\u0000');
