@@ -8,8 +8,7 @@
  * lazy module is absent after `listening` and present once its route has been called.
  * `npm test` builds first.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createClient } from '@connectrpc/connect';
@@ -17,6 +16,7 @@ import { createGrpcTransport } from '@connectrpc/connect-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Health, HealthCheckResponse_ServingStatus } from '../src/gen/grpc/health/v1/health_pb.js';
 import { api, startTestNode, type TestNode } from './e2e/harness.js';
+import { suiteTempDirs } from './temp-dirs.js';
 
 const dist = resolve(import.meta.dirname, '..', 'dist');
 /** What `tessera start` loads in every case: the CLI, the node (dynamic imports of main.js) and a worker's entry. */
@@ -160,13 +160,14 @@ const REGISTER = `import { register } from 'node:module'; register(${JSON.string
 describe.skipIf(!existsSync(join(dist, START[0]!)))('a started node', () => {
   let node: TestNode;
   let dir: string;
+  const newDir = suiteTempDirs('tessera-loaded-');
   let record: string;
   const loaded = () => new Set(readFileSync(record, 'utf8').split('\n'));
   const urlOf = (path: string) => pathToFileURL(join(dist, path)).href;
   const hasPackage = (urls: Set<string>, name: string) => [...urls].some((url) => url.includes(`/node_modules/${name}/`));
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'tessera-loaded-'));
+    dir = newDir();
     record = join(dir, 'loaded-modules');
     // One thread (also under TESSERA_TEST_WORKERS): the hooks record the main thread's loads.
     node = await startTestNode({ env: { TESSERA_WORKERS: '1', TESSERA_TEST_LOADED_MODULES: record, NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(REGISTER)}` } });
@@ -175,7 +176,6 @@ describe.skipIf(!existsSync(join(dist, START[0]!)))('a started node', () => {
   afterAll(async () => {
     await node?.stop();
     node?.cleanup();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('has not loaded a lazy module once listening (control: the record holds the node, its admin routes and the API\'s lazy transports)', () => {

@@ -4,14 +4,12 @@
  * lookup, whatever the number of actors loaded in the instance, and the index follows every way
  * an entry leaves a cache (delete, eviction past the bound, clear, passivation).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ActorSystem, createIdGenerator, createManualClock, createOrg, orgKind, patchOrg, UNIQUE_SCOPES, type StoreAdapter } from '../../actors/index.js';
 import { AggregateCache, HolderIndex } from '../../actors/runtime/aggregate-cache.js';
 import type { Loaded } from '../../actors/kernel/aggregate.js';
 import { openLmdbStore } from '../../src/store/lmdb-store.js';
+import { tempDir } from '../temp-dirs.js';
 
 const entry = (id: string, version: number): Loaded<unknown> => ({ kind: orgKind, id, version, state: undefined }) as unknown as Loaded<unknown>;
 
@@ -64,9 +62,8 @@ describe('ActorSystem.forget with many actors loaded', () => {
   });
 
   async function twoSystems(idleMs: number) {
-    const dir = mkdtempSync(join(tmpdir(), 'tessera-aggregate-cache-'));
-    const raw = await openLmdbStore({ path: dir });
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => raw.close());
+    const raw = await openLmdbStore({ path: tempDir('tessera-aggregate-cache-') });
+    cleanups.push(() => raw.close());
     const reads: string[] = [];
     const rechecks: string[] = []; // aggregates whose append was refused
     const counted: StoreAdapter = {

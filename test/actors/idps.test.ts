@@ -1,7 +1,4 @@
 /** IDP commands (given/when/then) and the login lookup `activeIdpsForOrg` against a real store. */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   activeIdpsForOrg,
@@ -24,6 +21,7 @@ import {
   UNIQUE_SCOPES,
 } from '../../actors/index.js';
 import { openLmdbStore } from '../../src/store/lmdb-store.js';
+import { tempDir } from '../temp-dirs.js';
 import { context, given, noOutcome, record } from './decide.fixture.js';
 
 const options = { isManualLinkingAllowed: false, isManualCreationAllowed: false, isAutoCreation: true, isAutoUpdate: false, autoLinking: 'email' as const };
@@ -77,16 +75,13 @@ describe('IDP commands', () => {
 });
 
 describe('activeIdpsForOrg', () => {
-  const dirs: string[] = [];
   const stores: StoreAdapter[] = [];
   afterEach(async () => {
     for (const s of stores.splice(0)) await s.close();
-    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
   });
 
   it('returns the IDPs active in the org, with the secret opened on demand and default scopes', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tessera-idps-'));
-    dirs.push(dir);
+    const dir = tempDir('tessera-idps-');
     const store = await openLmdbStore({ path: dir });
     stores.push(store);
     const clock = createManualClock();

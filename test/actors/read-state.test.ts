@@ -6,9 +6,6 @@
  * write only when the change reaches it — or at once for its own appends. Values edges hold
  * there (`hold`: the signer's key ring, the execution plan) follow the same invalidation.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   ActorSystem,
@@ -30,6 +27,7 @@ import {
   type StoreAdapter,
 } from '../../actors/index.js';
 import { openLmdbStore } from '../../src/store/lmdb-store.js';
+import { tempDir } from '../temp-dirs.js';
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -40,9 +38,8 @@ afterEach(async () => {
 /** A shared LMDB store whose getRecord calls are counted (a read-state miss reads rows). */
 /** `store` counts its reads (the read state's node); `raw` does not (the writing node, the test's own look-ups). */
 async function sharedStore(): Promise<{ store: StoreAdapter; raw: StoreAdapter; reads: () => number }> {
-  const dir = mkdtempSync(join(tmpdir(), 'tessera-read-state-'));
-  const store = await openLmdbStore({ path: dir });
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => store.close());
+  const store = await openLmdbStore({ path: tempDir('tessera-read-state-') });
+  cleanups.push(() => store.close());
   let count = 0;
   return { store: { ...store, getRecord: (...args) => ((count += 1), store.getRecord(...args)) }, raw: store, reads: () => count };
 }

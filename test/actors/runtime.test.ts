@@ -3,9 +3,6 @@
  * appends that lose no update when two actor systems (two nodes) race on one stream, rows
  * equal to the fold of the stream, passivation, crash recovery and typed errors.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   ActorSystem,
@@ -27,13 +24,12 @@ import {
 } from '../../actors/index.js';
 import { toWireError } from '../../src/http/error-mapping.js';
 import { openLmdbStore } from '../../src/store/lmdb-store.js';
+import { tempDir } from '../temp-dirs.js';
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
-const dirs: string[] = [];
 const stores: StoreAdapter[] = [];
 
-async function openStore(dir = mkdtempSync(join(tmpdir(), 'tessera-runtime-'))): Promise<{ store: StoreAdapter; dir: string }> {
-  dirs.push(dir);
+async function openStore(dir = tempDir('tessera-runtime-')): Promise<{ store: StoreAdapter; dir: string }> {
   const store = await openLmdbStore({ path: dir });
   stores.push(store);
   return { store, dir };
@@ -99,7 +95,6 @@ function errorOf(promise: Promise<unknown>): Promise<AppError> {
 
 afterEach(async () => {
   for (const s of stores.splice(0)) await s.close();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
 const org = (orgId: string) => ({ kind: 'org', instanceId: 'i1', orgId }) as const;

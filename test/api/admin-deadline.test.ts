@@ -3,8 +3,7 @@
  * on every reading: a partial export never answers 200 (504, and its spool file is gone); an
  * import that runs out of time answers 504 with the partial result, keeping the work done.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock, userKind } from '../../actors/index.js';
@@ -14,8 +13,10 @@ import { prepareNode, type PreparedNode } from '../../src/cli/prepare-node.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { HttpReply, HttpRequest } from '../../src/http/types.js';
 import { createLogger } from '../../src/observability/logger.js';
+import { suiteTempDirs } from '../temp-dirs.js';
 
 let dataDir: string;
+const newDataDir = suiteTempDirs('tessera-admin-');
 let prepared: PreparedNode;
 let deps: AdminRouteDeps;
 let token: string;
@@ -49,7 +50,7 @@ async function call(path: string, body: unknown): Promise<{ status: number; body
 }
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'tessera-admin-'));
+  dataDir = newDataDir();
   const config = loadConfig({ env: { TESSERA_DATA_DIR: dataDir } });
   const logger = createLogger('silent');
   prepared = await prepareNode(config, logger);
@@ -61,7 +62,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await prepared.close();
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe('admin timeouts', () => {

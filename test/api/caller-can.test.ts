@@ -3,9 +3,6 @@
  * tombstones (a removed user or organization grants nothing).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ActorSystem,
@@ -23,9 +20,10 @@ import {
 import { callerCan, type Caller } from '../../src/query/auth.js';
 import { createSecretSealer } from '../../src/crypto/secret-sealer.js';
 import { openLmdbStore } from '../../src/store/lmdb-store.js';
+import { suiteTempDir } from '../temp-dirs.js';
 
 const I = 'i1';
-const dir = mkdtempSync(join(tmpdir(), 'tessera-caller-can-'));
+const dir = suiteTempDir('tessera-caller-can-');
 let store: StoreAdapter;
 let actors: ActorSystem;
 
@@ -54,7 +52,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await actors.stop();
   await store.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('callerCan', () => {

@@ -3,9 +3,6 @@
  * addPasswordCheck, findSessionByToken, listSessionsForUserAgent, terminateSession.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ActorSystem,
@@ -30,10 +27,11 @@ import {
 import { hashPassword } from '../../src/crypto/password.js';
 import { createSecretSealer } from '../../src/crypto/secret-sealer.js';
 import { openLmdbStore } from '../../src/store/lmdb-store.js';
+import { suiteTempDir } from '../temp-dirs.js';
 
 const I = 'i1';
 const PASSWORD = 'Secr3tPassword';
-const dir = mkdtempSync(join(tmpdir(), 'tessera-sessions-'));
+const dir = suiteTempDir('tessera-sessions-');
 let store: StoreAdapter;
 let actors: ActorSystem;
 let clock: ManualClock;
@@ -84,7 +82,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await actors.stop();
   await store.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('login sessions', () => {

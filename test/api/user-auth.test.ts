@@ -3,9 +3,6 @@
  * findUserByLoginName, verifyUserPassword with lockout accounting, authenticateMachineSecret.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ActorSystem,
@@ -28,9 +25,10 @@ import { authenticateMachineSecret, findUserByLoginName, loginNamesOf, verifyUse
 import { hashPassword } from '../../src/crypto/password.js';
 import { createSecretSealer } from '../../src/crypto/secret-sealer.js';
 import { openLmdbStore } from '../../src/store/lmdb-store.js';
+import { suiteTempDir } from '../temp-dirs.js';
 
 const I = 'i1';
-const dir = mkdtempSync(join(tmpdir(), 'tessera-user-auth-'));
+const dir = suiteTempDir('tessera-user-auth-');
 let store: StoreAdapter;
 let actors: ActorSystem;
 const system = { creator: '' };
@@ -67,7 +65,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await actors.stop();
   await store.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('login names', () => {

@@ -2,28 +2,14 @@
  * The bench's counters read off /proc and LMDB's file (bench/processes.ts): commits counted from
  * `data.mdb`'s meta pages, and a thread's CPU split into user and kernel time. No timing asserted.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { open } from 'lmdb';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { clockTicksPerSecond, lmdbLastTxnId, threadCpuSeconds } from '../../bench/processes.js';
-
-const dirs: string[] = [];
-
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-processes-'));
-  dirs.push(dir);
-  return dir;
-}
-
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+import { tempDir } from '../temp-dirs.js';
 
 describe('lmdbLastTxnId', () => {
   it('counts the commits between two readings, one per awaited write', async () => {
-    const dir = tempDir();
+    const dir = tempDir('bench-processes-');
     const db = open(dir, { useVersions: true });
     await db.put('first', 1);
     const before = lmdbLastTxnId(dir);
@@ -38,7 +24,7 @@ describe('lmdbLastTxnId', () => {
   });
 
   it('is undefined without an LMDB file', () => {
-    expect(lmdbLastTxnId(tempDir())).toBeUndefined();
+    expect(lmdbLastTxnId(tempDir('bench-processes-'))).toBeUndefined();
   });
 });
 

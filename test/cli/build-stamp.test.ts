@@ -2,11 +2,11 @@
  * The build stamp `npm start` compares with the sources (scripts/build-stamp.mjs): it changes
  * with any compiled or generated-from input and with nothing else.
  */
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { sourceStamp } from '../../scripts/build-stamp.mjs';
+import { tempDir } from '../temp-dirs.js';
 
 let root: string;
 
@@ -16,14 +16,13 @@ function write(path: string, text: string): void {
 }
 
 beforeEach(() => {
-  root = mkdtempSync(join(tmpdir(), 'tessera-stamp-'));
+  root = tempDir('tessera-stamp-');
   write('src/cli/main.ts', 'export {};\n');
   write('actors/index.ts', 'export const a = 1;\n');
   write('proto/platform/x.proto', 'syntax = "proto3";\n');
   write('tsconfig.json', '{}\n');
   write('package-lock.json', '{"lockfileVersion":3}\n');
 });
-afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 describe('sourceStamp', () => {
   it('stays the same when nothing changed, even when files are touched', () => {

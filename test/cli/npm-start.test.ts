@@ -4,22 +4,22 @@
  * sources does not rebuild (dist/ and the build stamp stay untouched).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
 import { builtStamp, sourceStamp, STAMP_PATH } from '../../scripts/build-stamp.mjs';
+import { suiteTempDir } from '../temp-dirs.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const MAIN = join(ROOT, 'dist', 'src', 'cli', 'main.js');
-const dataDir = mkdtempSync(join(tmpdir(), 'tessera-npm-start-'));
+const dataDir = suiteTempDir('tessera-npm-start-');
 /** Every process a start created, killed after a failed assertion left them running. */
 const spawned = new Set<number>();
 afterAll(() => {
   for (const pid of spawned) if (running(pid)) process.kill(pid, 'SIGKILL');
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
 interface Started {

@@ -1,13 +1,12 @@
 /** The node's test clock: the offset file moves time only with TESSERA_TEST_MODE=1. */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { clockFromEnv } from '../../src/cli/test-clock.js';
+import { suiteTempDir } from '../temp-dirs.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'tessera-test-clock-'));
+const dir = suiteTempDir('tessera-test-clock-');
 const file = join(dir, 'offset');
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('clockFromEnv', () => {
   it('shifts time by the offset in the file, read at every reading, in test mode', () => {

@@ -5,9 +5,6 @@
  * about the streams it holds. Over a real LMDB store shared by two actor systems; the store
  * port is wrapped to count appends.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   ActorSystem,
@@ -30,6 +27,7 @@ import {
 import { createNodeInvalidations } from '../../src/cluster/cluster-sync.js';
 import type { TenantDirectory } from '../../src/query/tenant.js';
 import { openLmdbStore } from '../../src/store/lmdb-store.js';
+import { tempDir } from '../temp-dirs.js';
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -38,9 +36,8 @@ afterEach(async () => {
 });
 
 async function sharedStore(): Promise<{ store: StoreAdapter; appends: () => number }> {
-  const dir = mkdtempSync(join(tmpdir(), 'tessera-cluster-'));
-  const store = await openLmdbStore({ path: dir });
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => store.close());
+  const store = await openLmdbStore({ path: tempDir('tessera-cluster-') });
+  cleanups.push(() => store.close());
   let count = 0;
   const counting: StoreAdapter = { ...store, append: (request) => ((count += 1), store.append(request)) };
   return { store: counting, appends: () => count };

@@ -3,13 +3,11 @@
  * removed on another node stops resolving, and the others keep resolving. Two actor systems over
  * one real LMDB store stand for the two nodes; node B's directory is not told of A's commands.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ActorSystem, createIdGenerator, createInstance, createManualClock, removeInstance, UNIQUE_SCOPES, type StoreAdapter } from '../../actors/index.js';
 import { TenantDirectory } from '../../src/query/tenant.js';
 import { openLmdbStore } from '../../src/store/lmdb-store.js';
+import { tempDir } from '../temp-dirs.js';
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -18,9 +16,8 @@ afterEach(async () => {
 });
 
 async function sharedStore(): Promise<StoreAdapter> {
-  const dir = mkdtempSync(join(tmpdir(), 'tessera-tenants-'));
-  const store = await openLmdbStore({ path: dir });
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => store.close());
+  const store = await openLmdbStore({ path: tempDir('tessera-tenants-') });
+  cleanups.push(() => store.close());
   return store;
 }
 

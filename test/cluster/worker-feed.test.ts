@@ -8,17 +8,15 @@
  * catchUp() it reads the write and has dispatched the change, once.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoreAdapter, StoreChange } from '../../actors/index.js';
 import { joinWorkerFeed, type WorkerFeed } from '../../src/cluster/worker-feed.js';
 import { openLmdbStore } from '../../src/store/lmdb-store.js';
+import { suiteTempDir } from '../temp-dirs.js';
 
 const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
-const dir = mkdtempSync(join(tmpdir(), 'tessera-worker-feed-'));
+const dir = suiteTempDir('tessera-worker-feed-');
 const link = { index: 0, count: 2, channel: `tessera-test-${randomBytes(6).toString('hex')}`, generation: new SharedArrayBuffer(4) };
 const generation = new Int32Array(link.generation);
 let feed: WorkerFeed;
@@ -49,7 +47,6 @@ afterAll(async () => {
   await new Promise((resolve) => writer.once('exit', resolve));
   await store.close();
   feed.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('worker change feed', () => {

@@ -1,22 +1,14 @@
 /** Configuration: defaults, env and file precedence, every problem reported, docs in sync. */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigError, externalUrl, loadConfig } from '../../src/config/load.js';
 import { renderConfigDocs } from '../../src/config/render-docs.js';
 import { DEFAULT_MAX_WORKERS, workerCount } from '../../src/config/schema.js';
+import { suiteTempDirs } from '../temp-dirs.js';
 
-const dirs: string[] = [];
 /** A temporary directory, removed after the file's tests. */
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'tessera-config-'));
-  dirs.push(dir);
-  return dir;
-}
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = suiteTempDirs('tessera-config-');
 
 describe('loadConfig', () => {
   it('has the documented defaults', () => {

@@ -4,9 +4,6 @@
  * endpoint that will call it does not exist yet).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ActorSystem,
@@ -25,6 +22,7 @@ import { ExecutionRuntime } from '../../src/executions/runtime.js';
 import { verifySignature } from '../../src/executions/signature.js';
 import { openLmdbStore } from '../../src/store/lmdb-store.js';
 import { startTargetServer, type TargetServer } from '../e2e/targets.fixture.js';
+import { suiteTempDirs } from '../temp-dirs.js';
 
 describe('answer rules', () => {
   it('lets a later answer replace an earlier list for the same key', () => {
@@ -68,6 +66,7 @@ describe('answer rules', () => {
 describe('runFunction', () => {
   const silent = { debug() {}, info() {}, warn() {}, error() {} };
   let dir: string;
+  const newDir = suiteTempDirs('tessera-fn-');
   let store: StoreAdapter;
   let actors: ActorSystem;
   let runtime: ExecutionRuntime;
@@ -82,7 +81,7 @@ describe('runFunction', () => {
   }
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'tessera-fn-'));
+    dir = newDir();
     store = openLmdbStore({ path: dir, noSync: true });
     actors = new ActorSystem({ store, clock: systemClock, ids: createIdGenerator(() => Date.now()), sealer: createSecretSealer(randomBytes(32)), logger: silent, uniqueScopes: UNIQUE_SCOPES });
     // The targets listen on 127.0.0.1: private networks allowed (test/executions/target-network.test.ts covers the default).
@@ -105,7 +104,6 @@ describe('runFunction', () => {
     await server.close();
     await actors.stop();
     await store.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('posts the payload to each target and applies the answers of request_response targets', async () => {

@@ -2,21 +2,17 @@
  * uws-loader.ts: a candidate that does not fit this platform leaves a reason naming why, and
  * the next candidate is tried; the package's own pure-JS fallback is never taken.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadUws, UWS_CANDIDATES } from '../../src/http/uws-loader.js';
 import { UWS_SKIP_REASON } from './uws.fixture.js';
+import { suiteTempDir } from '../temp-dirs.js';
 
 const binary = `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`;
-const empty = mkdtempSync(join(tmpdir(), 'tessera-uws-none-'));
-const broken = mkdtempSync(join(tmpdir(), 'tessera-uws-broken-'));
+const empty = suiteTempDir('tessera-uws-none-');
+const broken = suiteTempDir('tessera-uws-broken-');
 writeFileSync(join(broken, binary), 'not a shared object');
-afterAll(() => {
-  rmSync(empty, { recursive: true, force: true });
-  rmSync(broken, { recursive: true, force: true });
-});
 
 const PINNED = '@trufflesuite/uws-js-unofficial';
 

@@ -4,9 +4,6 @@
  * the instance state holds, with no call but the append), and one rotation when two processes race.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { decodeProtectedHeader } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ActorSystem, createIdGenerator, createInstance, createManualClock, UNIQUE_SCOPES, webKeysKind, type StoreAdapter } from '../../actors/index.js';
@@ -15,6 +12,7 @@ import { openLmdbStore } from '../../src/store/lmdb-store.js';
 import { runKeyMaintenance, maintenancePeriodMs } from '../../src/oidc/shared/web-key-maintenance.js';
 import { createSigner } from '../../src/crypto/signer.js';
 import { createWebKeyService, ensureWebKeys, type WebKeyPolicy } from '../../src/crypto/web-keys.js';
+import { tempDir } from '../temp-dirs.js';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -28,7 +26,7 @@ afterEach(async () => {
 });
 
 async function setUp() {
-  const dir = mkdtempSync(join(tmpdir(), 'tessera-keys-'));
+  const dir = tempDir('tessera-keys-');
   const clock = createManualClock(Date.UTC(2026, 0, 1));
   const store = openLmdbStore({ path: dir, noSync: true, clock });
   const node = (s: StoreAdapter) => {
@@ -42,7 +40,6 @@ async function setUp() {
   cleanups.push(async () => {
     await a.actors.stop();
     await store.close();
-    rmSync(dir, { recursive: true, force: true });
   });
   await a.actors.ask({ kind: 'system' }, createInstance, { instanceId: 'i1', name: 'One', domain: 'one.example.com' }, { creator: '' });
   const ring = async (): Promise<[string, string][]> => (await a.actors.readRecord('i1', webKeysKind, 'i1'))?.state.keys.map((k) => [k.kid, k.state]) ?? [];

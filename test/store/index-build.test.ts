@@ -10,9 +10,6 @@
  * keys and tables main writes (the index code is only reached through a catalog), so no
  * binary fixture has to be kept in the repository.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { open, type Key } from 'lmdb';
 import postgres from 'postgres';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -23,6 +20,7 @@ import { migratePostgres, openPostgresStore } from '../../src/store/postgres-sto
 import { TEST_CATALOG, thing, writeThings } from './index-suite.js';
 import { describeIfMet, meet, POSTGRES } from '../requirements.js';
 import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from './postgres-test-db.js';
+import { tempDir } from '../temp-dirs.js';
 
 const A = 'inst-a';
 const ROWS = 2500;
@@ -55,18 +53,10 @@ async function expectIndexed(store: StoreAdapter): Promise<void> {
 }
 
 describe('index build on upgrade: lmdb', () => {
-  const dirs: string[] = [];
-  afterEach(() => {
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-  });
-  const tempDir = () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tessera-index-build-'));
-    dirs.push(dir);
-    return dir;
-  };
+  const newDir = () => tempDir('tessera-index-build-');
 
   it('indexes a data directory written without indexes when it is opened with the catalog', async () => {
-    const dir = tempDir();
+    const dir = newDir();
     const old = openLmdbStore({ path: dir });
     await fillOld(old);
     // Positive control: the old format answers no index read.
@@ -84,7 +74,7 @@ describe('index build on upgrade: lmdb', () => {
   });
 
   it('resumes an interrupted build from its recorded position, and rebuilds for a newer catalog version', async () => {
-    const dir = tempDir();
+    const dir = newDir();
     const old = openLmdbStore({ path: dir });
     await fillOld(old);
     await old.close();
@@ -111,7 +101,7 @@ describe('index build on upgrade: lmdb', () => {
   });
 
   it('rebuilds index keys of the layout before catalog version 7 ([instance, "i", table, index, term, id]) as coded keys, and leaves none of the old', async () => {
-    const dir = tempDir();
+    const dir = newDir();
     const old = openLmdbStore({ path: dir });
     await fillOld(old);
     await old.close();
@@ -155,7 +145,7 @@ describe('index build on upgrade: lmdb', () => {
   });
 
   it('a newer catalog version that drops an index removes that index\'s keys and keeps the others', async () => {
-    const dir = tempDir();
+    const dir = newDir();
     const old = openLmdbStore({ path: dir, catalog: TEST_CATALOG });
     await fillOld(old);
     // Positive control: the index to be dropped has entries under the current version.
@@ -182,7 +172,7 @@ describe('index build on upgrade: lmdb', () => {
     { opened: 'the empty catalog', catalog: EMPTY_CATALOG, indexed: true },
     { opened: 'no catalog (control: the marker stays and the rows stay unindexed)', catalog: undefined, indexed: false },
   ])('rows written by a store opened with $opened are indexed at the next open with the catalog: $indexed', async ({ catalog, indexed }: { catalog: IndexCatalog | undefined; indexed: boolean }) => {
-    const dir = tempDir();
+    const dir = newDir();
     // Indexes built (for no rows yet): the version marker is current.
     await openLmdbStore({ path: dir, catalog: TEST_CATALOG }).close();
     const without = openLmdbStore({ path: dir, ...(catalog === undefined ? {} : { catalog }) });

@@ -3,9 +3,6 @@
  * has: the on-disk key layout (tenant first), reopen durability, key-part validation,
  * injected expiry clock, batched sweeps and write failures that roll back.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { open } from 'lmdb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createManualClock, type StoreAdapter } from '../../actors/index.js';
@@ -13,20 +10,10 @@ import { openLmdbStore, type LmdbStoreOptions } from '../../src/store/lmdb-store
 import { metaKey, recordKey, STRUCTURES_META, summaryKey } from '../../src/store/keys.js';
 import { describeIndexSuite, TEST_CATALOG, thing, writeThings } from './index-suite.js';
 import { append, describeStoreSuite, event, expect0 } from './store-suite.js';
+import { tempLmdbStore } from './temp-stores.js';
+import { tempDir } from '../temp-dirs.js';
 
-const tempDir = () => mkdtempSync(join(tmpdir(), 'tessera-lmdb-'));
-
-const openIndexed = async (options: Partial<LmdbStoreOptions> = {}) => {
-  const dir = tempDir();
-  const store = openLmdbStore({ path: dir, catalog: TEST_CATALOG, ...options });
-  return {
-    store,
-    cleanup: async () => {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-};
+const openIndexed = async (options: Partial<LmdbStoreOptions> = {}) => tempLmdbStore('tessera-lmdb-', { catalog: TEST_CATALOG, ...options });
 
 describeStoreSuite('lmdb', () => openIndexed());
 describeIndexSuite('lmdb', () => openIndexed());
@@ -34,7 +21,6 @@ describeIndexSuite('lmdb', () => openIndexed());
 describeIndexSuite('lmdb, term columns off', () => openIndexed({ termColumns: { maxEntries: 0 } }));
 
 describe('lmdb store specifics', () => {
-  const dirs: string[] = [];
   const open_: StoreAdapter[] = [];
   const openAt = (dir: string, options: Partial<LmdbStoreOptions> = {}) => {
     const store = openLmdbStore({ path: dir, ...options });
@@ -42,13 +28,11 @@ describe('lmdb store specifics', () => {
     return store;
   };
   const fresh = (options: Partial<LmdbStoreOptions> = {}) => {
-    const dir = tempDir();
-    dirs.push(dir);
+    const dir = tempDir('tessera-lmdb-');
     return { dir, store: openAt(dir, options) };
   };
   afterEach(async () => {
     await Promise.all(open_.splice(0).map((s) => s.close()));
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
   it('keeps every key tenant-first (or under a ~ node prefix) on disk', async () => {
@@ -86,8 +70,7 @@ describe('lmdb store specifics', () => {
   });
 
   it('writes values with shared msgpack structures (smaller than plain msgpack), reads them after a reopen, and reads values written without them', async () => {
-    const dir = tempDir();
-    dirs.push(dir);
+    const dir = tempDir('tessera-lmdb-');
     // A data directory written before: a plain msgpack map, no structures.
     const old = { username: 'old', profile: { givenName: 'Old', familyName: 'Row' } };
     const plain = open(dir, { useVersions: true });
@@ -103,8 +86,7 @@ describe('lmdb store specifics', () => {
     for await (const entry of store.dump()) dumped.push(entry);
     await store.close();
     // The same rows as plain msgpack (lmdb-js without structures), in a scratch directory.
-    const scratch = tempDir();
-    dirs.push(scratch);
+    const scratch = tempDir('tessera-lmdb-');
     const plainCopy = open(scratch, { useVersions: true });
     await plainCopy.put(recordKey('i', 't', 'old'), old);
     for (const [n, row] of rows.entries()) await plainCopy.put(recordKey('i', 't', `u${n}`), row);

@@ -7,15 +7,13 @@
  * fall back to the walk and drop the least recently used column. Walks are counted through the
  * store's `onWalk` hook: a column built is one 'column' walk, a search without one a 'filter' walk.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { IndexEntry, IndexWalk, RecordWrite, StoreAdapter } from '../../actors/index.js';
 import { executeSearch, type Condition } from '../../src/api/shared/search-executor.js';
 import { openLmdbStore } from '../../src/store/lmdb-store.js';
 import { compareKeyText, type TermColumnOptions, type TermWalk } from '../../src/store/lmdb-term-columns.js';
 import { TEST_CATALOG, thing, writeThings } from './index-suite.js';
+import { tempDir } from '../temp-dirs.js';
 
 const A = 'inst-a';
 const B = 'inst-b';
@@ -32,7 +30,6 @@ function manyThings(count: number): RecordWrite[] {
 }
 
 describe('lmdb term columns', () => {
-  const dirs: string[] = [];
   const opened: StoreAdapter[] = [];
   let walks: TermWalk[];
   const open = (dir: string, termColumns: TermColumnOptions = {}) => {
@@ -40,11 +37,7 @@ describe('lmdb term columns', () => {
     opened.push(store);
     return store;
   };
-  const freshDir = () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tessera-columns-'));
-    dirs.push(dir);
-    return dir;
-  };
+  const freshDir = () => tempDir('tessera-columns-');
   const count = (purpose: TermWalk['purpose'], index?: string) => walks.filter((w) => w.purpose === purpose && (index === undefined || w.index === index)).length;
   const ids = (entries: readonly IndexEntry[]) => entries.map((e) => e.id);
   const contains = async (store: StoreAdapter, text: string, index = 'name_ci') => ids(await store.readIndex(A, { table: 'things', index, contains: text, limit: 50 }));
@@ -54,7 +47,6 @@ describe('lmdb term columns', () => {
   });
   afterEach(async () => {
     await Promise.all(opened.splice(0).map((s) => s.close()));
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
   it('keeps index keys in code point order, as the column compares terms', async () => {

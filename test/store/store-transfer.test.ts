@@ -4,9 +4,6 @@
  * meta), and each copy answers reads and takes appends exactly as the original. Skipped, with
  * the reason, when TESSERA_TEST_DATABASE_URL is unset or the server does not answer.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StoreAdapter } from '../../actors/index.js';
 import { openLmdbStore } from '../../src/store/lmdb-store.js';
@@ -14,23 +11,20 @@ import { openPostgresStore } from '../../src/store/postgres-store.js';
 import { describeIfMet, meet, POSTGRES } from '../requirements.js';
 import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from './postgres-test-db.js';
 import { canonicalDump, expectAppendsContinue, expectSameAnswers, fillForDump } from './store-suite.js';
+import { tempDir } from '../temp-dirs.js';
 
 const postgresVerdict = await meet(POSTGRES);
 const title = 'copying a whole store between LMDB and PostgreSQL';
 
 describeIfMet(postgresVerdict, title, () => {
   const stores: StoreAdapter[] = [];
-  const dirs: string[] = [];
   const schemas: string[] = [];
   afterEach(async () => {
     await Promise.all(stores.splice(0).map((s) => s.close()));
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
     await Promise.all(schemas.splice(0).map(dropSchema));
   });
   const lmdb = () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tessera-transfer-'));
-    dirs.push(dir);
-    const store = openLmdbStore({ path: dir });
+    const store = openLmdbStore({ path: tempDir('tessera-transfer-') });
     stores.push(store);
     return store;
   };
