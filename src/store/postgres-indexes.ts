@@ -10,7 +10,7 @@ import type { Sql, TransactionSql } from 'postgres';
 import type { IndexEntry, IndexPage, IndexRange, IndexReads, IndexWalk, ProjectionState, RecordWrite, RowSummary, SummarizedEntry, TableIndexes } from '../../actors/index.js';
 import { subRowListTable, summarize } from '../../actors/index.js';
 import { DIGIT_TERM, TEXT_TERM } from './postgres-migrations.js';
-import { checkInstance, decodeValue, encodeValue, hasNul, PREPARED, Q } from './postgres-queries.js';
+import { checkInstance, decodeValue, encodeValue, hasNul, positionState, PREPARED, readPosition } from './postgres-queries.js';
 
 /**
  * The least string above every string starting with `prefix` in code point order (the "C"
@@ -369,10 +369,6 @@ function toPage(rows: readonly Omit<PageRow, 'total'>[], total: number): IndexPa
   };
 }
 
-function toState(row: { position: string | null; created_at: string | null } | undefined): ProjectionState {
-  return row?.position === null || row?.position === undefined ? { position: 0, createdAt: 0 } : { position: Number(row.position), createdAt: Number(row.created_at) };
-}
-
 /** The rows of a withPosition statement that are the query's (an entry's id is never null). */
 function ownRows<R extends { id: string }>(rows: readonly Positioned<R>[]): R[] {
   return rows.filter((r) => r.id !== null) as unknown as R[];
@@ -394,24 +390,22 @@ export interface PositionedIndexReads {
   readIndexPage(instanceId: string, walk: IndexWalk): Promise<PositionedRead<IndexPage>>;
 }
 
+/** A walk that reads nothing still answers the position, with the position row alone. */
 export function createPositionedIndexReads(sql: Sql): PositionedIndexReads {
-  /** A walk that reads nothing still answers the position: the position row alone. */
-  const positionOnly = async (instanceId: string): Promise<ProjectionState> =>
-    toState((await sql.unsafe<{ position: string; created_at: string }[]>(Q.counter, [instanceId], PREPARED))[0]);
   return {
     async readIndexWithSummaries(instanceId, walk) {
       checkInstance(instanceId);
-      if (!(walk.limit > 0) || unsafeWalk(walk)) return { result: [], state: await positionOnly(instanceId) };
+      if (!(walk.limit > 0) || unsafeWalk(walk)) return { result: [], state: await readPosition(sql, instanceId) };
       const { text, params } = positionedWalkWithSummariesQuery(instanceId, walk);
       const rows = await runWalk<Positioned<SummaryRow>[]>(sql, text, params);
-      return { result: toSummarized(ownRows(rows)), state: toState(rows[0]) };
+      return { result: toSummarized(ownRows(rows)), state: positionState(rows[0]) };
     },
     async readIndexPage(instanceId, walk) {
       checkInstance(instanceId);
-      if (!(walk.limit > 0) || unsafeWalk(walk)) return { result: { entries: [], rows: [], total: 0 }, state: await positionOnly(instanceId) };
+      if (!(walk.limit > 0) || unsafeWalk(walk)) return { result: { entries: [], rows: [], total: 0 }, state: await readPosition(sql, instanceId) };
       const { text, params } = positionedPageQuery(instanceId, walk);
       const rows = await runWalk<Positioned<PageRow>[]>(sql, text, params);
-      return { result: toPage(ownRows(rows), Number(rows[0]?.total ?? 0)), state: toState(rows[0]) };
+      return { result: toPage(ownRows(rows), Number(rows[0]?.total ?? 0)), state: positionState(rows[0]) };
     },
   };
 }

@@ -7,6 +7,8 @@
  * UTF-8 byte order, as in LMDB.
  */
 import { Packr } from 'msgpackr';
+import type { Sql } from 'postgres';
+import type { ProjectionState } from '../../actors/index.js';
 
 /** No shared structures: every value is self-describing, readable by any node. */
 const packr = new Packr();
@@ -117,4 +119,19 @@ export function valuesList(rows: number, width: number): string {
     tuples.push(`(${cells.join(', ')})`);
   }
   return tuples.join(', ');
+}
+
+/**
+ * The instance's position from its `instance_positions` row (alone, or the position columns of a
+ * statement that read it beside other rows): no row, or nulls, is an instance nothing was appended
+ * to yet (position 0).
+ */
+export function positionState(row: { position: string | null; created_at: string | null } | undefined): ProjectionState {
+  return row?.position === null || row?.position === undefined ? { position: 0, createdAt: 0 } : { position: Number(row.position), createdAt: Number(row.created_at) };
+}
+
+/** The instance's position, read by itself (one prepared statement; `instanceId` already checked). */
+export async function readPosition(sql: Sql, instanceId: string): Promise<ProjectionState> {
+  const [row] = await sql.unsafe<{ position: string; created_at: string }[]>(Q.counter, [instanceId], PREPARED);
+  return positionState(row);
 }

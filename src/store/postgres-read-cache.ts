@@ -22,7 +22,7 @@ import type { Sql } from 'postgres';
 import type { IndexWalk, ProjectionState, RequestReads } from '../../actors/index.js';
 import type { Committed } from './postgres-append.js';
 import { createPgIndexReads, createPositionedIndexReads, IQ, type PositionedRead } from './postgres-indexes.js';
-import { checkInstance, decodeValue, hasNul, PREPARED, Q } from './postgres-queries.js';
+import { checkInstance, decodeValue, hasNul, PREPARED, Q, readPosition } from './postgres-queries.js';
 
 /** Entries kept across all instances; the oldest is dropped first. */
 export const READ_CACHE_ENTRIES = 20_000;
@@ -79,8 +79,7 @@ export function createReadCache(sql: Sql, maxEntries = READ_CACHE_ENTRIES): Read
 
   /** The instance's position now; starts a new generation when it moved. */
   async function check(instanceId: string): Promise<Checked> {
-    const [row] = await sql.unsafe<{ position: string; created_at: string }[]>(Q.counter, [instanceId], PREPARED);
-    return adopt(instanceId, row === undefined ? { position: 0, createdAt: 0 } : { position: Number(row.position), createdAt: Number(row.created_at) });
+    return adopt(instanceId, await readPosition(sql, instanceId));
   }
 
   /** A position a statement of this request read (the check, or an index read beside it): the generation it may use. */
@@ -153,8 +152,7 @@ export function createReadCache(sql: Sql, maxEntries = READ_CACHE_ENTRIES): Read
         },
         async projectionState(id: string) {
           if (mine(id)) return (await ready()).state;
-          const [row] = await sql.unsafe<{ position: string; created_at: string }[]>(Q.counter, [checkInstance(id)], PREPARED);
-          return row === undefined ? { position: 0, createdAt: 0 } : { position: Number(row.position), createdAt: Number(row.created_at) };
+          return readPosition(sql, checkInstance(id));
         },
         async getRecord(id: string, table: string, rowId: string) {
           checkInstance(id);

@@ -15,7 +15,7 @@ import { dumpPostgres, loadPostgres } from './postgres-dump.js';
 import { buildPgIndexes, invalidatePgIndexes } from './postgres-index-build.js';
 import { createPgIndexReads } from './postgres-indexes.js';
 import { quoteIdent, runMigrations, SCHEMA_NAME, type MigrationResult } from './postgres-migrations.js';
-import { checkInstance, decodeValue, encodeValue, hasNul, PREPARED, Q } from './postgres-queries.js';
+import { checkInstance, decodeValue, encodeValue, hasNul, PREPARED, Q, readPosition } from './postgres-queries.js';
 import { createHealthCheck } from './postgres-health.js';
 import { countStatements } from './postgres-statements.js';
 import { createReadCache } from './postgres-read-cache.js';
@@ -207,9 +207,8 @@ function createReads(sql: Sql): Reads {
       const rows = await sql.unsafe<EventRow[]>(Q.readStream, [instanceId, aggregateType, aggregateId]);
       return rows.map((row) => decodeEvent(instanceId, row));
     },
-    async projectionState(instanceId): Promise<ProjectionState> {
-      const [row] = await sql.unsafe<{ position: string; created_at: string }[]>(Q.counter, [checkInstance(instanceId)], PREPARED);
-      return row === undefined ? { position: 0, createdAt: 0 } : { position: Number(row.position), createdAt: Number(row.created_at) };
+    projectionState(instanceId): Promise<ProjectionState> {
+      return readPosition(sql, checkInstance(instanceId));
     },
     async getRecord(instanceId, table, id) {
       const value = await one(Q.getRecord, [checkInstance(instanceId), table, id]);
