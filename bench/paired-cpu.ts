@@ -16,12 +16,12 @@
  * (5); `PAIRED_REQUESTS` (30,000 per node and round, after 5,000 warm-up);
  * `PAIRED_CONNECTIONS` (50 per node).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sendFixed } from './fixed-load.js';
 import { seedOidc } from './oidc.js';
-import { allowedCpus, Cleanup, lmdbLastTxnId, pinSelf } from './processes.js';
+import { allowedCpus, Cleanup, lmdbLastTxnId, pinSelf, processCpuNs, threadCpuNs } from './processes.js';
 import { closeHttpClient, startTessera, type TesseraNode } from './tessera.js';
 
 const HERE_DIST = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -38,19 +38,6 @@ const B_ENV: Readonly<Record<string, string>> = Object.fromEntries(
     .filter((pair) => pair.includes('='))
     .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
 );
-
-/** CPU time of one thread so far, ns (Linux schedstat); 0 when it is gone. */
-function threadNs(pid: number, tid: string): number {
-  try {
-    return Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-  } catch {
-    return 0;
-  }
-}
-
-function processNs(pid: number): number {
-  return readdirSync(`/proc/${pid}/task`).reduce((sum, tid) => sum + threadNs(pid, tid), 0);
-}
 
 interface Loaded {
   readonly label: string;
@@ -74,7 +61,7 @@ async function round(index: number, mains: Map<string, number[]>): Promise<void>
     }
     const send = (entry: Loaded, amount: number) => sendFixed(entry.node, { authorization: entry.authorization, body: entry.body, amount, connections: CONNECTIONS });
     await Promise.all(loaded.map((entry) => send(entry, 5000)));
-    const before = loaded.map(({ node }) => ({ main: threadNs(node.server.pid, String(node.server.pid)), all: processNs(node.server.pid), commits: lmdbLastTxnId(join(node.dataDir, 'lmdb')) }));
+    const before = loaded.map(({ node }) => ({ main: threadCpuNs(node.server.pid, node.server.pid), all: processCpuNs(node.server.pid), commits: lmdbLastTxnId(join(node.dataDir, 'lmdb')) }));
     const load = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
     const runs = await Promise.all(loaded.map((entry) => send(entry, REQUESTS)));
     loaded.forEach(({ label, node }, i) => {
@@ -84,8 +71,8 @@ async function round(index: number, mains: Map<string, number[]>): Promise<void>
       const answered = run.requests.total ?? 0;
       if (run.non2xx + run.errors > 0 || answered === 0) throw new Error(`${label}: ${run.non2xx + run.errors} of ${answered} requests failed`);
       const pid = node.server.pid;
-      const mainUs = (threadNs(pid, String(pid)) - start.main) / 1000 / answered;
-      const allUs = (processNs(pid) - start.all) / 1000 / answered;
+      const mainUs = (threadCpuNs(pid, pid) - start.main) / 1000 / answered;
+      const allUs = (processCpuNs(pid) - start.all) / 1000 / answered;
       const commits = (lmdbLastTxnId(join(node.dataDir, 'lmdb')) ?? 0) - (start.commits ?? 0);
       mains.get(label)?.push(mainUs);
       process.stdout.write(`round ${index + 1} ${label}: main thread ${mainUs.toFixed(1)} µs per response, all threads ${allUs.toFixed(1)}, ${commits > 0 ? (answered / commits).toFixed(1) : '—'} responses per commit (load ${load})\n`);

@@ -255,6 +255,20 @@ export function threadCpuSeconds(pid: number, ticksPerSecond: number): ThreadCpu
   return threads;
 }
 
+/** CPU time of one thread so far in ns (Linux schedstat, not clock ticks); 0 when it is gone. */
+export function threadCpuNs(pid: number, tid: number | string): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU time of every thread of a process so far in ns (schedstat; threads that ended are not counted). */
+export function processCpuNs(pid: number): number {
+  return readdirSync(`/proc/${pid}/task`).reduce((sum, tid) => sum + threadCpuNs(pid, tid), 0);
+}
+
 /** The fields of /proc/<pid>/stat from field 3 (state) on: comm (field 2) is parenthesised and may contain spaces. */
 function statFields(pid: number | 'self'): string[] {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');

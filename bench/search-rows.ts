@@ -12,10 +12,9 @@
  *
  *   npm run build && ROWS_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node dist/bench/search-rows.js
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { backendCpuDelta, openBenchDatabase, type BenchDatabase } from './postgres.js';
-import { Cleanup, clockTicksPerSecond } from './processes.js';
+import { Cleanup, clockTicksPerSecond, processCpuNs } from './processes.js';
 import { closeHttpClient, httpRequest, ORGANIZATIONS_PATH, seedOrganizations, startTessera, type TesseraNode } from './tessera.js';
 
 const env = process.env;
@@ -32,19 +31,6 @@ for (const [name, value] of Object.entries({ ROWS_ORGS: ORGS, ROWS_REQUESTS: REQ
 }
 if (LIMITS.length < 2 || LIMITS.some((l) => !Number.isInteger(l) || l < 1 || l > ORGS)) throw new Error(`ROWS_LIMITS needs two or more limits from 1 to ROWS_ORGS (${ORGS})`);
 for (const store of STORES) if (store !== 'lmdb' && store !== 'postgres') throw new Error(`ROWS_STORES: unknown store ${String(store)}`);
-
-/** CPU of every thread of the process so far, ns. */
-function processNs(pid: number): number {
-  let sum = 0;
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      sum += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-    } catch {
-      // the thread ended meanwhile
-    }
-  }
-  return sum;
-}
 
 interface Row {
   readonly label: string;
@@ -72,12 +58,12 @@ function rowsOf(node: TesseraNode, orgId: string): Row[] {
 /** Node CPU and backend CPU per request (µs) of one block of `count` requests. */
 async function block(node: TesseraNode, row: Row, count: number, database: BenchDatabase | undefined): Promise<{ nodeUs: number; backendUs: number | undefined }> {
   const backendBefore = await database?.backendCpu();
-  const before = processNs(node.server.pid);
+  const before = processCpuNs(node.server.pid);
   for (let i = 0; i < count; i++) {
     const status = await row.send(node);
     if (status !== 200) throw new Error(`${row.label}: HTTP ${status}`);
   }
-  const nodeUs = (processNs(node.server.pid) - before) / 1000 / count;
+  const nodeUs = (processCpuNs(node.server.pid) - before) / 1000 / count;
   const backendAfter = await database?.backendCpu();
   const backendUs = backendBefore === undefined || backendAfter === undefined ? undefined : (backendCpuDelta(backendBefore, backendAfter) * 1e6) / count;
   return { nodeUs, backendUs };
