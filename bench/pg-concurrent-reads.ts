@@ -12,18 +12,20 @@
  * response and each message batch sent to PostgreSQL, so a statement sent in two round trips
  * counts two), its CPU per request (/proc) and p50/p99: the first three do not depend on the
  * machine's load the way latencies do. PGCR_CONCURRENCY=1: one request at a time. PGCR_TURNS=1:
- * the round trips to PostgreSQL per request too, counted by a proxy on the way (startTurnCounter).
+ * the round trips to PostgreSQL per request too, counted by a proxy on the way (bench/tcp-proxy.ts).
  */
 import { readFileSync } from 'node:fs';
-import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import postgres from 'postgres';
 import { Cleanup } from './processes.js';
+import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 import { closeHttpClient, httpRequest, ORGANIZATIONS_PATH, seedOrganizations, startTessera, type TesseraNode } from './tessera.js';
 
 const env = process.env;
 const MAINS = (env.PGCR_MAINS ?? 'dist/src/cli/main.js').split(',');
 const DATABASE_URL = env.PGCR_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const { hostname: DATABASE_HOST, port: DATABASE_PORT_TEXT } = new URL(DATABASE_URL);
+const DATABASE_PORT = DATABASE_PORT_TEXT === '' ? 5432 : Number(DATABASE_PORT_TEXT);
 const ORGS = Number(env.PGCR_ORGS ?? 200);
 const REQUESTS = Number(env.PGCR_REQUESTS ?? 2000);
 const WARMUP = Number(env.PGCR_WARMUP ?? 200);
@@ -31,50 +33,13 @@ const CONCURRENCY = Number(env.PGCR_CONCURRENCY ?? 16);
 const ROUNDS = Number(env.PGCR_ROUNDS ?? 2);
 /** Only the rows whose names contain one of these (comma-separated), e.g. `GET,by name`; default all. */
 const ROWS = env.PGCR_ROWS?.split(',');
-/** 1: PostgreSQL through a proxy that counts round trips (startTurnCounter). */
-const TURNS = env.PGCR_TURNS === '1';
-
 /**
- * PGCR_TURNS=1: the node reaches PostgreSQL through this proxy, which counts round trips: the
- * times a connection's client sent after the server's last answer (or first), so the messages
- * postgres.js sends before it waits count once. The hop adds latency: latencies measured with it
- * are not comparable to runs without.
+ * PGCR_TURNS=1: the node reaches PostgreSQL through a proxy that counts round trips
+ * (bench/tcp-proxy.ts `turns`: the times a connection's client sent after the server's last
+ * answer, or first, so the messages postgres.js sends before it waits count once). The hop adds
+ * latency: latencies measured with it are not comparable to runs without.
  */
-async function startTurnCounter(target: string): Promise<{ url: string; turns: () => number; close: () => void }> {
-  const { hostname, port } = new URL(target);
-  let turns = 0;
-  const sockets = new Set<Socket>();
-  const server = createServer((client) => {
-    const upstream = connect(Number(port === '' ? 5432 : port), hostname);
-    let answered = true;
-    client.on('data', () => {
-      if (answered) turns += 1;
-      answered = false;
-    });
-    upstream.on('data', () => (answered = true));
-    for (const [from, to] of [[client, upstream], [upstream, client]] as const) {
-      sockets.add(from);
-      from.on('error', () => undefined);
-      from.once('close', () => {
-        sockets.delete(from);
-        to.destroy();
-      });
-      from.pipe(to);
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = new URL(target);
-  url.hostname = '127.0.0.1';
-  url.port = String((server.address() as AddressInfo).port);
-  return {
-    url: url.toString(),
-    turns: () => turns,
-    close: () => {
-      for (const socket of sockets) socket.destroy();
-      server.close();
-    },
-  };
-}
+const TURNS = env.PGCR_TURNS === '1';
 
 /** Write system calls of the process so far (/proc/<pid>/io syscw): HTTP responses and PostgreSQL messages sent. */
 function writeCalls(pid: number): number {
@@ -91,7 +56,7 @@ async function statements(node: TesseraNode): Promise<number> {
   return Number(/^tessera_store_statements (\d+)/m.exec(body)?.[1] ?? Number.NaN);
 }
 
-async function measure(node: TesseraNode, send: () => Promise<void>, turns?: () => number): Promise<string> {
+async function measure(node: TesseraNode, send: () => Promise<void>, proxy?: Pick<TcpProxy, 'turns'>): Promise<string> {
   const run = async (count: number, times: number[]) => {
     let left = count;
     const worker = async () => {
@@ -105,13 +70,13 @@ async function measure(node: TesseraNode, send: () => Promise<void>, turns?: () 
   };
   await run(WARMUP, []);
   const times: number[] = [];
-  const [s0, c0, w0, t0] = [await statements(node), cpuMs(node.server.pid), writeCalls(node.server.pid), turns?.() ?? 0];
+  const [s0, c0, w0, t0] = [await statements(node), cpuMs(node.server.pid), writeCalls(node.server.pid), proxy?.turns ?? 0];
   await run(REQUESTS, times);
-  const [w1, t1, s1, c1] = [writeCalls(node.server.pid), turns?.() ?? 0, await statements(node), cpuMs(node.server.pid)];
+  const [w1, t1, s1, c1] = [writeCalls(node.server.pid), proxy?.turns ?? 0, await statements(node), cpuMs(node.server.pid)];
   times.sort((a, b) => a - b);
   const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!.toFixed(2);
   // The statements counter is read once per side through /metrics, which sends none itself.
-  const trips = turns === undefined ? '' : `${((t1 - t0) / REQUESTS).toFixed(2)} round trips, `;
+  const trips = proxy === undefined ? '' : `${((t1 - t0) / REQUESTS).toFixed(2)} round trips, `;
   return `${((s1 - s0) / REQUESTS).toFixed(2)} statements, ${trips}${((w1 - w0) / REQUESTS).toFixed(2)} write calls, ${((c1 - c0) / REQUESTS).toFixed(3)} ms CPU per request; p50 ${at(0.5)} ms, p99 ${at(0.99)} ms`;
 }
 
@@ -148,9 +113,9 @@ async function main(): Promise<void> {
       for (const main of MAINS) {
         const schema = `pgcr_${Date.now()}_${schemas.length}`;
         schemas.push(schema);
-        const counter = TURNS ? await startTurnCounter(DATABASE_URL) : undefined;
-        if (counter !== undefined) cleanup.addProcess('round-trip proxy', async () => counter.close(), counter.close);
-        const node = await startTessera({ main, cpu: undefined, cleanup, defaults: { TESSERA_WORKERS: '1', TESSERA_DATABASE_URL: counter?.url ?? DATABASE_URL, TESSERA_DATABASE_SCHEMA: schema } });
+        const counter = TURNS ? await startTcpProxy(DATABASE_HOST, DATABASE_PORT) : undefined;
+        if (counter !== undefined) cleanup.addProcess('round-trip proxy', () => counter.close(), () => void counter.close());
+        const node = await startTessera({ main, cpu: undefined, cleanup, defaults: { TESSERA_WORKERS: '1', TESSERA_DATABASE_URL: counter?.url(DATABASE_URL) ?? DATABASE_URL, TESSERA_DATABASE_SCHEMA: schema } });
         const ids = await seedOrganizations(node, ORGS, 'Org');
         const headers = { authorization: `Bearer ${node.adminToken}`, 'content-type': 'application/json' };
         const ok = async (method: string, path: string, body?: string) => {
@@ -159,7 +124,7 @@ async function main(): Promise<void> {
         };
         await vacuumAnalyze(schema);
         const lines: string[] = [];
-        for (const [name, send] of rows(ids, ok)) if (ROWS === undefined || ROWS.some((r) => name.includes(r))) lines.push(`  ${name}: ${await measure(node, send, counter?.turns)}`);
+        for (const [name, send] of rows(ids, ok)) if (ROWS === undefined || ROWS.some((r) => name.includes(r))) lines.push(`  ${name}: ${await measure(node, send, counter)}`);
         console.log(`round ${round}, ${main}, ${CONCURRENCY} in flight:\n${lines.join('\n')}`);
         await node.server.stop();
       }
