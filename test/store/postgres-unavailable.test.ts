@@ -73,4 +73,42 @@ describe('call deadline', () => {
     await vi.advanceTimersByTimeAsync(10 * CALL_DEADLINE_MS);
     expect(loadSettled).toBe(false);
   });
+
+  it('gives every call its own deadline, counted from when it started, and leaves answered calls alone', async () => {
+    vi.useFakeTimers();
+    const answers = new Map<string, (value: unknown) => void>();
+    const store = withUnavailableErrors({
+      kind: 'postgres',
+      getMeta: (key: string) => new Promise((resolve) => answers.set(key, resolve)),
+      ttl: {},
+    } as unknown as StoreAdapter);
+    const outcome = (p: Promise<unknown>) => {
+      const seen: { state: string; value?: unknown } = { state: 'pending' };
+      p.then((value) => Object.assign(seen, { state: 'answered', value }), (error: unknown) => Object.assign(seen, { state: 'failed', value: error }));
+      return seen;
+    };
+    const first = outcome(store.getMeta('first'));
+    await vi.advanceTimersByTimeAsync(3_000);
+    const second = outcome(store.getMeta('second'));
+    await vi.advanceTimersByTimeAsync(1_000);
+    const answered = outcome(store.getMeta('answered'));
+    await vi.advanceTimersByTimeAsync(1_000);
+    answers.get('answered')!('value');
+    await vi.advanceTimersByTimeAsync(CALL_DEADLINE_MS - 5_001);
+    expect([first.state, second.state, answered]).toEqual(['pending', 'pending', { state: 'answered', value: 'value' }]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(first).toMatchObject({ state: 'failed', value: { kind: 'unavailable', code: 'store.unavailable' } });
+    expect(second.state).toBe('pending');
+    await vi.advanceTimersByTimeAsync(2_999);
+    expect(second.state).toBe('pending');
+    await vi.advanceTimersByTimeAsync(1);
+    expect(second).toMatchObject({ state: 'failed', value: { kind: 'unavailable' } });
+    // A late answer changes nothing, and the next call still gets its full deadline.
+    answers.get('first')!('late');
+    const third = outcome(store.getMeta('third'));
+    await vi.advanceTimersByTimeAsync(CALL_DEADLINE_MS - 1);
+    expect([first.state, third.state]).toEqual(['failed', 'pending']);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(third.state).toBe('failed');
+  });
 });
