@@ -109,6 +109,24 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const SPACE = 0x20;
 const DELETE = 0x7f;
+const DOT = 0x2e;
+const ZERO = 0x30;
+
+// The fixed parts of a line, encoded once: copied as bytes, not read character by character.
+const REQUEST_ID = Buffer.from(',"requestId":', 'latin1');
+const TRANSPORT = Buffer.from(',"transport":', 'latin1');
+const METHOD = Buffer.from(',"method":', 'latin1');
+const ROUTE = Buffer.from(',"route":', 'latin1');
+const STATUS = Buffer.from(',"status":', 'latin1');
+const RPC_CODE = Buffer.from(',"rpcCode":', 'latin1');
+const DURATION_MS = Buffer.from(',"durationMs":', 'latin1');
+const INSTANCE_ID = Buffer.from(',"instanceId":', 'latin1');
+const CLIENT_ID = Buffer.from(',"clientId":', 'latin1');
+const USER_ID = Buffer.from(',"userId":', 'latin1');
+const TRACE_ID = Buffer.from(',"traceId":', 'latin1');
+const SPAN_ID = Buffer.from(',"spanId":', 'latin1');
+const PARENT_SPAN_ID = Buffer.from(',"parentSpanId":', 'latin1');
+const LINE_END = Buffer.from(',"msg":"request"}\n', 'latin1');
 
 /**
  * The access lines of up to BATCH_MS, built byte by byte into one reusable buffer (no string per
@@ -171,23 +189,23 @@ export class AccessWriter {
     o = putRaw(b, o + this.levelStart.length, this.now());
     b.set(this.bindings, o);
     o += this.bindings.length;
-    if (requestId !== undefined) o = putString(b, putRaw(b, o, ',"requestId":'), requestId);
-    o = putString(b, putRaw(b, o, ',"transport":'), transport);
-    if (method !== undefined) o = putString(b, putRaw(b, o, ',"method":'), method);
-    o = putString(b, putRaw(b, o, ',"route":'), route);
-    o = putRaw(b, putRaw(b, o, ',"status":'), String(status));
+    if (requestId !== undefined) o = putString(b, putBytes(b, o, REQUEST_ID), requestId);
+    o = putString(b, putBytes(b, o, TRANSPORT), transport);
+    if (method !== undefined) o = putString(b, putBytes(b, o, METHOD), method);
+    o = putString(b, putBytes(b, o, ROUTE), route);
+    o = putRaw(b, putBytes(b, o, STATUS), String(status));
     const rpcCode = notes?.rpcCode;
-    if (rpcCode !== undefined) o = putRaw(b, putRaw(b, o, ',"rpcCode":'), String(rpcCode));
-    o = putRaw(b, putRaw(b, o, ',"durationMs":'), String(Math.round(seconds * 1e5) / 100));
-    if (instanceId !== undefined) o = putString(b, putRaw(b, o, ',"instanceId":'), instanceId);
-    if (clientId !== undefined) o = putString(b, putRaw(b, o, ',"clientId":'), clientId);
-    if (userId !== undefined) o = putString(b, putRaw(b, o, ',"userId":'), userId);
+    if (rpcCode !== undefined) o = putRaw(b, putBytes(b, o, RPC_CODE), String(rpcCode));
+    o = putMilliseconds(b, putBytes(b, o, DURATION_MS), seconds);
+    if (instanceId !== undefined) o = putString(b, putBytes(b, o, INSTANCE_ID), instanceId);
+    if (clientId !== undefined) o = putString(b, putBytes(b, o, CLIENT_ID), clientId);
+    if (userId !== undefined) o = putString(b, putBytes(b, o, USER_ID), userId);
     if (trace !== undefined) {
-      o = putString(b, putRaw(b, o, ',"traceId":'), trace.traceId);
-      o = putString(b, putRaw(b, o, ',"spanId":'), trace.spanId);
-      if (trace.parentId !== undefined) o = putString(b, putRaw(b, o, ',"parentSpanId":'), trace.parentId);
+      o = putString(b, putBytes(b, o, TRACE_ID), trace.traceId);
+      o = putString(b, putBytes(b, o, SPAN_ID), trace.spanId);
+      if (trace.parentId !== undefined) o = putString(b, putBytes(b, o, PARENT_SPAN_ID), trace.parentId);
     }
-    o = putRaw(b, o, ',"msg":"request"}\n');
+    o = putBytes(b, o, LINE_END);
     this.used = o;
     this.lines += 1;
     if (!this.timer) {
@@ -274,7 +292,55 @@ export class AccessWriter {
   }
 }
 
-/** Writes an ASCII string that needs no escaping (names, numbers, the time stamp). */
+/** Copies bytes encoded once (a line's fixed parts). */
+function putBytes(b: Buffer, o: number, bytes: Uint8Array): number {
+  const n = bytes.length;
+  for (let i = 0; i < n; i++) b[o + i] = bytes[i] as number;
+  return o + n;
+}
+
+/** Hundredths of a millisecond up to which `putMilliseconds` writes digits itself (2^47: ~44 years). */
+const DIGITS_BELOW = 2 ** 47;
+
+/**
+ * Writes the duration in milliseconds to two decimals, exactly as `String(Math.round(seconds *
+ * 1e5) / 100)` (what JSON and pino write), from the integer hundredths: no number-to-string
+ * conversion of a fraction (V8's slow path, ~1 % of the main thread per opaque token; issue 13).
+ * Below DIGITS_BELOW hundredths the quotient's shortest round-trip form is its exact decimal (the
+ * double is within 2^-12 of it, any other decimal of at most two places 0.01 away), so the digits
+ * are the same; anything else (negative, NaN, huge) goes through String as before.
+ */
+function putMilliseconds(b: Buffer, o: number, seconds: number): number {
+  const hundredths = Math.round(seconds * 1e5);
+  if (!(hundredths >= 0 && hundredths < DIGITS_BELOW)) return putRaw(b, o, String(hundredths / 100));
+  const fraction = hundredths % 100;
+  o = putDigits(b, o, (hundredths - fraction) / 100);
+  if (fraction !== 0) {
+    const units = fraction % 10;
+    b[o] = DOT;
+    b[o + 1] = ZERO + (fraction - units) / 10;
+    if (units === 0) return o + 2;
+    b[o + 2] = ZERO + units;
+    return o + 3;
+  }
+  return o;
+}
+
+/** Writes a non-negative integer below 2^53 in decimal. */
+function putDigits(b: Buffer, o: number, n: number): number {
+  let end = o + 1;
+  for (let rest = n; rest >= 10; rest = Math.floor(rest / 10)) end += 1;
+  let i = end;
+  let rest = n;
+  do {
+    const next = Math.floor(rest / 10);
+    b[--i] = ZERO + (rest - next * 10);
+    rest = next;
+  } while (rest !== 0);
+  return end;
+}
+
+/** Writes an ASCII string that needs no escaping (numbers, the time stamp). */
 function putRaw(b: Buffer, o: number, s: string): number {
   const n = s.length;
   for (let i = 0; i < n; i++) b[o + i] = s.charCodeAt(i);

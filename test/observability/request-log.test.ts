@@ -9,7 +9,7 @@ import { nextRequestId } from '../../src/http/request-id.js';
 import { createRouter } from '../../src/http/router.js';
 import type { HttpRequest, ListeningServer, ObservedRequest } from '../../src/http/types.js';
 import { createMetrics } from '../../src/observability/metrics.js';
-import type { NodeLogger } from '../../src/observability/logger.js';
+import { isoTime, type NodeLogger } from '../../src/observability/logger.js';
 import { createRequestLog } from '../../src/observability/request-log.js';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -142,6 +142,49 @@ describe('access lines', () => {
     }
     expect(direct.lines[0]).toMatchObject({ level: 'info', service: 'tessera', msg: 'request', requestId: 'req-1', route: '/oauth/v2/token', status: 200, durationMs: 12.35, instanceId: 'inst"1', clientId: 'client\\1', traceId: 't'.repeat(32), parentSpanId: 'p'.repeat(16) });
     expect(direct.lines[1]).not.toHaveProperty('traceId');
+  });
+
+  it('are byte for byte what pino writes for the same fields, durations of every size and the time stamp included', async () => {
+    // Raw text, not parsed JSON: 12.3 and 12.30 parse alike, and the direct writer formats the
+    // duration from its digits (request-log.ts putMilliseconds), not with String().
+    const raw = (mixin: boolean) => {
+      const texts: string[] = [];
+      const logger = pino(
+        { level: 'info', base: { service: 'tessera' }, timestamp: isoTime, formatters: { level: (label) => ({ level: label }) }, ...(mixin ? { mixin: () => ({ mixed: true }) } : {}) },
+        { write: (text: string) => texts.push(text) },
+      );
+      return { logger, texts };
+    };
+    const direct = raw(false);
+    const viaPino = raw(true);
+    const durations = [0, -0, 0.000004, 0.000005, 0.0000051, 0.00001, 0.0001, 0.00012, 0.001, 0.0012345, 0.009999, 0.01, 0.0999949, 0.1, 0.5, 1, 1.23456, 12.3456789, 59.99999, 3600, 86_400.5, 1e9 + 0.00001, 1.5e12];
+    for (let i = 0; i < 2000; i++) durations.push(Math.random() * 10 ** (i % 8 - 4));
+    const clock = vi.spyOn(Date, 'now');
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    try {
+      const at = Date.UTC(2026, 10, 27, 15, 59, 59, 990);
+      const directLog = createRequestLog(direct.logger, { mode: 'all', sample: 1 });
+      const pinoLog = createRequestLog(viaPino.logger, { mode: 'all', sample: 1 });
+      durations.forEach((seconds, i) => {
+        clock.mockReturnValue(at + i); // a new millisecond each line, across a second, minute and hour
+        directLog.onResponse?.(request(i % 2 === 0), 200, seconds);
+        pinoLog.onResponse?.(request(i % 2 === 0), 200, seconds);
+      });
+      vi.advanceTimersByTime(20);
+    } finally {
+      vi.useRealTimers();
+      clock.mockRestore();
+    }
+    const directLines = direct.texts.join('').trimEnd().split('\n');
+    const pinoLines = viaPino.texts.join('').trimEnd().split('\n');
+    expect(directLines).toHaveLength(durations.length);
+    expect(pinoLines).toHaveLength(durations.length);
+    expect(pinoLines.every((line) => line.includes(',"mixed":true'))).toBe(true); // the control: those lines went through pino
+    for (let i = 0; i < durations.length; i++) expect(directLines[i]).toBe(pinoLines[i]?.replace(',"mixed":true', ''));
+    expect(directLines[0]).toContain('"durationMs":0,');
+    expect(directLines[5]).toContain('"durationMs":0.01,');
+    expect(directLines[9]).toContain('"durationMs":1.23,');
+    expect(directLines[10]).toContain('"time":"2026-11-27T16:00:00.000Z"');
   });
 
   /** Reads what is in a non-blocking descriptor now (EAGAIN ends it). */
