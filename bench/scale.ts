@@ -17,6 +17,10 @@
  * main.js of another build, e.g. a `git worktree` of main), the same write throughput is
  * measured on that build in the same run, alternating with this build for SCALE_WRITE_ROUNDS
  * rounds, for the ratio of medians. SCALE_WRITE_ONLY=1 stops after the writes.
+ * With PostgreSQL in the run (SCALE_FLOOR=0 turns it off), each row of GET organization and the
+ * organization searches is followed by its "PostgreSQL floor": the statement the node sends for
+ * that request, built by the store's own code (bench/statement-floor.ts), timed from a bare
+ * postgres.js client in this process, one at a time, on the same inputs and sample count.
  */
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
@@ -27,6 +31,7 @@ import { performance } from 'node:perf_hooks';
 import { importDocument } from './import-seed.js';
 import { confineMemory, type MemoryLimit } from './memory-limit.js';
 import { Cleanup, describeError } from './processes.js';
+import { FLOOR_WARMUP, floorRowNote, openStatementFloor, orgSearchStatement, positionCheckStatement, type Floor, type StatementFloor, type StatementOf } from './statement-floor.js';
 import { closeHttpClient, httpRequest, memoryOf, startTessera, type TesseraNode } from './tessera.js';
 
 const env = process.env;
@@ -69,6 +74,8 @@ const MEMORY_LIMIT_MIB = env.SCALE_MEMORY_LIMIT_MIB === undefined || env.SCALE_M
  */
 const RESTART = env.SCALE_RESTART === '1';
 const EVICT = env.SCALE_EVICT === '1';
+/** SCALE_FLOOR=0: no "PostgreSQL floor" (the node's statement timed alone) beside the PostgreSQL rows. */
+const FLOOR = env.SCALE_FLOOR !== '0';
 const STORES = (env.SCALE_STORES ?? (env.SCALE_DATABASE_URL ? 'postgres' : 'lmdb')).split(',').map((s) => s.trim()) as Store[];
 
 interface Row {
@@ -81,6 +88,8 @@ interface Row {
   /** Page faults of the node per request: major (a page read from disk) and minor (a page mapped from memory). */
   readonly majorFaults: number;
   readonly minorFaults: number;
+  /** PostgreSQL: the request's own statement timed alone from a bare client (SCALE_FLOOR). */
+  floor?: Floor;
 }
 
 const json = { 'content-type': 'application/json' };
@@ -298,11 +307,27 @@ interface Measured {
   readonly notes: string[];
   /** The node's memory cgroup (SCALE_MEMORY_LIMIT_MIB). */
   memory?: MemoryLimit;
+  /** PostgreSQL with SCALE_FLOOR: a bare client on the node's schema timing its statements. */
+  floor?: StatementFloor;
 }
 
-/** One latency row measured on every node, one store right after the other (same machine load). */
-async function eachStore(nodes: readonly Measured[], what: string, target: string, send: (node: TesseraNode) => (i: number) => Promise<unknown>): Promise<void> {
-  for (const m of nodes) m.rows.push(await latency(m.node, what, target, send(m.node)));
+/**
+ * One latency row measured on every node, one store right after the other (same machine load);
+ * with `statement` (the request's one PostgreSQL statement for input i), the PostgreSQL row's
+ * floor is timed right after, on the same inputs (SAMPLES timed after FLOOR_WARMUP others).
+ */
+async function eachStore(
+  nodes: readonly Measured[],
+  what: string,
+  target: string,
+  send: (node: TesseraNode) => (i: number) => Promise<unknown>,
+  statement?: StatementOf,
+): Promise<void> {
+  for (const m of nodes) {
+    const row = await latency(m.node, what, target, send(m.node));
+    m.rows.push(row);
+    if (statement !== undefined && m.floor !== undefined) row.floor = await m.floor.measure(m.node.server.pid, statement, SAMPLES);
+  }
 }
 
 async function main(): Promise<void> {
@@ -349,7 +374,26 @@ async function main(): Promise<void> {
         const base = lmdb.rows.find((l) => l.what === r.what);
         if (base !== undefined) process.stdout.write(`| ${r.what} | ${base.p50.toFixed(2)} | ${r.p50.toFixed(2)} | ${(r.p50 / base.p50).toFixed(2)} | ${base.p99.toFixed(2)} | ${r.p99.toFixed(2)} | ${(r.p99 / base.p99).toFixed(2)} |\n`);
       }
+      // The machine's limit beside each ratio: the node's own statement alone, and the ratio if the node added nothing to it.
+      const floored = pg.rows.filter((r) => r.floor !== undefined && lmdb.rows.some((l) => l.what === r.what));
+      if (floored.length > 0) {
+        process.stdout.write(
+          `\n### PostgreSQL floor: the node's statement alone (bare postgres.js client, one at a time, ${SAMPLES} samples after ${FLOOR_WARMUP})\n\n| measurement | lmdb p50 ms | postgres p50 ms | statement p50 / p99 ms | p50 ratio | ratio if the node added nothing ((lmdb + statement) ÷ lmdb) | postgres − statement p50 ms (the node's share) | node's share ÷ lmdb p50 |\n|---|---|---|---|---|---|---|---|\n`,
+        );
+        for (const r of floored) {
+          const base = lmdb.rows.find((l) => l.what === r.what)!;
+          const f = r.floor!;
+          process.stdout.write(
+            `| ${r.what} | ${base.p50.toFixed(2)} | ${r.p50.toFixed(2)} | ${f.p50.toFixed(3)} / ${f.p99.toFixed(3)} | ${(r.p50 / base.p50).toFixed(2)} | ${((base.p50 + f.p50) / base.p50).toFixed(2)} | ${(r.p50 - f.p50).toFixed(2)} | ${((r.p50 - f.p50) / base.p50).toFixed(2)} |\n`,
+          );
+        }
+        for (const r of floored) process.stdout.write(`\n- ${r.what}: ${floorRowNote(r.floor!)}`);
+        process.stdout.write('\n');
+      }
+    } else if (pg !== undefined) {
+      for (const r of pg.rows) if (r.floor !== undefined) process.stdout.write(`\n- PostgreSQL floor, ${r.what}: statement p50 ${r.floor.p50.toFixed(3)} / p99 ${r.floor.p99.toFixed(3)} ms; ${floorRowNote(r.floor)}`);
     }
+    for (const m of measured) await m.floor?.close();
     await cleanup.run();
     closeHttpClient();
   }
@@ -399,14 +443,20 @@ async function readPhase(nodes: Measured[], cleanup: Cleanup): Promise<void> {
     }
     const found = (await search(m.node, [{ name: { name: orgName(ORGS >> 1), method: 'TEXT_FILTER_METHOD_EQUALS' } }], 'query.limit=1')) as { result: { details: { id: string } }[] };
     middle.set(m.node, found.result[0]!.details.id);
+    if (FLOOR && m.schema !== undefined) m.floor = await openStatementFloor(env.SCALE_DATABASE_URL!, m.schema);
   }
-  await eachStore(nodes, 'GET organization', '≤ 2 ms', (node) => () => call(node, 'GET', `/resources/v3alpha/organizations/${middle.get(node)!}`));
-  await eachStore(nodes, 'org search, limit 10, by name', '≤ 5 ms', (node) => () => search(node, [], 'query.limit=10&sortingColumn=ORGANIZATION_FIELD_NAME_NAME'));
-  await eachStore(nodes, 'org search, limit 10, by creation date', '≤ 5 ms', (node) => () => search(node, [], 'query.limit=10&sortingColumn=ORGANIZATION_FIELD_NAME_CREATION_DATE'));
-  const byName = (node: TesseraNode, method: string, name: (i: number) => string) => (i: number) => search(node, [{ name: { name: name(i), method } }]);
-  await eachStore(nodes, 'org search, name EQUALS', '≤ 5 ms', (node) => byName(node, 'TEXT_FILTER_METHOD_EQUALS', (i) => orgName((i * 7919) % ORGS)));
-  await eachStore(nodes, 'org search, name STARTS_WITH', '≤ 5 ms', (node) => byName(node, 'TEXT_FILTER_METHOD_STARTS_WITH', (i) => orgName((i * 7919) % ORGS).slice(0, -1)));
-  await eachStore(nodes, 'org search, name CONTAINS', '≤ 50 ms', (node) => byName(node, 'TEXT_FILTER_METHOD_CONTAINS', (i) => `Org ${String((i * 7919) % ORGS).padStart(6, '0').slice(0, 5)}`));
+  await eachStore(nodes, 'GET organization', '≤ 2 ms', (node) => () => call(node, 'GET', `/resources/v3alpha/organizations/${middle.get(node)!}`), positionCheckStatement());
+  await eachStore(nodes, 'org search, limit 10, by name', '≤ 5 ms', (node) => () => search(node, [], 'query.limit=10&sortingColumn=ORGANIZATION_FIELD_NAME_NAME'), orgSearchStatement({ limit: 10, sort: 'NAME' }));
+  await eachStore(nodes, 'org search, limit 10, by creation date', '≤ 5 ms', (node) => () => search(node, [], 'query.limit=10&sortingColumn=ORGANIZATION_FIELD_NAME_CREATION_DATE'), orgSearchStatement({ limit: 10, sort: 'CREATION_DATE' }));
+  // The name filters' inputs, shared by the requests and their floors (the same i, the same statement).
+  const byName = (node: TesseraNode, method: NameMethod, name: (i: number) => string) => (i: number) => search(node, [{ name: { name: name(i), method: `TEXT_FILTER_METHOD_${method}` } }]);
+  const nameFloor = (method: NameMethod, name: (i: number) => string) => orgSearchStatement({ limit: 10, name: (i) => ({ method, name: name(i) }) });
+  const equalsName = (i: number) => orgName((i * 7919) % ORGS);
+  const prefixName = (i: number) => orgName((i * 7919) % ORGS).slice(0, -1);
+  const containsName = (i: number) => `Org ${String((i * 7919) % ORGS).padStart(6, '0').slice(0, 5)}`;
+  await eachStore(nodes, 'org search, name EQUALS', '≤ 5 ms', (node) => byName(node, 'EQUALS', equalsName), nameFloor('EQUALS', equalsName));
+  await eachStore(nodes, 'org search, name STARTS_WITH', '≤ 5 ms', (node) => byName(node, 'STARTS_WITH', prefixName), nameFloor('STARTS_WITH', prefixName));
+  await eachStore(nodes, 'org search, name CONTAINS', '≤ 50 ms', (node) => byName(node, 'CONTAINS', containsName), nameFloor('CONTAINS', containsName));
   if (USERS > 0) await userPhase(nodes, defaultOrg, cleanup);
   for (const m of nodes) {
     const { rssAnonKiB, rssFileKiB } = memoryOf(m.node.server.pid);
@@ -447,6 +497,8 @@ async function restart(m: Measured, cleanup: Cleanup, what: string): Promise<voi
     `restarted after seeding ${what} (fresh process, same data${MEMORY_LIMIT_MIB === undefined || !seedingOver ? '' : `, in a ${MEMORY_LIMIT_MIB} MiB memory cgroup`}${evicted}): the seeding node had VmRSS ${(old.rssKiB / 1024).toFixed(0)} / RssAnon ${(old.rssAnonKiB / 1024).toFixed(0)} / RssFile ${(old.rssFileKiB / 1024).toFixed(0)} MiB, the fresh one ${(fresh.rssKiB / 1024).toFixed(0)} / ${(fresh.rssAnonKiB / 1024).toFixed(0)} / ${(fresh.rssFileKiB / 1024).toFixed(0)} MiB before its first request`,
   );
 }
+
+type NameMethod = 'EQUALS' | 'STARTS_WITH' | 'CONTAINS';
 
 /** Organization search; the body is the filter list, query and sorting column travel in the query string. */
 const search = (node: TesseraNode, filters: unknown[], qs = 'query.limit=10') => call(node, 'POST', `/resources/v3alpha/organizations/_search?${qs}`, filters);
