@@ -19,7 +19,7 @@
  * rounds, for the ratio of medians. SCALE_WRITE_ONLY=1 stops after the writes.
  * With PostgreSQL in the run (SCALE_FLOOR=0 turns it off), each row of GET organization and the
  * organization searches is followed by its "PostgreSQL floor": the statement the node sends for
- * that request, built by the store's own code (bench/statement-floor.ts), timed from a bare
+ * that request, built by the store's own code (bench/scale-floor.ts), timed from a bare
  * postgres.js client in this process, one at a time, on the same inputs and sample count.
  */
 import { spawnSync } from 'node:child_process';
@@ -31,7 +31,7 @@ import { performance } from 'node:perf_hooks';
 import { importDocument } from './import-seed.js';
 import { confineMemory, type MemoryLimit } from './memory-limit.js';
 import { Cleanup, describeError } from './processes.js';
-import { FLOOR_WARMUP, floorRowNote, openStatementFloor, orgSearchStatement, positionCheckStatement, type Floor, type StatementFloor, type StatementOf } from './statement-floor.js';
+import { FLOOR_WARMUP, floorRowNote, openStatementFloor, orgSearchStatement, positionCheckStatement, type Floor, type StatementFloor, type StatementOf } from './scale-floor.js';
 import { closeHttpClient, httpRequest, memoryOf, startTessera, type TesseraNode } from './tessera.js';
 
 const env = process.env;

@@ -1,10 +1,10 @@
 /**
- * The statements bench/scale.ts times as the "PostgreSQL floor" (bench/statement-floor.ts) are
+ * The statements bench/scale.ts times as the "PostgreSQL floor" (bench/scale-floor.ts) are
  * the store's own: recorded from the store's code, not sent. No database, no timing asserted.
  */
 import { describe, expect, it } from 'vitest';
 import { orgIndexes } from '../../actors/index.js';
-import { orgSearchStatement, positionCheckStatement } from '../../bench/statement-floor.js';
+import { orgSearchStatement, positionCheckStatement } from '../../bench/scale-floor.js';
 import { positionedPageQuery, positionedWalkWithSummariesQuery } from '../../src/store/postgres-indexes.js';
 import { PREPARED, Q } from '../../src/store/postgres-queries.js';
 
