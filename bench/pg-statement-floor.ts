@@ -28,8 +28,7 @@
  */
 import postgres from 'postgres';
 import type { StoreAdapter } from '../actors/index.js';
-import { openPostgresStore } from '../src/store/postgres-store.js';
-import { connectPostgres } from '../src/store/postgres-store.js';
+import { connectPostgres, openPostgresStore } from '../src/store/postgres-store.js';
 import { countStatements } from '../src/store/postgres-statements.js';
 import { encodeValue, PREPARED, Q, readPosition } from '../src/store/postgres-queries.js';
 import { processCpuNs, threadCpuNs } from './processes.js';
