@@ -16,7 +16,7 @@ import { CHROMIUM, describeIfMet, meet } from '../requirements.js';
 import { docScreenshot, launchBrowser, type TestBrowser } from './browser.fixture.js';
 import { api, startTestNode, type TestNode } from './harness.js';
 import { codeRequest, type CodeRequest, idTokenClaimsOf } from './login-flow.fixture.js';
-import { createFlowTenant, createHuman, PASSWORD, startCallbackServer, type CallbackServer, type FlowTenant } from './oidc-code-flow.fixture.js';
+import { createFlowTenant, createHuman, landedOnCallback, PASSWORD, startCallbackServer, type CallbackServer, type FlowTenant } from './oidc-code-flow.fixture.js';
 
 const chromium = await meet(CHROMIUM);
 const USERS = '/resources/v3alpha/users';
@@ -147,6 +147,7 @@ describeIfMet(chromium, 'enrolment of a passkey during login in Chromium (virtua
     await page.waitForSelector('form[data-passkey-create-options]');
     await page.click('button[value="mfa.enrol"]');
     const done = await arrived;
+    await landedOnCallback(page, callback);
     expect(await amrOf(request, done.params.get('code') ?? '')).toEqual(['pwd', 'user', 'mfa']);
     expect(await passkeysOf(id)).toEqual([expect.objectContaining({ name: 'Passkey', transports: ['internal'] })]);
 

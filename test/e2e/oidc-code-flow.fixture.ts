@@ -5,6 +5,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Page } from 'playwright-core';
 import { api, type TestNode } from './harness.js';
 
 export interface Callback {
@@ -41,6 +42,16 @@ export async function startCallbackServer(): Promise<CallbackServer> {
     next: () => new Promise((resolve) => waiting.push(resolve)),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
+}
+
+/**
+ * Waits until `page` shows the callback (its navigation committed and loaded). The callback
+ * server answers before the browser commits that navigation, and when a login's last step is
+ * started by the page's script (a passkey ceremony, then a form submit) the click has returned
+ * long before: a `page.goto` of the next login made in between is interrupted by the redirect.
+ */
+export async function landedOnCallback(page: Page, callback: CallbackServer): Promise<void> {
+  await page.waitForURL((url) => url.href.startsWith(callback.redirectUri));
 }
 
 export interface FlowTenant {

@@ -26,7 +26,7 @@ import { docScreenshot, launchBrowser, type TestBrowser } from './browser.fixtur
 import { api, startTestNode, type TestNode } from './harness.js';
 import { codeRequest, idTokenClaimsOf, type CodeRequest } from './login-flow.fixture.js';
 import { createCredential, enrolPasskey, newDevice, type Device } from './passkey-device.fixture.js';
-import { createFlowTenant, createHuman, PASSWORD, startCallbackServer, type CallbackServer, type FlowTenant } from './oidc-code-flow.fixture.js';
+import { createFlowTenant, createHuman, landedOnCallback, PASSWORD, startCallbackServer, type CallbackServer, type FlowTenant } from './oidc-code-flow.fixture.js';
 
 const chromium = await meet(CHROMIUM);
 const BASE = '/resources/v3alpha/users';
@@ -119,6 +119,7 @@ describeIfMet(chromium, 'Passkeys in Chromium (virtual authenticator)', () => {
       expect((await shown.allHeaders())['content-security-policy']).toContain("script-src 'self'");
       await page.click('button[value=passkey]');
       const done = await arrived;
+      await landedOnCallback(page, callback);
       const claims = await idTokenClaims(request, done.params.get('code') ?? '');
       expect(claims.amr).toEqual(['user', 'mfa']);
       const session = await api(node)('GET', `/resources/v3alpha/sessions/${claims.sid}`);
@@ -155,6 +156,7 @@ describeIfMet(chromium, 'Passkeys in Chromium (virtual authenticator)', () => {
       await docScreenshot(page, 'passkey-second-factor');
       await page.click('button[value=passkey]');
       const done = await arrived;
+      await landedOnCallback(page, callback);
       expect(await idTokenAmr(request, done.params.get('code') ?? '')).toEqual(['pwd', 'user', 'mfa']);
       await device.context.close();
     });
@@ -209,6 +211,7 @@ describeIfMet(chromium, 'Passkeys in Chromium (virtual authenticator)', () => {
       expect(await page.locator('input[name=code]').count(), 'the TOTP code field').toBe(1);
       await page.click('button[value=passkey]');
       const done = await arrived;
+      await landedOnCallback(page, callback);
       expect(await idTokenAmr(request, done.params.get('code') ?? '')).toEqual(['pwd', 'user', 'mfa']);
       await device.context.close();
     });
