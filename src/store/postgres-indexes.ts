@@ -246,7 +246,7 @@ function unsafeWalk(walk: IndexWalk): boolean {
  * matching most entries walks the primary key in order. A prepared statement's generic plan
  * would pick one for all patterns.
  */
-function prepared(text: string): boolean {
+export function prepared(text: string): boolean {
   return !text.includes(' LIKE ');
 }
 

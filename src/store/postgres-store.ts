@@ -59,11 +59,23 @@ export function reconnectDelay(failures: number): number {
 }
 
 /**
- * Opens a connection pool on `url`, with search_path set to `schema` when given and JIT off.
+ * Opens a connection pool on `url`, with search_path set to `schema` when given, JIT off,
+ * generic plans and no sequential scans where an index can answer.
  * JIT: the append's summary read (`summariesWithSubRows`) is costed by row estimates that grow
  * with the table; past `jit_above_cost` PostgreSQL compiled it on every execution, 10-55 ms of
  * JIT for a statement that ran in 0.7 ms (300 ids, 130,000 summaries; bench/README.md). Every
  * statement the node sends is an index lookup or walk, never the long scan JIT pays off for.
+ * Generic plans (`plan_cache_mode`): a prepared statement is planned once per connection, not at
+ * every execution. By default PostgreSQL plans the first five executions for their values and
+ * keeps the generic plan only when its estimate is no dearer; a search page's never was (`LIMIT
+ * $4` reads as a tenth of the entries), so each page was planned again, 0.4 of its 0.45-0.65 ms
+ * (docs/operations/postgres.md "Round trips").
+ * No sequential scans (`enable_seqscan`, a cost, not a ban: a statement no index can answer
+ * still scans): a generic plan estimates `instance_id = $1` from the column's distinct values,
+ * so on a schema of one or two instances as a large part of each table, and summed a page's row
+ * counts with a scan of all of row_counts (31 ms at 100,000 organizations). The store's
+ * statements are written as index lookups and walks, the plans the EXPLAIN tests check; walks
+ * with a LIKE pattern are sent with their values in the text (postgres-indexes.ts), planned for them.
  */
 export function connectPostgres(options: Pick<PostgresStoreOptions, 'url' | 'schema' | 'logger' | 'maxConnections'>): Sql {
   const { schema, logger } = options;
@@ -73,7 +85,7 @@ export function connectPostgres(options: Pick<PostgresStoreOptions, 'url' | 'sch
     connect_timeout: CONNECT_TIMEOUT_SECONDS,
     backoff: reconnectDelay,
     onnotice: (notice) => logger?.debug({ notice: notice.message }, 'postgres notice'),
-    connection: { jit: 'off', ...(schema === undefined ? {} : { search_path: quoteIdent(schema) }) },
+    connection: { jit: 'off', plan_cache_mode: 'force_generic_plan', enable_seqscan: 'off', ...(schema === undefined ? {} : { search_path: quoteIdent(schema) }) },
   });
 }
 
