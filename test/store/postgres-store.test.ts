@@ -429,7 +429,7 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
     // organization's domains), the others in a row or a few, all of one instance: the generic
     // plan estimates `instance_id = $1 AND table_name = $2` as a third of row_counts.
     await admin.unsafe(`INSERT INTO "${schema}".row_counts SELECT 'inst-a', 'org_domains', 'o' || g, 1 FROM generate_series(1, 50000) g`);
-    await admin.unsafe(`INSERT INTO "${schema}".row_counts SELECT 'inst-a', 'orgs', t, 5 FROM unnest(ARRAY['', 'o1', 'o2', 'o3']) t WHERE t <> 'o3'`);
+    await admin.unsafe(`INSERT INTO "${schema}".row_counts SELECT 'inst-a', 'orgs', t, 5 FROM unnest(ARRAY['', 'o1', 'o2']) t`);
     await admin.unsafe(`INSERT INTO "${schema}".row_counts VALUES ('inst-a', 'users', '', 5)`);
     await admin.unsafe(`INSERT INTO "${schema}".index_entries SELECT 'inst-a', 'orgs', 'name', 'n' || g, 'r' || g, '' FROM generate_series(1, 5) g`);
     await admin.unsafe(`INSERT INTO "${schema}".records SELECT 'inst-a', 'orgs', 'r' || g, '\\x00'::bytea FROM generate_series(1, 5) g`);
@@ -456,7 +456,7 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
       // The row count is read through its primary key (the page's few entries here may be read
       // by a scan: the hot-query test above checks those plans on more rows).
       const plan = await nodePlan(node, page.text, page.params);
-      expect(plan).toMatch(/(Index (Only )?Scan|Bitmap Index Scan) on row_counts_pkey[\s\S]*Index Cond: \(\(instance_id = \$1\) AND \(table_name = \$2\)\)/);
+      expect(plan).toMatch(/(Index (Only )?Scan using|Bitmap Index Scan on) row_counts_pkey[\s\S]*Index Cond: \(\(instance_id = \$1\) AND \(table_name = \$2\)\)/);
       expect(plan).not.toMatch(/Seq Scan on row_counts/);
       // Control: the same generic plan with sequential scans allowed reads all of row_counts.
       await plain.unsafe("SET plan_cache_mode = 'force_generic_plan'");
@@ -496,11 +496,11 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
     };
     await rows(1, 1000);
     // No ANALYZE, as on a server without autovacuum: the node's prepared statements get their
-    // generic plan (forced here; PostgreSQL picks it after a few executions) while the tables
-    // are small, and nothing re-plans it as they grow.
-    const sql = postgres(url, { max: 1, onnotice: () => undefined, connection: { search_path: schema } });
+    // generic plan (its connections force it) while the tables are small, and nothing re-plans
+    // it as they grow (an invalidation might, e.g. after other sessions' DDL: so the controls
+    // below are checked as made, on the small tables).
+    const sql = connectPostgres({ url, schema, maxConnections: 1 });
     try {
-      await sql.unsafe('SET plan_cache_mode = force_generic_plan');
       const join = 'SELECT h.aggregate_type, h.aggregate_id, h.version FROM unnest($2::text[], $3::text[]) AS k(t, id) JOIN stream_heads h ON h.instance_id = $1 AND h.aggregate_type = k.t AND h.aggregate_id = k.id';
       const statements = [
         ['heads', Q.heads, `'inst-a', ARRAY['org', 'org'], ARRAY['s7', 's8']`],
@@ -508,10 +508,14 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
         ['heads_join', join, `'inst-a', ARRAY['org', 'org'], ARRAY['s7', 's8']`],
       ] as const;
       const plan = async (name: string, params: string) => (await sql.unsafe(`EXPLAIN EXECUTE ${name}(${params})`)).map((r) => String(r['QUERY PLAN'])).join('\n');
+      const made = new Map<string, string>();
       for (const [name, text, params] of statements) {
         await sql.unsafe(`PREPARE ${name}(text, text[], text[]) AS ${text}`);
-        await plan(name, params); // the generic plan is made now, on 1,000 rows
+        made.set(name, await plan(name, params)); // the generic plan is made now, on 1,000 rows
       }
+      // Control: the same check written as a join gets a plan that reads all of the instance's heads.
+      expect(made.get('heads_join')).toMatch(/Hash Join/);
+      expect(made.get('heads_join')).toMatch(/Index Cond: \(instance_id = \$1\)$/m); // the index narrows to the instance only
       // The append's summary read is prepared too (postgres-indexes.ts readBeforeSummaries).
       const summaryParams = `'inst-a', ARRAY['s7', 's8']`;
       await sql.unsafe(`PREPARE summaries(text, text[]) AS ${IQ.summariesWithSubRows}`);
@@ -520,22 +524,17 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
       const summariesJoin = `SELECT s.table_name, s.id FROM unnest($2::text[]) AS p(id)
         JOIN row_summaries s ON s.instance_id = $1 AND s.id >= (p.id || '/') COLLATE "C" AND s.id < (p.id || '0') COLLATE "C"`;
       await sql.unsafe(`PREPARE summaries_join(text, text[]) AS ${summariesJoin}`);
-      await plan('summaries_join', summaryParams);
+      expect(await plan('summaries_join', summaryParams)).toMatch(/Index Cond: \(instance_id = \$1\)$/m);
       await rows(1001, 30000);
       const summaries = await plan('summaries', summaryParams);
       expect(summaries).toMatch(/Nested Loop[\s\S]*Index Scan using row_summaries_pkey[\s\S]*Index Cond: \(\(instance_id = \$1\) AND \(id >= p\.id\) AND \(id < /);
       expect(summaries).not.toMatch(/Hash Join|Seq Scan|Bitmap|Materialize/);
-      expect(await plan('summaries_join', summaryParams)).toMatch(/Index Cond: \(instance_id = \$1\)$/m);
       const heads = await plan('heads', statements[0][2]);
       expect(heads).toMatch(/Index Scan using stream_heads_pkey[\s\S]*Index Cond: \(\(instance_id = \$1\) AND \(aggregate_type = k\.t\) AND \(aggregate_id = k\.id\)\)/);
       expect(heads).not.toMatch(/Hash Join|Seq Scan|Bitmap/);
       const holders = await plan('holders', statements[1][2]);
       expect(holders).toMatch(/Index Scan using unique_claims_pkey[\s\S]*Index Cond: \(\(instance_id = \$1\) AND \(scope = k\.scope\) AND \(value = k\.value\)\)/);
       expect(holders).not.toMatch(/Hash Join|Seq Scan|Bitmap/);
-      // Control: the same check written as a join kept a plan that reads all of the instance's heads.
-      const control = await plan('heads_join', statements[2][2]);
-      expect(control).toMatch(/Hash Join/);
-      expect(control).toMatch(/Index Cond: \(instance_id = \$1\)$/m); // the index narrows to the instance only
     } finally {
       await sql.end({ timeout: 5 });
     }
