@@ -85,6 +85,8 @@ interface Settings {
   readonly coldSample: number;
   /** cold-instance: how long to wait after the restart before the first token (the start-up passes over every instance run then). */
   readonly coldSettleMs: number;
+  /** cold-instance: tokens of one more instance before the second sample (0: only the sample right after the restart). */
+  readonly coldWarmTokens: number;
   readonly loginUsers: number;
   readonly loginSeconds: number;
   readonly loginConcurrency: number;
@@ -144,6 +146,7 @@ function readSettings(env: NodeJS.ProcessEnv): Settings {
     instances: int('BENCH_INSTANCES', 1000, 1),
     coldSample: int('BENCH_COLD_SAMPLE', 100, 1),
     coldSettleMs: int('BENCH_COLD_SETTLE_MS', 0, 0),
+    coldWarmTokens: int('BENCH_COLD_WARM_TOKENS', 2000, 0),
     loginUsers: int('BENCH_LOGIN_USERS', 600, 1),
     loginSeconds: int('BENCH_LOGIN_SECONDS', 10, 1),
     loginConcurrency: int('BENCH_LOGIN_CONCURRENCY', 8, 1),
@@ -856,6 +859,7 @@ async function main(): Promise<number> {
         instances: settings.instances,
         sample: settings.coldSample,
         settleMs: settings.coldSettleMs,
+        warmProcessTokens: settings.coldWarmTokens,
         log,
       }).catch(failedStudy);
     }

@@ -104,7 +104,22 @@ export interface ColdStudy {
   readonly cpu?: { readonly first: Percentiles; readonly second: Percentiles; readonly firstWait: Percentiles; readonly secondWait: Percentiles };
   /** The node's very first token, on a cold instance that is not sampled (its code paths were cold too); absent when every instance is sampled. */
   readonly nodeFirst?: { readonly wallMs: number; readonly cpuMs?: number };
+  /**
+   * The same measure on as many other untouched instances after the process served
+   * `tokens` tokens of one more instance: a cold instance in a process whose token path V8 has
+   * compiled (right after a restart, V8's optimizing compiler runs on helper threads that share
+   * the node's core with the main thread). Absent when BENCH_COLD_WARM_TOKENS is 0.
+   */
+  readonly warmProcess?: ColdSample & { readonly tokens: number };
   readonly idleAfterRestart: Memory;
+}
+
+/** First and second tokens of a set of untouched instances, one request at a time. */
+export interface ColdSample {
+  readonly sampled: number;
+  readonly first: Percentiles;
+  readonly second: Percentiles;
+  readonly cpu?: ColdStudy['cpu'];
 }
 
 export interface Percentiles {
@@ -283,25 +298,31 @@ export async function coldStudy(options: {
   readonly sample: number;
   /** Wait after the restart before the first token (0: at once, as traffic after a restart does). */
   readonly settleMs?: number;
+  /** Tokens served on one more instance before a second sample of as many untouched instances (0: no second sample). */
+  readonly warmProcessTokens?: number;
   readonly log: (message: string) => void;
 }): Promise<ColdStudy> {
   const { log } = options;
-  const sample = Math.min(options.sample, options.instances);
+  const warmTokens = options.warmProcessTokens ?? 0;
+  const phases = warmTokens > 0 ? 2 : 1;
+  const sample = Math.min(options.sample, Math.floor((options.instances - 1) / phases));
   const first = await startTessera({ main: options.main, cpu: options.cpu, cleanup: options.cleanup, defaults: options.defaults });
-  const sampledIndexes = new Set(Array.from({ length: sample }, (_, i) => Math.floor((i * options.instances) / sample)));
-  // One instance outside the sample takes the node's first token, so the sampled ones measure a cold instance, not a cold process.
+  // Sampled instances spread over the whole range; with two samples they alternate between them.
+  const sampledIndexes = new Map(Array.from({ length: sample * phases }, (_, i) => [Math.floor((i * options.instances) / (sample * phases)), i % phases] as const));
+  // One instance outside the sample takes the node's first token (and the warm-up tokens), so the sampled ones measure a cold instance, not a cold process.
   const warmUpIndex = Array.from({ length: options.instances }, (_, i) => i).find((i) => !sampledIndexes.has(i));
   let warmUp: { domain: string; authorization: string } | undefined;
   const createStart = performance.now();
-  const clients = new Map<string, string>();
+  const clients: Map<string, string>[] = Array.from({ length: phases }, () => new Map());
   await inParallel(options.instances, 8, async (index) => {
     const instance = await createInstance(first, options.system, `cold-${String(index).padStart(5, '0')}-${options.runId}.bench`);
-    if (sampledIndexes.has(index)) clients.set(instance.domain, await createServiceClient(first, instance, `bench-cold-${index}`));
+    const phase = sampledIndexes.get(index);
+    if (phase !== undefined) clients[phase]!.set(instance.domain, await createServiceClient(first, instance, `bench-cold-${index}`));
     if (index === warmUpIndex) warmUp = { domain: instance.domain, authorization: await createServiceClient(first, instance, `bench-cold-${index}`) };
     if ((index + 1) % 100 === 0) log(`  ${index + 1} instances created`);
   });
   const createS = (performance.now() - createStart) / 1000;
-  log(`  ${options.instances} instances (${sample} with a service user) in ${createS.toFixed(1)} s; restarting the node`);
+  log(`  ${options.instances} instances (${sample * phases} with a service user) in ${createS.toFixed(1)} s; restarting the node`);
   await first.server.stop();
   const restartStart = performance.now();
   const node = await startTessera({ main: options.main, cpu: options.cpu, cleanup: options.cleanup, defaults: options.defaults, dataDir: first.dataDir });
@@ -312,47 +333,53 @@ export async function coldStudy(options: {
     if ((options.settleMs ?? 0) > 0) await new Promise((resolve) => setTimeout(resolve, options.settleMs));
     const idleAfterRestart = memoryOf(node.server.pid);
     const pid = node.server.pid;
-    const measured = { wall: [[], []] as number[][], cpu: [[], []] as number[][], wait: [[], []] as number[][] };
-    const token = async (domain: string, authorization: string, into?: 0 | 1): Promise<{ wallMs: number; cpuMs?: number }> => {
+    const token = async (domain: string, authorization: string): Promise<{ wallMs: number; cpuMs?: number; waitMs?: number }> => {
       const before = schedstat(pid);
       const started = performance.now();
       const response = await httpRequest(node.origin, 'POST', TOKEN_PATH, { host: domain, authorization, 'content-type': FORM }, TOKEN_BODY);
       const wallMs = performance.now() - started;
       const after = schedstat(pid);
       if (response.status !== 200) throw new Error(`token of ${domain}: HTTP ${response.status} ${response.body.slice(0, 300)}`);
-      const cpuMs = before === undefined || after === undefined ? undefined : (after.cpuNs - before.cpuNs) / 1e6;
-      if (into !== undefined) {
-        measured.wall[into]!.push(wallMs);
-        if (before !== undefined && after !== undefined) {
-          measured.cpu[into]!.push(cpuMs!);
-          measured.wait[into]!.push((after.waitNs - before.waitNs) / 1e6);
-        }
+      if (before === undefined || after === undefined) return { wallMs };
+      return { wallMs, cpuMs: (after.cpuNs - before.cpuNs) / 1e6, waitMs: (after.waitNs - before.waitNs) / 1e6 };
+    };
+    const measure = async (sampled: ReadonlyMap<string, string>): Promise<ColdSample> => {
+      const runs: { wallMs: number; cpuMs?: number; waitMs?: number }[][] = [[], []];
+      for (const [domain, authorization] of sampled) {
+        runs[0]!.push(await token(domain, authorization));
+        runs[1]!.push(await token(domain, authorization));
       }
-      return cpuMs === undefined ? { wallMs } : { wallMs, cpuMs };
+      const [firsts, seconds] = runs as [typeof runs[0], typeof runs[0]];
+      const measuredCpu = firsts.length > 0 && [...firsts, ...seconds].every((r) => r.cpuMs !== undefined);
+      const of = (rows: typeof firsts, key: 'wallMs' | 'cpuMs' | 'waitMs') => percentiles(rows.map((r) => r[key] ?? 0));
+      return {
+        sampled: sampled.size,
+        first: of(firsts, 'wallMs'),
+        second: of(seconds, 'wallMs'),
+        ...(measuredCpu ? { cpu: { first: of(firsts, 'cpuMs'), second: of(seconds, 'cpuMs'), firstWait: of(firsts, 'waitMs'), secondWait: of(seconds, 'waitMs') } } : {}),
+      };
     };
     const nodeFirst = warmUp === undefined ? undefined : await token(warmUp.domain, warmUp.authorization);
-    for (const [domain, authorization] of clients) {
-      await token(domain, authorization, 0);
-      await token(domain, authorization, 1);
+    const afterRestart = await measure(clients[0]!);
+    log(`  first token p50 ${afterRestart.first.p50Ms} ms, p90 ${afterRestart.first.p90Ms} ms, p99 ${afterRestart.first.p99Ms} ms; second token p50 ${afterRestart.second.p50Ms} ms, p99 ${afterRestart.second.p99Ms} ms`);
+    if (afterRestart.cpu !== undefined) log(`  server CPU per first token p50 ${afterRestart.cpu.first.p50Ms} ms, p99 ${afterRestart.cpu.first.p99Ms} ms; per second token p50 ${afterRestart.cpu.second.p50Ms} ms, p99 ${afterRestart.cpu.second.p99Ms} ms`);
+    let warmProcess: ColdStudy['warmProcess'];
+    if (phases === 2 && warmUp !== undefined) {
+      for (let i = 0; i < warmTokens; i++) await token(warmUp.domain, warmUp.authorization);
+      // The optimizing compiles the warm-up started finish on V8's helper threads meanwhile.
+      await sleep(500);
+      warmProcess = { tokens: warmTokens, ...(await measure(clients[1]!)) };
+      log(`  after ${warmTokens} tokens of another instance: first token p50 ${warmProcess.first.p50Ms} ms, p90 ${warmProcess.first.p90Ms} ms, p99 ${warmProcess.first.p99Ms} ms; second token p99 ${warmProcess.second.p99Ms} ms`);
     }
-    const [firsts, seconds] = measured.wall as [number[], number[]];
-    const cpu = measured.cpu[0]!.length === firsts.length && firsts.length > 0
-      ? { first: percentiles(measured.cpu[0]!), second: percentiles(measured.cpu[1]!), firstWait: percentiles(measured.wait[0]!), secondWait: percentiles(measured.wait[1]!) }
-      : undefined;
-    const result: ColdStudy = {
+    return {
       instances: options.instances,
-      sampled: clients.size,
       createS,
       restartS,
-      first: percentiles(firsts),
-      second: percentiles(seconds),
-      ...(cpu === undefined ? {} : { cpu }),
+      ...afterRestart,
       ...(nodeFirst === undefined ? {} : { nodeFirst: { wallMs: round3(nodeFirst.wallMs), ...(nodeFirst.cpuMs === undefined ? {} : { cpuMs: round3(nodeFirst.cpuMs) }) } }),
+      ...(warmProcess === undefined ? {} : { warmProcess }),
       idleAfterRestart,
     };
-    log(`  first token p50 ${result.first.p50Ms} ms, p90 ${result.first.p90Ms} ms, p99 ${result.first.p99Ms} ms; second token p50 ${result.second.p50Ms} ms, p99 ${result.second.p99Ms} ms`);
-    if (cpu !== undefined) log(`  server CPU per first token p50 ${cpu.first.p50Ms} ms, p99 ${cpu.first.p99Ms} ms; per second token p50 ${cpu.second.p50Ms} ms, p99 ${cpu.second.p99Ms} ms`);
-    return result;
   } finally {
     await node.server.stop();
   }
@@ -399,6 +426,23 @@ function runLoadProcess(spec: LoadSpec, niceness: number): Promise<LoadProcessRu
       }
     });
   });
+}
+
+/** The table rows of one cold sample: first and second tokens, and the server's CPU and run-queue wait per request where measured. */
+function coldRows(sample: ColdSample, suffix: string): string[] {
+  const row = (label: string, p: Percentiles): string => `| ${label}${suffix} | ${ms(p.p50Ms)} | ${ms(p.p90Ms)} | ${ms(p.p99Ms)} | ${ms(p.maxMs)} |`;
+  return [
+    row('first of each instance (cold)', sample.first),
+    row('second (warm control)', sample.second),
+    ...(sample.cpu === undefined
+      ? []
+      : [
+          row('server main-thread CPU, first', sample.cpu.first),
+          row('server main-thread CPU, second', sample.cpu.second),
+          row('server waiting for a CPU, first', sample.cpu.firstWait),
+          row('server waiting for a CPU, second', sample.cpu.secondWait),
+        ]),
+  ];
 }
 
 function percentiles(values: number[]): Percentiles {
@@ -487,27 +531,23 @@ export function renderStudies(studies: Studies): string[] {
   if (cold !== undefined) {
     if ('error' in cold) lines.push('', `- cold-instance failed: ${cold.error}`);
     else {
+      const warm = cold.warmProcess;
+      const verdict = (p99: number): string => `${ms(p99)} ms (target ≤ ${COLD_P99_TARGET_MS} ms: ${p99 <= COLD_P99_TARGET_MS ? 'met' : 'not met'})`;
       lines.push(
         '',
-        `cold-instance (${cold.instances} instances created in ${cold.createS.toFixed(1)} s on a node of its own, restarted in ${cold.restartS.toFixed(1)} s — RSS then ${mib(cold.idleAfterRestart.rssKiB)}, RssAnon ${mib(cold.idleAfterRestart.rssAnonKiB)}; one token request at a time to ${cold.sampled} instances untouched since the restart):`,
+        `cold-instance (${cold.instances} instances created in ${cold.createS.toFixed(1)} s on a node of its own, restarted in ${cold.restartS.toFixed(1)} s — RSS then ${mib(cold.idleAfterRestart.rssKiB)}, RssAnon ${mib(cold.idleAfterRestart.rssAnonKiB)}; one token request at a time to ${cold.sampled} instances untouched since the restart${warm === undefined ? '' : `, then to ${warm.sampled} others after ${warm.tokens} tokens of another instance`}):`,
         '',
         '| token | p50 ms | p90 ms | p99 ms | max ms |',
         '|---|---:|---:|---:|---:|',
-        `| first of each instance (cold) | ${ms(cold.first.p50Ms)} | ${ms(cold.first.p90Ms)} | ${ms(cold.first.p99Ms)} | ${ms(cold.first.maxMs)} |`,
-        `| second (warm control) | ${ms(cold.second.p50Ms)} | ${ms(cold.second.p90Ms)} | ${ms(cold.second.p99Ms)} | ${ms(cold.second.maxMs)} |`,
-        ...(cold.cpu === undefined
-          ? []
-          : [
-              `| server main-thread CPU, first | ${ms(cold.cpu.first.p50Ms)} | ${ms(cold.cpu.first.p90Ms)} | ${ms(cold.cpu.first.p99Ms)} | ${ms(cold.cpu.first.maxMs)} |`,
-              `| server main-thread CPU, second | ${ms(cold.cpu.second.p50Ms)} | ${ms(cold.cpu.second.p90Ms)} | ${ms(cold.cpu.second.p99Ms)} | ${ms(cold.cpu.second.maxMs)} |`,
-              `| server waiting for a CPU, first | ${ms(cold.cpu.firstWait.p50Ms)} | ${ms(cold.cpu.firstWait.p90Ms)} | ${ms(cold.cpu.firstWait.p99Ms)} | ${ms(cold.cpu.firstWait.maxMs)} |`,
-              `| server waiting for a CPU, second | ${ms(cold.cpu.secondWait.p50Ms)} | ${ms(cold.cpu.secondWait.p90Ms)} | ${ms(cold.cpu.secondWait.p99Ms)} | ${ms(cold.cpu.secondWait.maxMs)} |`,
-            ]),
+        ...coldRows(cold, warm === undefined ? '' : ', right after the restart'),
+        ...(warm === undefined ? [] : coldRows(warm, `, after ${warm.tokens} tokens of another instance`)),
         '',
         ...(cold.nodeFirst === undefined
           ? []
           : [`The node's very first token (another cold instance, not in the sample, taken before it): ${ms(cold.nodeFirst.wallMs)} ms${cold.nodeFirst.cpuMs === undefined ? '' : `, ${ms(cold.nodeFirst.cpuMs)} ms of server CPU`}.`, '']),
-        `First-token p99 ${ms(cold.first.p99Ms)} ms (target ≤ ${COLD_P99_TARGET_MS} ms: ${cold.first.p99Ms <= COLD_P99_TARGET_MS ? 'met' : 'not met'}).`,
+        warm === undefined
+          ? `First-token p99 ${verdict(cold.first.p99Ms)}.`
+          : `First-token p99 right after the restart ${verdict(cold.first.p99Ms)}; with the token path compiled ${verdict(warm.first.p99Ms)}.`,
       );
     }
   }
