@@ -304,8 +304,9 @@ export async function coldStudy(options: {
 }): Promise<ColdStudy> {
   const { log } = options;
   const warmTokens = options.warmProcessTokens ?? 0;
-  const phases = warmTokens > 0 ? 2 : 1;
-  const sample = Math.min(options.sample, Math.floor((options.instances - 1) / phases));
+  // A second sample needs an instance for the warm-up tokens besides two sampled ones.
+  const phases = warmTokens > 0 && options.instances >= 3 ? 2 : 1;
+  const sample = Math.min(options.sample, phases === 2 ? Math.floor((options.instances - 1) / 2) : options.instances);
   const first = await startTessera({ main: options.main, cpu: options.cpu, cleanup: options.cleanup, defaults: options.defaults });
   // Sampled instances spread over the whole range; with two samples they alternate between them.
   const sampledIndexes = new Map(Array.from({ length: sample * phases }, (_, i) => [Math.floor((i * options.instances) / (sample * phases)), i % phases] as const));
