@@ -18,6 +18,25 @@ export const TRANSFER_USAGE =
   'tessera import --in FILE [--timeout 30m] [--url URL] [--host HOST] [--token TOKEN]';
 
 const common = { url: { type: 'string' }, host: { type: 'string' }, token: { type: 'string' }, timeout: { type: 'string' } } as const;
+const EXPORT_OPTIONS = { ...common, out: { type: 'string' }, org: { type: 'string', multiple: true }, 'exclude-org': { type: 'string', multiple: true }, 'with-passwords': { type: 'boolean' } } as const;
+const IMPORT_OPTIONS = { ...common, in: { type: 'string' } } as const;
+
+/**
+ * `--token TOKEN` as `--token=TOKEN`: parseArgs refuses a separate value that starts with a dash
+ * as ambiguous, and a token is random base64url, so one in 64 starts with `-`. The other options
+ * keep parseArgs' check (a missing value there is a usage error, not a value).
+ */
+function joinToken(argv: readonly string[]): string[] {
+  const args: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const next = argv[i + 1];
+    if (argv[i] === '--token' && next !== undefined) {
+      args.push(`--token=${next}`);
+      i += 1;
+    } else args.push(argv[i] as string);
+  }
+  return args;
+}
 
 /** Runs `export` or `import`; returns the exit code (2: usage, 1: failed or with errors). */
 export async function runTransferCommand(command: 'export' | 'import', argv: readonly string[], config: Config): Promise<number> {
@@ -25,8 +44,8 @@ export async function runTransferCommand(command: 'export' | 'import', argv: rea
   try {
     values =
       command === 'export'
-        ? parseArgs({ args: [...argv], options: { ...common, out: { type: 'string' }, org: { type: 'string', multiple: true }, 'exclude-org': { type: 'string', multiple: true }, 'with-passwords': { type: 'boolean' } } }).values
-        : parseArgs({ args: [...argv], options: { ...common, in: { type: 'string' } } }).values;
+        ? parseArgs({ args: joinToken(argv), options: EXPORT_OPTIONS }).values
+        : parseArgs({ args: joinToken(argv), options: IMPORT_OPTIONS }).values;
   } catch (error) {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\nusage:\n${TRANSFER_USAGE}\n`);
     return 2;

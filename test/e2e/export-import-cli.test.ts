@@ -69,6 +69,11 @@ describe('tessera export / import', () => {
     const refused = await runCli(['import', '--in', join(node.dataDir, 'admin.pat'), '--url', node.baseUrl, '--token', 'bogus'], env);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('HTTP 401');
+    // A token may start with a dash (base64url): given as the next argument it is still the token, not an option.
+    const dashed = await runCli(['import', '--in', join(node.dataDir, 'admin.pat'), '--url', node.baseUrl, '--token', '-bogus'], env);
+    expect(dashed.stderr).not.toContain('ambiguous');
+    expect(dashed.code).toBe(1);
+    expect(dashed.stderr).toContain('HTTP 401');
     expect((await runCli(['export', '--url', node.baseUrl], env)).code).toBe(2);
     expect((await runCli(['import', '--nope'], env)).code).toBe(2);
   });
