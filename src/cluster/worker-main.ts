@@ -27,7 +27,8 @@ async function run(): Promise<void> {
   const data = workerData as WorkerData;
   const send = (message: FromWorker): void => port.postMessage(message);
   const config = loadConfig();
-  const logger = createLogger(config.logLevel).child({ worker: data.link.index });
+  // Synchronous: the thread exits right after it logs why (createLogger's note).
+  const logger = createLogger(config.logLevel, { synchronous: true }).child({ worker: data.link.index });
   const { clock } = clockFromEnv(process.env);
   const feed = joinWorkerFeed(data.link, logger);
   let nextRequest = 0;

@@ -40,12 +40,25 @@ export function isoTime(): string {
   return stamp;
 }
 
-export function createLogger(level: string): NodeLogger {
-  return pino({
+export interface LoggerOptions {
+  /**
+   * Write each line before the call returns (pino's synchronous destination on stdout) instead of
+   * pino's default asynchronous one. For worker threads: pino writes an asynchronous destination's
+   * last lines at exit only on the main thread, and a worker ends with process.exit right after it
+   * logs why, so a line logged while an earlier write was under way was lost (issue 13's CI flake
+   * in test/e2e/workers.test.ts; test/observability/worker-logger.test.ts). A worker's own lines
+   * are few (start, stop, failures; access lines have their own writer, request-log.ts).
+   */
+  readonly synchronous?: boolean;
+}
+
+export function createLogger(level: string, options: LoggerOptions = {}): NodeLogger {
+  const settings = {
     level,
     base: { service: 'tessera' },
     timestamp: isoTime,
-    formatters: { level: (label) => ({ level: label }) },
+    formatters: { level: (label: string) => ({ level: label }) },
     redact: { paths: ['token', '*.token', 'authorization', '*.authorization', 'masterKey', '*.password'], censor: '[redacted]' },
-  });
+  };
+  return options.synchronous === true ? pino(settings, pino.destination({ dest: 1, sync: true })) : pino(settings);
 }
