@@ -27,6 +27,8 @@ import {
   userIndexes,
 } from './organization/indexes.js';
 import { instanceIndexes } from './system/indexes.js';
+import { executionSetKind } from './instance/execution.js';
+import { OUTBOX_TABLE } from './organization/outbox-message.js';
 
 export const INDEX_CATALOG: IndexCatalog = {
   version: 7,
@@ -52,3 +54,13 @@ export const INDEX_CATALOG: IndexCatalog = {
     executionIndexes,
   ],
 };
+
+/**
+ * The tables whose rows both stores also list by table across instances (StoreAdapter
+ * instancesWithRows), so a periodic pass visits the instances that have such a row instead of
+ * every instance: the event executions' rescan (an instance's execution set) and the outbox's
+ * scan (pending messages). Unlike the catalog this does not depend on how the store was opened.
+ * Adding a table here needs a PostgreSQL migration that widens the partial index
+ * `records_listed` (postgres-migrations.ts); test/store's plan check fails until it does.
+ */
+export const LISTED_TABLES: readonly string[] = [executionSetKind.table, OUTBOX_TABLE];

@@ -424,7 +424,7 @@ export {
 } from './instance/branding-settings.js';
 export { setBrandingSettings, type SetBrandingSettings } from './instance/commands/set-branding-settings.js';
 
-export { INDEX_CATALOG } from './index-catalog.js';
+export { INDEX_CATALOG, LISTED_TABLES } from './index-catalog.js';
 export {
   orgIndexes,
   userIndexes,

@@ -228,6 +228,13 @@ export interface StoreAdapter extends IndexReads {
   readAggregates(instanceId: string, aggregates: readonly AggregateLocation[]): Promise<readonly StoredAggregate[]>;
   /** Every row of a table of one instance, in id order. */
   scanRecords(instanceId: string, table: string): AsyncIterable<unknown>;
+  /**
+   * The instances with at least one row of `table`, in id order, for a table of LISTED_TABLES
+   * (actors/index-catalog.ts; any other table rejects): what a periodic pass visits instead of
+   * every instance. Kept in the append transaction (LMDB: a key per row; PostgreSQL: a partial
+   * index of `records`).
+   */
+  instancesWithRows(table: string): AsyncIterable<string>;
   /** The holder of a unique value, or undefined. */
   findUnique(instanceId: string, scope: string, value: string): Promise<string | undefined>;
   /** Every (value, holder) pair of a scope, in value order. */

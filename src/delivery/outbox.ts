@@ -4,11 +4,12 @@
  * them) with retries and exponential backoff, at least once and never again after a recorded
  * success:
  *
- * - At start it scans every instance's pending messages (the table holds only pending ones),
- *   so messages queued before a crash or stop are picked up; a message queued on this node
- *   wakes it at once (`notifyOnQueued` watches the store's appends); other nodes' messages are
- *   found by the periodic scan (TESSERA_OUTBOX_POLL_MS for instances known to have pending
- *   messages, a full scan every 15 polls).
+ * - At start it reads the pending messages of every instance that has one (the table holds only
+ *   pending ones, and the store lists the instances with rows in it: instancesWithRows), so
+ *   messages queued before a crash or stop are picked up; a message queued on this node wakes it
+ *   at once (`notifyOnQueued` watches the store's appends); other nodes' messages are found by
+ *   the periodic scan (TESSERA_OUTBOX_POLL_MS for instances known to have pending messages, the
+ *   store's list of instances with pending messages every 15 polls).
  * - One node per instance sends, holding the instance's outbox lease (the event executions'
  *   lease, src/executions/delivery-lease.ts, on its own row); LMDB has one process and no lease.
  * - After the provider accepted a message, `message.delivered` removes its row durably before
@@ -23,14 +24,13 @@
  * (TESSERA_SMTP_*); SMS through the active SMS provider.
  */
 import {
-  instanceKind,
+  OUTBOX_TABLE,
   outboxMessageKind,
   recordMessageAttempt,
   recordSmsProviderDelivery,
   recordSmtpProviderDelivery,
   SMS_PROVIDERS,
   SMTP_PROVIDERS,
-  SYSTEM_TENANT,
   type ActorSystem,
   type AggregateRecord,
   type AppendRequest,
@@ -97,7 +97,7 @@ export class OutboxWorker {
     this.policy = outboundPolicyOf(o.config);
   }
 
-  /** Scans every instance for pending messages and starts delivering. */
+  /** Finds the instances with pending messages and starts delivering. */
   start(): void {
     this.loop = this.run().catch((err: unknown) => this.o.logger.error({ err }, 'outbox worker stopped on an error'));
   }
@@ -143,8 +143,8 @@ export class OutboxWorker {
 
   private async scanInstances(): Promise<void> {
     try {
-      for await (const instance of this.o.actors.scanRecords(SYSTEM_TENANT, instanceKind)) {
-        if (!this.active.has(instance.id)) this.active.set(instance.id, 0);
+      for await (const instanceId of this.o.store.instancesWithRows(OUTBOX_TABLE)) {
+        if (!this.active.has(instanceId)) this.active.set(instanceId, 0);
       }
     } catch (err) {
       this.o.logger.error({ err }, 'outbox instance scan failed');

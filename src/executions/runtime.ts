@@ -4,7 +4,7 @@
  * (`runFunction`), and the event dispatcher. docs/executions.md describes the behaviour.
  */
 import type { DescMethod, Message } from '@bufbuild/protobuf';
-import { type ActorSystem, type Clock, instanceKind, type Logger, type StoreAdapter, SYSTEM_TENANT } from '../../actors/index.js';
+import { type ActorSystem, type Clock, executionSetKind, type Logger, type StoreAdapter } from '../../actors/index.js';
 import type { CallContext } from '../api/call-context.js';
 import type { CallInfo } from './call-hooks.js';
 import { fullMethodName, type ExecutionCatalog, type ExecutionFunction } from './catalog.js';
@@ -21,7 +21,7 @@ export interface ExecutionRuntimeOptions {
   readonly store: StoreAdapter;
   readonly clock: Clock;
   readonly logger: Logger;
-  /** How often every instance's plan is read for the event dispatcher (starts workers an earlier failure stopped). */
+  /** How often the plans of the instances with executions are read for the event dispatcher (starts workers an earlier failure stopped). */
   readonly rescanMs?: number;
   /** Which addresses targets may be called at (default: public only; TESSERA_OUTBOUND_ALLOW_PRIVATE_NETWORKS). */
   readonly network?: OutboundPolicy;
@@ -53,7 +53,7 @@ export class ExecutionRuntime implements ExecutionHooks {
     this.dispatcher = new EventDispatcher({ store: options.store, plans: this.plans, clock: options.clock, logger: options.logger, ...(options.network === undefined ? {} : { network: options.network }) });
   }
 
-  /** Loads every instance's plan (starting event workers) and keeps revisiting them. */
+  /** Loads the plan of every instance with executions (starting event workers) and keeps revisiting them. */
   async start(): Promise<void> {
     await this.rescan();
     this.rescanTimer = setInterval(() => {
@@ -129,8 +129,9 @@ export class ExecutionRuntime implements ExecutionHooks {
     });
   }
 
+  /** Reads the plan of every instance with an execution set (an instance without one has no event executions). */
   private async rescan(): Promise<void> {
-    for await (const instance of this.options.actors.scanRecords(SYSTEM_TENANT, instanceKind)) await this.plans.scan(instance.id);
+    for await (const instanceId of this.options.store.instancesWithRows(executionSetKind.table)) await this.plans.scan(instanceId);
   }
 }
 

@@ -19,6 +19,7 @@
  * | [instanceId, 'x', table, id]                 | row summary [scope, terms per index]; a repeated term list is the earlier index's position, [scope] is -1 (lmdb-indexes.ts) |
  * | [instanceId, 'n', table, scope]              | number of rows of that scope  |
  * | [instanceId, 'v', table]                     | index epoch: a random number put when an index entry of the table changes |
+ * | ['~rows', table, instanceId, id]             | null: the row exists, for the tables of LISTED_TABLES (instances with rows of a table, lmdb-listing.ts) |
  * | ['~ttl', expiresAt, instanceId, table, key]  | null (expiry index for the sweeper) |
  * | ['~ttl', expiresAt, '~g', groupId]           | [instanceId, table, key, …] (expiry group) |
  * | ['~meta', key]                               | node setting                  |
@@ -40,6 +41,8 @@ const HIGH = new Uint8Array([0xff]);
 const TOP = '\u{10FFFF}';
 
 export const TTL_INDEX = '~ttl';
+/** First part of the keys listing the rows of LISTED_TABLES by table and instance (lmdb-listing.ts). */
+export const LISTING = '~rows';
 /** Third part of an expiry-group key (where an index key has the instance id). */
 const TTL_GROUP = '~g';
 export const META = '~meta';
@@ -193,6 +196,17 @@ export function indexEpochKey(instanceId: string, table: string): StoreKey {
 /** The first key of the instance after `instanceId` (instances are walked by skipping ranges). */
 export function afterInstance(instanceId: string): StoreKey {
   return [instanceId, HIGH];
+}
+
+/** Lists a row of a table of LISTED_TABLES (the row itself stays under recordKey). */
+export function listingKey(table: string, instanceId: string, id: string): StoreKey {
+  return [LISTING, check(table), tenant(instanceId), check(id)];
+}
+
+/** The listing keys of a table from the first instance after `after` ('' for the first instance). */
+export function listingRange(table: string, after: string): { start: StoreKey; end: StoreKey } {
+  const prefix = [LISTING, check(table)];
+  return { start: after === '' ? prefix : [...prefix, after, HIGH], end: [...prefix, HIGH] };
 }
 
 export function ttlKey(instanceId: string, table: string, key: string): StoreKey {

@@ -11,6 +11,7 @@ import { batches, count, emptyCounts, StoreNotEmptyError } from './dump.js';
 import * as keys from './keys.js';
 import { decodeEvent, encodeEvent } from './lmdb-events.js';
 import { INDEX_BUILD_META, INDEX_VERSION_META } from './lmdb-index-build.js';
+import { LISTING_META, markListed, writeListing } from './lmdb-listing.js';
 import { createIndexCodes, type IndexCodes } from './lmdb-index-codes.js';
 import { writeIndexes } from './lmdb-indexes.js';
 import { EMPTY_CATALOG, tablesOf } from '../../actors/index.js';
@@ -40,7 +41,7 @@ export async function* dumpLmdb(db: Db, now: number): AsyncGenerator<DumpEntry> 
 /** A meta key describing this file rather than holding the node's data: index markers, msgpack structures. */
 function isStoreMarker(key: Key): boolean {
   if (!Array.isArray(key) || key[0] !== keys.META) return false;
-  return key[1] === INDEX_VERSION_META || key[1] === INDEX_BUILD_META || key[1] === keys.STRUCTURES_META;
+  return key[1] === INDEX_VERSION_META || key[1] === INDEX_BUILD_META || key[1] === LISTING_META || key[1] === keys.STRUCTURES_META;
 }
 
 /** The entry a key stands for, or undefined for derived keys and expired TTL rows. */
@@ -51,7 +52,7 @@ function toEntry(key: Key, value: unknown, version: number | undefined, now: num
   // The index markers describe this store's indexes, which a load rebuilds for itself; the
   // shared msgpack structures are this file's encoding (a load encodes with its own).
   if (first === keys.META) return isStoreMarker(key) ? undefined : { kind: 'meta', key: String(tag), value };
-  if (first === keys.TTL_INDEX) return undefined;
+  if (first === keys.TTL_INDEX || first === keys.LISTING) return undefined;
   const instanceId = String(first);
   const part = (i: number) => String(key[i]);
   switch (tag) {
@@ -100,6 +101,7 @@ export async function loadLmdb(db: Db, entries: AsyncIterable<DumpEntry>, durabl
     options.onProgress?.(counts);
   }
   if (catalog !== undefined) await durable(db.put(keys.metaKey(INDEX_VERSION_META), catalog.version));
+  await durable(markListed(db));
   return counts;
 }
 
@@ -120,6 +122,7 @@ function write(db: Db, entry: DumpEntry, { tables, codes }: { tables: ReadonlyMa
       return;
     case 'record': {
       db.put(keys.recordKey(entry.instanceId, entry.table, entry.id), entry.value);
+      writeListing(db, entry.instanceId, entry.table, entry.id, true);
       const indexed = tables.get(entry.table);
       if (indexed !== undefined) writeIndexes(db, indexed, entry.instanceId, entry.id, entry.value, { codes });
       return;

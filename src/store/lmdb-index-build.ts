@@ -76,7 +76,7 @@ export function buildIndexes(db: Db, catalog: IndexCatalog, logger?: Logger): nu
 }
 
 /** Instance ids present in the store, in key order, from `from` (inclusive). */
-function* instanceIds(db: Db, from?: string): Generator<string> {
+export function* instanceIds(db: Db, from?: string): Generator<string> {
   let start: Key = [from ?? ''];
   for (;;) {
     const [key] = Array.from(db.getKeys({ start, limit: 1 }));

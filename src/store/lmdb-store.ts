@@ -23,6 +23,7 @@ import { checkExpectations, findClaimClash, placeEvents } from './append-rules.j
 import * as keys from './keys.js';
 import { dumpLmdb, loadLmdb } from './lmdb-dump.js';
 import { buildIndexes } from './lmdb-index-build.js';
+import { buildListing, instancesWithRows, writeListing } from './lmdb-listing.js';
 import { createIndexCodes, type IndexCodes } from './lmdb-index-codes.js';
 import { createIndexReads, IndexBatch, needsPrevious, writeIndexes } from './lmdb-indexes.js';
 import type { TermColumnOptions } from './lmdb-term-columns.js';
@@ -77,6 +78,7 @@ export function openLmdbStore(options: LmdbStoreOptions): StoreAdapter {
   const catalog = options.catalog ?? EMPTY_CATALOG;
   const indexing: Indexing = { tables: tablesOf(catalog), codes: createIndexCodes(catalog) };
   if (options.catalog !== undefined) buildIndexes(db, catalog, options.logger);
+  buildListing(db, options.logger);
   let closed: Promise<void> | undefined;
   options.logger?.debug({ path: options.path, noSync }, 'lmdb store opened');
 
@@ -129,6 +131,7 @@ function createReads(db: Db, termColumns: TermColumnOptions | undefined, catalog
         version: headOf(db, instanceId, aggregateType, aggregateId),
       })),
     scanRecords: (instanceId, table) => pagedValues(db, () => keys.recordRange(instanceId, table), (key, value) => value),
+    instancesWithRows: (table) => instancesWithRows(db, table),
     findUnique(instanceId, scope, value) {
       try {
         return keys.isKeyPart(value) ? Promise.resolve(db.get(keys.uniqueKey(instanceId, scope, value)) as string | undefined) : NONE;
@@ -194,8 +197,10 @@ function writeAppend(db: Db, { tables, codes }: Indexing, request: AppendRequest
     const indexed = tables.get(row.table);
     // A row feeding sub-row tables: its entries before this write are read from the row itself.
     const previous = indexed !== undefined && needsPrevious(indexed) ? db.get(key) : undefined;
-    if (row.value === null || row.value === undefined) db.remove(key);
-    else db.put(key, row.value);
+    const present = row.value !== null && row.value !== undefined;
+    if (present) db.put(key, row.value);
+    else db.remove(key);
+    writeListing(db, instanceId, row.table, row.id, present);
     if (indexed !== undefined) writeIndexes(db, indexed, instanceId, row.id, row.value, { codes, previous, batch });
   }
   batch.write(db);

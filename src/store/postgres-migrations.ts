@@ -213,6 +213,16 @@ export const MIGRATIONS: readonly Migration[] = [
     // pg_trgm installed afterwards gets used.
     sql: TRIGRAM_INDEXES,
   },
+  {
+    version: 6,
+    name: 'instances with rows of the listed tables',
+    // StoreAdapter.instancesWithRows (LISTED_TABLES, actors/index-catalog.ts): the periodic passes
+    // of the outbox and the event executions read the instances that have such a row, not every
+    // instance. The literal list is this release's LISTED_TABLES; widening it is a new migration.
+    sql: `
+      CREATE INDEX records_listed ON records (table_name, instance_id) WHERE table_name IN ('executions', 'outbox_messages');
+    `,
+  },
 ];
 
 

@@ -8,7 +8,7 @@
  */
 import { Packr } from 'msgpackr';
 import type { Sql } from 'postgres';
-import type { ProjectionState } from '../../actors/index.js';
+import { LISTED_TABLES, type ProjectionState } from '../../actors/index.js';
 
 /** No shared structures: every value is self-describing, readable by any node. */
 const packr = new Packr();
@@ -112,6 +112,18 @@ export const Q = {
 } as const satisfies Record<string, string>;
 
 /** `($1, $2, …), ($k+1, …)` for `rows` rows of `width` parameters each. */
+/**
+ * The instances with a row of each listed table, after $1, $2 at a time (instancesWithRows): the
+ * table a literal, so the planner can prove the partial index `records_listed` (migration 6)
+ * covers the query; a parameter would leave a generic plan reading the primary key whole.
+ */
+export const LISTED_INSTANCES: ReadonlyMap<string, string> = new Map(
+  LISTED_TABLES.map((table) => {
+    if (!/^[a-z_]+$/.test(table)) throw new Error(`listed table ${table}: not a plain name`);
+    return [table, `SELECT DISTINCT instance_id FROM records WHERE table_name = '${table}' AND instance_id > $1 ORDER BY instance_id LIMIT $2`];
+  }),
+);
+
 export function valuesList(rows: number, width: number): string {
   const tuples: string[] = [];
   for (let r = 0; r < rows; r += 1) {

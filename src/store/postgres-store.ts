@@ -15,7 +15,7 @@ import { dumpPostgres, loadPostgres } from './postgres-dump.js';
 import { buildPgIndexes, invalidatePgIndexes } from './postgres-index-build.js';
 import { createPgIndexReads } from './postgres-indexes.js';
 import { quoteIdent, runMigrations, SCHEMA_NAME, type MigrationResult } from './postgres-migrations.js';
-import { checkInstance, decodeValue, encodeValue, hasNul, PREPARED, Q, readPosition } from './postgres-queries.js';
+import { checkInstance, decodeValue, encodeValue, hasNul, LISTED_INSTANCES, PREPARED, Q, readPosition } from './postgres-queries.js';
 import { createHealthCheck } from './postgres-health.js';
 import { countStatements } from './postgres-statements.js';
 import { createReadCache } from './postgres-read-cache.js';
@@ -244,6 +244,17 @@ function createReads(sql: Sql): Reads {
         cursor: row.id,
         item: decodeValue(row.value),
       })),
+    async *instancesWithRows(table) {
+      const query = LISTED_INSTANCES.get(table);
+      if (query === undefined) throw new Error(`instancesWithRows: table ${table} is not in LISTED_TABLES`);
+      let after = '';
+      for (;;) {
+        const rows = await sql.unsafe<{ instance_id: string }[]>(query, [after, PAGE], PREPARED);
+        for (const row of rows) yield row.instance_id;
+        if (rows.length < PAGE) return;
+        after = rows[rows.length - 1]!.instance_id;
+      }
+    },
     async findUnique(instanceId, scope, value) {
       const holder = await one(Q.findUnique, [checkInstance(instanceId), scope, value]);
       return typeof holder === 'string' ? holder : undefined;

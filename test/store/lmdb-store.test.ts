@@ -5,11 +5,12 @@
  */
 import { open } from 'lmdb';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createManualClock, type StoreAdapter } from '../../actors/index.js';
+import { createManualClock, executionSetKind, OUTBOX_TABLE, type StoreAdapter } from '../../actors/index.js';
 import { openLmdbStore, type LmdbStoreOptions } from '../../src/store/lmdb-store.js';
-import { metaKey, recordKey, STRUCTURES_META, summaryKey } from '../../src/store/keys.js';
+import { LISTING, metaKey, recordKey, STRUCTURES_META, summaryKey } from '../../src/store/keys.js';
+import { LISTING_META } from '../../src/store/lmdb-listing.js';
 import { describeIndexSuite, TEST_CATALOG, thing, writeThings } from './index-suite.js';
-import { append, describeStoreSuite, event, expect0 } from './store-suite.js';
+import { append, collect, describeStoreSuite, event, expect0 } from './store-suite.js';
 import { tempLmdbStore } from './temp-stores.js';
 import { tempDir } from '../temp-dirs.js';
 
@@ -314,6 +315,26 @@ describe('lmdb store specifics', () => {
     expect(await again.ttl.get('i', 'oidc.at', 'old')).toBeUndefined();
     expect(await again.ttl.get('i', 'oidc.at', 'live')).toEqual({ sub: 'v' });
     expect(await again.ttl.sweep(now + 60_000)).toBe(1);
+  });
+
+  it('lists the rows of a data directory written before the row listing at open', async () => {
+    const { dir, store } = fresh();
+    for (const instanceId of ['inst-b', 'inst-a']) await store.append(append(instanceId, { project: () => [{ table: OUTBOX_TABLE, id: 'm1', value: {} }] }));
+    await store.append(append('inst-c', { project: () => [{ table: executionSetKind.table, id: 'inst-c', value: { entries: {} } }, { table: 'orgs', id: 'o1', value: {} }] }));
+    expect(await collect(store.instancesWithRows(OUTBOX_TABLE))).toEqual(['inst-a', 'inst-b']); // the control: listed as written
+    await store.close();
+    // The earlier layout: the same rows without their listing keys and without the marker.
+    const raw = open(dir, { useVersions: true });
+    const listing = Array.from(raw.getKeys({ start: [LISTING], end: [LISTING, new Uint8Array([0xff])] }));
+    expect(listing).toHaveLength(3);
+    await raw.transaction(() => {
+      for (const key of listing) raw.remove(key);
+      raw.remove(metaKey(LISTING_META));
+    });
+    await raw.close();
+    const again = openAt(dir);
+    expect(await collect(again.instancesWithRows(OUTBOX_TABLE))).toEqual(['inst-a', 'inst-b']);
+    expect(await collect(again.instancesWithRows(executionSetKind.table))).toEqual(['inst-c']);
   });
 
   it('reads a stream and the event log consistently after many appends', async () => {

@@ -24,7 +24,7 @@ import {
   walkQuery,
   walkWithSummariesQuery,
 } from '../../src/store/postgres-indexes.js';
-import { Q } from '../../src/store/postgres-queries.js';
+import { LISTED_INSTANCES, Q } from '../../src/store/postgres-queries.js';
 import { createReadCache } from '../../src/store/postgres-read-cache.js';
 import { connectPostgres, migratePostgres, openPostgresStore, type PostgresStoreOptions } from '../../src/store/postgres-store.js';
 import { describeIfMet, meet, POSTGRES } from '../requirements.js';
@@ -153,7 +153,7 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
       expect(await trigramIndexes(sql, schema)).toEqual([]);
       expect(await answers()).toEqual(expected);
       const upgraded = await migratePostgres({ url, schema });
-      expect({ applied: upgraded.applied, trigramIndex: upgraded.trigramIndex }).toEqual({ applied: [4, 5], trigramIndex: true });
+      expect({ applied: upgraded.applied, trigramIndex: upgraded.trigramIndex }).toEqual({ applied: [4, 5, 6], trigramIndex: true });
       expect(await trigramIndexes(sql, schema)).toEqual(textIndexes);
       expect(await answers()).toEqual(expected);
       const again = await migratePostgres({ url, schema });
@@ -186,11 +186,11 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
       expect(await trigramIndexes(sql, schema)).toEqual([expect.stringMatching(/^index_entries_term_trgm: gin \(term [a-z_]+\.gin_trgm_ops\)$/)]);
       expect(await answers()).toEqual(expected);
       const upgraded = await migratePostgres({ url, schema });
-      expect({ applied: upgraded.applied, trigramIndex: upgraded.trigramIndex }).toEqual({ applied: [5], trigramIndex: true });
+      expect({ applied: upgraded.applied, trigramIndex: upgraded.trigramIndex }).toEqual({ applied: [5, 6], trigramIndex: true });
       expect(await trigramIndexes(sql, schema)).toEqual(textIndexes);
       expect(await answers()).toEqual(expected);
       const [rows] = await sql.unsafe<{ version: number }[]>('SELECT max(version) AS version FROM schema_migrations');
-      expect(Number(rows!.version)).toBe(5);
+      expect(Number(rows!.version)).toBe(6);
     } finally {
       await sql.end({ timeout: 5 });
     }
@@ -270,6 +270,9 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
     await admin.unsafe(`INSERT INTO "${schema}".row_summaries SELECT i, 'r' || g, 'orgs', 'o' || (g % 7), '\\x00'::bytea
       FROM generate_series(1, 3000) g, unnest(ARRAY['inst-a', 'inst-b']) i`);
     await admin.unsafe(`INSERT INTO "${schema}".row_counts SELECT i, 't' || g, 'o1', g FROM generate_series(1, 3000) g, unnest(ARRAY['inst-a', 'inst-b']) i`);
+    // Rows of the listed tables in a few of 3,000 instances (the pending messages of some, the executions of fewer).
+    await admin.unsafe(`INSERT INTO "${schema}".records SELECT 'inst-' || g, t, 'm' || g, '\\x00'::bytea
+      FROM generate_series(1, 3000) g, unnest(ARRAY['outbox_messages', 'executions']) t WHERE g % (CASE t WHEN 'executions' THEN 300 ELSE 30 END) = 0`);
     // Statistics from every row of index_entries (ANALYZE samples 300 rows per unit of the
     // target, 30,000 by default, fewer than its 72,000): with a sample, the estimates of a
     // digit-only pattern below changed from one ANALYZE to the next, and with them its plan.
@@ -293,6 +296,7 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
       ['ttl take', Q.ttlTake, ['inst-a', 'codes', 'k42']],
       ['ttl delete', Q.ttlDelete, ['inst-a', 'codes', 'k42']],
       ['ttl sweep batch', Q.ttlSweep, [Date.now(), 500]],
+      ...[...LISTED_INSTANCES].map(([table, query]): [string, string, (string | number)[]] => [`instances with rows of ${table}`, query, ['inst-a', 256]]),
       ['search walk, first page', ...walk({ limit: 10 })],
       ['search walk, reversed after a cursor', ...walk({ limit: 10, reverse: true, after: { term: 'n01500', id: 'r1500' } })],
       ['search walk, one term', ...walk({ limit: 10, equals: 'n00042' })],
@@ -325,6 +329,8 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
         // The row / summary of each entry is a primary-key lookup by the entry's id, never a join filter.
         if (name.startsWith('search page') || name.startsWith('search walk with')) expect(plan, name).toMatch(/Index Cond: \(.*id = e\.id/);
         if (name.endsWith('the first rows')) expect(plan, name).toMatch(/Index Scan using records_pkey[\s\S]*Index Cond: \(.*id = e\.id/);
+        // The partial index of the listed tables' rows, never the primary key of every row.
+        if (name.startsWith('instances with rows')) expect(plan, name).toMatch(/Index Only Scan using records_listed on records/);
         // Whether a scope is a row comes from the records' primary key alone (never their values):
         // for the page's entries a lookup by the entry's scope, so the walk stops at its limit;
         // for the count a lookup per counted scope or a merge of the two key ranges.

@@ -1,11 +1,11 @@
 /**
  * The StoreAdapter contract, as one suite every adapter runs (LMDB and PostgreSQL):
  * conditional appends that write all or nothing, unique claims, projected rows in the same
- * transaction, per-instance positions and isolation, TTL rows, projection state and meta, and
- * whole-store dump/load (positions, heads, claims, live TTL rows kept; a non-empty target refused).
+ * transaction, per-instance positions and isolation, the instances with rows of a listed table,
+ * TTL rows, projection state and meta, and whole-store dump/load (positions, heads, claims, live TTL rows kept; a non-empty target refused).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AppendRequest, DumpEntry, NewEvent, RecordWrite, StoreAdapter, StoredEvent } from '../../actors/index.js';
+import { executionSetKind, OUTBOX_TABLE, type AppendRequest, type DumpEntry, type NewEvent, type RecordWrite, type StoreAdapter, type StoredEvent } from '../../actors/index.js';
 
 export type OpenStore = () => Promise<{ store: StoreAdapter; cleanup: () => Promise<void> }>;
 
@@ -26,7 +26,7 @@ export function expect0(aggregateType: string, aggregateId: string, expectedVers
   return { aggregateType, aggregateId, expectedVersion };
 }
 
-async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
+export async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
   const items: T[] = [];
   for await (const item of iterable) items.push(item);
   return items;
@@ -432,6 +432,50 @@ export function describeStoreSuite(name: string, open: OpenStore): void {
         await store.append(append(A, { project: () => rows }));
         const scanned = await collect(store.scanRecords(A, 'orgs'));
         expect(scanned).toEqual([...ids].sort().map((id) => ({ id })));
+      });
+    });
+
+    describe('instances with rows of a listed table', () => {
+      const outbox = (id: string, value: unknown = { to: id }) => ({ table: OUTBOX_TABLE, id, value });
+
+      it('lists the instances that have a row of the table, in id order, until their last row is removed', async () => {
+        await store.append(append(B, { project: () => [outbox('m1'), outbox('m2')] }));
+        await store.append(append(A, { project: () => [outbox('m1'), { table: 'orgs', id: 'o1', value: {} }] }));
+        await store.append(append('inst-c', { project: () => [{ table: executionSetKind.table, id: 'inst-c', value: { entries: {} } }] }));
+        await store.append(append('inst-d', { project: () => [{ table: 'orgs', id: 'o1', value: {} }] }));
+        expect(await collect(store.instancesWithRows(OUTBOX_TABLE))).toEqual([A, B]);
+        expect(await collect(store.instancesWithRows(executionSetKind.table))).toEqual(['inst-c']);
+        // B keeps its listing while one of its two rows is left; overwriting a row keeps it too.
+        await store.append(append(B, { project: () => [outbox('m1', null), outbox('m2', { to: 'again' })] }));
+        expect(await collect(store.instancesWithRows(OUTBOX_TABLE))).toEqual([A, B]);
+        await store.append(append(B, { project: () => [{ table: OUTBOX_TABLE, id: 'm2', value: undefined }] }));
+        expect(await collect(store.instancesWithRows(OUTBOX_TABLE))).toEqual([A]);
+        expect(await collect(store.scanRecords(B, OUTBOX_TABLE))).toEqual([]);
+        // An append that fails lists nothing.
+        const refused = await store.append(append('inst-e', { expectations: [expect0('org', 'o1', 3)], events: [event('org', 'o1', 'org.changed')], project: () => [outbox('m1')] }));
+        expect(refused.ok).toBe(false);
+        expect(await collect(store.instancesWithRows(OUTBOX_TABLE))).toEqual([A]);
+      });
+
+      it('lists more instances than one page, and refuses a table that is not listed', async () => {
+        const ids = Array.from({ length: 300 }, (_, i) => `inst-${String((i * 7) % 300).padStart(3, '0')}`);
+        for (const instanceId of ids) await store.append(append(instanceId, { project: () => [outbox('m1'), outbox('m2')] }));
+        expect(await collect(store.instancesWithRows(OUTBOX_TABLE))).toEqual([...ids].sort());
+        await store.append(append(A, { project: () => [{ table: 'orgs', id: 'o1', value: {} }] }));
+        await expect(collect(store.instancesWithRows('orgs'))).rejects.toThrow('not in LISTED_TABLES');
+      });
+
+      it('lists the rows a load writes', async () => {
+        await store.append(append(A, { project: () => [outbox('m1'), { table: executionSetKind.table, id: A, value: { entries: {} } }] }));
+        await store.append(append(B, { project: () => [outbox('m1')] }));
+        const copy = await open();
+        try {
+          await copy.store.load(store.dump());
+          expect(await collect(copy.store.instancesWithRows(OUTBOX_TABLE))).toEqual([A, B]);
+          expect(await collect(copy.store.instancesWithRows(executionSetKind.table))).toEqual([A]);
+        } finally {
+          await copy.cleanup();
+        }
       });
     });
 
