@@ -1,8 +1,8 @@
 /**
  * The rows of LISTED_TABLES listed by table and instance (`['~rows', table, instanceId, id]`,
  * keys.ts): a periodic pass asks which instances have a pending outbox message or an execution
- * set and reads those, not every instance (docs/architecture.md, "Passes over the instances
- * with work"). A listing key is put and removed with its row in the append's write transaction
+ * set and reads those, not every instance (docs/architecture.md, "Periodic passes read the
+ * instances with work"). A listing key is put and removed with its row in the append's write transaction
  * and by a load; a data directory written before the listing gets it at open (LISTING_META,
  * put once a directory with instances has been listed).
  */
@@ -18,10 +18,6 @@ export const LISTING_META = 'rows.listing';
 const LISTING_VERSION = 1;
 
 const LISTED = new Set(LISTED_TABLES);
-
-export function isListed(table: string): boolean {
-  return LISTED.has(table);
-}
 
 /** Puts or removes the listing key of a row of a listed table (inside the row's write transaction). */
 export function writeListing(db: Db, instanceId: string, table: string, id: string, present: boolean): void {
