@@ -46,13 +46,11 @@ export function markListed(db: Db): Promise<boolean> {
 /** Lists the rows of every listed table when the file was written before the listing; returns the rows listed. */
 export function buildListing(db: Db, logger?: Logger): number {
   if (db.get(keys.metaKey(LISTING_META)) === LISTING_VERSION) return 0;
-  // A directory without instances has nothing to list and is left as it is (no write at open):
-  // the first open that finds instances but no marker lists them, which is then a no-op rewrite.
-  const [first] = instanceIds(db);
-  if (first === undefined) return 0;
   let rows = 0;
+  let instances = 0;
   // Puts only (a key is null whatever it lists), so a build cut short by a crash is run again whole.
   for (const instanceId of instanceIds(db)) {
+    instances += 1;
     db.transactionSync(() => {
       for (const table of LISTED_TABLES) {
         for (const key of db.getKeys(keys.recordRange(instanceId, table))) {
@@ -62,6 +60,9 @@ export function buildListing(db: Db, logger?: Logger): number {
       }
     });
   }
+  // A directory without instances has nothing to list and is left as it is (no write at open):
+  // the first open that finds instances but no marker lists them, which is then a no-op rewrite.
+  if (instances === 0) return 0;
   db.transactionSync(() => db.put(keys.metaKey(LISTING_META), LISTING_VERSION));
   if (rows > 0) logger?.info({ rows }, 'lmdb row listing built');
   return rows;

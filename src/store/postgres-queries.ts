@@ -113,14 +113,16 @@ export const Q = {
 
 /** `($1, $2, …), ($k+1, …)` for `rows` rows of `width` parameters each. */
 /**
- * The instances with a row of each listed table, after $1, $2 at a time (instancesWithRows): the
- * table a literal, so the planner can prove the partial index `records_listed` (migration 6)
- * covers the query; a parameter would leave a generic plan reading the primary key whole.
+ * The instances with a row of each listed table, $1 at a time, the next page after $2 (the first
+ * and next statements of instancesWithRows' keyset pages): the table a literal, so the planner
+ * can prove the partial index `records_listed` (migration 6) covers the query; a parameter would
+ * leave a generic plan reading the primary key whole.
  */
-export const LISTED_INSTANCES: ReadonlyMap<string, string> = new Map(
+export const LISTED_INSTANCES: ReadonlyMap<string, readonly [string, string]> = new Map(
   LISTED_TABLES.map((table) => {
     if (!/^[a-z_]+$/.test(table)) throw new Error(`listed table ${table}: not a plain name`);
-    return [table, `SELECT DISTINCT instance_id FROM records WHERE table_name = '${table}' AND instance_id > $1 ORDER BY instance_id LIMIT $2`];
+    const rows = `SELECT DISTINCT instance_id FROM records WHERE table_name = '${table}'`;
+    return [table, [`${rows} ORDER BY instance_id LIMIT $1`, `${rows} AND instance_id > $2 ORDER BY instance_id LIMIT $1`]] as const;
   }),
 );
 

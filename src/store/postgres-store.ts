@@ -245,15 +245,9 @@ function createReads(sql: Sql): Reads {
         item: decodeValue(row.value),
       })),
     async *instancesWithRows(table) {
-      const query = LISTED_INSTANCES.get(table);
-      if (query === undefined) throw new Error(`instancesWithRows: table ${table} is not in LISTED_TABLES`);
-      let after = '';
-      for (;;) {
-        const rows = await sql.unsafe<{ instance_id: string }[]>(query, [after, PAGE], PREPARED);
-        for (const row of rows) yield row.instance_id;
-        if (rows.length < PAGE) return;
-        after = rows[rows.length - 1]!.instance_id;
-      }
+      const queries = LISTED_INSTANCES.get(table);
+      if (queries === undefined) throw new Error(`instancesWithRows: table ${table} is not in LISTED_TABLES`);
+      yield* paged(sql, queries, [], (row: { instance_id: string }) => ({ cursor: row.instance_id, item: row.instance_id }));
     },
     async findUnique(instanceId, scope, value) {
       const holder = await one(Q.findUnique, [checkInstance(instanceId), scope, value]);
@@ -278,7 +272,7 @@ function createReads(sql: Sql): Reads {
 async function* paged<R extends object, T>(
   sql: Sql,
   [first, next]: readonly [string, string],
-  params: readonly [string, string],
+  params: readonly string[],
   map: (row: R) => { cursor: string; item: T },
 ): AsyncGenerator<T> {
   if (params.some(hasNul)) return;

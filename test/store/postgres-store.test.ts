@@ -296,7 +296,7 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
       ['ttl take', Q.ttlTake, ['inst-a', 'codes', 'k42']],
       ['ttl delete', Q.ttlDelete, ['inst-a', 'codes', 'k42']],
       ['ttl sweep batch', Q.ttlSweep, [Date.now(), 500]],
-      ...[...LISTED_INSTANCES].map(([table, query]): [string, string, (string | number)[]] => [`instances with rows of ${table}`, query, ['inst-a', 256]]),
+      ...[...LISTED_INSTANCES].map(([table, [, next]]): [string, string, (string | number)[]] => [`instances with rows of ${table}`, next, [256, 'inst-a']]),
       ['search walk, first page', ...walk({ limit: 10 })],
       ['search walk, reversed after a cursor', ...walk({ limit: 10, reverse: true, after: { term: 'n01500', id: 'r1500' } })],
       ['search walk, one term', ...walk({ limit: 10, equals: 'n00042' })],
