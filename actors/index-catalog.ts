@@ -13,6 +13,7 @@ import {
   smtpProviderIndexes,
   targetIndexes,
   userSchemaIndexes,
+  webKeyIndexes,
 } from './instance/indexes.js';
 import {
   appKeyIndexes,
@@ -31,7 +32,7 @@ import { executionSetKind } from './instance/execution.js';
 import { OUTBOX_TABLE } from './organization/outbox-message.js';
 
 export const INDEX_CATALOG: IndexCatalog = {
-  version: 7,
+  version: 8,
   tables: [
     instanceIndexes,
     orgIndexes,
@@ -46,6 +47,7 @@ export const INDEX_CATALOG: IndexCatalog = {
     userSchemaIndexes,
     smtpProviderIndexes,
     smsProviderIndexes,
+    webKeyIndexes,
     // Sub-row tables (entries inside one row), built from their parents' rows.
     orgDomainIndexes,
     userGrantIndexes,

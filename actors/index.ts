@@ -19,6 +19,7 @@ export type {
   DumpCounts,
   DumpOptions,
   LoadOptions,
+  AcrossInstancesEntry,
   AppendRequest,
   AppendResult,
   RecordWrite,
@@ -47,6 +48,7 @@ export {
   subRowId,
   subRowListTable,
   storedTableOf,
+  isKeptAcrossInstances,
   PARENT_INDEX,
   summarize,
   tablesOf,
@@ -445,6 +447,9 @@ export {
   targetIndexes,
   userSchemaIndexes,
   executionIndexes,
+  webKeyIndexes,
+  WEB_KEY_ACTIVE_SINCE,
+  WEB_KEY_RETIRED_SINCE,
 } from './instance/indexes.js';
 export { instanceIndexes } from './system/indexes.js';
 export { eventType as providerEventType, type ProviderActivation, type ProviderFamily } from './instance/provider-family.js';

@@ -11,6 +11,7 @@ import { smsProviderKind } from './sms-provider.js';
 import { smtpProviderKind } from './smtp-provider.js';
 import { targetKind } from './target.js';
 import { userSchemaKind } from './user-schema.js';
+import { activeSince, activeWebKey, retiredSince, webKeysKind } from './web-keys.js';
 
 const lower = (value: string): string => value.toLowerCase();
 
@@ -83,4 +84,27 @@ export const executionIndexes: TableIndexes = defineSubIndexes<ExecutionSet, Exe
     target: (r) => r.item.targets,
     include: (r) => r.item.includes,
   },
+);
+
+/** The web-key ring's index of the active key's activation time (kept across instances). */
+export const WEB_KEY_ACTIVE_SINCE = 'active_since';
+/** The web-key ring's index of its retired keys' retirement times (kept across instances). */
+export const WEB_KEY_RETIRED_SINCE = 'retired_since';
+
+/**
+ * An instance's signing-key ring, by the times its keys' windows started: key maintenance reads
+ * the rings whose active key is older than the rotation interval or whose retired key is past its
+ * retire window, across instances (src/oidc/shared/web-key-maintenance.ts), not every ring.
+ */
+export const webKeyIndexes: TableIndexes = defineIndexes(
+  webKeysKind,
+  () => '',
+  {
+    [WEB_KEY_ACTIVE_SINCE]: (r) => {
+      const active = activeWebKey(r.state);
+      return active === undefined ? undefined : activeSince(active);
+    },
+    [WEB_KEY_RETIRED_SINCE]: (r) => r.state.keys.filter((key) => key.state === 'retired').map((key) => numberTerm(retiredSince(key))),
+  },
+  { acrossInstances: [WEB_KEY_ACTIVE_SINCE, WEB_KEY_RETIRED_SINCE] },
 );

@@ -105,15 +105,25 @@ export function nextWebKey(ring: WebKeyRing | undefined): WebKey | undefined {
   return ring?.keys.find((key) => key.state === 'next');
 }
 
+/** When the key became the signing key (the start of its rotation interval). */
+export function activeSince(key: WebKey): number {
+  return key.activatedAt ?? key.createdAt;
+}
+
+/** When the key was retired (the start of its retire window). */
+export function retiredSince(key: WebKey): number {
+  return key.retiredAt ?? key.changedAt;
+}
+
 /** True when the active key has signed for `intervalMs` or longer (0 disables scheduled rotation). */
 export function isRotationDue(ring: WebKeyRing | undefined, now: number, intervalMs: number): boolean {
   const active = activeWebKey(ring);
-  return intervalMs > 0 && active !== undefined && now - (active.activatedAt ?? active.createdAt) >= intervalMs;
+  return intervalMs > 0 && active !== undefined && now - activeSince(active) >= intervalMs;
 }
 
 /** Retired keys whose retire window is over: every token they signed has expired. */
 export function expiredWebKeys(ring: WebKeyRing | undefined, now: number, retireAfterMs: number): WebKey[] {
-  return (ring?.keys ?? []).filter((key) => key.state === 'retired' && now - (key.retiredAt ?? key.changedAt) >= retireAfterMs);
+  return (ring?.keys ?? []).filter((key) => key.state === 'retired' && now - retiredSince(key) >= retireAfterMs);
 }
 
 /** An event of the instance's web-key stream. */

@@ -23,6 +23,15 @@ export interface IndexDefinition {
    * still test and reads may take from the summary (a sub-row's parent id).
    */
   readonly summaryOnly?: boolean;
+  /**
+   * True: the store also keeps this index's entries in one order across every instance
+   * (StoreAdapter.readAcrossInstances), so a periodic pass finds the rows whose term has come
+   * due (a time, numberTerm) without visiting every instance. Each store keeps such an index of
+   * the tables it names in one place (LMDB keys `['~across', …]`, PostgreSQL the partial index
+   * `index_entries_across`): declaring one on another table needs a PostgreSQL migration that
+   * widens that index, which test/store's plan check asks for.
+   */
+  readonly acrossInstances?: boolean;
 }
 
 /**
@@ -99,6 +108,11 @@ export function tablesOf(catalog: IndexCatalog): ReadonlyMap<string, readonly Ta
   return out;
 }
 
+/** Whether the catalog declares `table.index` kept across instances (StoreAdapter.readAcrossInstances reads only those). */
+export function isKeptAcrossInstances(catalog: IndexCatalog, table: string, index: string): boolean {
+  return catalog.tables.find((t) => t.table === table)?.indexes.find((i) => i.name === index)?.acrossInstances === true;
+}
+
 /** The stored table an index table's rows come from (its own name unless it holds sub-rows). */
 export function storedTableOf(table: TableIndexes): string {
   return table.source?.table ?? table.table;
@@ -117,13 +131,16 @@ export function defineIndexes<S>(
   kind: AggregateKind<S>,
   scope: (record: AggregateRecord<S>) => string,
   indexes: Readonly<Record<string, TermSource<S>>>,
+  options: { readonly acrossInstances?: readonly string[] } = {},
 ): TableIndexes {
+  const across = new Set(options.acrossInstances ?? []);
   return {
     table: kind.table,
     scope: (row) => scope(row as AggregateRecord<S>),
     indexes: Object.entries(indexes).map(([name, source]) => ({
       name,
       terms: (row) => toTerms(source(row as AggregateRecord<S>)),
+      ...(across.has(name) ? { acrossInstances: true } : {}),
     })),
   };
 }

@@ -71,6 +71,13 @@ export interface RecordWrite {
   readonly value: unknown;
 }
 
+/** An entry of an index kept across instances (StoreAdapter.readAcrossInstances). */
+export interface AcrossInstancesEntry {
+  readonly term: string;
+  readonly instanceId: string;
+  readonly id: string;
+}
+
 export interface AppendRequest {
   readonly instanceId: string;
   /** Epoch milliseconds stamped on every event of this append. */
@@ -235,6 +242,13 @@ export interface StoreAdapter extends IndexReads {
    * index of `records`).
    */
   instancesWithRows(table: string): AsyncIterable<string>;
+  /**
+   * The entries of an index declared `acrossInstances` (kernel/indexes.ts) whose term is at most
+   * `through`, across every instance, in term order (then instance, then row id): the rows a
+   * periodic pass finds due by a time (numberTerm) without visiting every instance. Kept in the
+   * append transaction like the index itself; any other index rejects.
+   */
+  readAcrossInstances(table: string, index: string, through: string): AsyncIterable<AcrossInstancesEntry>;
   /** The holder of a unique value, or undefined. */
   findUnique(instanceId: string, scope: string, value: string): Promise<string | undefined>;
   /** Every (value, holder) pair of a scope, in value order. */

@@ -162,7 +162,7 @@ export async function startNode(config: Config, logger: NodeLogger, clock: Clock
     metricsListener = config.metricsPort === undefined || !singletons ? undefined : await http.adapter.listen(createRouter([metricsRouteOfNode], { corsPathPrefixes: [] }), { host: config.host, port: config.metricsPort, maxBodyBytes: 1024, bodyTimeoutMs: config.bodyTimeoutMs, maxHeaderCount: config.maxHeaderCount, maxHeaderBytes: config.maxHeaderBytes });
     grpc = !singletons ? undefined : await startGrpcServer({ host: config.host, port: worker?.grpcPort ?? config.grpcPort, api: async () => grpcApi(await api.transports(), feed), tls, origin: createOriginResolver(origin), observer: metrics.httpObserver, onCallFailed: (err, call) => logger.error({ err, ...call }, 'grpc call failed') });
     sweeper = singletons ? startSweeper(store, clock, config.sweepIntervalMs, logger) : undefined;
-    keyMaintenance = singletons ? startKeyMaintenance({ actors, webKeys, clock, logger }) : undefined;
+    keyMaintenance = singletons ? startKeyMaintenance({ actors, store, webKeys, clock, logger }) : undefined;
     if (singletons) {
       await executions.start();
       outbox.start();

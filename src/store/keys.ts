@@ -20,6 +20,7 @@
  * | [instanceId, 'n', table, scope]              | number of rows of that scope  |
  * | [instanceId, 'v', table]                     | index epoch: a random number put when an index entry of the table changes |
  * | ['~rows', table, instanceId, id]             | null: the row exists, for the tables of LISTED_TABLES (instances with rows of a table, lmdb-listing.ts) |
+ * | ['~across', table, index, term, instanceId, id] | null: an index entry of an index declared acrossInstances (kernel/indexes.ts), kept beside the instance's own (lmdb-indexes.ts) |
  * | ['~ttl', expiresAt, instanceId, table, key]  | null (expiry index for the sweeper) |
  * | ['~ttl', expiresAt, '~g', groupId]           | [instanceId, table, key, …] (expiry group) |
  * | ['~meta', key]                               | node setting                  |
@@ -43,6 +44,8 @@ const TOP = '\u{10FFFF}';
 export const TTL_INDEX = '~ttl';
 /** First part of the keys listing the rows of LISTED_TABLES by table and instance (lmdb-listing.ts). */
 export const LISTING = '~rows';
+/** First part of the keys of the indexes kept across instances (acrossKey). */
+export const ACROSS = '~across';
 /** Third part of an expiry-group key (where an index key has the instance id). */
 const TTL_GROUP = '~g';
 export const META = '~meta';
@@ -207,6 +210,22 @@ export function listingKey(table: string, instanceId: string, id: string): Store
 export function listingRange(table: string, after: string): { start: StoreKey; end: StoreKey } {
   const prefix = [LISTING, check(table)];
   return { start: after === '' ? prefix : [...prefix, after, HIGH], end: [...prefix, HIGH] };
+}
+
+/** An entry of an index declared acrossInstances, in (term, instance, id) order under its table and index. */
+export function acrossKey(table: string, index: string, term: string, instanceId: string, id: string): StoreKey {
+  return [ACROSS, check(table), check(index), check(term), tenant(instanceId), check(id)];
+}
+
+/** The entries of an index kept across instances with a term at most `through`, after the key `after` when given. */
+export function acrossRange(table: string, index: string, through: string, after?: StoreKey): { start: StoreKey; end: StoreKey } {
+  const prefix = [ACROSS, check(table), check(index)];
+  return { start: after === undefined ? prefix : [...after, HIGH], end: [...prefix, through, HIGH] };
+}
+
+/** Every key of the indexes kept across instances. */
+export function acrossAllRange(): { start: StoreKey; end: StoreKey } {
+  return { start: [ACROSS], end: [ACROSS, HIGH] };
 }
 
 export function ttlKey(instanceId: string, table: string, key: string): StoreKey {

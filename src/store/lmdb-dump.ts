@@ -52,7 +52,7 @@ function toEntry(key: Key, value: unknown, version: number | undefined, now: num
   // The index markers describe this store's indexes, which a load rebuilds for itself; the
   // shared msgpack structures are this file's encoding (a load encodes with its own).
   if (first === keys.META) return isStoreMarker(key) ? undefined : { kind: 'meta', key: String(tag), value };
-  if (first === keys.TTL_INDEX || first === keys.LISTING) return undefined;
+  if (first === keys.TTL_INDEX || first === keys.LISTING || first === keys.ACROSS) return undefined;
   const instanceId = String(first);
   const part = (i: number) => String(key[i]);
   switch (tag) {

@@ -9,7 +9,7 @@ import type { Key, RootDatabase } from 'lmdb';
 import { type IndexCatalog, type Logger, storedTableOf } from '../../actors/index.js';
 import * as keys from './keys.js';
 import { createIndexCodes } from './lmdb-index-codes.js';
-import { clearInstanceIndexKeys, clearTableIndexes, IndexBatch, writeIndexes } from './lmdb-indexes.js';
+import { clearAcrossKeys, clearInstanceIndexKeys, clearTableIndexes, hasAcrossKeys, IndexBatch, writeIndexes } from './lmdb-indexes.js';
 
 type Db = RootDatabase<unknown, Key>;
 
@@ -34,6 +34,10 @@ export function buildIndexes(db: Db, catalog: IndexCatalog, logger?: Logger): nu
   let rows = 0;
   const codes = createIndexCodes(catalog);
   if (resume !== undefined) logger?.info({ ...resume }, 'lmdb index build resumed');
+  // A build from the start writes every entry again, those kept across instances too: the old
+  // ones go first (a resumed build already cleared them when it started). Nothing is written when
+  // there are none (a new directory).
+  else if (hasAcrossKeys(db)) db.transactionSync(() => clearAcrossKeys(db));
   for (const instanceId of instanceIds(db, resume?.instanceId)) {
     for (const table of catalog.tables) {
       if (resume !== undefined && (resume.instanceId !== instanceId || resume.table !== table.table)) continue;

@@ -11,8 +11,8 @@
  * index read its term column when it has one.
  */
 import type { Key, RootDatabase } from 'lmdb';
-import type { IndexCatalog, IndexEntry, IndexRange, IndexReads, IndexWalk, RowSummary, TableIndexes } from '../../actors/index.js';
-import { storedTableOf, subRowListTable, summarize } from '../../actors/index.js';
+import type { AcrossInstancesEntry, IndexCatalog, IndexEntry, IndexRange, IndexReads, IndexWalk, RowSummary, TableIndexes } from '../../actors/index.js';
+import { isKeptAcrossInstances, storedTableOf, subRowListTable, summarize } from '../../actors/index.js';
 import * as keys from './keys.js';
 import { createIndexCodes, type IndexCodes } from './lmdb-index-codes.js';
 import { createScopeReader, scopeValue, type ScopeReader } from './lmdb-scope-codes.js';
@@ -110,9 +110,11 @@ function writeRowIndexes(db: Db, target: { readonly table: TableIndexes; readonl
     const code = codes.codeOf(table.table, index.name)!;
     const old = before?.terms[i] ?? [];
     const next = after?.terms[i] ?? [];
+    const across = index.acrossInstances === true;
     for (const term of old) {
       if (moved || !next.includes(term)) {
         db.remove(keys.indexKey(instanceId, code, term, id));
+        if (across) db.remove(keys.acrossKey(table.table, index.name, term, instanceId, id));
         changed = true;
       }
     }
@@ -120,6 +122,7 @@ function writeRowIndexes(db: Db, target: { readonly table: TableIndexes; readonl
       if (moved || !old.includes(term)) {
         stored ??= scopeValue(db, instanceId, after!.scope);
         db.put(keys.indexKey(instanceId, code, term, id), stored);
+        if (across) db.put(keys.acrossKey(table.table, index.name, term, instanceId, id), null);
         changed = true;
       }
     }
@@ -197,6 +200,35 @@ export function clearTableIndexes(db: Db, instanceId: string, table: TableIndexe
   if (table.source !== undefined) db.remove(keys.indexEpochKey(instanceId, name));
   bumpEpoch(db, instanceId, storedTableOf(table));
 }
+
+/** Whether the file holds any key of an index kept across instances. */
+export function hasAcrossKeys(db: Db): boolean {
+  return Array.from(db.getKeys({ ...keys.acrossAllRange(), limit: 1 })).length > 0;
+}
+
+/** Removes every key of the indexes kept across instances (a full index build writes them again). */
+export function clearAcrossKeys(db: Db): void {
+  for (const key of db.getKeys(keys.acrossAllRange())) db.remove(key);
+}
+
+/**
+ * The entries of an index kept across instances with a term at most `through`, in key order:
+ * a seek per page, so no read transaction stays open while the caller awaits between entries.
+ */
+export async function* readAcrossInstances(db: Db, catalog: IndexCatalog, table: string, index: string, through: string): AsyncGenerator<AcrossInstancesEntry> {
+  if (!isKeptAcrossInstances(catalog, table, index)) throw new Error(`readAcrossInstances: ${table}.${index} is not an index kept across instances`);
+  if (!keys.isKeyPart(through)) return;
+  let after: keys.StoreKey | undefined;
+  for (;;) {
+    const page = Array.from(db.getKeys({ ...keys.acrossRange(table, index, through, after), limit: ACROSS_PAGE })) as keys.StoreKey[];
+    for (const key of page) yield { term: String(key[3]), instanceId: String(key[4]), id: String(key[5]) };
+    if (page.length < ACROSS_PAGE) return;
+    after = page[page.length - 1];
+  }
+}
+
+/** Entries read per seek of readAcrossInstances. */
+const ACROSS_PAGE = 256;
 
 /**
  * Removes every index key of an instance, in this layout and in the one before catalog version 7,

@@ -25,7 +25,7 @@ import { dumpLmdb, loadLmdb } from './lmdb-dump.js';
 import { buildIndexes } from './lmdb-index-build.js';
 import { buildListing, instancesWithRows, writeListing } from './lmdb-listing.js';
 import { createIndexCodes, type IndexCodes } from './lmdb-index-codes.js';
-import { createIndexReads, IndexBatch, needsPrevious, writeIndexes } from './lmdb-indexes.js';
+import { createIndexReads, IndexBatch, needsPrevious, readAcrossInstances, writeIndexes } from './lmdb-indexes.js';
 import type { TermColumnOptions } from './lmdb-term-columns.js';
 import { decodeEvent, encodeEvent } from './lmdb-events.js';
 import { createTtlPutBatcher, type TtlPutBatcher } from './lmdb-ttl-batch.js';
@@ -132,6 +132,7 @@ function createReads(db: Db, termColumns: TermColumnOptions | undefined, catalog
       })),
     scanRecords: (instanceId, table) => pagedValues(db, () => keys.recordRange(instanceId, table), (key, value) => value),
     instancesWithRows: (table) => instancesWithRows(db, table),
+    readAcrossInstances: (table, index, through) => readAcrossInstances(db, catalog, table, index, through),
     findUnique(instanceId, scope, value) {
       try {
         return keys.isKeyPart(value) ? Promise.resolve(db.get(keys.uniqueKey(instanceId, scope, value)) as string | undefined) : NONE;

@@ -223,6 +223,17 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX records_listed ON records (table_name, instance_id) WHERE table_name IN ('executions', 'outbox_messages');
     `,
   },
+  {
+    version: 7,
+    name: 'index entries kept across instances',
+    // StoreAdapter.readAcrossInstances (indexes declared acrossInstances, kernel/indexes.ts): key
+    // maintenance reads the web-key rings whose windows are over, not every instance's. The
+    // literal list is this release's ACROSS_TABLES (postgres-queries.ts); widening it is a new
+    // migration. The entries themselves come with the catalog's index build.
+    sql: `
+      CREATE INDEX index_entries_across ON index_entries (index_name, term, instance_id, id) WHERE table_name IN ('web_keys');
+    `,
+  },
 ];
 
 

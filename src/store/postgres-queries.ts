@@ -126,6 +126,22 @@ export const LISTED_INSTANCES: ReadonlyMap<string, readonly [string, string]> = 
   }),
 );
 
+/** The tables whose indexes the partial index `index_entries_across` (migration 7) keeps across instances. */
+export const ACROSS_TABLES: readonly string[] = ['web_keys'];
+
+/**
+ * The entries of an index kept across instances ($1 the index, $2 the highest term, $3 rows a
+ * page, the next page after the row ($4, $5, $6)), per table of ACROSS_TABLES: the table a
+ * literal, so the planner proves the partial index `index_entries_across` covers the query.
+ */
+export const ACROSS_INSTANCES: ReadonlyMap<string, readonly [string, string]> = new Map(
+  ACROSS_TABLES.map((table) => {
+    const rows = `SELECT term, instance_id AS "instanceId", id FROM index_entries WHERE table_name = '${table}' AND index_name = $1 AND term <= $2`;
+    const order = 'ORDER BY term, instance_id, id LIMIT $3';
+    return [table, [`${rows} ${order}`, `${rows} AND (term, instance_id, id) > ($4, $5, $6) ${order}`]] as const;
+  }),
+);
+
 export function valuesList(rows: number, width: number): string {
   const tuples: string[] = [];
   for (let r = 0; r < rows; r += 1) {

@@ -6,8 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import postgres, { type Sql } from 'postgres';
-import type { AggregateLocation, Clock, IndexCatalog, Logger, ProjectionState, StoreAdapter, StoredEvent, TtlStore } from '../../actors/index.js';
-import { EMPTY_CATALOG, tablesOf } from '../../actors/index.js';
+import type { AcrossInstancesEntry, AggregateLocation, Clock, IndexCatalog, Logger, ProjectionState, StoreAdapter, StoredEvent, TtlStore } from '../../actors/index.js';
+import { EMPTY_CATALOG, isKeptAcrossInstances, tablesOf } from '../../actors/index.js';
 import { createAppendQueue } from './postgres-append.js';
 import { changeChannel, createPostgresChangeFeed, currentSchema, type ChangeNotice } from './postgres-change-feed.js';
 import { claimTtlRow } from './postgres-ttl-claim.js';
@@ -15,7 +15,7 @@ import { dumpPostgres, loadPostgres } from './postgres-dump.js';
 import { buildPgIndexes, invalidatePgIndexes } from './postgres-index-build.js';
 import { createPgIndexReads } from './postgres-indexes.js';
 import { quoteIdent, runMigrations, SCHEMA_NAME, type MigrationResult } from './postgres-migrations.js';
-import { checkInstance, decodeValue, encodeValue, hasNul, LISTED_INSTANCES, PREPARED, Q, readPosition } from './postgres-queries.js';
+import { ACROSS_INSTANCES, checkInstance, decodeValue, encodeValue, hasNul, LISTED_INSTANCES, PREPARED, Q, readPosition } from './postgres-queries.js';
 import { createHealthCheck } from './postgres-health.js';
 import { countStatements } from './postgres-statements.js';
 import { createReadCache } from './postgres-read-cache.js';
@@ -124,9 +124,9 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     write.then(done, done);
     return write;
   };
-  const reads = createReads(sql);
-  const cache = createReadCache(sql);
   const catalog = options.catalog ?? EMPTY_CATALOG;
+  const reads = createReads(sql, catalog);
+  const cache = createReadCache(sql);
   const append = createAppendQueue(sql, tablesOf(catalog), notice, (committed) => cache.advance(committed));
   const changes = createPostgresChangeFeed({ sql, notice, readEvents: reads.readEvents, ...(options.logger === undefined ? {} : { logger: options.logger }) });
   const health = createHealthCheck(() => connectPostgres({ ...options, maxConnections: 1 }));
@@ -194,7 +194,7 @@ function decodeEvent(instanceId: string, row: EventRow): StoredEvent {
 
 type Reads = Omit<StoreAdapter, 'kind' | 'catalog' | 'append' | 'putMeta' | 'ttl' | 'dump' | 'load' | 'close'>;
 
-function createReads(sql: Sql): Reads {
+function createReads(sql: Sql, catalog: IndexCatalog): Reads {
   /** First column's value of the first row, or undefined (also for keys PostgreSQL cannot hold). */
   const one = async (query: string, params: string[]): Promise<unknown> => {
     if (params.some(hasNul)) return undefined;
@@ -249,6 +249,14 @@ function createReads(sql: Sql): Reads {
       if (queries === undefined) throw new Error(`instancesWithRows: table ${table} is not in LISTED_TABLES`);
       yield* paged(sql, queries, [], (row: { instance_id: string }) => ({ cursor: row.instance_id, item: row.instance_id }));
     },
+    async *readAcrossInstances(table, index, through) {
+      const queries = ACROSS_INSTANCES.get(table);
+      if (queries === undefined || !isKeptAcrossInstances(catalog, table, index)) throw new Error(`readAcrossInstances: ${table}.${index} is not an index kept across instances`);
+      yield* paged(sql, queries, [index, through], (row: AcrossInstancesEntry) => ({
+        cursor: [row.term, row.instanceId, row.id],
+        item: { term: row.term, instanceId: row.instanceId, id: row.id },
+      }));
+    },
     async findUnique(instanceId, scope, value) {
       const holder = await one(Q.findUnique, [checkInstance(instanceId), scope, value]);
       return typeof holder === 'string' ? holder : undefined;
@@ -273,13 +281,14 @@ async function* paged<R extends object, T>(
   sql: Sql,
   [first, next]: readonly [string, string],
   params: readonly string[],
-  map: (row: R) => { cursor: string; item: T },
+  map: (row: R) => { cursor: string | readonly string[]; item: T },
 ): AsyncGenerator<T> {
   if (params.some(hasNul)) return;
-  let after: string | undefined;
+  let after: string | readonly string[] | undefined;
   for (;;) {
     const query = after === undefined ? first : next;
-    const args = after === undefined ? [...params, PAGE] : [...params, PAGE, after];
+    // The next statement takes the last row's cursor after the page size: one value, or a row's key columns.
+    const args = after === undefined ? [...params, PAGE] : [...params, PAGE, ...(typeof after === 'string' ? [after] : after)];
     const rows = await sql.unsafe<R[]>(query, args);
     const items = rows.map(map);
     yield* items.map((i) => i.item);

@@ -19,7 +19,7 @@ export const RETRY_AFTER_SECONDS = 1;
 export const CALL_DEADLINE_MS = 8_000;
 
 /** Calls that run for as long as their data is large (copy-store, scans): no deadline. */
-const UNBOUNDED = new Set(['dump', 'load', 'close', 'scanRecords', 'scanUnique', 'instancesWithRows', 'checkHealth', 'sweep']);
+const UNBOUNDED = new Set(['dump', 'load', 'close', 'scanRecords', 'scanUnique', 'instancesWithRows', 'readAcrossInstances', 'checkHealth', 'sweep']);
 
 const CONNECTION_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN',

@@ -1,12 +1,13 @@
 /**
- * Key maintenance against a real (temporary) LMDB store with an injected clock: first keys,
- * rotation when due, pruning after the retire window (each reaching the node's signer, whose ring
- * the instance state holds, with no call but the append), and one rotation when two processes race.
+ * Key maintenance against a real (temporary) LMDB store with the node's index catalog and an
+ * injected clock: rotation when due, pruning after the retire window (each reaching the node's
+ * signer, whose ring the instance state holds, with no call but the append), only the due rings
+ * read (the ring's indexes kept across instances), and one rotation when two processes race.
  */
 import { randomBytes } from 'node:crypto';
 import { decodeProtectedHeader } from 'jose';
-import { afterEach, describe, expect, it } from 'vitest';
-import { ActorSystem, createIdGenerator, createInstance, createManualClock, UNIQUE_SCOPES, webKeysKind, type StoreAdapter } from '../../actors/index.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ActorSystem, createIdGenerator, createInstance, createManualClock, INDEX_CATALOG, UNIQUE_SCOPES, webKeysKind, type StoreAdapter } from '../../actors/index.js';
 import { createSecretSealer } from '../../src/crypto/secret-sealer.js';
 import { openLmdbStore } from '../../src/store/lmdb-store.js';
 import { runKeyMaintenance, maintenancePeriodMs } from '../../src/oidc/shared/web-key-maintenance.js';
@@ -28,13 +29,13 @@ afterEach(async () => {
 async function setUp() {
   const dir = tempDir('tessera-keys-');
   const clock = createManualClock(Date.UTC(2026, 0, 1));
-  const store = openLmdbStore({ path: dir, noSync: true, clock });
+  const store = openLmdbStore({ path: dir, noSync: true, clock, catalog: INDEX_CATALOG });
   const node = (s: StoreAdapter) => {
     const actors = new ActorSystem({ store: s, clock, ids: createIdGenerator(() => clock.now()), sealer, logger: silent, uniqueScopes: UNIQUE_SCOPES });
     const webKeys = createWebKeyService({ actors, policy });
     // The node's signer: hears of rotations and prunes through the instance state's one invalidation.
     const signer = createSigner({ source: webKeys, sealer, clock, states: actors });
-    return { actors, webKeys, signer, deps: { actors, webKeys, clock, logger: silent } };
+    return { actors, webKeys, signer, deps: { actors, store: s, webKeys, clock, logger: silent } };
   };
   const a = node(store);
   cleanups.push(async () => {
@@ -48,9 +49,12 @@ async function setUp() {
 }
 
 describe('runKeyMaintenance', () => {
-  it('gives keys, rotates when due, prunes after the retire window, and is idle otherwise', async () => {
+  it('rotates when due, prunes after the retire window, and is idle otherwise', async () => {
     const { clock, a, ring, kidAt } = await setUp();
-    expect(await runKeyMaintenance(a.deps)).toEqual(new Map([['i1', 'initialized']]));
+    // An instance without keys is left to its creation and first use (ensureWebKeys), not the pass.
+    expect(await runKeyMaintenance(a.deps)).toEqual(new Map());
+    expect(await ring()).toEqual([]);
+    await ensureWebKeys(a.actors, 'i1', policy);
     const [k1, k2] = [await kidAt(0), await kidAt(1)];
     expect(await ring()).toEqual([[k1, 'active'], [k2, 'next']]);
     const signingKid = async () => decodeProtectedHeader(await a.signer.signJwt('i1', {})).kid;
@@ -71,6 +75,28 @@ describe('runKeyMaintenance', () => {
     expect(await runKeyMaintenance(a.deps)).toEqual(new Map([['i1', 'pruned']]));
     expect(await ring()).toEqual([[k2, 'active'], [k3, 'next']]);
     expect(await publishedKids()).toEqual([k2, k3]);
+  });
+
+  it('reads only the rings that are due, across instances', async () => {
+    const { clock, a } = await setUp();
+    await ensureWebKeys(a.actors, 'i1', policy);
+    clock.advance(DAY);
+    for (const id of ['i2', 'i3']) {
+      await a.actors.ask({ kind: 'system' }, createInstance, { instanceId: id, name: id, domain: `${id}.example.com` }, { creator: '' });
+      await ensureWebKeys(a.actors, id, policy);
+    }
+    const reads = vi.spyOn(a.actors, 'readRecord');
+    clock.advance(30 * DAY - DAY); // i1's key is 30 days old, i2's and i3's 29
+    expect(await runKeyMaintenance(a.deps)).toEqual(new Map([['i1', 'rotated']]));
+    expect(new Set(reads.mock.calls.map(([instanceId]) => instanceId))).toEqual(new Set(['i1']));
+    reads.mockClear();
+    clock.advance(DAY); // i2 and i3 are due now; i1's retired key is past its 13-hour window
+    expect(await runKeyMaintenance(a.deps)).toEqual(new Map([['i1', 'pruned'], ['i2', 'rotated'], ['i3', 'rotated']]));
+    expect(new Set(reads.mock.calls.map(([instanceId]) => instanceId))).toEqual(new Set(['i1', 'i2', 'i3']));
+    reads.mockClear();
+    clock.advance(HOUR); // nothing is due: no ring is read
+    expect(await runKeyMaintenance(a.deps)).toEqual(new Map());
+    expect(reads).not.toHaveBeenCalled();
   });
 
   it('rotates once when two processes find the same instance due at the same time', async () => {

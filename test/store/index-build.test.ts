@@ -17,7 +17,7 @@ import { EMPTY_CATALOG, type IndexCatalog, type StoreAdapter } from '../../actor
 import { isIndexCode } from '../../src/store/keys.js';
 import { openLmdbStore } from '../../src/store/lmdb-store.js';
 import { migratePostgres, openPostgresStore } from '../../src/store/postgres-store.js';
-import { TEST_CATALOG, thing, writeThings } from './index-suite.js';
+import { dueThrough, TEST_CATALOG, thing, writeDue, writeThings } from './index-suite.js';
 import { describeIfMet, meet, POSTGRES } from '../requirements.js';
 import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from './postgres-test-db.js';
 import { tempDir } from '../temp-dirs.js';
@@ -167,6 +167,31 @@ describe('index build on upgrade: lmdb', () => {
       await upgraded.close();
     }
   });
+  it('builds the entries kept across instances at open, and a rebuild leaves none of the old ones behind', async () => {
+    const dir = newDir();
+    const old = openLmdbStore({ path: dir });
+    await writeDue(old, A, 'k', [10]);
+    await writeDue(old, 'inst-b', 'k', [20]);
+    await old.close();
+    const upgraded = openLmdbStore({ path: dir, catalog: TEST_CATALOG });
+    expect(await dueThrough(upgraded, 100)).toEqual([[10, A, 'k'], [20, 'inst-b', 'k']]);
+    await upgraded.close();
+    // A row removed by a store that keeps no indexes leaves its entry until the indexes are rebuilt…
+    const without = openLmdbStore({ path: dir });
+    await writeDue(without, 'inst-b', 'k', null);
+    await without.close();
+    const same = openLmdbStore({ path: dir, catalog: TEST_CATALOG });
+    expect(await dueThrough(same, 100)).toEqual([[10, A, 'k'], [20, 'inst-b', 'k']]);
+    await same.close();
+    // …which a newer catalog version does, from the rows alone.
+    const rebuilt = openLmdbStore({ path: dir, catalog: { ...TEST_CATALOG, version: TEST_CATALOG.version + 1 } });
+    try {
+      expect(await dueThrough(rebuilt, 100)).toEqual([[10, A, 'k']]);
+    } finally {
+      await rebuilt.close();
+    }
+  });
+
   // TESSERA_BENCH_WITHOUT_INDEXES opens the store with the empty catalog (src/cli/open-store.ts).
   it.each([
     { opened: 'the empty catalog', catalog: EMPTY_CATALOG, indexed: true },

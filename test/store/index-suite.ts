@@ -7,9 +7,9 @@
  * indexed entry by entry and moved with its parent row.
  */
 import { beforeEach, afterEach, describe, expect, it } from 'vitest';
-import { defineIndexes, defineSubIndexes, type AggregateKind, type IndexCatalog, type RecordWrite, type StoreAdapter } from '../../actors/index.js';
+import { defineIndexes, defineSubIndexes, numberTerm, type AggregateKind, type IndexCatalog, type RecordWrite, type StoreAdapter } from '../../actors/index.js';
 import { executeSearch } from '../../src/api/shared/search-executor.js';
-import { append, event, expect0, type OpenStore } from './store-suite.js';
+import { append, collect, event, expect0, type OpenStore } from './store-suite.js';
 
 interface Thing {
   readonly name: string;
@@ -21,6 +21,18 @@ const thingKind: AggregateKind<Thing> = {
   type: 'thing',
   table: 'things',
   events: { aggregateType: 'thing', aggregate: 'test rows', events: {} },
+  evolve: (state) => state,
+};
+
+/** Rows with times, in a table both stores keep an index of across instances (`web_keys`). */
+interface Due {
+  readonly since: readonly number[];
+}
+
+const dueKind: AggregateKind<Due> = {
+  type: 'due',
+  table: 'web_keys',
+  events: { aggregateType: 'due', aggregate: 'test rows', events: {} },
   evolve: (state) => state,
 };
 
@@ -50,6 +62,8 @@ export const TEST_CATALOG: IndexCatalog = {
       (r) => r.parent.state.org,
       { tag: (r) => r.item },
     ),
+    // `since` kept across instances as well; `plain`, the same terms, per instance only.
+    defineIndexes(dueKind, () => '', { since: (r) => r.state.since.map(numberTerm), plain: (r) => r.state.since.map(numberTerm) }, { acrossInstances: ['since'] }),
   ],
 };
 
@@ -74,6 +88,19 @@ export async function writeThings(store: StoreAdapter, instanceId: string, rows:
 }
 
 const ids = (entries: readonly { id: string }[]) => entries.map((e) => e.id);
+
+/** Writes (or, with null, removes) the `web_keys` row `id` of an instance with these times. */
+export async function writeDue(store: StoreAdapter, instanceId: string, id: string, since: readonly number[] | null): Promise<void> {
+  const head = await store.streamVersion(instanceId, 'due', id);
+  const value = since === null ? null : { id, meta: { version: head + 1, sequence: 1, createdAt: 1, changedAt: 1, owner: { type: 'instance', id: instanceId } }, state: { since } };
+  const result = await store.append(append(instanceId, { expectations: [expect0('due', id, head)], events: [event('due', id, 'due.set')], project: () => [{ table: 'web_keys', id, value }] }));
+  expect(result.ok).toBe(true);
+}
+
+/** The entries of `web_keys.since` across instances with a time at most `through`, as [time, instance, id]. */
+export async function dueThrough(store: StoreAdapter, through: number): Promise<[number, string, string][]> {
+  return (await collect(store.readAcrossInstances('web_keys', 'since', numberTerm(through)))).map((e) => [Number(e.term), e.instanceId, e.id]);
+}
 
 export function describeIndexSuite(name: string, open: OpenStore): void {
   describe(`StoreAdapter indexes: ${name}`, () => {
@@ -479,6 +506,46 @@ export function describeIndexSuite(name: string, open: OpenStore): void {
         { scope: 'o2', count: 2 },
         { scope: 'o8', count: 1 },
       ]);
+    });
+
+    it('keeps an index across instances: every instance\'s entries in (term, instance, id) order up to a bound, moved and removed with their rows', async () => {
+      await writeDue(store, B, 'k', [30, 10]);
+      await writeDue(store, A, 'k', [20]);
+      await writeDue(store, 'inst-c', 'k', [10]);
+      await writeDue(store, 'inst-c', 'j', [10]);
+      expect(await dueThrough(store, 100)).toEqual([[10, B, 'k'], [10, 'inst-c', 'j'], [10, 'inst-c', 'k'], [20, A, 'k'], [30, B, 'k']]);
+      // The bound is inclusive; a term past it is left out.
+      expect(await dueThrough(store, 19)).toEqual([[10, B, 'k'], [10, 'inst-c', 'j'], [10, 'inst-c', 'k']]);
+      expect(await dueThrough(store, 20)).toEqual([[10, B, 'k'], [10, 'inst-c', 'j'], [10, 'inst-c', 'k'], [20, A, 'k']]);
+      expect(await dueThrough(store, 9)).toEqual([]);
+      // A changed row moves, a removed one leaves; the per-instance index moves with them.
+      await writeDue(store, B, 'k', [40]);
+      await writeDue(store, 'inst-c', 'k', null);
+      expect(await dueThrough(store, 100)).toEqual([[10, 'inst-c', 'j'], [20, A, 'k'], [40, B, 'k']]);
+      expect(ids(await store.readIndex(B, { table: 'web_keys', index: 'since', limit: 10 }))).toEqual(['k']);
+      // A refused append leaves no entry.
+      const refused = await store.append(append(A, { expectations: [expect0('due', 'k', 7)], events: [event('due', 'k', 'due.set')], project: () => [{ table: 'web_keys', id: 'k2', value: { id: 'k2', state: { since: [1] } } }] }));
+      expect(refused.ok).toBe(false);
+      expect(await dueThrough(store, 100)).toEqual([[10, 'inst-c', 'j'], [20, A, 'k'], [40, B, 'k']]);
+      // Only an index declared across instances is read that way.
+      expect(ids(await store.readIndex(A, { table: 'web_keys', index: 'plain', limit: 10 }))).toEqual(['k']);
+      await expect(collect(store.readAcrossInstances('web_keys', 'plain', numberTerm(100)))).rejects.toThrow('not an index kept across instances');
+      await expect(collect(store.readAcrossInstances('things', 'name', 'z'))).rejects.toThrow('not an index kept across instances');
+    });
+
+    it('reads an index across instances past a page, and in a store a dump was loaded into', async () => {
+      const instances = Array.from({ length: 260 }, (_, i) => `inst-${String((i * 7) % 260).padStart(3, '0')}`);
+      for (const [i, instanceId] of instances.entries()) await writeDue(store, instanceId, 'k', [1_000 + (i % 3)]);
+      const expected = instances.map((instanceId, i) => [1_000 + (i % 3), instanceId, 'k']).sort((x, y) => Number(x[0]) - Number(y[0]) || String(x[1]).localeCompare(String(y[1])));
+      expect(await dueThrough(store, 2_000)).toEqual(expected);
+      const copy = await open();
+      try {
+        await copy.store.load(store.dump());
+        expect(await dueThrough(copy.store, 2_000)).toEqual(expected);
+        expect(await dueThrough(copy.store, 1_000)).toEqual(expected.filter(([time]) => time === 1_000));
+      } finally {
+        await copy.cleanup();
+      }
     });
 
     it('rebuilds the indexes of a loaded dump in the target store', async () => {

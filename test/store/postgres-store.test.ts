@@ -8,7 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createManualClock, type IndexWalk, type StoreAdapter } from '../../actors/index.js';
+import { createManualClock, INDEX_CATALOG, numberTerm, type IndexWalk, type StoreAdapter } from '../../actors/index.js';
 import { MIGRATIONS } from '../../src/store/postgres-migrations.js';
 import {
   countQuery,
@@ -24,7 +24,7 @@ import {
   walkQuery,
   walkWithSummariesQuery,
 } from '../../src/store/postgres-indexes.js';
-import { LISTED_INSTANCES, Q } from '../../src/store/postgres-queries.js';
+import { ACROSS_INSTANCES, ACROSS_TABLES, LISTED_INSTANCES, Q } from '../../src/store/postgres-queries.js';
 import { createReadCache } from '../../src/store/postgres-read-cache.js';
 import { connectPostgres, migratePostgres, openPostgresStore, type PostgresStoreOptions } from '../../src/store/postgres-store.js';
 import { describeIfMet, meet, POSTGRES } from '../requirements.js';
@@ -153,7 +153,7 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
       expect(await trigramIndexes(sql, schema)).toEqual([]);
       expect(await answers()).toEqual(expected);
       const upgraded = await migratePostgres({ url, schema });
-      expect({ applied: upgraded.applied, trigramIndex: upgraded.trigramIndex }).toEqual({ applied: [4, 5, 6], trigramIndex: true });
+      expect({ applied: upgraded.applied, trigramIndex: upgraded.trigramIndex }).toEqual({ applied: [4, 5, 6, 7], trigramIndex: true });
       expect(await trigramIndexes(sql, schema)).toEqual(textIndexes);
       expect(await answers()).toEqual(expected);
       const again = await migratePostgres({ url, schema });
@@ -186,11 +186,11 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
       expect(await trigramIndexes(sql, schema)).toEqual([expect.stringMatching(/^index_entries_term_trgm: gin \(term [a-z_]+\.gin_trgm_ops\)$/)]);
       expect(await answers()).toEqual(expected);
       const upgraded = await migratePostgres({ url, schema });
-      expect({ applied: upgraded.applied, trigramIndex: upgraded.trigramIndex }).toEqual({ applied: [5, 6], trigramIndex: true });
+      expect({ applied: upgraded.applied, trigramIndex: upgraded.trigramIndex }).toEqual({ applied: [5, 6, 7], trigramIndex: true });
       expect(await trigramIndexes(sql, schema)).toEqual(textIndexes);
       expect(await answers()).toEqual(expected);
       const [rows] = await sql.unsafe<{ version: number }[]>('SELECT max(version) AS version FROM schema_migrations');
-      expect(Number(rows!.version)).toBe(6);
+      expect(Number(rows!.version)).toBe(7);
     } finally {
       await sql.end({ timeout: 5 });
     }
@@ -273,6 +273,10 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
     // Rows of the listed tables in a few of 3,000 instances (the pending messages of some, the executions of fewer).
     await admin.unsafe(`INSERT INTO "${schema}".records SELECT 'inst-' || g, t, 'm' || g, '\\x00'::bytea
       FROM generate_series(1, 3000) g, unnest(ARRAY['outbox_messages', 'executions']) t WHERE g % (CASE t WHEN 'executions' THEN 300 ELSE 30 END) = 0`);
+    // 3,000 rows of the table whose indexes key maintenance reads across instances, their times
+    // spread over 97 values (in the two instances the other rows have, so the other plans keep their estimates).
+    await admin.unsafe(`INSERT INTO "${schema}".index_entries SELECT i, 'web_keys', x, lpad((g % 97)::text, 16, '0'), 'k' || g, ''
+      FROM generate_series(1, 1500) g, unnest(ARRAY['inst-a', 'inst-b']) i, unnest(ARRAY['active_since', 'retired_since']) x`);
     // Statistics from every row of index_entries (ANALYZE samples 300 rows per unit of the
     // target, 30,000 by default, fewer than its 72,000): with a sample, the estimates of a
     // digit-only pattern below changed from one ANALYZE to the next, and with them its plan.
@@ -297,6 +301,10 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
       ['ttl delete', Q.ttlDelete, ['inst-a', 'codes', 'k42']],
       ['ttl sweep batch', Q.ttlSweep, [Date.now(), 500]],
       ...[...LISTED_INSTANCES].map(([table, [, next]]): [string, string, (string | number)[]] => [`instances with rows of ${table}`, next, [256, 'inst-a']]),
+      ...[...ACROSS_INSTANCES].flatMap(([table, [first, next]]): [string, string, (string | number)[]][] => [
+        [`across instances of ${table}, first page`, first, ['active_since', numberTerm(40), 256]],
+        [`across instances of ${table}, next page`, next, ['active_since', numberTerm(40), 256, numberTerm(7), 'inst-a', 'k1000']],
+      ]),
       ['search walk, first page', ...walk({ limit: 10 })],
       ['search walk, reversed after a cursor', ...walk({ limit: 10, reverse: true, after: { term: 'n01500', id: 'r1500' } })],
       ['search walk, one term', ...walk({ limit: 10, equals: 'n00042' })],
@@ -317,6 +325,8 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
         return [q.text, q.params] as [string, (string | number)[]];
       })()],
     ];
+    // Every table the catalog keeps an index of across instances has its statements (and migration 7's partial index).
+    expect(INDEX_CATALOG.tables.filter((t) => t.indexes.some((i) => i.acrossInstances === true)).map((t) => t.table)).toEqual(ACROSS_TABLES);
     // The node's own connection settings: its prepared statements run their generic plans.
     const sql = connectPostgres({ url, schema, maxConnections: 1 });
     try {
@@ -331,6 +341,8 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
         if (name.endsWith('the first rows')) expect(plan, name).toMatch(/Index Scan using records_pkey[\s\S]*Index Cond: \(.*id = e\.id/);
         // The partial index of the listed tables' rows, never the primary key of every row.
         if (name.startsWith('instances with rows')) expect(plan, name).toMatch(/Index Only Scan using records_listed on records/);
+        // The partial index of the entries kept across instances, never the primary key of every entry.
+        if (name.startsWith('across instances')) expect(plan, name).toMatch(/Index Only Scan using index_entries_across on index_entries/);
         // Whether a scope is a row comes from the records' primary key alone (never their values):
         // for the page's entries a lookup by the entry's scope, so the walk stops at its limit;
         // for the count a lookup per counted scope or a merge of the two key ranges.

@@ -1,19 +1,24 @@
 /**
- * Scheduled key maintenance (docs/oidc/keys.md): a timer walks every instance, gives keys to
- * instances without, rotates those whose active key is older than the rotation interval, and
- * removes retired keys whose window is over. Safe with several processes on one store: the
- * rotation is conditional on the active key the pass saw, so only one process rotates.
+ * Scheduled key maintenance (docs/oidc/keys.md): a timer reads, across instances, the key rings
+ * whose active key is older than the rotation interval or that hold a retired key past its
+ * retire window (the ring's indexes kept across instances, webKeyIndexes), rotates or prunes
+ * those, and reads no other instance: a pass costs what is due, not the number of instances.
+ * Safe with several processes on one store: the rotation is conditional on the active key the
+ * pass saw, so only one process rotates. An instance gets its first keys when it is created (and
+ * from its first request that signs or publishes keys, should that have been cut short), not here.
  */
 import {
   activeWebKey,
   type ActorSystem,
   type Clock,
   expiredWebKeys,
-  instanceKind,
   isRotationDue,
   type Logger,
+  numberTerm,
   pruneWebKeys,
-  SYSTEM_TENANT,
+  type StoreAdapter,
+  WEB_KEY_ACTIVE_SINCE,
+  WEB_KEY_RETIRED_SINCE,
   webKeysKind,
 } from '../../../actors/index.js';
 import type { WebKeyService } from '../../crypto/web-keys.js';
@@ -22,25 +27,49 @@ export type MaintenanceAction = 'initialized' | 'rotated' | 'pruned';
 
 export interface MaintenanceDeps {
   readonly actors: ActorSystem;
+  /** Where the due rings are found (the ring's indexes kept across instances). */
+  readonly store: Pick<StoreAdapter, 'readAcrossInstances'>;
   readonly webKeys: WebKeyService;
   readonly clock: Clock;
   readonly logger: Logger;
 }
 
-/** One pass over every instance; returns what it did, by instance id. */
+/** One pass over the instances whose keys are due; returns what it did, by instance id. */
 export async function runKeyMaintenance(deps: MaintenanceDeps): Promise<Map<string, MaintenanceAction>> {
   const done = new Map<string, MaintenanceAction>();
-  for await (const instance of deps.actors.scanRecords(SYSTEM_TENANT, instanceKind)) {
+  for await (const instanceId of dueInstances(deps)) {
     try {
-      const action = await maintainInstance(deps, instance.id);
+      const action = await maintainInstance(deps, instanceId);
       if (action === undefined) continue;
-      done.set(instance.id, action);
-      deps.logger.info({ instanceId: instance.id, action }, 'web keys maintained');
+      done.set(instanceId, action);
+      deps.logger.info({ instanceId, action }, 'web keys maintained');
     } catch (error) {
-      deps.logger.error({ err: error, instanceId: instance.id }, 'web key maintenance failed; retried on the next pass');
+      deps.logger.error({ err: error, instanceId }, 'web key maintenance failed; retried on the next pass');
     }
   }
   return done;
+}
+
+/**
+ * The instances whose ring may need work now, each once: an active key activated at least the
+ * rotation interval ago, a retired key retired at least the retire window ago. A ring the pass
+ * changes moves its entries past the bound it reads (a new active key is activated now), so it is
+ * not found again in the same pass.
+ */
+async function* dueInstances({ store, webKeys, clock }: MaintenanceDeps): AsyncGenerator<string> {
+  const now = clock.now();
+  const { rotationIntervalMs, retireAfterMs } = webKeys.policy;
+  const bounds: [string, number][] = [[WEB_KEY_RETIRED_SINCE, now - retireAfterMs]];
+  if (rotationIntervalMs > 0) bounds.unshift([WEB_KEY_ACTIVE_SINCE, now - rotationIntervalMs]);
+  const seen = new Set<string>();
+  for (const [index, since] of bounds) {
+    if (since < 0) continue; // nothing started before the epoch
+    for await (const { instanceId } of store.readAcrossInstances(webKeysKind.table, index, numberTerm(since))) {
+      if (seen.has(instanceId)) continue;
+      seen.add(instanceId);
+      yield instanceId;
+    }
+  }
 }
 
 async function maintainInstance(deps: MaintenanceDeps, instanceId: string): Promise<MaintenanceAction | undefined> {
