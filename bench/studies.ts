@@ -166,15 +166,32 @@ export async function rssStudy(options: {
   // intervals: the baseline is read after the same pause as the last reading, so both are quiet.
   await sleep(options.settleS * 1000);
   const before = memoryOf(pid);
-  load.log(`  RssAnon after a ${options.settleS} s pause ${mib(before.rssAnonKiB)}; opaque tokens for ${options.runS} s`);
+  load.log(`  RssAnon after a ${options.settleS} s pause ${mib(before.rssAnonKiB)} (${await heapOf(node)}); opaque tokens for ${options.runS} s`);
   const run = await measureAutocannon(tokenSpec(node.origin, TESSERA_HOST_HEADER, options.opaqueAuthorization, load.connections, options.runS), options.target);
   if (run.non2xx + run.errors + run.timeouts > run.responses / 100) throw new Error(`opaque run: ${run.non2xx + run.errors + run.timeouts} of ${run.responses} failed ${JSON.stringify(run.statusCodes)}`);
   const afterRun = memoryOf(pid);
-  load.log(`  ${run.responses} tokens (${Math.round(run.reqPerSec)} /s); RssAnon after ${mib(afterRun.rssAnonKiB)}; settling ${options.settleS} s`);
+  load.log(`  ${run.responses} tokens (${Math.round(run.reqPerSec)} /s); RssAnon after ${mib(afterRun.rssAnonKiB)} (${await heapOf(node)}); settling ${options.settleS} s`);
   await sleep(options.settleS * 1000);
   const afterSettle = memoryOf(pid);
-  load.log(`  RssAnon after the pause ${mib(afterSettle.rssAnonKiB)}`);
+  load.log(`  RssAnon after the pause ${mib(afterSettle.rssAnonKiB)} (${await heapOf(node)})`);
   return { runS: options.runS, settleS: options.settleS, idle: options.idle, before, afterRun, afterSettle, tokens: run.responses, reqPerSec: run.reqPerSec };
+}
+
+/**
+ * The node's V8 heap from its own /metrics (prom-client's process metrics, read after the
+ * /proc figure beside it): committed and used per space, and external memory, in MiB, so a
+ * change of RssAnon can be told apart into V8's heap and the rest (malloc, native buffers).
+ */
+async function heapOf(node: TesseraNode): Promise<string> {
+  const result = await httpRequest(node.origin, 'GET', '/metrics', {});
+  if (result.status !== 200) return `no heap figures: /metrics answered ${result.status}`;
+  const value = (name: string, space?: string): number => {
+    const label = space === undefined ? '' : `\\{space="${space}"\\}`;
+    const match = new RegExp(`^tessera_nodejs_${name}${label} ([0-9.e+]+)$`, 'm').exec(result.body);
+    return match === null ? Number.NaN : Number(match[1]) / 1_048_576;
+  };
+  const spaces = ['new', 'old', 'code', 'large_object'].map((space) => `${space} ${value('heap_space_size_used_bytes', space).toFixed(1)}/${value('heap_space_size_total_bytes', space).toFixed(1)}`);
+  return `V8 heap used/committed MiB: ${value('heap_size_used_bytes').toFixed(1)}/${value('heap_size_total_bytes').toFixed(1)} (${spaces.join(', ')}); external ${value('external_memory_bytes').toFixed(1)}`;
 }
 
 /**

@@ -38,7 +38,8 @@ export async function startTessera(options: {
     options.cleanup.addDirectory(dataDir);
   }
   // Other TESSERA_* settings (e.g. TESSERA_HTTP=node) pass through; these are fixed.
-  const inherited = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[0].startsWith('TESSERA_') && entry[1] !== undefined));
+  // glibc's malloc settings (MALLOC_ARENA_MAX, MALLOC_TRIM_THRESHOLD_, GLIBC_TUNABLES, ...) too, to compare them.
+  const inherited = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => /^(TESSERA_|MALLOC_|GLIBC_TUNABLES$)/.test(entry[0]) && entry[1] !== undefined));
   const server = await spawnServer({
     name: 'tessera',
     cleanup: options.cleanup,
