@@ -4,7 +4,8 @@
  * set and reads those, not every instance (docs/architecture.md, "Periodic passes read the
  * instances with work"). A listing key is put and removed with its row in the append's write transaction
  * and by a load; a data directory written before the listing gets it at open (LISTING_META,
- * put once a directory with instances has been listed).
+ * put once a directory with instances has been listed, or by the first append to a directory
+ * that had none).
  */
 import type { Key, RootDatabase } from 'lmdb';
 import { LISTED_TABLES, type Logger } from '../../actors/index.js';
@@ -43,9 +44,22 @@ export function markListed(db: Db): Promise<boolean> {
   return db.put(keys.metaKey(LISTING_META), LISTING_VERSION);
 }
 
-/** Lists the rows of every listed table when the file was written before the listing; returns the rows listed. */
-export function buildListing(db: Db, logger?: Logger): number {
-  if (db.get(keys.metaKey(LISTING_META)) === LISTING_VERSION) return 0;
+/**
+ * Marks the listing complete inside the caller's write transaction: the store's first append to a
+ * directory that had no instances at open, whose every row is listed as it is written. Should that
+ * transaction not commit, the directory is listed at its next open instead.
+ */
+export function markListedInTxn(db: Db): void {
+  db.put(keys.metaKey(LISTING_META), LISTING_VERSION);
+}
+
+/**
+ * Lists the rows of every listed table when the file was written before the listing; returns the
+ * rows listed, and whether the file is marked listed (false: it has no instances yet, and its
+ * first append marks it, markListedInTxn).
+ */
+export function buildListing(db: Db, logger?: Logger): { readonly rows: number; readonly listed: boolean } {
+  if (db.get(keys.metaKey(LISTING_META)) === LISTING_VERSION) return { rows: 0, listed: true };
   let rows = 0;
   let instances = 0;
   // Puts only (a key is null whatever it lists), so a build cut short by a crash is run again whole.
@@ -60,10 +74,10 @@ export function buildListing(db: Db, logger?: Logger): number {
       }
     });
   }
-  // A directory without instances has nothing to list and is left as it is (no write at open):
-  // the first open that finds instances but no marker lists them, which is then a no-op rewrite.
-  if (instances === 0) return 0;
+  // A directory without instances has nothing to list and is left as it is (no write at open,
+  // which would change lmdb-js's timing of the appends after it): its first append marks it.
+  if (instances === 0) return { rows: 0, listed: false };
   db.transactionSync(() => db.put(keys.metaKey(LISTING_META), LISTING_VERSION));
   if (rows > 0) logger?.info({ rows }, 'lmdb row listing built');
-  return rows;
+  return { rows, listed: true };
 }

@@ -23,7 +23,7 @@ import { checkExpectations, findClaimClash, placeEvents } from './append-rules.j
 import * as keys from './keys.js';
 import { dumpLmdb, loadLmdb } from './lmdb-dump.js';
 import { buildIndexes } from './lmdb-index-build.js';
-import { buildListing, instancesWithRows, writeListing } from './lmdb-listing.js';
+import { buildListing, instancesWithRows, markListedInTxn, writeListing } from './lmdb-listing.js';
 import { createIndexCodes, type IndexCodes } from './lmdb-index-codes.js';
 import { createIndexReads, IndexBatch, needsPrevious, readAcrossInstances, writeIndexes } from './lmdb-indexes.js';
 import type { TermColumnOptions } from './lmdb-term-columns.js';
@@ -78,7 +78,8 @@ export function openLmdbStore(options: LmdbStoreOptions): StoreAdapter {
   const catalog = options.catalog ?? EMPTY_CATALOG;
   const indexing: Indexing = { tables: tablesOf(catalog), codes: createIndexCodes(catalog) };
   if (options.catalog !== undefined) buildIndexes(db, catalog, options.logger);
-  buildListing(db, options.logger);
+  // A directory without instances at open is marked listed by its first append (every row since is listed).
+  let markListing = !buildListing(db, options.logger).listed;
   let closed: Promise<void> | undefined;
   options.logger?.debug({ path: options.path, noSync }, 'lmdb store opened');
 
@@ -95,7 +96,16 @@ export function openLmdbStore(options: LmdbStoreOptions): StoreAdapter {
     catalog,
     // A child transaction aborts as a unit when project() or a write throws, so a failed
     // append leaves nothing behind even though lmdb-js batches several callbacks per commit.
-    append: (request) => durable(db.childTransaction(() => appendInTxn(db, indexing, request))),
+    append: (request) => {
+      if (!markListing) return durable(db.childTransaction(() => appendInTxn(db, indexing, request)));
+      markListing = false;
+      return durable(
+        db.childTransaction(() => {
+          markListedInTxn(db);
+          return appendInTxn(db, indexing, request);
+        }),
+      );
+    },
     ...createReads(db, options.termColumns, catalog),
     putMeta: async (key, value) => {
       await durable(db.put(keys.metaKey(key), value));

@@ -7,7 +7,7 @@ import { open } from 'lmdb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createManualClock, executionSetKind, OUTBOX_TABLE, type StoreAdapter } from '../../actors/index.js';
 import { openLmdbStore, type LmdbStoreOptions } from '../../src/store/lmdb-store.js';
-import { LISTING, metaKey, recordKey, STRUCTURES_META, summaryKey } from '../../src/store/keys.js';
+import { LISTING, listingKey, metaKey, recordKey, STRUCTURES_META, summaryKey } from '../../src/store/keys.js';
 import { LISTING_META } from '../../src/store/lmdb-listing.js';
 import { describeIndexSuite, TEST_CATALOG, thing, writeThings } from './index-suite.js';
 import { append, collect, describeStoreSuite, event, expect0 } from './store-suite.js';
@@ -335,6 +335,22 @@ describe('lmdb store specifics', () => {
     const again = openAt(dir);
     expect(await collect(again.instancesWithRows(OUTBOX_TABLE))).toEqual(['inst-a', 'inst-b']);
     expect(await collect(again.instancesWithRows(executionSetKind.table))).toEqual(['inst-c']);
+  });
+
+  it('marks a new data directory listed with its first append, so its next open builds no listing', async () => {
+    const { dir, store } = fresh();
+    expect(await store.getMeta(LISTING_META)).toBeUndefined(); // a new directory: nothing written at open
+    await store.append(append('inst-a', { project: () => [{ table: OUTBOX_TABLE, id: 'm1', value: {} }] }));
+    expect(await store.getMeta(LISTING_META)).toBe(1);
+    await store.close();
+    // A listing key removed behind the store's back stays removed at the next open: no build ran
+    // (without the marker one would put it back, as the test above shows).
+    const raw = open(dir, { useVersions: true });
+    await raw.remove(listingKey(OUTBOX_TABLE, 'inst-a', 'm1'));
+    await raw.close();
+    const again = openAt(dir);
+    expect(await collect(again.instancesWithRows(OUTBOX_TABLE))).toEqual([]);
+    expect(await again.getRecord('inst-a', OUTBOX_TABLE, 'm1')).toEqual({});
   });
 
   it('reads a stream and the event log consistently after many appends', async () => {
