@@ -97,11 +97,11 @@ export function openLmdbStore(options: LmdbStoreOptions): StoreAdapter {
     // A child transaction aborts as a unit when project() or a write throws, so a failed
     // append leaves nothing behind even though lmdb-js batches several callbacks per commit.
     append: (request) => {
-      if (!markListing) return durable(db.childTransaction(() => appendInTxn(db, indexing, request)));
+      const mark = markListing;
       markListing = false;
       return durable(
         db.childTransaction(() => {
-          markListedInTxn(db);
+          if (mark) markListedInTxn(db);
           return appendInTxn(db, indexing, request);
         }),
       );
