@@ -16,13 +16,14 @@ import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { create } from '@bufbuild/protobuf';
 import type { Sql } from 'postgres';
-import { type IndexReads, orgIndexes } from '../actors/index.js';
+import { INDEX_CATALOG, type IndexReads, orgIndexes } from '../actors/index.js';
 import { type Condition, executeSearch } from '../src/api/shared/search-executor.js';
 import { parseListQuery, textCondition } from '../src/api/shared/search.js';
 import { SearchQuerySchema, TextFilterMethod } from '../src/gen/platform/resources/object/v3alpha/object_pb.js';
 import { createPositionedIndexReads } from '../src/store/postgres-indexes.js';
 import { readPosition } from '../src/store/postgres-queries.js';
 import { connectPostgres } from '../src/store/postgres-store.js';
+import { COLUMN_QUERY, createPgTermColumns, type PgTermColumns } from '../src/store/postgres-term-columns.js';
 
 /** Statements sent (untimed, other inputs than the timed ones) before a floor's samples. */
 export const FLOOR_WARMUP = Number(process.env.SCALE_FLOOR_WARMUP ?? 500);
@@ -34,8 +35,12 @@ export interface Statement {
   readonly options: unknown;
 }
 
-/** The statement of a row's request with input `i` (the same i as the row's request). */
-export type StatementOf = (instanceId: string, i: number) => Promise<Statement>;
+/**
+ * The statement of a row's request with input `i` (the same i as the row's request); `sql` is the
+ * floor's own client, for the reads a request does not send (a term column's, held across
+ * requests). Without it a CONTAINS is the SQL filter the node falls back to.
+ */
+export type StatementOf = (instanceId: string, i: number, sql?: Sql) => Promise<Statement>;
 
 export interface Floor {
   readonly p50: number;
@@ -55,12 +60,17 @@ export interface StatementFloor {
   close(): Promise<void>;
 }
 
-/** Runs the store's code on a client that records its one statement and answers no rows. */
-async function recorded(send: (sql: Sql) => Promise<unknown>): Promise<Statement> {
+/**
+ * Runs the store's code on a client that records its one statement and answers no rows; with
+ * `through`, answers it from that client (untimed: the epoch a term column's lookup checks), and
+ * sends a term column's read there without recording it (the node reads it once, not per request).
+ */
+async function recorded(send: (sql: Sql) => Promise<unknown>, through?: Sql): Promise<Statement> {
   const sent: Statement[] = [];
   const unsafe = (text: string, params: readonly unknown[] = [], options?: unknown) => {
+    if (through !== undefined && text === COLUMN_QUERY) return through.unsafe(text, params as never[], options as never);
     sent.push({ text, params, options });
-    return Promise.resolve([]);
+    return through === undefined ? Promise.resolve([]) : through.unsafe(text, params as never[], options as never);
   };
   await send({ unsafe } as unknown as Sql);
   if (sent.length !== 1) throw new Error(`statement floor: the store's code sent ${sent.length} statements for one request, not one`);
@@ -89,10 +99,14 @@ export function orgSearchStatement(search: {
   readonly name?: (i: number) => { readonly method: keyof typeof METHODS; readonly name: string };
 }): StatementOf {
   const query = parseListQuery(create(SearchQuerySchema, { limit: search.limit }));
-  return (instanceId, i) =>
-    recorded(async (sql) => {
-      const positioned = createPositionedIndexReads(sql);
-      const filter = search.name?.(i);
+  // CONTAINS: the node answers from a term column (postgres-term-columns.ts), read once and held.
+  let columns: PgTermColumns | undefined;
+  return (instanceId, i, floorSql) => {
+    const filter = search.name?.(i);
+    const fromColumn = filter?.method === 'CONTAINS' && floorSql !== undefined;
+    if (fromColumn) columns ??= createPgTermColumns(floorSql!, INDEX_CATALOG);
+    return recorded(async (sql) => {
+      const positioned = createPositionedIndexReads(sql, fromColumn ? columns : undefined);
       const conditions: Condition[] = filter === undefined ? [] : [textCondition('name', METHODS[filter.method], filter.name)];
       let reads = 0;
       const first = () => {
@@ -116,7 +130,8 @@ export function orgSearchStatement(search: {
         },
       };
       await executeSearch(recording, { instanceId, table: orgIndexes, sort: SORT[search.sort ?? 'CREATION_DATE'], conditions, query });
-    });
+    }, fromColumn ? floorSql : undefined);
+  };
 }
 
 /** The local ports of `pid`'s TCP connections to `port` (its PostgreSQL connections). */
@@ -157,8 +172,11 @@ export async function openStatementFloor(url: string, schema: string): Promise<S
   const send = (s: Statement) => sql.unsafe(s.text, s.params as never[], s.options as never);
   return {
     async measure(nodePid, statement, samples) {
-      const warm = await Promise.all(Array.from({ length: FLOOR_WARMUP }, (_, i) => statement(instanceId, samples + i)));
-      const timed = await Promise.all(Array.from({ length: samples }, (_, i) => statement(instanceId, i)));
+      // One after the other: a statement may be answered by this client while it is built.
+      const warm: Statement[] = [];
+      for (let i = 0; i < FLOOR_WARMUP; i += 1) warm.push(await statement(instanceId, samples + i, sql));
+      const timed: Statement[] = [];
+      for (let i = 0; i < samples; i += 1) timed.push(await statement(instanceId, i, sql));
       for (const s of warm) await send(s);
       const times: number[] = [];
       let rows = 0;

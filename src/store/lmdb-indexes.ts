@@ -16,7 +16,8 @@ import { isKeptAcrossInstances, storedTableOf, subRowListTable, summarize } from
 import * as keys from './keys.js';
 import { createIndexCodes, type IndexCodes } from './lmdb-index-codes.js';
 import { createScopeReader, scopeValue, type ScopeReader } from './lmdb-scope-codes.js';
-import { countColumn, createTermColumns, readColumn, type TermColumnOptions, type TermColumns } from './lmdb-term-columns.js';
+import { createTermColumns, type TermColumns } from './lmdb-term-columns.js';
+import { countColumn, readColumn, type TermColumnOptions } from './term-columns.js';
 
 type Db = RootDatabase<unknown, Key>;
 
@@ -289,7 +290,7 @@ function countIndex(db: Db, { columns, codes }: ReadContext, instanceId: string,
   if (filter === undefined) return db.getCount(bounds);
   if (isWholeIndex(range)) {
     const column = columns.columnOf(instanceId, range.table, range.index);
-    if (column !== undefined) return countColumn(column, filter);
+    if (column !== undefined) return countColumn(column, range);
     columns.walked(instanceId, range.table, range.index);
   }
   let count = 0;
@@ -308,7 +309,7 @@ function readIndex(db: Db, { columns, codes, scopes }: ReadContext, instanceId: 
   const filter = termFilter(walk);
   if (filter !== undefined && isWholeIndex(walk)) {
     const column = columns.columnOf(instanceId, walk.table, walk.index);
-    if (column !== undefined) return readColumn(column, walk, filter);
+    if (column !== undefined) return readColumn(column, walk);
     columns.walked(instanceId, walk.table, walk.index);
   }
   const range = keys.indexRange(instanceId, code, walk);

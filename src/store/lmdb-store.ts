@@ -26,7 +26,7 @@ import { buildIndexes } from './lmdb-index-build.js';
 import { buildListing, instancesWithRows, markListedInTxn, writeListing } from './lmdb-listing.js';
 import { createIndexCodes, type IndexCodes } from './lmdb-index-codes.js';
 import { createIndexReads, IndexBatch, needsPrevious, readAcrossInstances, writeIndexes } from './lmdb-indexes.js';
-import type { TermColumnOptions } from './lmdb-term-columns.js';
+import type { TermColumnOptions } from './term-columns.js';
 import { decodeEvent, encodeEvent } from './lmdb-events.js';
 import { createTtlPutBatcher, type TtlPutBatcher } from './lmdb-ttl-batch.js';
 
@@ -49,7 +49,7 @@ export interface LmdbStoreOptions {
    * fall back to get + put, enough for one thread.
    */
   readonly claims?: boolean;
-  /** Bounds of the in-memory term columns CONTAINS / ENDS_WITH filters read (lmdb-term-columns.ts). */
+  /** Bounds of the in-memory term columns CONTAINS / ENDS_WITH filters read (term-columns.ts, lmdb-term-columns.ts). */
   readonly termColumns?: TermColumnOptions;
 }
 

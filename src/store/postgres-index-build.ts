@@ -10,7 +10,7 @@
 import type { Sql, TransactionSql } from 'postgres';
 import type { IndexCatalog, Logger } from '../../actors/index.js';
 import { storedTableOf, subRowListTable } from '../../actors/index.js';
-import { indexChanges, indexStatements, readBeforeSummaries, toSummaryMap } from './postgres-indexes.js';
+import { epochStatement, indexChanges, indexStatements, readBeforeSummaries, toSummaryMap } from './postgres-indexes.js';
 import { decodeValue, Q, valuesList } from './postgres-queries.js';
 
 const BATCH = 1000;
@@ -62,14 +62,17 @@ async function buildStep(tx: TransactionSql, catalog: IndexCatalog): Promise<num
   // The instance's append lock: no append of this instance runs while the batch does.
   await tx.unsafe(Q.lockCounter, [instanceId]);
   const table = catalog.tables.find((t) => t.table === tableName)!;
+  // A sub-row table is built from its parent rows (`after_id` is then a parent id).
+  const stored = storedTableOf(table);
   if (at.after_id === null) {
     for (const t of ['index_entries', 'row_summaries', 'row_counts']) {
       await tx.unsafe(`DELETE FROM ${t} WHERE instance_id = $1 AND table_name = ANY($2::text[])`, [instanceId, [tableName, subRowListTable(tableName)]]);
     }
+    // The entries just removed may not all come back: a column read before is stale from here.
+    const [text, params] = epochStatement(instanceId, [stored]);
+    await tx.unsafe(text, params as never[]);
   }
   const after = at.after_id ?? '';
-  // A sub-row table is built from its parent rows (`after_id` is then a parent id).
-  const stored = storedTableOf(table);
   const records = await tx.unsafe<{ id: string; value: Buffer }[]>(
     'SELECT id, value FROM records WHERE instance_id = $1 AND table_name = $2 AND id > $3 ORDER BY id LIMIT $4',
     [instanceId, stored, after, BATCH],

@@ -6,11 +6,14 @@
  * `row_counts` the rows per (table, scope). The append writes them in its transaction, from
  * the summaries it read under the instance lock.
  */
+import { randomUUID } from 'node:crypto';
 import type { Sql, TransactionSql } from 'postgres';
 import type { IndexEntry, IndexPage, IndexRange, IndexReads, IndexWalk, ProjectionState, RecordWrite, RowSummary, SummarizedEntry, TableIndexes } from '../../actors/index.js';
-import { subRowListTable, summarize } from '../../actors/index.js';
+import { storedTableOf, subRowListTable, summarize } from '../../actors/index.js';
 import { DIGIT_TERM, TEXT_TERM } from './postgres-migrations.js';
 import { checkInstance, decodeValue, encodeValue, hasNul, positionState, PREPARED, readPosition } from './postgres-queries.js';
+import { EPOCH_QUERY, type PgTermColumns, type ReadColumn } from './postgres-term-columns.js';
+import { countColumn, readColumn } from './term-columns.js';
 
 /**
  * The least string above every string starting with `prefix` in code point order (the "C"
@@ -281,19 +284,141 @@ function runWalk<R extends object[]>(sql: Sql, text: string, params: (string | n
   return prepared(text) ? sql.unsafe<R>(text, params, PREPARED) : sql.unsafe<R>(inlineParams(text, params), [], { prepare: false });
 }
 
-export function createPgIndexReads(sql: Sql): IndexReads {
+/**
+ * Whether a column answers the range (postgres-term-columns.ts): CONTAINS / ENDS_WITH over the
+ * whole index, no scope filter. term-columns.ts finds the same matches as the LIKE / strpos /
+ * right tests of rangeClause on a "C"-collated term.
+ */
+function isColumnRange(range: IndexRange & { readonly scopeRows?: string }): boolean {
+  return ((range.contains ?? '') !== '' || (range.suffix ?? '') !== '') && range.equals === undefined && (range.prefix ?? '') === '' && range.scopeRows === undefined;
+}
+
+/**
+ * The entries' summaries and the rows of `$5` (ids) of table $2, with the epoch of table $3, in
+ * one statement (exported for the EXPLAIN test): what a walk answered from a column leads to,
+ * and whether the column was still the table's. One row even for no ids (the epoch's).
+ */
+export function columnLookupQuery(): string {
+  return COLUMN_LOOKUP;
+}
+
+const COLUMN_LOOKUP = `SELECT x.epoch, e.id, e.terms, e.value FROM (VALUES (0)) AS one(v)
+      LEFT JOIN index_epochs x ON x.instance_id = $1 AND x.table_name = $3
+      LEFT JOIN LATERAL (SELECT w.id,
+          (SELECT s.terms FROM row_summaries s WHERE s.instance_id = $1 AND s.id = w.id AND s.table_name = $2) AS terms,
+          CASE WHEN w.id = ANY($5::text[]) THEN (SELECT r.value FROM records r WHERE r.instance_id = $1 AND r.table_name = $2 AND r.id = w.id) END AS value
+        FROM unnest($4::text[]) AS w(id)) e ON true`;
+
+/** columnLookupQuery with the instance's position (withPosition; exported for the EXPLAIN test). */
+export function positionedColumnLookupQuery(): string {
+  return POSITIONED_COLUMN_LOOKUP;
+}
+
+const POSITIONED_COLUMN_LOOKUP = withPosition({ text: COLUMN_LOOKUP, params: [] }).text;
+
+interface LookupRow {
+  epoch: string | null;
+  id: string | null;
+  terms: Buffer | null;
+  value: Buffer | null;
+}
+
+/** The entries with their summaries, and rows for the first `walk.rows`, as walkWithSummariesQuery answers them. */
+function lookedUp(entries: readonly IndexEntry[], rows: readonly Omit<LookupRow, 'epoch'>[], withRows: number): SummarizedEntry[] {
+  const byId = new Map(rows.flatMap((r) => (r.id === null ? [] : [[r.id, r] as const])));
+  return entries.map((entry, i) => {
+    const found = byId.get(entry.id);
+    const summarized = { ...entry, summary: found?.terms === null || found === undefined ? undefined : { scope: entry.scope, terms: decodeValue(found.terms) as string[][] } };
+    return i < withRows ? { ...summarized, row: found?.value === null || found === undefined ? undefined : decodeValue(found.value) } : summarized;
+  });
+}
+
+/**
+ * A walk with summaries answered from a column: its entries, then one lookup statement (`text`:
+ * columnLookupQuery, or the positioned one); undefined when the lookup found the table at another
+ * epoch than the column's. `first` is the statement's first row (the position's columns).
+ */
+async function lookUpColumnWalk<R extends LookupRow>(
+  sql: Sql,
+  text: string,
+  where: { instanceId: string; walk: IndexWalk; epochTable: string },
+  read: ReadColumn,
+): Promise<{ result: SummarizedEntry[]; first: R | undefined } | undefined> {
+  const { instanceId, walk, epochTable } = where;
+  const entries = readColumn(read.column, walk);
+  const withRows = Math.max(0, Math.floor(walk.rows ?? 0));
+  const ids = [...new Set(entries.map((e) => e.id))];
+  const rowIds = [...new Set(entries.slice(0, withRows).map((e) => e.id))];
+  const rows = await sql.unsafe<R[]>(text, [instanceId, walk.table, epochTable, ids, rowIds] as never[], PREPARED);
+  return (rows[0]?.epoch ?? null) === read.epoch ? { result: lookedUp(entries, rows, withRows), first: rows[0] } : undefined;
+}
+
+/**
+ * A read that a held or freshly read column may answer (postgres-term-columns.ts): `answer`
+ * gets the column, its epoch and whether it was just read (so current), and returns undefined
+ * when the table's epoch turned out to be another; `database` is the statement of old.
+ */
+async function throughColumn<T>(
+  columns: PgTermColumns | undefined,
+  instanceId: string,
+  range: IndexRange & { readonly scopeRows?: string },
+  answer: (read: ReadColumn, fresh: boolean) => Promise<T | undefined>,
+  database: () => Promise<T>,
+): Promise<T> {
+  if (columns === undefined || !isColumnRange(range)) return database();
+  const { table, index } = range;
+  const held = columns.held(instanceId, table, index);
+  if (held !== undefined) {
+    const answered = await answer(held, false);
+    if (answered !== undefined) return answered;
+    columns.stale(instanceId, table, index);
+  }
+  const built = await columns.build(instanceId, table, index);
+  if (built !== undefined) {
+    const answered = await answer(built, true);
+    if (answered !== undefined) return answered;
+  }
+  return columns.filtered(instanceId, table, index, database);
+}
+
+async function readEpoch(sql: Sql, instanceId: string, table: string): Promise<string | null> {
+  const [row] = await sql.unsafe<{ epoch: string }[]>(EPOCH_QUERY, [instanceId, table], PREPARED);
+  return row?.epoch ?? null;
+}
+
+/** The index reads; with `columns`, CONTAINS / ENDS_WITH over a whole index read term columns. */
+export function createPgIndexReads(sql: Sql, columns?: PgTermColumns): IndexReads {
+  /** A column's answer when the table's epoch is still the column's (a fresh column is). */
+  const current = async <T>(instanceId: string, table: string, read: ReadColumn, fresh: boolean, answer: () => T): Promise<T | undefined> =>
+    fresh || (await readEpoch(sql, instanceId, columns!.epochTable(table))) === read.epoch ? answer() : undefined;
   return {
     async readIndex(instanceId, walk) {
       checkInstance(instanceId);
       if (!(walk.limit > 0) || unsafeWalk(walk)) return [];
-      const { text, params } = walkQuery(instanceId, walk);
-      return runWalk<IndexEntry[]>(sql, text, params);
+      return throughColumn<readonly IndexEntry[]>(
+        columns,
+        instanceId,
+        walk,
+        (read, fresh) => current(instanceId, walk.table, read, fresh, () => readColumn(read.column, walk)),
+        () => {
+          const { text, params } = walkQuery(instanceId, walk);
+          return runWalk<IndexEntry[]>(sql, text, params);
+        },
+      );
     },
     async readIndexWithSummaries(instanceId, walk) {
       checkInstance(instanceId);
       if (!(walk.limit > 0) || unsafeWalk(walk)) return [];
-      const { text, params } = walkWithSummariesQuery(instanceId, walk);
-      return toSummarized(await runWalk<SummaryRow[]>(sql, text, params));
+      return throughColumn<readonly SummarizedEntry[]>(
+        columns,
+        instanceId,
+        walk,
+        async (read) => (await lookUpColumnWalk(sql, COLUMN_LOOKUP, { instanceId, walk, epochTable: columns!.epochTable(walk.table) }, read))?.result,
+        async () => {
+          const { text, params } = walkWithSummariesQuery(instanceId, walk);
+          return toSummarized(await runWalk<SummaryRow[]>(sql, text, params));
+        },
+      );
     },
     async readIndexPage(instanceId, walk) {
       checkInstance(instanceId);
@@ -311,9 +436,17 @@ export function createPgIndexReads(sql: Sql): IndexReads {
     async countIndex(instanceId, range) {
       checkInstance(instanceId);
       if (unsafeParts(range.table, range.index, range.equals ?? '', range.prefix ?? '', range.contains ?? '', range.suffix ?? '')) return 0;
-      const { text, params } = countQuery(instanceId, range);
-      const [row] = await runWalk<{ n: string }[]>(sql, text, params);
-      return Number(row?.n ?? 0);
+      return throughColumn(
+        columns,
+        instanceId,
+        range,
+        (read, fresh) => current(instanceId, range.table, read, fresh, () => countColumn(read.column, range)),
+        async () => {
+          const { text, params } = countQuery(instanceId, range);
+          const [row] = await runWalk<{ n: string }[]>(sql, text, params);
+          return Number(row?.n ?? 0);
+        },
+      );
     },
     async rowCounts(instanceId, table) {
       const rows = await sql.unsafe<{ scope: string; count: string }[]>(IQ.rowCounts, [checkInstance(instanceId), table], PREPARED);
@@ -391,14 +524,25 @@ export interface PositionedIndexReads {
 }
 
 /** A walk that reads nothing still answers the position, with the position row alone. */
-export function createPositionedIndexReads(sql: Sql): PositionedIndexReads {
+export function createPositionedIndexReads(sql: Sql, columns?: PgTermColumns): PositionedIndexReads {
   return {
     async readIndexWithSummaries(instanceId, walk) {
       checkInstance(instanceId);
       if (!(walk.limit > 0) || unsafeWalk(walk)) return { result: [], state: await readPosition(sql, instanceId) };
-      const { text, params } = positionedWalkWithSummariesQuery(instanceId, walk);
-      const rows = await runWalk<Positioned<SummaryRow>[]>(sql, text, params);
-      return { result: toSummarized(ownRows(rows)), state: positionState(rows[0]) };
+      return throughColumn<PositionedRead<readonly SummarizedEntry[]>>(
+        columns,
+        instanceId,
+        walk,
+        async (read) => {
+          const found = await lookUpColumnWalk<Positioned<LookupRow>>(sql, POSITIONED_COLUMN_LOOKUP, { instanceId, walk, epochTable: columns!.epochTable(walk.table) }, read);
+          return found === undefined ? undefined : { result: found.result, state: positionState(found.first) };
+        },
+        async () => {
+          const { text, params } = positionedWalkWithSummariesQuery(instanceId, walk);
+          const rows = await runWalk<Positioned<SummaryRow>[]>(sql, text, params);
+          return { result: toSummarized(ownRows(rows)), state: positionState(rows[0]) };
+        },
+      );
     },
     async readIndexPage(instanceId, walk) {
       checkInstance(instanceId);
@@ -430,6 +574,8 @@ export interface IndexChanges {
   readonly summaries: [string, string, string, Buffer][];
   readonly dropped: [string, string][];
   readonly counts: Map<string, [string, string, number]>;
+  /** Stored tables an entry of whose indexes was added, removed or moved: their index epochs change (postgres-term-columns.ts). */
+  readonly epochs: Set<string>;
 }
 
 /**
@@ -439,7 +585,7 @@ export interface IndexChanges {
  * without indexes are skipped.
  */
 export function indexChanges(tables: ReadonlyMap<string, readonly TableIndexes[]>, before: SummaryMap, rows: Iterable<RecordWrite>): IndexChanges {
-  const changes: IndexChanges = { removed: [], added: [], summaries: [], dropped: [], counts: new Map() };
+  const changes: IndexChanges = { removed: [], added: [], summaries: [], dropped: [], counts: new Map(), epochs: new Set() };
   const count = (table: string, scope: string, delta: number) => {
     const key = summaryKey(table, scope);
     const entry = changes.counts.get(key) ?? [table, scope, 0];
@@ -450,6 +596,7 @@ export function indexChanges(tables: ReadonlyMap<string, readonly TableIndexes[]
     const old = before.get(summaryKey(table.table, id));
     const next = value === null || value === undefined ? undefined : summarize(table, value);
     const moved = old !== undefined && next !== undefined && old.scope !== next.scope;
+    const entriesBefore = changes.removed.length + changes.added.length;
     table.indexes.forEach((index, i) => {
       if (index.summaryOnly === true) return; // kept in the summary alone
       const was = old?.terms[i] ?? [];
@@ -457,6 +604,7 @@ export function indexChanges(tables: ReadonlyMap<string, readonly TableIndexes[]
       for (const term of was) if (!now.includes(term)) changes.removed.push([table.table, index.name, term, id]);
       for (const term of now) if (moved || !was.includes(term)) changes.added.push([table.table, index.name, term, id, next!.scope]);
     });
+    if (changes.removed.length + changes.added.length > entriesBefore) changes.epochs.add(storedTableOf(table));
     if (old !== undefined) count(table.table, old.scope, -1);
     if (next === undefined) {
       if (old !== undefined) changes.dropped.push([table.table, id]);
@@ -537,6 +685,7 @@ export function indexStatements(instanceId: string, changes: IndexChanges, value
       [instanceId, changes.dropped.map((d) => d[0]), changes.dropped.map((d) => d[1])],
     ]);
   }
+  if (changes.epochs.size > 0) out.push(epochStatement(instanceId, [...changes.epochs]));
   const deltas = [...changes.counts.values()].filter((c) => c[2] !== 0);
   insert(
     'INSERT INTO row_counts (instance_id, table_name, scope, count)',
@@ -547,3 +696,15 @@ export function indexStatements(instanceId: string, changes: IndexChanges, value
   return out;
 }
 
+
+/**
+ * Gives the tables' index epochs a fresh random value (postgres-term-columns.ts): a column read
+ * at another epoch is read again. One value for all of them: each differs from what it was.
+ */
+export function epochStatement(instanceId: string, tables: readonly string[]): [string, Param[]] {
+  return [
+    `INSERT INTO index_epochs (instance_id, table_name, epoch) SELECT $1::text, t, $3::text FROM unnest($2::text[]) AS t
+      ON CONFLICT (instance_id, table_name) DO UPDATE SET epoch = excluded.epoch`,
+    [instanceId, [...tables], randomUUID()],
+  ];
+}

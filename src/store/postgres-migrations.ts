@@ -234,6 +234,24 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX index_entries_across ON index_entries (index_name, term, instance_id, id) WHERE table_name IN ('web_keys');
     `,
   },
+  {
+    version: 8,
+    name: 'index epochs',
+    // The term columns of CONTAINS / ENDS_WITH filters (postgres-term-columns.ts): one epoch per
+    // (instance, stored table), a fresh value whenever an append or the index build changes an
+    // entry of the table's indexes. Every table with rows gets one now, so a column of data
+    // written before this migration is kept from its first read.
+    sql: `
+      CREATE TABLE index_epochs (
+        instance_id text NOT NULL,
+        table_name text NOT NULL,
+        epoch text NOT NULL,
+        PRIMARY KEY (instance_id, table_name)
+      );
+      INSERT INTO index_epochs (instance_id, table_name, epoch)
+        SELECT instance_id, table_name, md5(random()::text || clock_timestamp()::text) FROM row_counts GROUP BY instance_id, table_name;
+    `,
+  },
 ];
 
 

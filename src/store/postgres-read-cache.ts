@@ -22,6 +22,7 @@ import type { Sql } from 'postgres';
 import type { IndexWalk, ProjectionState, RequestReads } from '../../actors/index.js';
 import type { Committed } from './postgres-append.js';
 import { createPgIndexReads, createPositionedIndexReads, IQ, type PositionedRead } from './postgres-indexes.js';
+import type { PgTermColumns } from './postgres-term-columns.js';
 import { checkInstance, decodeValue, hasNul, PREPARED, Q, readPosition } from './postgres-queries.js';
 
 /** Entries kept across all instances; the oldest is dropped first. */
@@ -64,11 +65,11 @@ export interface ReadCache {
   readonly size: number;
 }
 
-export function createReadCache(sql: Sql, maxEntries = READ_CACHE_ENTRIES): ReadCache {
+export function createReadCache(sql: Sql, columns?: PgTermColumns, maxEntries = READ_CACHE_ENTRIES): ReadCache {
   const entries = new Map<string, Entry>();
   const instances = new Map<string, InstanceState>();
-  const indexes = createPgIndexReads(sql);
-  const positionedIndexes = createPositionedIndexReads(sql);
+  const indexes = createPgIndexReads(sql, columns);
+  const positionedIndexes = createPositionedIndexReads(sql, columns);
   let generations = 0;
 
   const keep = (key: string, entry: Entry) => {

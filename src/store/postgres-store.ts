@@ -19,6 +19,8 @@ import { ACROSS_INSTANCES, checkInstance, decodeValue, encodeValue, hasNul, LIST
 import { createHealthCheck } from './postgres-health.js';
 import { countStatements } from './postgres-statements.js';
 import { createReadCache } from './postgres-read-cache.js';
+import { createPgTermColumns, type PgTermColumns } from './postgres-term-columns.js';
+import type { TermColumnOptions } from './term-columns.js';
 import { withUnavailableErrors } from './postgres-unavailable.js';
 
 export interface PostgresStoreOptions {
@@ -36,6 +38,8 @@ export interface PostgresStoreOptions {
    * when the schema's indexes are older. Every node writing a schema must pass the same.
    */
   readonly catalog?: IndexCatalog;
+  /** Bounds of the in-memory term columns CONTAINS / ENDS_WITH filters read (term-columns.ts, postgres-term-columns.ts). */
+  readonly termColumns?: TermColumnOptions;
 }
 
 type Track = <T>(write: Promise<T>) => Promise<T>;
@@ -125,8 +129,10 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     return write;
   };
   const catalog = options.catalog ?? EMPTY_CATALOG;
-  const reads = createReads(sql, catalog);
-  const cache = createReadCache(sql);
+  // One set of columns for the store's reads and the read cache's: a column read by one serves both.
+  const columns = createPgTermColumns(sql, catalog, options.termColumns);
+  const reads = createReads(sql, catalog, columns);
+  const cache = createReadCache(sql, columns);
   const append = createAppendQueue(sql, tablesOf(catalog), notice, (committed) => cache.advance(committed));
   const changes = createPostgresChangeFeed({ sql, notice, readEvents: reads.readEvents, ...(options.logger === undefined ? {} : { logger: options.logger }) });
   const health = createHealthCheck(() => connectPostgres({ ...options, maxConnections: 1 }));
@@ -194,7 +200,7 @@ function decodeEvent(instanceId: string, row: EventRow): StoredEvent {
 
 type Reads = Omit<StoreAdapter, 'kind' | 'catalog' | 'append' | 'putMeta' | 'ttl' | 'dump' | 'load' | 'close'>;
 
-function createReads(sql: Sql, catalog: IndexCatalog): Reads {
+function createReads(sql: Sql, catalog: IndexCatalog, columns: PgTermColumns): Reads {
   /** First column's value of the first row, or undefined (also for keys PostgreSQL cannot hold). */
   const one = async (query: string, params: string[]): Promise<unknown> => {
     if (params.some(hasNul)) return undefined;
@@ -202,7 +208,7 @@ function createReads(sql: Sql, catalog: IndexCatalog): Reads {
     return row === undefined ? undefined : Object.values(row)[0];
   };
   return {
-    ...createPgIndexReads(sql),
+    ...createPgIndexReads(sql, columns),
     async streamVersion(instanceId, aggregateType, aggregateId) {
       return Number((await one(Q.head, [checkInstance(instanceId), aggregateType, aggregateId])) ?? 0);
     },

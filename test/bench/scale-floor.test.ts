@@ -34,7 +34,7 @@ describe('statement floor', () => {
     expect(second.params).not.toContain(names[0]);
   });
 
-  it('CONTAINS: planned per call, the pattern written into the text', async () => {
+  it('CONTAINS without a client for the term column: the SQL filter, planned per call, the pattern written into the text', async () => {
     const statement = await orgSearchStatement({ limit: 10, name: () => ({ method: 'CONTAINS', name: 'Org 00001' }) })('inst-a', 0);
     expect(statement.options).toEqual({ prepare: false });
     expect(statement.params).toEqual([]);

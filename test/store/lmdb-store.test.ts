@@ -18,7 +18,7 @@ const openIndexed = async (options: Partial<LmdbStoreOptions> = {}) => tempLmdbS
 
 describeStoreSuite('lmdb', () => openIndexed());
 describeIndexSuite('lmdb', () => openIndexed());
-// CONTAINS / ENDS_WITH without term columns: the walk of the index keys (lmdb-term-columns.test.ts compares both).
+// CONTAINS / ENDS_WITH without term columns: the walk of the index keys (term-columns.test.ts compares both).
 describeIndexSuite('lmdb, term columns off', () => openIndexed({ termColumns: { maxEntries: 0 } }));
 
 describe('lmdb store specifics', () => {

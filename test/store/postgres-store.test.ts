@@ -17,6 +17,8 @@ import {
   IQ,
   pageQuery,
   pageTotalQuery,
+  columnLookupQuery,
+  positionedColumnLookupQuery,
   positionedPageQuery,
   positionedWalkWithSummariesQuery,
   prepared,
@@ -26,6 +28,7 @@ import {
 } from '../../src/store/postgres-indexes.js';
 import { ACROSS_INSTANCES, ACROSS_TABLES, LISTED_INSTANCES, Q } from '../../src/store/postgres-queries.js';
 import { createReadCache } from '../../src/store/postgres-read-cache.js';
+import { COLUMN_QUERY, EPOCH_QUERY } from '../../src/store/postgres-term-columns.js';
 import { connectPostgres, migratePostgres, openPostgresStore, type PostgresStoreOptions } from '../../src/store/postgres-store.js';
 import { describeIfMet, meet, POSTGRES } from '../requirements.js';
 import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from './postgres-test-db.js';
@@ -153,7 +156,7 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
       expect(await trigramIndexes(sql, schema)).toEqual([]);
       expect(await answers()).toEqual(expected);
       const upgraded = await migratePostgres({ url, schema });
-      expect({ applied: upgraded.applied, trigramIndex: upgraded.trigramIndex }).toEqual({ applied: [4, 5, 6, 7], trigramIndex: true });
+      expect({ applied: upgraded.applied, trigramIndex: upgraded.trigramIndex }).toEqual({ applied: [4, 5, 6, 7, 8], trigramIndex: true });
       expect(await trigramIndexes(sql, schema)).toEqual(textIndexes);
       expect(await answers()).toEqual(expected);
       const again = await migratePostgres({ url, schema });
@@ -186,11 +189,11 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
       expect(await trigramIndexes(sql, schema)).toEqual([expect.stringMatching(/^index_entries_term_trgm: gin \(term [a-z_]+\.gin_trgm_ops\)$/)]);
       expect(await answers()).toEqual(expected);
       const upgraded = await migratePostgres({ url, schema });
-      expect({ applied: upgraded.applied, trigramIndex: upgraded.trigramIndex }).toEqual({ applied: [5, 6, 7], trigramIndex: true });
+      expect({ applied: upgraded.applied, trigramIndex: upgraded.trigramIndex }).toEqual({ applied: [5, 6, 7, 8], trigramIndex: true });
       expect(await trigramIndexes(sql, schema)).toEqual(textIndexes);
       expect(await answers()).toEqual(expected);
       const [rows] = await sql.unsafe<{ version: number }[]>('SELECT max(version) AS version FROM schema_migrations');
-      expect(Number(rows!.version)).toBe(7);
+      expect(Number(rows!.version)).toBe(8);
     } finally {
       await sql.end({ timeout: 5 });
     }
@@ -281,7 +284,9 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
     // target, 30,000 by default, fewer than its 72,000): with a sample, the estimates of a
     // digit-only pattern below changed from one ANALYZE to the next, and with them its plan.
     await admin.unsafe(`ALTER TABLE "${schema}".index_entries ALTER COLUMN term SET STATISTICS 1000`);
-    for (const table of ['events', 'stream_heads', 'records', 'unique_claims', 'ttl_rows', 'instance_positions', 'index_entries', 'row_summaries', 'row_counts']) {
+    await admin.unsafe(`INSERT INTO "${schema}".index_epochs SELECT i, t, md5(i || t) FROM unnest(ARRAY['inst-a', 'inst-b']) i, unnest(ARRAY['orgs', 'users']) t
+      UNION ALL SELECT 'inst-' || g, 'orgs', md5(g::text) FROM generate_series(1, 3000) g`);
+    for (const table of ['events', 'stream_heads', 'records', 'unique_claims', 'ttl_rows', 'instance_positions', 'index_entries', 'row_summaries', 'row_counts', 'index_epochs']) {
       await admin.unsafe(`ANALYZE "${schema}".${table}`);
     }
     const hot: [string, string, (string | number)[]][] = [
@@ -324,6 +329,9 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
         const q = walkWithSummariesQuery('inst-a', { table: 'orgs', index: 'name', prefix: 'n001', limit: 2000, rows: 10 });
         return [q.text, q.params] as [string, (string | number)[]];
       })()],
+      ['index epoch', EPOCH_QUERY, ['inst-a', 'orgs']],
+      ['term column of an index with its epoch', COLUMN_QUERY, ['inst-a', 'orgs', 'text', 'orgs', 200_001]],
+      ['term column lookup: summaries, the first rows and the epoch', columnLookupQuery(), ['inst-a', 'orgs', 'orgs', ['r1', 'r2', 'r3'] as never, ['r1'] as never]],
     ];
     // Every table the catalog keeps an index of across instances has its statements (and migration 7's partial index).
     expect(INDEX_CATALOG.tables.filter((t) => t.indexes.some((i) => i.acrossInstances === true)).map((t) => t.table)).toEqual(ACROSS_TABLES);
@@ -339,6 +347,14 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
         // The row / summary of each entry is a primary-key lookup by the entry's id, never a join filter.
         if (name.startsWith('search page') || name.startsWith('search walk with')) expect(plan, name).toMatch(/Index Cond: \(.*id = e\.id/);
         if (name.endsWith('the first rows')) expect(plan, name).toMatch(/Index Scan using records_pkey[\s\S]*Index Cond: \(.*id = e\.id/);
+        // A column is the index's primary key in order (no sort); its lookups probe by the entry's id.
+        if (name.startsWith('term column of')) expect(plan, name).toMatch(/^Limit[\s\S]*Index Only Scan using index_entries_pkey on index_entries/);
+        if (name.startsWith('term column of')) expect(plan, name).not.toMatch(/Sort/);
+        if (name.startsWith('term column lookup')) {
+          expect(plan, name).toMatch(/Index Scan using row_summaries_pkey[\s\S]*Index Cond: \(.*id = w\.id/);
+          expect(plan, name).toMatch(/Index Scan using records_pkey[\s\S]*Index Cond: \(.*id = w\.id/);
+          expect(plan, name).toMatch(/Index Scan using index_epochs_pkey/);
+        }
         // The partial index of the listed tables' rows, never the primary key of every row.
         if (name.startsWith('instances with rows')) expect(plan, name).toMatch(/Index Only Scan using records_listed on records/);
         // The partial index of the entries kept across instances, never the primary key of every entry.
@@ -369,6 +385,10 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
         ['page of the scopes that are rows', pageQuery('inst-a', { table: 'orgs', index: 'name', limit: 10, scopeRows: 'users' }), positionedPageQuery('inst-a', { table: 'orgs', index: 'name', limit: 10, scopeRows: 'users' })],
         ['walk with summaries, reversed', walkWithSummariesQuery('inst-a', { table: 'orgs', index: 'name', prefix: 'n001', limit: 2000, reverse: true }), positionedWalkWithSummariesQuery('inst-a', { table: 'orgs', index: 'name', prefix: 'n001', limit: 2000, reverse: true })],
         ['walk with summaries and the first rows', walkWithSummariesQuery('inst-a', { table: 'orgs', index: 'name', equals: 'n00042', limit: 2000, rows: 10 }), positionedWalkWithSummariesQuery('inst-a', { table: 'orgs', index: 'name', equals: 'n00042', limit: 2000, rows: 10 })],
+        ...(() => {
+          const params = ['inst-a', 'orgs', 'orgs', ['r1', 'r2', 'r3'], ['r1']] as never[];
+          return [['term column lookup', { text: columnLookupQuery(), params }, { text: positionedColumnLookupQuery(), params }]] as [string, { text: string; params: (string | number)[] }, { text: string; params: (string | number)[] }][];
+        })(),
       ];
       for (const [name, plain, withPosition] of positioned) {
         const plan = await explain([withPosition.text, withPosition.params]);
