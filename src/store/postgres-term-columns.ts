@@ -11,7 +11,7 @@
  * `indexStatements`), and by the index build. A column is read together with the epoch, in one
  * statement, so in one snapshot: it is exact for every node on the schema, whoever wrote.
  *
- * Reading a column costs far more here than on LMDB (the entries cross the wire: ~100 ms for
+ * Reading a column costs far more here than on LMDB (the entries cross the wire: 0.2–0.3 s for
  * 100,000), so a table written between filters would pay that on every filter. After a column
  * goes stale, filters run in the database until they have together taken as long as the last
  * read of the column did, and only then is it read again (a rent-or-buy rule: at most twice the
