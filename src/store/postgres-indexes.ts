@@ -355,7 +355,7 @@ async function lookUpColumnWalk<R extends LookupRow>(
 
 /**
  * A read that a held or freshly read column may answer (postgres-term-columns.ts): `answer`
- * gets the column, its epoch and whether it was just read (so current), and returns undefined
+ * gets the column, its epoch and whether this request read it (so current), and returns undefined
  * when the table's epoch turned out to be another; `database` is the statement of old.
  */
 async function throughColumn<T>(
@@ -375,7 +375,7 @@ async function throughColumn<T>(
   }
   const built = await columns.build(instanceId, table, index);
   if (built !== undefined) {
-    const answered = await answer(built, true);
+    const answered = await answer(built, built.joined !== true);
     if (answered !== undefined) return answered;
   }
   return columns.filtered(instanceId, table, index, database);

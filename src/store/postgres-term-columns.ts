@@ -28,6 +28,11 @@ import { columnName, createColumnCache, toColumn, type Held, type TermColumn, ty
 export interface ReadColumn {
   readonly column: TermColumn;
   readonly epoch: string | null;
+  /**
+   * Read for another request that was already reading it: the read may have started before this
+   * request did, so before a write this request's client saw acknowledged; check the epoch.
+   */
+  readonly joined?: true;
 }
 
 export interface PgTermColumns {
@@ -63,6 +68,32 @@ export function createPgTermColumns(sql: Sql, catalog: IndexCatalog, options: Te
   const now = options.now ?? (() => performance.now());
   const epochTables = new Map(catalog.tables.map((t) => [t.table, storedTableOf(t)]));
   const epochTable = (table: string) => epochTables.get(table) ?? table;
+  /** Reads in flight, by name: requests arriving while a column is read wait for that read. */
+  const reading = new Map<string, Promise<ReadColumn | undefined>>();
+
+  async function read(instanceId: string, table: string, index: string, name: string): Promise<ReadColumn | undefined> {
+    onWalk?.({ instanceId, table, index, purpose: 'column' });
+    const started = now();
+    const rows = await sql.unsafe<{ epoch: string | null; term: string; id: string; scope: string }[]>(COLUMN_QUERY, [instanceId, table, index, epochTable(table), maxEntries + 1], PREPARED);
+    const buildMs = now() - started;
+    if (rows.length > maxEntries) {
+      cache.hold(name, { epoch: TOO_LARGE, column: undefined, buildMs, spentMs: 0 });
+      return undefined;
+    }
+    if (rows.length === 0) {
+      // No row, no epoch read: the answer (nothing) stands, the column is not kept.
+      cache.hold(name, { epoch: undefined, column: undefined, buildMs, spentMs: 0 });
+      return { column: toColumn([], [], []), epoch: null };
+    }
+    const column = toColumn(
+      rows.map((r) => r.term),
+      rows.map((r) => r.id),
+      rows.map((r) => r.scope),
+    );
+    const epoch = rows[0]!.epoch;
+    cache.hold(name, { epoch, column, buildMs, spentMs: 0 });
+    return { column, epoch };
+  }
 
   return {
     epochTable,
@@ -79,29 +110,20 @@ export function createPgTermColumns(sql: Sql, catalog: IndexCatalog, options: Te
     async build(instanceId, table, index) {
       if (maxEntries === 0) return undefined;
       const name = columnName(instanceId, table, index);
+      const running = reading.get(name);
+      if (running !== undefined) {
+        const shared = await running;
+        return shared === undefined ? undefined : { ...shared, joined: true };
+      }
       const known = cache.get(name);
       if (known !== undefined && !due(known)) return undefined;
-      onWalk?.({ instanceId, table, index, purpose: 'column' });
-      const started = now();
-      const rows = await sql.unsafe<{ epoch: string | null; term: string; id: string; scope: string }[]>(COLUMN_QUERY, [instanceId, table, index, epochTable(table), maxEntries + 1], PREPARED);
-      const buildMs = now() - started;
-      if (rows.length > maxEntries) {
-        cache.hold(name, { epoch: TOO_LARGE, column: undefined, buildMs, spentMs: 0 });
-        return undefined;
+      const started = read(instanceId, table, index, name);
+      reading.set(name, started);
+      try {
+        return await started;
+      } finally {
+        reading.delete(name);
       }
-      if (rows.length === 0) {
-        // No row, no epoch read: the answer (nothing) stands, the column is not kept.
-        cache.hold(name, { epoch: undefined, column: undefined, buildMs, spentMs: 0 });
-        return { column: toColumn([], [], []), epoch: null };
-      }
-      const column = toColumn(
-        rows.map((r) => r.term),
-        rows.map((r) => r.id),
-        rows.map((r) => r.scope),
-      );
-      const epoch = rows[0]!.epoch;
-      cache.hold(name, { epoch, column, buildMs, spentMs: 0 });
-      return { column, epoch };
     },
     async filtered(instanceId, table, index, run) {
       onWalk?.({ instanceId, table, index, purpose: 'filter' });

@@ -371,6 +371,18 @@ describeIfMet(postgresVerdict, 'postgres term columns: reading a column again, e
     expect(purposes()).toHaveLength(12);
   });
 
+  it('reads a column once for requests that need it at the same time, each with the right answer', async () => {
+    const store = await openTimed({ column: 0, filter: 0 });
+    await writeThings(store, A, [thing('t1', 'Beta', 'o1', 30), thing('t2', 'alpha', 'o1', 10), thing('t3', 'Alpine', 'o2', 20)]);
+    const answers = await Promise.all([contains(store, 'lp'), contains(store, 'et'), store.countIndex(A, { table: 'things', index: 'name_ci', contains: 'a' }), contains(store, 'lp')]);
+    expect(answers).toEqual([['t2', 't3'], ['t1'], 3, ['t2', 't3']]);
+    expect(purposes()).toEqual(['column']);
+    // Control: once the table changes, the next request reads it again (the clock stands still).
+    await writeThings(store, A, [thing('t4', 'Alps', 'o1', 40)]);
+    expect(await contains(store, 'lp')).toEqual(['t2', 't3', 't4']);
+    expect(purposes()).toEqual(['column', 'column']);
+  });
+
   it('tries an index too large for a column again once filtering has cost more than the read that found it too large', async () => {
     const store = await openTimed({ column: 3, filter: 1 }, 2);
     await writeThings(store, A, [thing('t1', 'Beta', 'o1', 30), thing('t2', 'alpha', 'o1', 10), thing('t3', 'Alpine', 'o2', 20)]);
