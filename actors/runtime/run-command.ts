@@ -162,21 +162,8 @@ export async function runCommands<C, R>(
  */
 async function preload<C>(options: Pick<RunCommandOptions<C, unknown>, 'store' | 'cache' | 'handler' | 'ctx'>, commands: readonly C[]): Promise<void> {
   const { store, cache, handler, ctx } = options;
-  const missing = new Map<string, AggregateRef>();
   try {
-    for (const command of commands) {
-      for (const ref of handler.load(command, ctx)) {
-        const key = cacheKey(ref.kind.type, ref.id);
-        if (!cache.has(key)) missing.set(key, ref);
-      }
-    }
-    if (missing.size === 0) return;
-    const refs = [...missing.values()];
-    const stored = await store.readAggregates(ctx.instanceId, refs.map(({ kind, id }) => ({ table: kind.table, aggregateType: kind.type, aggregateId: id })));
-    refs.forEach(({ kind, id }, i) => {
-      const { record, version } = stored[i]!; // one answer per aggregate asked
-      cache.set(cacheKey(kind.type, id), loadedOf(kind, id, record as AggregateRecord<unknown> | undefined, version));
-    });
+    await readMissing(store, cache, ctx.instanceId, commands.flatMap((command) => handler.load(command, ctx)));
   } catch {
     // Nothing cached: each command loads its aggregates itself and meets the cause there.
   }
@@ -245,21 +232,44 @@ async function loadAll(
   instanceId: string,
   refs: readonly AggregateRef[],
 ): Promise<{ loaded: Map<string, Loaded<unknown>>; fromCache: Loaded<unknown>[] }> {
+  const cached = new Map<string, Loaded<unknown>>();
+  for (const ref of refs) {
+    const key = cacheKey(ref.kind.type, ref.id);
+    const entry = cache.get(key);
+    if (entry !== undefined) cached.set(key, entry);
+  }
+  const read = await readMissing(store, cache, instanceId, refs);
+  // In the order the command named them.
   const loaded = new Map<string, Loaded<unknown>>();
-  const fromCache: Loaded<unknown>[] = [];
   for (const { kind, id } of refs) {
     const key = cacheKey(kind.type, id);
-    if (loaded.has(key)) continue;
-    let entry = cache.get(key);
-    if (entry === undefined) {
-      entry = await loadOne(store, instanceId, kind, id);
-      cache.set(key, entry);
-    } else {
-      fromCache.push(entry);
-    }
-    loaded.set(key, entry);
+    if (!loaded.has(key)) loaded.set(key, read.get(key) ?? cached.get(key)!);
   }
-  return { loaded, fromCache };
+  return { loaded, fromCache: [...cached.values()] };
+}
+
+/**
+ * Reads the aggregates of `refs` the cache lacks, together, into the cache, and returns them by
+ * key: on PostgreSQL one statement (rows and stream versions) instead of a row read and, for an
+ * aggregate without a row (a new one), a version read, each a round trip.
+ */
+async function readMissing(store: StoreAdapter, cache: Map<string, Loaded<unknown>>, instanceId: string, refs: Iterable<AggregateRef>): Promise<Map<string, Loaded<unknown>>> {
+  const missing = new Map<string, AggregateRef>();
+  for (const ref of refs) {
+    const key = cacheKey(ref.kind.type, ref.id);
+    if (!cache.has(key)) missing.set(key, ref);
+  }
+  const read = new Map<string, Loaded<unknown>>();
+  if (missing.size === 0) return read;
+  const wanted = [...missing.values()];
+  const stored = await store.readAggregates(instanceId, wanted.map(({ kind, id }) => ({ table: kind.table, aggregateType: kind.type, aggregateId: id })));
+  wanted.forEach(({ kind, id }, i) => {
+    const { record, version } = stored[i]!; // one answer per aggregate asked
+    const entry = loadedOf(kind, id, record as AggregateRecord<unknown> | undefined, version);
+    read.set(cacheKey(kind.type, id), entry);
+    cache.set(cacheKey(kind.type, id), entry);
+  });
+  return read;
 }
 
 /** Drops cached aggregates whose stream moved on; true when any was stale. */
@@ -272,12 +282,6 @@ async function dropStale(store: StoreAdapter, cache: Map<string, Loaded<unknown>
     }
   }
   return stale;
-}
-
-async function loadOne(store: StoreAdapter, instanceId: string, kind: AggregateKind<unknown>, id: string): Promise<Loaded<unknown>> {
-  const record = (await store.getRecord(instanceId, kind.table, id)) as AggregateRecord<unknown> | undefined;
-  const version = record === undefined ? await store.streamVersion(instanceId, kind.type, id) : record.meta.version;
-  return { kind, id, version, record };
 }
 
 /** An aggregate as loaded: the row's version when there is a row, else the stream's (a removed aggregate). */

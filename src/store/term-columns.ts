@@ -55,7 +55,7 @@ export interface Held {
   spentMs: number;
 }
 
-export const MAX_ENTRIES = 200_000;
+const MAX_ENTRIES = 200_000;
 const MAX_TOTAL_ENTRIES = 600_000;
 /** Columns and markers held at once (a marker has no entries, but is a Map entry). */
 const MAX_HELD = 1_000;

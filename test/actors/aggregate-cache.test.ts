@@ -68,7 +68,8 @@ describe('ActorSystem.forget with many actors loaded', () => {
     const rechecks: string[] = []; // aggregates whose append was refused
     const counted: StoreAdapter = {
       ...raw,
-      getRecord: (instanceId, table, id) => (reads.push(id), raw.getRecord(instanceId, table, id)),
+      // Commands load their aggregates with readAggregates (run-command.ts).
+      readAggregates: (instanceId, aggregates) => (reads.push(...aggregates.map((a) => a.aggregateId)), raw.readAggregates(instanceId, aggregates)),
       // A stale cached aggregate costs a refused append before the re-read: what a forget spares.
       append: async (request) => {
         const result = await raw.append(request);

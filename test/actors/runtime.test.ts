@@ -18,6 +18,7 @@ import {
   UNIQUE_SCOPES,
   userKind,
   type ActorSystemOptions,
+  type AggregateLocation,
   type AddHumanUser,
   type CommandHandler,
   type StoreAdapter,
@@ -394,10 +395,11 @@ describe('ActorSystem.askEach', () => {
     const settled = await s.askEach(org('o1'), addHumanUser, Array.from({ length: 20 }, (_, i) => human(`u${i}`)), as);
     expect(settled.filter((r) => r.ok)).toHaveLength(20);
     expect(calls).toEqual(['readAggregates', 'append']);
-    // Control: the same kind of commands asked one by one read each new user's row and stream version.
+    // Control: the same kind of commands asked one by one read each new user's row and stream version, one read each.
     calls.length = 0;
     for (let i = 0; i < 20; i += 1) await s.ask(org('o1'), addHumanUser, human(`v${i}`), as);
-    expect(calls.filter((c) => c === 'getRecord' || c === 'streamVersion')).toHaveLength(40);
+    expect(calls.filter((c) => c === 'readAggregates')).toHaveLength(20);
+    expect(calls.filter((c) => c === 'getRecord' || c === 'streamVersion')).toEqual([]);
     await s.stop();
   });
 
@@ -431,10 +433,10 @@ describe('the actor cache', () => {
     const { store } = await openStore();
     const counted: StoreAdapter = new Proxy(store, {
       get(target, prop) {
-        if (prop === 'getRecord') {
-          return (instanceId: string, table: string, id: string) => {
-            reads.push(id);
-            return target.getRecord(instanceId, table, id);
+        if (prop === 'readAggregates') {
+          return (instanceId: string, aggregates: readonly AggregateLocation[]) => {
+            reads.push(...aggregates.map((a) => a.aggregateId));
+            return target.readAggregates(instanceId, aggregates);
           };
         }
         const value = Reflect.get(target, prop, target) as unknown;
