@@ -15,8 +15,9 @@
  * 100,000), so a table written between filters would pay that on every filter. After a column
  * goes stale, filters run in the database until they have together taken as long as the last
  * read of the column did, and only then is it read again (a rent-or-buy rule: at most twice the
- * cost of the better choice made in hindsight). An index too large for a column is tried again
- * on the same rule, once filtering has cost more than the failed read.
+ * cost of the better choice made in hindsight). A table with more rows than a column holds (its
+ * maintained row count, read first) or an index found to hold more entries is tried again on the
+ * same rule, once filtering has cost more than the check that found it too large.
  */
 import type { Sql } from 'postgres';
 import type { IndexCatalog } from '../../actors/index.js';
@@ -61,6 +62,9 @@ export const EPOCH_QUERY = 'SELECT epoch FROM index_epochs WHERE instance_id = $
 export const COLUMN_QUERY = `SELECT (SELECT epoch FROM index_epochs WHERE instance_id = $1 AND table_name = $4) AS epoch, term, id, scope
   FROM index_entries WHERE instance_id = $1 AND table_name = $2 AND index_name = $3 ORDER BY term, id LIMIT $5`;
 
+/** The table's maintained row count (row_counts, summed over its scopes): checked before a column is read. */
+export const ROW_COUNT_QUERY = 'SELECT coalesce(sum(count), 0)::bigint AS n FROM row_counts WHERE instance_id = $1 AND table_name = $2';
+
 export function createPgTermColumns(sql: Sql, catalog: IndexCatalog, options: TermColumnOptions = {}): PgTermColumns {
   const cache = createColumnCache(options);
   const { maxEntries } = cache;
@@ -72,8 +76,16 @@ export function createPgTermColumns(sql: Sql, catalog: IndexCatalog, options: Te
   const reading = new Map<string, Promise<ReadColumn | undefined>>();
 
   async function read(instanceId: string, table: string, index: string, name: string): Promise<ReadColumn | undefined> {
+    let started = now();
+    // A table of more rows than a column holds is not read (a million users' entries would take
+    // seconds to fetch only to be dropped); its filters run in SQL, the count checked again later.
+    const [counted] = await sql.unsafe<{ n: string }[]>(ROW_COUNT_QUERY, [instanceId, table], PREPARED);
+    if (Number(counted?.n ?? 0) > maxEntries) {
+      cache.hold(name, { epoch: TOO_LARGE, column: undefined, buildMs: now() - started, spentMs: 0 });
+      return undefined;
+    }
     onWalk?.({ instanceId, table, index, purpose: 'column' });
-    const started = now();
+    started = now();
     const rows = await sql.unsafe<{ epoch: string | null; term: string; id: string; scope: string }[]>(COLUMN_QUERY, [instanceId, table, index, epochTable(table), maxEntries + 1], PREPARED);
     const buildMs = now() - started;
     if (rows.length > maxEntries) {

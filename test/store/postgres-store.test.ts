@@ -28,7 +28,7 @@ import {
 } from '../../src/store/postgres-indexes.js';
 import { ACROSS_INSTANCES, ACROSS_TABLES, LISTED_INSTANCES, Q } from '../../src/store/postgres-queries.js';
 import { createReadCache } from '../../src/store/postgres-read-cache.js';
-import { COLUMN_QUERY, EPOCH_QUERY } from '../../src/store/postgres-term-columns.js';
+import { COLUMN_QUERY, EPOCH_QUERY, ROW_COUNT_QUERY } from '../../src/store/postgres-term-columns.js';
 import { connectPostgres, migratePostgres, openPostgresStore, type PostgresStoreOptions } from '../../src/store/postgres-store.js';
 import { describeIfMet, meet, POSTGRES } from '../requirements.js';
 import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from './postgres-test-db.js';
@@ -330,6 +330,7 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
         return [q.text, q.params] as [string, (string | number)[]];
       })()],
       ['index epoch', EPOCH_QUERY, ['inst-a', 'orgs']],
+      ['row count before a term column is read', ROW_COUNT_QUERY, ['inst-a', 't42']],
       ['term column of an index with its epoch', COLUMN_QUERY, ['inst-a', 'orgs', 'text', 'orgs', 200_001]],
       ['term column lookup: summaries, the first rows and the epoch', columnLookupQuery(), ['inst-a', 'orgs', 'orgs', ['r1', 'r2', 'r3'] as never, ['r1'] as never]],
     ];
