@@ -17,7 +17,7 @@ import * as keys from './keys.js';
 import { createIndexCodes, type IndexCodes } from './lmdb-index-codes.js';
 import { createScopeReader, scopeValue, type ScopeReader } from './lmdb-scope-codes.js';
 import { createTermColumns, type TermColumns } from './lmdb-term-columns.js';
-import { countColumn, readColumn, type TermColumnOptions } from './term-columns.js';
+import { countColumn, epochTableOf, readColumn, type TermColumnOptions } from './term-columns.js';
 
 type Db = RootDatabase<unknown, Key>;
 
@@ -243,10 +243,9 @@ export function clearInstanceIndexKeys(db: Db, instanceId: string): void {
 }
 
 export function createIndexReads(db: Db, options: TermColumnOptions | undefined, catalog: IndexCatalog): IndexReads {
-  const epochTables = new Map(catalog.tables.map((t) => [t.table, storedTableOf(t)]));
   const codes = createIndexCodes(catalog);
   const scopes = createScopeReader(db);
-  const columns = createTermColumns(db, options ?? {}, { epochTable: (table) => epochTables.get(table) ?? table, codeOf: codes.codeOf, scopes });
+  const columns = createTermColumns(db, options ?? {}, { epochTable: epochTableOf(catalog), codeOf: codes.codeOf, scopes });
   const context: ReadContext = { columns, codes, scopes };
   return {
     readIndex: async (instanceId, walk) => readIndex(db, context, instanceId, walk),

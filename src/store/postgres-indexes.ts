@@ -298,23 +298,15 @@ function isColumnRange(range: IndexRange & { readonly scopeRows?: string }): boo
  * one statement (exported for the EXPLAIN test): what a walk answered from a column leads to,
  * and whether the column was still the table's. One row even for no ids (the epoch's).
  */
-export function columnLookupQuery(): string {
-  return COLUMN_LOOKUP;
-}
-
-const COLUMN_LOOKUP = `SELECT x.epoch, e.id, e.terms, e.value FROM (VALUES (0)) AS one(v)
+export const COLUMN_LOOKUP = `SELECT x.epoch, e.id, e.terms, e.value FROM (VALUES (0)) AS one(v)
       LEFT JOIN index_epochs x ON x.instance_id = $1 AND x.table_name = $3
       LEFT JOIN LATERAL (SELECT w.id,
           (SELECT s.terms FROM row_summaries s WHERE s.instance_id = $1 AND s.id = w.id AND s.table_name = $2) AS terms,
           CASE WHEN w.id = ANY($5::text[]) THEN (SELECT r.value FROM records r WHERE r.instance_id = $1 AND r.table_name = $2 AND r.id = w.id) END AS value
         FROM unnest($4::text[]) AS w(id)) e ON true`;
 
-/** columnLookupQuery with the instance's position (withPosition; exported for the EXPLAIN test). */
-export function positionedColumnLookupQuery(): string {
-  return POSITIONED_COLUMN_LOOKUP;
-}
-
-const POSITIONED_COLUMN_LOOKUP = withPosition({ text: COLUMN_LOOKUP, params: [] }).text;
+/** COLUMN_LOOKUP with the instance's position (withPosition; exported for the EXPLAIN test). */
+export const POSITIONED_COLUMN_LOOKUP = withPosition({ text: COLUMN_LOOKUP, params: [] }).text;
 
 interface LookupRow {
   epoch: string | null;
@@ -323,19 +315,20 @@ interface LookupRow {
   value: Buffer | null;
 }
 
-/** The entries with their summaries, and rows for the first `walk.rows`, as walkWithSummariesQuery answers them. */
+/** The entries with their summaries, and rows for the first `withRows`, as walkWithSummariesQuery's rows (toSummarized decodes them). */
 function lookedUp(entries: readonly IndexEntry[], rows: readonly Omit<LookupRow, 'epoch'>[], withRows: number): SummarizedEntry[] {
   const byId = new Map(rows.flatMap((r) => (r.id === null ? [] : [[r.id, r] as const])));
-  return entries.map((entry, i) => {
-    const found = byId.get(entry.id);
-    const summarized = { ...entry, summary: found?.terms === null || found === undefined ? undefined : { scope: entry.scope, terms: decodeValue(found.terms) as string[][] } };
-    return i < withRows ? { ...summarized, row: found?.value === null || found === undefined ? undefined : decodeValue(found.value) } : summarized;
-  });
+  return toSummarized(
+    entries.map((entry, i) => {
+      const found = byId.get(entry.id);
+      return { ...entry, terms: found?.terms ?? null, value: found?.value ?? null, with_row: i < withRows };
+    }),
+  );
 }
 
 /**
  * A walk with summaries answered from a column: its entries, then one lookup statement (`text`:
- * columnLookupQuery, or the positioned one); undefined when the lookup found the table at another
+ * COLUMN_LOOKUP, or the positioned one); undefined when the lookup found the table at another
  * epoch than the column's. `first` is the statement's first row (the position's columns).
  */
 async function lookUpColumnWalk<R extends LookupRow>(

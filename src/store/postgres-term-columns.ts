@@ -21,9 +21,8 @@
  */
 import type { Sql } from 'postgres';
 import type { IndexCatalog } from '../../actors/index.js';
-import { storedTableOf } from '../../actors/index.js';
 import { PREPARED } from './postgres-queries.js';
-import { columnName, createColumnCache, toColumn, type Held, type TermColumn, type TermColumnOptions } from './term-columns.js';
+import { columnName, createColumnCache, epochTableOf, toColumn, type Held, type TermColumn, type TermColumnOptions } from './term-columns.js';
 
 /** A column and the epoch it was read at (null: the table has no epoch row yet, which is an epoch too). */
 export interface ReadColumn {
@@ -70,8 +69,7 @@ export function createPgTermColumns(sql: Sql, catalog: IndexCatalog, options: Te
   const { maxEntries } = cache;
   const { onWalk } = options;
   const now = options.now ?? (() => performance.now());
-  const epochTables = new Map(catalog.tables.map((t) => [t.table, storedTableOf(t)]));
-  const epochTable = (table: string) => epochTables.get(table) ?? table;
+  const epochTable = epochTableOf(catalog);
   /** Reads in flight, by name: requests arriving while a column is read wait for that read. */
   const reading = new Map<string, Promise<ReadColumn | undefined>>();
 

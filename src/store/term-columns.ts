@@ -8,7 +8,8 @@
  * (lmdb-term-columns.ts, postgres-term-columns.ts); this module holds the columns, bounded, and
  * answers walks and counts from them exactly as the stores' index walks answer them.
  */
-import type { IndexEntry, IndexRange, IndexWalk } from '../../actors/index.js';
+import type { IndexCatalog, IndexEntry, IndexRange, IndexWalk } from '../../actors/index.js';
+import { storedTableOf } from '../../actors/index.js';
 import { isKeyPart } from './keys.js';
 
 export interface TermColumnOptions {
@@ -67,6 +68,15 @@ export interface ColumnCache {
   get(name: string): Held | undefined;
   /** Holds an entry, dropping the least recently used beyond the bounds. */
   hold(name: string, entry: Held): void;
+}
+
+/**
+ * The table whose index epoch covers a table's indexes: its own, or for a sub-row table (written
+ * only with its parent rows) its parent's. Names the catalog does not know map to themselves.
+ */
+export function epochTableOf(catalog: IndexCatalog): (table: string) => string {
+  const tables = new Map(catalog.tables.map((t) => [t.table, storedTableOf(t)]));
+  return (table) => tables.get(table) ?? table;
 }
 
 /** The name an index's entry is held under (NUL cannot occur in a key part: unambiguous). */

@@ -17,8 +17,8 @@ import {
   IQ,
   pageQuery,
   pageTotalQuery,
-  columnLookupQuery,
-  positionedColumnLookupQuery,
+  COLUMN_LOOKUP,
+  POSITIONED_COLUMN_LOOKUP,
   positionedPageQuery,
   positionedWalkWithSummariesQuery,
   prepared,
@@ -332,7 +332,7 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
       ['index epoch', EPOCH_QUERY, ['inst-a', 'orgs']],
       ['row count before a term column is read', ROW_COUNT_QUERY, ['inst-a', 't42']],
       ['term column of an index with its epoch', COLUMN_QUERY, ['inst-a', 'orgs', 'text', 'orgs', 200_001]],
-      ['term column lookup: summaries, the first rows and the epoch', columnLookupQuery(), ['inst-a', 'orgs', 'orgs', ['r1', 'r2', 'r3'] as never, ['r1'] as never]],
+      ['term column lookup: summaries, the first rows and the epoch', COLUMN_LOOKUP, ['inst-a', 'orgs', 'orgs', ['r1', 'r2', 'r3'] as never, ['r1'] as never]],
     ];
     // Every table the catalog keeps an index of across instances has its statements (and migration 7's partial index).
     expect(INDEX_CATALOG.tables.filter((t) => t.indexes.some((i) => i.acrossInstances === true)).map((t) => t.table)).toEqual(ACROSS_TABLES);
@@ -388,7 +388,7 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
         ['walk with summaries and the first rows', walkWithSummariesQuery('inst-a', { table: 'orgs', index: 'name', equals: 'n00042', limit: 2000, rows: 10 }), positionedWalkWithSummariesQuery('inst-a', { table: 'orgs', index: 'name', equals: 'n00042', limit: 2000, rows: 10 })],
         ...(() => {
           const params = ['inst-a', 'orgs', 'orgs', ['r1', 'r2', 'r3'], ['r1']] as never[];
-          return [['term column lookup', { text: columnLookupQuery(), params }, { text: positionedColumnLookupQuery(), params }]] as [string, { text: string; params: (string | number)[] }, { text: string; params: (string | number)[] }][];
+          return [['term column lookup', { text: COLUMN_LOOKUP, params }, { text: POSITIONED_COLUMN_LOOKUP, params }]] as [string, { text: string; params: (string | number)[] }, { text: string; params: (string | number)[] }][];
         })(),
       ];
       for (const [name, plain, withPosition] of positioned) {
