@@ -57,6 +57,13 @@ export type AskTracer = <R>(address: ActorAddress, work: () => Promise<R>) => Pr
 export interface AskOptions {
   /** Id of the user on whose behalf the command runs. */
   readonly creator: string;
+  /**
+   * Ids the caller minted (`ids.next()`) for the aggregates the command creates. Such an
+   * aggregate has no stream, so the command's first attempt takes it as absent without a store
+   * read; the append still expects version 0, so an id that does exist is refused as a conflict
+   * and the next attempt reads it.
+   */
+  readonly minted?: readonly string[];
 }
 
 /** The in-memory half of an actor: its mailbox and the aggregates it has loaded. */
@@ -376,6 +383,7 @@ export class ActorSystem {
       onUnique: (scope: string) => this.uniqueError(scope),
       gate,
       onAppended: (events: readonly StoredEvent[]) => this.readStates.get(cell.instanceId)?.applyChange(streamsOf(events)),
+      ...(options.minted === undefined ? {} : { minted: options.minted }),
     };
   }
 

@@ -21,6 +21,8 @@ export interface RunCommandOptions<C, R> {
   readonly gate?: AppendGate;
   /** Told the events of each successful append, before the command replies (read-your-writes for the instance's read state). */
   readonly onAppended?: (events: readonly StoredEvent[]) => void;
+  /** Ids minted for aggregates the command creates (AskOptions.minted): taken as absent, unread, on the first attempt. */
+  readonly minted?: readonly string[];
 }
 
 /**
@@ -39,7 +41,8 @@ export async function runCommand<C, R>(options: RunCommandOptions<C, R>): Promis
   let ctx = options.ctx;
   for (let attempt = 1; attempt <= options.maxAttempts; attempt += 1) {
     const refs = handler.load(command, ctx);
-    const { loaded, fromCache } = await loadAll(store, cache, ctx.instanceId, refs);
+    // After a conflict a minted id is read like any other: it may exist after all.
+    const { loaded, fromCache } = await loadAll(store, cache, ctx.instanceId, refs, attempt === 1 ? options.minted : undefined);
     let decision;
     try {
       decision = handler.decide(setOf(loaded), command, ctx);
@@ -231,6 +234,7 @@ async function loadAll(
   cache: Map<string, Loaded<unknown>>,
   instanceId: string,
   refs: readonly AggregateRef[],
+  minted?: readonly string[],
 ): Promise<{ loaded: Map<string, Loaded<unknown>>; fromCache: Loaded<unknown>[] }> {
   const cached = new Map<string, Loaded<unknown>>();
   for (const ref of refs) {
@@ -238,7 +242,7 @@ async function loadAll(
     const entry = cache.get(key);
     if (entry !== undefined) cached.set(key, entry);
   }
-  const read = await readMissing(store, cache, instanceId, refs);
+  const read = await readMissing(store, cache, instanceId, refs, minted);
   // In the order the command named them.
   const loaded = new Map<string, Loaded<unknown>>();
   for (const { kind, id } of refs) {
@@ -251,15 +255,19 @@ async function loadAll(
 /**
  * Reads the aggregates of `refs` the cache lacks, together, into the cache, and returns them by
  * key: on PostgreSQL one statement (rows and stream versions) instead of a row read and, for an
- * aggregate without a row (a new one), a version read, each a round trip.
+ * aggregate without a row (a new one), a version read, each a round trip. An aggregate whose id
+ * is in `minted` is returned as absent (version 0) without a read and is not cached: the append
+ * that creates it expects version 0, which is the check the read would have made.
  */
-async function readMissing(store: StoreAdapter, cache: Map<string, Loaded<unknown>>, instanceId: string, refs: Iterable<AggregateRef>): Promise<Map<string, Loaded<unknown>>> {
+async function readMissing(store: StoreAdapter, cache: Map<string, Loaded<unknown>>, instanceId: string, refs: Iterable<AggregateRef>, minted?: readonly string[]): Promise<Map<string, Loaded<unknown>>> {
   const missing = new Map<string, AggregateRef>();
+  const read = new Map<string, Loaded<unknown>>();
   for (const ref of refs) {
     const key = cacheKey(ref.kind.type, ref.id);
-    if (!cache.has(key)) missing.set(key, ref);
+    if (cache.has(key)) continue;
+    if (minted?.includes(ref.id) === true) read.set(key, loadedOf(ref.kind, ref.id, undefined, 0));
+    else missing.set(key, ref);
   }
-  const read = new Map<string, Loaded<unknown>>();
   if (missing.size === 0) return read;
   const wanted = [...missing.values()];
   const stored = await store.readAggregates(instanceId, wanted.map(({ kind, id }) => ({ table: kind.table, aggregateType: kind.type, aggregateId: id })));

@@ -117,7 +117,7 @@ export async function createLoginSession(
       ...(factors.otpMessageChecked === undefined ? {} : { otpMessageChecked: factors.otpMessageChecked }),
       ...(factors.passkey === undefined ? {} : { passkey: factors.passkey }),
     },
-    { creator },
+    { creator, minted: [sessionId] },
   );
   return { ...written, sessionId, sessionToken, user };
 }

@@ -427,6 +427,55 @@ describe('ActorSystem.askEach', () => {
   });
 });
 
+describe('minted ids (AskOptions.minted)', () => {
+  function countingStore(store: StoreAdapter, calls: string[]): StoreAdapter {
+    return new Proxy(store, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop, target) as unknown;
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          const read = prop === 'readAggregates' ? (args[1] as readonly AggregateLocation[]).map((a) => a.aggregateId).join(',') : undefined;
+          calls.push(read === undefined ? String(prop) : `readAggregates ${read}`);
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+  }
+
+  it('creates an aggregate under a minted id without reading it first; without minted the same create reads it', async () => {
+    const { store } = await openStore();
+    const calls: string[] = [];
+    const s = system(countingStore(store, calls));
+    await s.ask(org('o1'), createOrg, { orgId: 'o1', name: 'Minted', instanceDomain: 'd' }, as);
+    await s.ask(org('o1'), addHumanUser, human('warm'), as); // the organization and the instance are cached now
+    calls.length = 0;
+    await s.ask(org('o1'), addHumanUser, human('m1'), { ...as, minted: ['m1'] });
+    expect(calls).toEqual(['append']);
+    calls.length = 0;
+    await s.ask(org('o1'), addHumanUser, human('r1'), as); // the control
+    expect(calls).toEqual(['readAggregates r1', 'append']);
+    expect((await s.readRecord('i1', userKind, 'm1'))?.state.username).toBe('m1');
+    await s.stop();
+  });
+
+  it('refuses a minted id that exists after all, as if it had been read: the append conflicts, the next attempt reads it', async () => {
+    const { store } = await openStore();
+    const writer = system(store);
+    await writer.ask(org('o1'), createOrg, { orgId: 'o1', name: 'Minted', instanceDomain: 'd' }, as);
+    await writer.ask(org('o1'), addHumanUser, human('taken', 'first'), as);
+    await writer.stop();
+    const calls: string[] = [];
+    const s = system(countingStore(store, calls)); // a fresh cache: 'taken' is not in it
+    const refused = await s.ask(org('o1'), addHumanUser, human('taken', 'second'), { ...as, minted: ['taken'] }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(AppError);
+    expect((refused as AppError).code).toBe('user.exists');
+    // The first attempt reads the organization and the instance (not cached here), not the user; after the conflict the user is read.
+    expect(calls.filter((c) => c === 'append' || c.startsWith('readAggregates'))).toEqual(['readAggregates o1,i1', 'append', 'readAggregates taken']);
+    expect((await s.readRecord('i1', userKind, 'taken'))?.state.username).toBe('first'); // nothing overwritten
+    await s.stop();
+  });
+});
+
 describe('the actor cache', () => {
   it('keeps at most cacheLimit aggregates: the oldest is read from the store again, a recent one is not', async () => {
     const reads: string[] = [];

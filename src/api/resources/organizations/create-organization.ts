@@ -21,7 +21,7 @@ export const createOrganizationRpc = defineRpc({
       { kind: 'org', instanceId: call.instance.id, orgId },
       createOrg,
       { orgId, name: organization.name, instanceDomain: call.instance.primaryDomain },
-      { creator: call.caller.userId },
+      { creator: call.caller.userId, minted: [orgId] },
     );
     return { details: toDetails(details) };
   },

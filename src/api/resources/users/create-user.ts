@@ -84,7 +84,7 @@ async function createHuman(call: CallContext, orgId: string, value: HumanUser): 
       passwordHash,
       passwordChangeRequired: input.passwordChangeRequired,
     },
-    { creator: call.caller.userId },
+    { creator: call.caller.userId, minted: [userId] },
   );
 }
 
@@ -102,6 +102,6 @@ async function createMachine(call: CallContext, orgId: string, value: MachineUse
       description: input.description,
       accessTokenType: parseAccessTokenType(input.accessTokenType),
     },
-    { creator: call.caller.userId },
+    { creator: call.caller.userId, minted: [userId] },
   );
 }
