@@ -44,6 +44,9 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     if (mode === 'blackhole') return; // accepted, never answered
     const upstream = connect(targetPort, targetHost);
     track(upstream);
+    // No Nagle delay on either side: a reply forwarded in pieces would wait for an ACK (up to 40 ms).
+    client.setNoDelay(true);
+    upstream.setNoDelay(true);
     let answered = true;
     client.on('data', () => {
       if (answered) turns += 1;
