@@ -5,20 +5,21 @@
  * what the previous lock holder committed). While one transaction of an instance runs, later
  * appends of that instance queue in this process; the next transaction takes them all
  * (up to MAX_BATCH) and decides each in order against the heads and claims as the earlier ones
- * left them: one lock, three round trips and one commit (one disk flush) for the batch, where
- * each append alone would pay its own. A refusal or a throwing project() answers only its own
+ * left them: one lock, two round trips and one commit (one disk flush) for the batch, where
+ * each append alone would pay its own. The transaction runs on a connection reserved for it,
+ * with BEGIN sent together with the first reads and COMMIT right behind the writes (`transaction`). A refusal or a throwing project() answers only its own
  * append; a batch the database rejects is retried one append at a time, so one bad append never
  * fails another. Positions stay gap-free: the counter moves by what was accepted.
  * The unique (instance, stream, version) index is the second line of defence: a violation is
  * reported as a conflict. With `notice`, one pg_notify after the writes tells other nodes which
  * streams moved (postgres-change-feed.ts); PostgreSQL delivers it at COMMIT, never after a rollback.
  */
-import type { Sql, TransactionSql } from 'postgres';
+import type { ReservedSql, Sql } from 'postgres';
 import type { AppendRequest, AppendResult, RecordWrite, StoredEvent, TableIndexes } from '../../actors/index.js';
 import { checkExpectations, claimKey, findClaimClash, placeEvents, streamKey } from './append-rules.js';
 import { changePayload, type ChangeNotice } from './postgres-change-feed.js';
 import { indexChanges, indexStatements, readBeforeSummaries, toSummaryMap, type SummaryMap } from './postgres-indexes.js';
-import { checkInstance, checkPart, encodeValue, PREPARED, Q, valuesList } from './postgres-queries.js';
+import { checkInstance, checkPart, encodeValue, inlineParams, PREPARED, Q, valuesList } from './postgres-queries.js';
 import { CALL_DEADLINE_MS, isUnavailableError, withDeadline } from './postgres-unavailable.js';
 
 /** Rows per multi-row INSERT (PostgreSQL allows 65535 parameters per statement). */
@@ -109,8 +110,7 @@ export async function appendToPostgres(sql: Sql, request: AppendRequest, notice?
 /** Appends of one instance in one transaction; on a database error, each alone (not when it is unreachable). Never rejects. */
 async function appendBatch(sql: Sql, tables: IndexedTables, requests: readonly AppendRequest[], notice: ChangeNotice | undefined, onCommitted?: (committed: Committed) => void): Promise<Outcome[]> {
   try {
-    let committed: Committed | undefined;
-    const outcomes = await sql.begin((tx) => appendInTxn(tx, tables, requests, notice, (c) => (committed = c)));
+    const { outcomes, committed } = await transaction(sql, (tx, begun) => appendInTxn(tx, begun, tables, requests, notice));
     if (committed !== undefined) onCommitted?.(committed);
     return outcomes;
   } catch (err) {
@@ -158,14 +158,67 @@ interface Accepted {
   readonly rows: readonly RecordWrite[];
 }
 
+/** What a transaction's body decided: its answer, and the writes it queued (COMMIT goes right behind them). */
+interface Decided<T> {
+  readonly value: T;
+  readonly writes: readonly Promise<unknown>[];
+}
+
 /**
- * The lock, head and claim statements are sent together: the server runs a connection's
- * statements in order, so the reads start only once the counter row lock is held.
- * postgres.js queries are lazy: `.execute()` queues each one now, in this order.
+ * Runs `body` in one transaction on a connection reserved for it, in two round trips where
+ * postgres.js's `begin` takes four (BEGIN alone, the body's two, COMMIT alone): BEGIN is queued
+ * before the body's first statements (the server runs a connection's statements in order) and
+ * `begun` is awaited with them; COMMIT is queued right behind the writes the body returns, unsent
+ * ones are never awaited alone. A write that fails aborts the transaction, and PostgreSQL ends an
+ * aborted transaction's COMMIT with a rollback, so nothing of it stays: that write's error is
+ * thrown. A body that throws, or writes nothing, ends with ROLLBACK. The connection goes back to
+ * the pool once its last statement settled, unless a statement found it lost (postgres.js has
+ * then closed it; handed back, a closed connection would sit among the open ones).
  */
-async function appendInTxn(tx: TransactionSql, tables: IndexedTables, requests: readonly AppendRequest[], notice: ChangeNotice | undefined, wrote: (committed: Committed) => void): Promise<Outcome[]> {
+async function transaction<T>(sql: Sql, body: (tx: ReservedSql, begun: Promise<unknown>) => Promise<Decided<T>>): Promise<T> {
+  const tx = await sql.reserve();
+  let lost = false;
+  let ended = false;
+  const settle = (outcome: PromiseSettledResult<unknown>): void => {
+    if (outcome.status === 'fulfilled') return;
+    if (isUnavailableError(outcome.reason)) lost = true;
+    throw outcome.reason;
+  };
+  try {
+    const begun = tx.unsafe('BEGIN').execute();
+    begun.catch(() => undefined); // observed by the body; this only keeps a body that throws first from leaving it unhandled
+    const decided = await body(tx, begun);
+    ended = true;
+    const end = tx.unsafe(decided.writes.length === 0 ? 'ROLLBACK' : 'COMMIT').execute();
+    const settled = await Promise.allSettled([...decided.writes, end]);
+    settled.forEach(settle);
+    const tag = (settled[settled.length - 1] as PromiseFulfilledResult<{ readonly command?: string }>).value.command;
+    if (decided.writes.length > 0 && tag !== 'COMMIT') throw new Error(`the append's transaction ended with ${tag ?? 'no command tag'}, not COMMIT`);
+    return decided.value;
+  } catch (error) {
+    if (isUnavailableError(error)) lost = true;
+    if (!lost && !ended) await tx.unsafe('ROLLBACK').execute().then(() => undefined, (e: unknown) => void (lost ||= isUnavailableError(e)));
+    throw error;
+  } finally {
+    if (!lost) tx.release();
+  }
+}
+
+/**
+ * BEGIN (queued by `transaction`), the lock, head, claim and summary statements are sent
+ * together: the server runs a connection's statements in order, so the reads start only once the
+ * counter row lock is held. postgres.js queries are lazy: `.execute()` queues each one now, in
+ * this order. The writes are queued, not awaited: `transaction` sends COMMIT behind them.
+ */
+async function appendInTxn(
+  tx: ReservedSql,
+  begun: Promise<unknown>,
+  tables: IndexedTables,
+  requests: readonly AppendRequest[],
+  notice: ChangeNotice | undefined,
+): Promise<Decided<{ outcomes: Outcome[]; committed?: Committed }>> {
   const instanceId = requests[0]!.instanceId; // a batch holds one instance's appends
-  const lock = tx.unsafe<{ position: string; created_at: string }[]>(Q.lockCounter, [instanceId]).execute();
+  const lock = tx.unsafe<{ position: string; created_at: string }[]>(Q.lockCounter, [instanceId], PREPARED).execute();
   const headKeys = [...new Map(requests.flatMap((r) => r.expectations.map((x) => [streamKey(x.aggregateType, x.aggregateId), x] as const))).values()];
   const claimKeys = [...new Map(requests.flatMap((r) => (r.claims ?? []).map((c) => [claimKey(c.scope, c.value), c] as const))).values()];
   // One statement for all heads and one for all claims of the batch (not one per stream or value).
@@ -174,7 +227,7 @@ async function appendInTxn(tx: TransactionSql, tables: IndexedTables, requests: 
   // Rows are written under their aggregates' ids: the summaries of every stream the batch may touch.
   const rowIds = tables.size === 0 ? [] : [...new Set(headKeys.map((x) => x.aggregateId))];
   const summaries: Promise<SummaryRow[]> = readBeforeSummaries(tx, instanceId, rowIds);
-  const [[counter], headRows, holderRows, summaryRows] = await Promise.all([lock, heads, holders, summaries]);
+  const [, [counter], headRows, holderRows, summaryRows] = await Promise.all([begun, lock, heads, holders, summaries]);
   const headOf = new Map(headRows.map((r) => [streamKey(r.aggregate_type, r.aggregate_id), Number(r.version)]));
   const holderOf = new Map(holderRows.map((r) => [claimKey(r.scope, r.value), r.holder]));
   const overlay: Overlay = {
@@ -201,21 +254,19 @@ async function appendInTxn(tx: TransactionSql, tables: IndexedTables, requests: 
       outcomes.push(err instanceof Refusal ? { result: err.result } : { error: err });
     }
   }
-  if (accepted.length > 0) {
-    await Promise.all(writes(tx, instanceId, accepted, overlay, { tables, before: toSummaryMap(summaryRows) }, notice));
-    const from = Number(counter?.position ?? 0);
-    if (overlay.position > from) {
-      wrote({
-        instanceId,
-        from,
-        to: overlay.position,
-        createdAt: overlay.createdAt,
-        records: accepted.flatMap((a) => a.rows.map((r) => [r.table, r.id] as const)),
-        claims: accepted.flatMap((a) => [...(a.request.claims ?? []), ...(a.request.releases ?? [])].map((c) => [c.scope, c.value] as const)),
-      });
-    }
-  }
-  return outcomes;
+  if (accepted.length === 0) return { value: { outcomes }, writes: [] };
+  const sent = writes(tx, instanceId, accepted, overlay, { tables, before: toSummaryMap(summaryRows) }, notice);
+  const from = Number(counter?.position ?? 0);
+  if (overlay.position === from) return { value: { outcomes }, writes: sent };
+  const committed: Committed = {
+    instanceId,
+    from,
+    to: overlay.position,
+    createdAt: overlay.createdAt,
+    records: accepted.flatMap((a) => a.rows.map((r) => [r.table, r.id] as const)),
+    claims: accepted.flatMap((a) => [...(a.request.claims ?? []), ...(a.request.releases ?? [])].map((c) => [c.scope, c.value] as const)),
+  };
+  return { value: { outcomes, committed }, writes: sent };
 }
 
 /** An accepted append moves the batch's view: stream heads, claims, releases, the counter. */
@@ -248,7 +299,7 @@ type Statement = readonly [string, Param[], boolean];
  * order of statements does not matter). Nothing can throw between sends, so no result is left
  * unobserved.
  */
-function writes(tx: TransactionSql, instanceId: string, accepted: readonly Accepted[], overlay: Overlay, indexes: IndexState, notice: ChangeNotice | undefined): Promise<unknown>[] {
+function writes(tx: ReservedSql, instanceId: string, accepted: readonly Accepted[], overlay: Overlay, indexes: IndexState, notice: ChangeNotice | undefined): Promise<unknown>[] {
   const statements: Statement[] = [];
   const insert = (head: string, width: number, tuples: Param[][], tail = '') => {
     for (let i = 0; i < tuples.length; i += CHUNK) {
@@ -293,8 +344,24 @@ function writes(tx: TransactionSql, instanceId: string, accepted: readonly Accep
     if (notice !== undefined) statements.push(['SELECT pg_notify($1, $2)', [notice.channel, changePayload(notice.nodeId, instanceId, stored)], true]);
   }
   const combined = combine(statements);
-  if (combined !== undefined) return [tx.unsafe(combined[0], combined[1]).execute()];
-  return statements.map(([text, params, prepare]) => tx.unsafe(text, params, { prepare }).execute());
+  if (combined !== undefined) return [sendUnnamed(tx, combined[0], combined[1])];
+  return statements.map(([text, params, prepare]) => (prepare ? tx.unsafe(text, params, PREPARED).execute() : sendUnnamed(tx, text, params)));
+}
+
+/**
+ * Sends a statement of a text made for this batch in one round trip, pipelined with the ones
+ * around it: its parameters written into the text as literals (inlineParams). A value no literal
+ * can carry (a string with NUL, a number that is not a safe integer) is bound instead, and the
+ * server refuses or stores it as it would have (two round trips).
+ */
+function sendUnnamed(tx: ReservedSql, text: string, params: Param[]): Promise<unknown> {
+  let inlined: string;
+  try {
+    inlined = inlineParams(text, params);
+  } catch {
+    return tx.unsafe(text, params).execute();
+  }
+  return tx.unsafe(inlined, [], { prepare: false }).execute();
 }
 
 /** Parameters one combined statement may carry (PostgreSQL allows 65535). */
@@ -330,7 +397,7 @@ function isStreamVersionClash(err: unknown): boolean {
 /** Only reachable if something wrote a stream without taking the instance lock. */
 async function conflictAfterClash(sql: Sql, request: AppendRequest): Promise<AppendResult> {
   for (const x of request.expectations) {
-    const [head] = await sql.unsafe<{ version: number }[]>(Q.head, [request.instanceId, x.aggregateType, x.aggregateId]);
+    const [head] = await sql.unsafe<{ version: number }[]>(Q.head, [request.instanceId, x.aggregateType, x.aggregateId], PREPARED);
     const actual = Number(head?.version ?? 0);
     if (actual !== x.expectedVersion) {
       return { ok: false, reason: 'conflict', aggregateType: x.aggregateType, aggregateId: x.aggregateId, actualVersion: actual };

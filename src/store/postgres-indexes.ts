@@ -11,7 +11,7 @@ import type { Sql, TransactionSql } from 'postgres';
 import type { IndexEntry, IndexPage, IndexRange, IndexReads, IndexWalk, ProjectionState, RecordWrite, RowSummary, SummarizedEntry, TableIndexes } from '../../actors/index.js';
 import { storedTableOf, subRowListTable, summarize } from '../../actors/index.js';
 import { DIGIT_TERM, TEXT_TERM } from './postgres-migrations.js';
-import { checkInstance, decodeValue, encodeValue, hasNul, positionState, PREPARED, readPosition } from './postgres-queries.js';
+import { checkInstance, decodeValue, encodeValue, hasNul, inlineParams, positionState, PREPARED, readPosition } from './postgres-queries.js';
 import { EPOCH_QUERY, type PgTermColumns, type ReadColumn } from './postgres-term-columns.js';
 import { countColumn, readColumn } from './term-columns.js';
 
@@ -251,32 +251,6 @@ function unsafeWalk(walk: IndexWalk): boolean {
  */
 export function prepared(text: string): boolean {
   return !text.includes(' LIKE ');
-}
-
-/**
- * `value` as an SQL literal: an integer, or an escape string constant (E'…') in which a
- * backslash and a quote, the only characters with a meaning there, are each doubled (whatever
- * standard_conforming_strings says; the connection's encoding is UTF-8). Refuses anything else.
- */
-export function sqlLiteral(value: string | number | undefined): string {
-  if (typeof value === 'number') {
-    if (!Number.isSafeInteger(value)) throw new Error('postgres store: a number parameter must be a safe integer');
-    return String(value);
-  }
-  if (typeof value !== 'string' || hasNul(value)) throw new Error('postgres store: a parameter must be a string without NUL or a number');
-  return `E'${value.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
-}
-
-/**
- * The statement of a walk planned for its values (exported for the tests): postgres.js sends an
- * unnamed statement with parameters in two round trips (Parse and Describe, then, once the
- * server has answered with the parameters' types, Bind and Execute), one without parameters in
- * one. So the parameters are written into the text as literals (sqlLiteral), each `$n` replaced
- * once in a single pass over the text this module built; the planner sees the same values as
- * it saw bound to the unnamed statement.
- */
-export function inlineParams(text: string, params: readonly (string | number)[]): string {
-  return text.replace(/\$(\d+)/g, (_, n: string) => sqlLiteral(params[Number(n) - 1]));
 }
 
 /** Runs a walk's statement: prepared when its text is fixed, else with its values inlined (one round trip either way). */
@@ -631,7 +605,7 @@ export function indexChanges(tables: ReadonlyMap<string, readonly TableIndexes[]
  * their sub-rows' and the lists of those (one query).
  */
 export function readBeforeSummaries(
-  tx: TransactionSql,
+  tx: Pick<TransactionSql, 'unsafe'>,
   instanceId: string,
   ids: readonly string[],
 ): Promise<{ table_name: string; id: string; scope: string; terms: Buffer }[]> {

@@ -42,13 +42,50 @@ export function checkPart(part: string): string {
   return part;
 }
 
+/** A statement parameter as the store sends it. */
+export type SqlParam = string | number | Buffer | readonly string[];
+
+/**
+ * `value` as an SQL literal: an integer; an escape string constant (E'…') in which a backslash
+ * and a quote, the only characters with a meaning there, are each doubled (whatever
+ * standard_conforming_strings says; the connection's encoding is UTF-8); bytes as hex input
+ * to bytea (E'\\x…'); a list of strings as an ARRAY of such constants, cast to text[].
+ * Refuses anything else: a string with NUL, a number that is not a safe integer.
+ */
+export function sqlLiteral(value: SqlParam | undefined): string {
+  if (typeof value === 'number') {
+    if (!Number.isSafeInteger(value)) throw new Error('postgres store: a number parameter must be a safe integer');
+    return String(value);
+  }
+  if (typeof value === 'string') {
+    if (hasNul(value)) throw new Error('postgres store: a string parameter must not contain NUL');
+    return `E'${value.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
+  }
+  if (Buffer.isBuffer(value)) return `E'\\\\x${value.toString('hex')}'::bytea`;
+  if (Array.isArray(value)) return value.length === 0 ? "'{}'::text[]" : `ARRAY[${value.map((v) => sqlLiteral(v as string)).join(', ')}]::text[]`;
+  throw new Error('postgres store: a parameter must be a string without NUL, a safe integer, bytes or a list of strings');
+}
+
+/**
+ * A statement with its parameters written into the text as literals (sqlLiteral), each `$n`
+ * replaced once in a single pass over a text this store built (so a `$` inside a value is never
+ * read as a parameter). postgres.js sends an unnamed statement with parameters in two round
+ * trips (Parse and Describe, then, once the server has answered with the parameters' types,
+ * Bind and Execute), and holds the connection's later statements until the second; one without
+ * parameters goes in one, pipelined with the statements around it. The planner sees the same
+ * values as it would bound to an unnamed statement.
+ */
+export function inlineParams(text: string, params: readonly SqlParam[]): string {
+  return text.replace(/\$(\d+)/g, (_, n: string) => sqlLiteral(params[Number(n) - 1]));
+}
+
 /**
  * Options of a statement whose text is fixed: a named prepared statement. postgres.js sends an
  * unnamed statement with parameters as two round trips (Parse and Describe, then, after the
  * server's answer, Bind and Execute), every time; a prepared one is described once per
  * connection and then sent as one (bench/README.md "The visibility map and the position check
  * on PostgreSQL"). Walks with a LIKE pattern are planned for their pattern: not prepared, their
- * values written into the text so they too are one round trip (postgres-indexes.ts inlineParams).
+ * values written into the text so they too are one round trip (inlineParams).
  */
 export const PREPARED = { prepare: true } as const;
 

@@ -1,11 +1,11 @@
 /**
  * Counts the statements the PostgreSQL store sends (`tessera_store_statements`, docs/operations/
- * postgres.md "Round trips"): every `unsafe` query is one, a transaction adds its BEGIN and
- * COMMIT. The pool handed to the adapter's parts is this wrapper, so no call site can skip it;
- * the cost is one increment per statement. The bench divides the difference by the requests
- * sent to get round trips per request.
+ * postgres.md "Round trips"): every `unsafe` query is one (on the pool or on a reserved
+ * connection), a `begin` transaction adds its BEGIN and COMMIT. The pool handed to the adapter's
+ * parts is this wrapper, so no call site can skip it; the cost is one increment per statement.
+ * The bench divides the difference by the requests sent to get round trips per request.
  */
-import type { Sql, TransactionSql } from 'postgres';
+import type { ReservedSql, Sql, TransactionSql } from 'postgres';
 
 export interface StatementCounter {
   /** Statements sent since the store opened. */
@@ -19,13 +19,13 @@ export function countStatements(sql: Sql): { sql: Sql; counter: StatementCounter
     sent += 1;
     return sql.unsafe(...args);
   }) as Sql['unsafe'];
-  const countedTx = (tx: TransactionSql): TransactionSql =>
+  const countedTx = <T extends TransactionSql | ReservedSql>(tx: T): T =>
     new Proxy(tx, {
       get(target, property) {
         if (property === 'unsafe') {
           return (...args: Parameters<TransactionSql['unsafe']>) => {
             sent += 1;
-            return target.unsafe(...args);
+            return (target as TransactionSql).unsafe(...args);
           };
         }
         return Reflect.get(target, property, target) as unknown;
@@ -37,10 +37,13 @@ export function countStatements(sql: Sql): { sql: Sql; counter: StatementCounter
     const rest = args.slice(0, -1);
     return (sql.begin as (...a: unknown[]) => unknown)(...rest, (tx: TransactionSql) => callback(countedTx(tx)));
   }) as Sql['begin'];
+  // A reserved connection's statements are counted like the pool's (its BEGIN and COMMIT are statements of its own).
+  const reserve = (() => sql.reserve().then(countedTx)) as Sql['reserve'];
   const counted = new Proxy(sql, {
     get(target, property) {
       if (property === 'unsafe') return unsafe;
       if (property === 'begin') return begin;
+      if (property === 'reserve') return reserve;
       return Reflect.get(target, property, target) as unknown;
     },
     apply(target, self, args) {

@@ -13,7 +13,6 @@ import { MIGRATIONS } from '../../src/store/postgres-migrations.js';
 import {
   countQuery,
   createPgIndexReads,
-  inlineParams,
   IQ,
   pageQuery,
   pageTotalQuery,
@@ -22,11 +21,10 @@ import {
   positionedPageQuery,
   positionedWalkWithSummariesQuery,
   prepared,
-  sqlLiteral,
   walkQuery,
   walkWithSummariesQuery,
 } from '../../src/store/postgres-indexes.js';
-import { ACROSS_INSTANCES, ACROSS_TABLES, LISTED_INSTANCES, Q } from '../../src/store/postgres-queries.js';
+import { ACROSS_INSTANCES, ACROSS_TABLES, inlineParams, LISTED_INSTANCES, Q, sqlLiteral } from '../../src/store/postgres-queries.js';
 import { createReadCache } from '../../src/store/postgres-read-cache.js';
 import { COLUMN_QUERY, EPOCH_QUERY, ROW_COUNT_QUERY } from '../../src/store/postgres-term-columns.js';
 import { connectPostgres, migratePostgres, openPostgresStore, type PostgresStoreOptions } from '../../src/store/postgres-store.js';
@@ -755,7 +753,26 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
       "SELECT E'it''s \\\\ $2', 42, E'z' WHERE x LIKE '%' AND y = E'it''s \\\\ $2'",
     );
     expect(sqlLiteral('')).toBe("E''");
-    for (const bad of ['a\u0000b', 1.5, Number.NaN, 2 ** 60, undefined]) expect(() => sqlLiteral(bad as string | number | undefined), String(bad)).toThrow();
+    expect(sqlLiteral(Buffer.from([0, 0xab, 0xff]))).toBe("E'\\\\x00abff'::bytea");
+    expect(sqlLiteral(['a', "b'c"])).toBe("ARRAY[E'a', E'b''c']::text[]");
+    expect(sqlLiteral([])).toBe("'{}'::text[]");
+    for (const bad of ['a\u0000b', 1.5, Number.NaN, 2 ** 60, undefined, ['ok', 'a\u0000b'], { not: 'a value' }]) {
+      expect(() => sqlLiteral(bad as string | number | undefined), String(bad)).toThrow();
+    }
+  });
+
+  it('reads back from PostgreSQL exactly the bytes, lists and strings it wrote as literals', async () => {
+    const bytes = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+    const list = ["it's", 'back\\slash', '$1 $2', 'ünïcødé ☃', '', 'E\'x\''];
+    const text = "quote ' backslash \\ dollar $1 newline \n tab \t";
+    const [row] = await admin.unsafe<{ b: Buffer; l: string[]; t: string; n: string; e: string[] }[]>(
+      inlineParams('SELECT $1 AS b, $2 AS l, $3::text AS t, $4::bigint AS n, $5 AS e', [bytes, list, text, Number.MAX_SAFE_INTEGER, []]),
+    );
+    expect(Buffer.compare(row!.b, bytes)).toBe(0);
+    expect(row!.l).toEqual(list);
+    expect(row!.t).toBe(text);
+    expect(String(row!.n)).toBe(String(Number.MAX_SAFE_INTEGER));
+    expect(row!.e).toEqual([]);
   });
 
   it('keeps the cached rows its own append did not write, reads the ones it wrote, and starts over after another pool writes', async () => {
@@ -810,6 +827,54 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
     expect((await store.readIndex('inst-a', { table: 'things', index: 'name_ci', limit: 10 })).map((e) => e.id)).toEqual(['t1', 't2']);
     expect(await store.rowCounts('inst-a', 'things')).toEqual([{ scope: 'o1', count: 2 }]);
     expect(await store.projectionState('inst-a')).toMatchObject({ position: 2 });
+  });
+
+  it('sends an append in two round trips (BEGIN with the lock and its checks, then the writes with COMMIT); a refused write rolls back and hands the connection back', async () => {
+    const { schema, store: direct } = await fresh({ catalog: TEST_CATALOG });
+    await direct.close();
+    const target = new URL(url);
+    const proxy = await startTcpProxy(target.hostname, Number(target.port === '' ? 5432 : target.port));
+    const store = await openPostgresStore({ url: proxy.url(url), schema, maxConnections: 1, catalog: TEST_CATALOG });
+    stores.push(store);
+    try {
+      const write = (i: number, expectedVersion = 0) =>
+        store.append(
+          append('inst-a', {
+            expectations: [expect0('thing', `t${i}`, expectedVersion)],
+            events: [event('thing', `t${i}`, 'thing.set', { blob: 'x'.repeat(2_000) })], // a write over postgres.js's 1 KiB flush
+            claims: [{ scope: 'thing.name', value: `name ${i}`, holder: `t${i}` }],
+            project: () => [thing(`t${i}`, `Name ${i}`, 'o1', i, ['a'])],
+          }),
+        );
+      for (let i = 0; i < 3; i += 1) expect((await write(i)).ok).toBe(true); // the connection describes its statements once
+      for (let i = 3; i < 8; i += 1) {
+        const before = proxy.turns;
+        expect((await write(i)).ok).toBe(true);
+        expect(proxy.turns - before, `append ${i}`).toBe(2);
+      }
+      // A row the unique (instance, stream, version) index refuses: the write fails, PostgreSQL ends the
+      // transaction at COMMIT with a rollback, nothing of it stays, and the pool's one connection is back.
+      await admin.unsafe(`INSERT INTO "${schema}".events VALUES ('inst-a', 999, 'thing', 't8', 1, 'thing.set', 'instance', 'inst-a', '', 0, '\\x00'::bytea)`);
+      expect(await write(8)).toMatchObject({ ok: false, reason: 'conflict', aggregateId: 't8' });
+      expect(await store.findUnique('inst-a', 'thing.name', 'name 8')).toBeUndefined();
+      expect(await store.getRecord('inst-a', 'things', 't8')).toBeUndefined();
+      expect(await store.projectionState('inst-a')).toMatchObject({ position: 8 });
+      expect((await write(9)).ok).toBe(true); // the connection was handed back out of its transaction
+      expect(await store.projectionState('inst-a')).toMatchObject({ position: 9 });
+      // Control: the same proxy counts postgres.js's own transaction (BEGIN alone, the statement, COMMIT alone) as three.
+      const plain = postgres(proxy.url(url), { max: 1, onnotice: () => undefined });
+      try {
+        await plain`SELECT 1`;
+        const before = proxy.turns;
+        await plain.begin((tx) => tx`SELECT 1`);
+        expect(proxy.turns - before).toBe(3);
+      } finally {
+        await plain.end({ timeout: 5 });
+      }
+    } finally {
+      await store.close();
+      await proxy.close();
+    }
   });
 
   it('lets exactly one of two appends with the same expectation from two connection pools win', { timeout: 60_000 }, async () => {
