@@ -29,6 +29,12 @@ import type { Rate } from '../config/duration.js';
 import type { CounterFactory, LimitCounter, LimitSetting, SharedBlocks } from './rate-limits.js';
 
 /**
+ * Every statement here has a fixed text: prepared, so postgres.js sends it in one round trip once
+ * the connection has described it, where an unnamed statement with parameters takes two each time.
+ */
+const PREPARED = { prepare: true } as const;
+
+/**
  * The package documents RateLimiterStoreAbstract as the base of store limiters and types it,
  * but its index does not export it (11.4.0): loaded from its module file.
  */
@@ -91,18 +97,19 @@ export class PostgresRateLimiter extends StoreLimiter {
          expires_at = CASE WHEN $4 OR rate_limit_counts.expires_at <= $5 THEN excluded.expires_at ELSE rate_limit_counts.expires_at END
        RETURNING points, expires_at`,
       [rowKeyOf(rlKey), points, expiresAt, forceExpire, now],
+      PREPARED,
     );
     if (row === undefined) throw new Error('rate limit upsert returned no row');
     return row;
   }
 
   async _get(rlKey: string): Promise<CountRow | null> {
-    const [row] = await this.sql.unsafe<CountRow[]>('SELECT points, expires_at FROM rate_limit_counts WHERE key = $1 AND expires_at > $2', [rowKeyOf(rlKey), Date.now()]);
+    const [row] = await this.sql.unsafe<CountRow[]>('SELECT points, expires_at FROM rate_limit_counts WHERE key = $1 AND expires_at > $2', [rowKeyOf(rlKey), Date.now()], PREPARED);
     return row ?? null;
   }
 
   async _delete(rlKey: string): Promise<boolean> {
-    const result = await this.sql.unsafe('DELETE FROM rate_limit_counts WHERE key = $1', [rowKeyOf(rlKey)]);
+    const result = await this.sql.unsafe('DELETE FROM rate_limit_counts WHERE key = $1', [rowKeyOf(rlKey)], PREPARED);
     return result.count > 0;
   }
 
@@ -183,7 +190,7 @@ class BatchedCounts {
   /** The key's live row as PostgreSQL knows it (once per key and window on this node). */
   private async load(rowKey: string, entry: Entry): Promise<void> {
     try {
-      const [row] = await this.bounded(this.sql.unsafe<CountRow[]>('SELECT points, expires_at FROM rate_limit_counts WHERE key = $1 AND expires_at > $2', [rowKey, Date.now()]));
+      const [row] = await this.bounded(this.sql.unsafe<CountRow[]>('SELECT points, expires_at FROM rate_limit_counts WHERE key = $1 AND expires_at > $2', [rowKey, Date.now()], PREPARED));
       if (row !== undefined) {
         entry.cluster = Number(row.points);
         entry.windowEnd = Number(row.expires_at);
@@ -258,6 +265,7 @@ class BatchedCounts {
              expires_at = CASE WHEN rate_limit_counts.expires_at <= $4 THEN excluded.expires_at ELSE rate_limit_counts.expires_at END
            RETURNING key, points, expires_at`,
           [keys, deltas, expiries, now] as never[],
+          PREPARED,
         ));
         const byKey = new Map(rows.map((r) => [r.key, r]));
         sent.forEach((entry, i) => {
@@ -282,7 +290,7 @@ class BatchedCounts {
     if (this.onBlocked !== undefined) {
       // Clients other nodes blocked after failed authentications (few rows: a range of the primary key).
       try {
-        const rows = await this.bounded(this.sql.unsafe<{ key: string; expires_at: string }[]>(`SELECT key, expires_at FROM rate_limit_counts WHERE key >= $1 AND key < $2 AND expires_at > $3`, [BLOCKED, BLOCKED_END, now]));
+        const rows = await this.bounded(this.sql.unsafe<{ key: string; expires_at: string }[]>(`SELECT key, expires_at FROM rate_limit_counts WHERE key >= $1 AND key < $2 AND expires_at > $3`, [BLOCKED, BLOCKED_END, now], PREPARED));
         for (const row of rows) this.onBlocked(row.key.slice(BLOCKED.length), Number(row.expires_at));
       } catch (err) {
         this.warn(err);
@@ -290,7 +298,7 @@ class BatchedCounts {
     }
     if (now - this.lastSweep >= 30_000) {
       this.lastSweep = now;
-      await this.bounded(this.sql.unsafe('DELETE FROM rate_limit_counts WHERE key IN (SELECT key FROM rate_limit_counts WHERE expires_at <= $1 LIMIT 5000)', [now])).catch((err: unknown) => this.warn(err));
+      await this.bounded(this.sql.unsafe('DELETE FROM rate_limit_counts WHERE key IN (SELECT key FROM rate_limit_counts WHERE expires_at <= $1 LIMIT 5000)', [now], PREPARED)).catch((err: unknown) => this.warn(err));
     }
   }
 
@@ -344,6 +352,7 @@ export function createPostgresCounters(sql: Sql, options: { readonly logger?: Pi
           `INSERT INTO rate_limit_counts (key, points, expires_at) VALUES ($1, 1, $2)
            ON CONFLICT (key) DO UPDATE SET expires_at = GREATEST(rate_limit_counts.expires_at, excluded.expires_at)`,
           [rowKeyOf(BLOCKED + key), Math.floor(until)],
+          PREPARED,
         );
       },
       subscribe(onBlocked) {

@@ -143,7 +143,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     ...reads,
     changes,
     putMeta: async (key, value) => {
-      await track(sql.unsafe(Q.putMeta, [key, encodeValue(value)]).execute());
+      await track(sql.unsafe(Q.putMeta, [key, encodeValue(value)], PREPARED).execute());
     },
     ttl: createTtlStore(sql, clock, track),
     dump: (dumpOptions) => dumpPostgres(sql, dumpOptions?.now ?? clock.now()),
@@ -216,13 +216,13 @@ function createReads(sql: Sql, catalog: IndexCatalog, columns: PgTermColumns): R
       checkInstance(instanceId);
       if (!(limit > 0)) return [];
       const from = Math.max(0, Math.floor(after));
-      const rows = await sql.unsafe<EventRow[]>(Q.readEvents, [instanceId, from, Math.min(Math.floor(limit), MAX_LIMIT)]);
+      const rows = await sql.unsafe<EventRow[]>(Q.readEvents, [instanceId, from, Math.min(Math.floor(limit), MAX_LIMIT)], PREPARED);
       return rows.map((row) => decodeEvent(instanceId, row));
     },
     async readStream(instanceId, aggregateType, aggregateId) {
       checkInstance(instanceId);
       if (hasNul(aggregateType) || hasNul(aggregateId)) return [];
-      const rows = await sql.unsafe<EventRow[]>(Q.readStream, [instanceId, aggregateType, aggregateId]);
+      const rows = await sql.unsafe<EventRow[]>(Q.readStream, [instanceId, aggregateType, aggregateId], PREPARED);
       return rows.map((row) => decodeEvent(instanceId, row));
     },
     projectionState(instanceId): Promise<ProjectionState> {
@@ -295,7 +295,7 @@ async function* paged<R extends object, T>(
     const query = after === undefined ? first : next;
     // The next statement takes the last row's cursor after the page size: one value, or a row's key columns.
     const args = after === undefined ? [...params, PAGE] : [...params, PAGE, ...(typeof after === 'string' ? [after] : after)];
-    const rows = await sql.unsafe<R[]>(query, args);
+    const rows = await sql.unsafe<R[]>(query, args, PREPARED);
     const items = rows.map(map);
     yield* items.map((i) => i.item);
     const last = items[items.length - 1];
@@ -309,23 +309,23 @@ function createTtlStore(sql: Sql, clock: Clock, track: Track): TtlStore {
     hasNul(table) || hasNul(key) ? undefined : [checkInstance(instanceId), table, key];
   return {
     async put(instanceId, table, key, value, expiresAt) {
-      await track(sql.unsafe(Q.ttlPut, [checkInstance(instanceId), table, key, encodeValue(value), Math.floor(expiresAt)]).execute());
+      await track(sql.unsafe(Q.ttlPut, [checkInstance(instanceId), table, key, encodeValue(value), Math.floor(expiresAt)], PREPARED).execute());
     },
     async get(instanceId, table, key) {
       const params = key3(instanceId, table, key);
       if (params === undefined) return undefined;
-      const [row] = await sql.unsafe<{ value: Buffer }[]>(Q.ttlGet, [...params, Math.floor(clock.now())]);
+      const [row] = await sql.unsafe<{ value: Buffer }[]>(Q.ttlGet, [...params, Math.floor(clock.now())], PREPARED);
       return row === undefined ? undefined : decodeValue(row.value);
     },
     async take(instanceId, table, key) {
       const params = key3(instanceId, table, key);
       if (params === undefined) return undefined;
-      const [row] = await track(sql.unsafe<{ value: Buffer; expires_at: string }[]>(Q.ttlTake, params).execute());
+      const [row] = await track(sql.unsafe<{ value: Buffer; expires_at: string }[]>(Q.ttlTake, params, PREPARED).execute());
       return row !== undefined && Number(row.expires_at) > clock.now() ? decodeValue(row.value) : undefined;
     },
     async delete(instanceId, table, key) {
       const params = key3(instanceId, table, key);
-      if (params !== undefined) await track(sql.unsafe(Q.ttlDelete, params).execute());
+      if (params !== undefined) await track(sql.unsafe(Q.ttlDelete, params, PREPARED).execute());
     },
     sweep: (now) => track(sweep(sql, now)),
     claim: (instanceId, table, key, holder, expiresAt) => track(claimTtlRow(sql, clock.now(), { instanceId, table, key, holder, expiresAt })),
@@ -336,7 +336,7 @@ function createTtlStore(sql: Sql, clock: Clock, track: Track): TtlStore {
 async function sweep(sql: Sql, now: number): Promise<number> {
   let count = 0;
   for (;;) {
-    const result = await sql.unsafe(Q.ttlSweep, [Math.floor(now), SWEEP_BATCH]);
+    const result = await sql.unsafe(Q.ttlSweep, [Math.floor(now), SWEEP_BATCH], PREPARED);
     count += result.count;
     if (result.count < SWEEP_BATCH) return count;
   }

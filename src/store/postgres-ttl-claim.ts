@@ -5,7 +5,7 @@
  * RETURNING tells whether it was.
  */
 import type { Sql } from 'postgres';
-import { checkInstance, checkPart, encodeValue } from './postgres-queries.js';
+import { checkInstance, checkPart, encodeValue, PREPARED } from './postgres-queries.js';
 
 export const TTL_CLAIM = `INSERT INTO ttl_rows AS t (instance_id, table_name, key, value, expires_at) VALUES ($1, $2, $3, $4, $5)
   ON CONFLICT (instance_id, table_name, key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at
@@ -18,6 +18,6 @@ export async function claimTtlRow(
   row: { instanceId: string; table: string; key: string; holder: string; expiresAt: number },
 ): Promise<boolean> {
   const params = [checkInstance(row.instanceId), checkPart(row.table), checkPart(row.key), encodeValue(row.holder), Math.floor(row.expiresAt), Math.floor(now)];
-  const rows = await sql.unsafe(TTL_CLAIM, params);
+  const rows = await sql.unsafe(TTL_CLAIM, params, PREPARED);
   return rows.length === 1;
 }
