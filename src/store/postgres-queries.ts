@@ -130,15 +130,6 @@ export const Q = {
   scanRecordsNext: 'SELECT id, value FROM records WHERE instance_id = $1 AND table_name = $2 AND id > $4 ORDER BY id LIMIT $3',
   deleteRecord: 'DELETE FROM records WHERE instance_id = $1 AND table_name = $2 AND id = $3',
   findUnique: 'SELECT holder FROM unique_claims WHERE instance_id = $1 AND scope = $2 AND value = $3',
-  /**
-   * getRecord and findUnique with the instance's position in the same snapshot (`found`: the
-   * value, the holder, or null): a request's first read standing for its position check
-   * (postgres-read-cache.ts). One row even when the instance has no position yet.
-   */
-  positionedGetRecord: `SELECT p.position, p.created_at, (SELECT r.value FROM records r WHERE r.instance_id = $1 AND r.table_name = $2 AND r.id = $3) AS found
-    FROM (VALUES (0)) AS one(x) LEFT JOIN instance_positions p ON p.instance_id = $1`,
-  positionedFindUnique: `SELECT p.position, p.created_at, (SELECT c.holder FROM unique_claims c WHERE c.instance_id = $1 AND c.scope = $2 AND c.value = $3) AS found
-    FROM (VALUES (0)) AS one(x) LEFT JOIN instance_positions p ON p.instance_id = $1`,
   scanUniqueFirst: 'SELECT value, holder FROM unique_claims WHERE instance_id = $1 AND scope = $2 ORDER BY value LIMIT $3',
   scanUniqueNext: 'SELECT value, holder FROM unique_claims WHERE instance_id = $1 AND scope = $2 AND value > $4 ORDER BY value LIMIT $3',
   releaseUnique: 'DELETE FROM unique_claims WHERE instance_id = $1 AND scope = $2 AND value = $3',

@@ -2,8 +2,7 @@
  * Reads of one API request on PostgreSQL, checked once against the instance's position
  * (docs/operations/postgres.md "Round trips"). A request's first read fetches the instance's
  * position row (one statement: it also answers projectionState), or, when it is a search's
- * index page or a row or claim the cache does not hold, reads the position in that read's own
- * statement; while that position is the
+ * index page, reads the row in the page's own statement; while that position is the
  * one the node's cache was filled at, read-model rows and unique lookups come from the cache,
  * and what the cache lacks is read and kept for the next request. Any append, on this node or
  * another, moves the position, so the next request's check finds a new one and starts a new
@@ -24,7 +23,7 @@ import type { IndexWalk, ProjectionState, RequestReads } from '../../actors/inde
 import type { Committed } from './postgres-append.js';
 import { createPgIndexReads, createPositionedIndexReads, IQ, type PositionedRead } from './postgres-indexes.js';
 import type { PgTermColumns } from './postgres-term-columns.js';
-import { checkInstance, decodeValue, hasNul, positionState, PREPARED, Q, readPosition } from './postgres-queries.js';
+import { checkInstance, decodeValue, hasNul, PREPARED, Q, readPosition } from './postgres-queries.js';
 
 /** Entries kept across all instances; the oldest is dropped first. */
 export const READ_CACHE_ENTRIES = 20_000;
@@ -143,38 +142,6 @@ export function createReadCache(sql: Sql, columns?: PgTermColumns, maxEntries = 
         if (at !== undefined && state?.generation === at.generation && state.epoch === at.epoch) keep(key, { generation: at.generation, value });
       };
       const mine = (other: string) => other === instanceId;
-      /** Whether the cache holds `key` in the instance's current generation (the check would likely let the request use it). */
-      const held = (key: string) => {
-        const generation = instances.get(instanceId)?.generation;
-        return generation !== undefined && entries.get(key)?.generation === generation;
-      };
-      /**
-       * A row or claim read first by the request while the cache does not hold it: the statement
-       * also reads the position and stands for the check, one round trip instead of two. Its
-       * answer is kept on the same terms as a fill after a check: the generation the position
-       * gives, and no append of this node between the statement's start and the keep.
-       */
-      const positionedFirst = async (key: string, text: string, params: readonly string[]): Promise<Buffer | string | undefined> => {
-        const before = instances.get(instanceId);
-        const epoch = before?.epoch;
-        let at: { generation: number; epoch: number } | undefined;
-        const running = sql.unsafe<{ position: string | null; created_at: string | null; found: Buffer | string | null }[]>(text, [...params], PREPARED).then(([row]) => row);
-        const done = running.then((row) => {
-          const adopted = adopt(instanceId, positionState(row ?? undefined));
-          const state = instances.get(instanceId);
-          if (adopted.generation >= 0 && state?.generation === adopted.generation && before?.epoch === epoch) at = { generation: adopted.generation, epoch: state.epoch };
-          return adopted;
-        });
-        checked = done;
-        // Failed: the request fails with the read's error; a later read of it checks afresh.
-        done.catch(() => {
-          if (checked === done) checked = undefined;
-        });
-        const [row] = await Promise.all([running, done]);
-        const found = row?.found ?? undefined;
-        fill(at, key, found ?? ABSENT);
-        return found;
-      };
       return {
         readIndexWithSummaries(id: string, walk: IndexWalk) {
           if (!mine(id)) return indexes.readIndexWithSummaries!(id, walk);
@@ -191,12 +158,8 @@ export function createReadCache(sql: Sql, columns?: PgTermColumns, maxEntries = 
         async getRecord(id: string, table: string, rowId: string) {
           checkInstance(id);
           if (hasNul(table) || hasNul(rowId)) return undefined;
-          const key = `r\u0000${id}\u0000${table}\u0000${rowId}`;
-          if (mine(id) && checked === undefined && !held(key)) {
-            const found = await positionedFirst(key, Q.positionedGetRecord, [id, table, rowId]);
-            return found === undefined ? undefined : decodeValue(found);
-          }
           const at = mine(id) ? await current() : undefined;
+          const key = `r\u0000${id}\u0000${table}\u0000${rowId}`;
           const hit = at === undefined ? undefined : entries.get(key);
           if (hit !== undefined && hit.generation === at?.generation) return hit.value === ABSENT ? undefined : decodeValue(hit.value);
           const [row] = await sql.unsafe<{ value: Buffer }[]>(Q.getRecord, [id, table, rowId], PREPARED);
@@ -227,9 +190,8 @@ export function createReadCache(sql: Sql, columns?: PgTermColumns, maxEntries = 
         async findUnique(id: string, scope: string, value: string) {
           checkInstance(id);
           if (hasNul(scope) || hasNul(value)) return undefined;
-          const key = `u\u0000${id}\u0000${scope}\u0000${value}`;
-          if (mine(id) && checked === undefined && !held(key)) return (await positionedFirst(key, Q.positionedFindUnique, [id, scope, value])) as string | undefined;
           const at = mine(id) ? await current() : undefined;
+          const key = `u\u0000${id}\u0000${scope}\u0000${value}`;
           const hit = at === undefined ? undefined : entries.get(key);
           if (hit !== undefined && hit.generation === at?.generation) return typeof hit.value === 'string' ? hit.value : undefined;
           const [row] = await sql.unsafe<{ holder: string }[]>(Q.findUnique, [id, scope, value], PREPARED);

@@ -298,8 +298,6 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
       ['rows and heads of a group of aggregates', Q.aggregates, ['inst-a', ['orgs', 'users'] as never, ['org', 'org'] as never, ['r11', 's7'] as never]],
       ['scanRecords page', Q.scanRecordsNext, ['inst-a', 'orgs', 256, 'r5']],
       ['findUnique', Q.findUnique, ['inst-a', 'org.name', 'v42']],
-      ["getRecord as a request's first read (with the position)", Q.positionedGetRecord, ['inst-a', 'orgs', 'r11']],
-      ["findUnique as a request's first read (with the position)", Q.positionedFindUnique, ['inst-a', 'org.name', 'v42']],
       ['scanUnique page', Q.scanUniqueNext, ['inst-a', 'org.name', 256, 'v5']],
       ['ttl get', Q.ttlGet, ['inst-a', 'codes', 'k42', Date.now()]],
       ['ttl take', Q.ttlTake, ['inst-a', 'codes', 'k42']],
@@ -597,11 +595,11 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
       return { value, statements: reader.statementCount!() - before };
     };
     const request = () => reader.requestReads!('inst-a');
-    // Control: the first request reads the database (its first row with the position in one statement, then each row).
+    // Control: the first request reads the database (position check, then each row).
     const first = request();
     expect(await counted(async () => [await first.getRecord('inst-a', 'orgs', 'o1'), await first.findUnique('inst-a', 'org.name', 'acme'), await first.getRecord('inst-a', 'orgs', 'gone')])).toEqual({
       value: [{ name: 'acme', n: 1 }, 'o1', undefined],
-      statements: 3,
+      statements: 4,
     });
     // The next request: its position check only; the rows, the claim and the absent row from the cache.
     const second = request();
@@ -623,52 +621,6 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
     expect(await counted(() => other.getRecord('inst-b', 'orgs', 'o1'))).toEqual({ value: undefined, statements: 1 });
   });
 
-  it("answers a request's position check with its first row or claim read when the cache lacks it: one statement, kept for the next request, another pool's writes seen", async () => {
-    const { schema, store: writer } = await fresh();
-    const reader = await openAt(schema);
-    const versions = new Map<string, number>();
-    const write = async (id: string, n: number, name?: string) => {
-      const version = versions.get(id) ?? 0;
-      const result = await writer.append(
-        append('inst-a', {
-          expectations: [expect0('org', id, version)],
-          events: [event('org', id, 'org.changed')],
-          claims: name === undefined ? [] : [{ scope: 'org.name', value: name, holder: id }],
-          project: () => [{ table: 'orgs', id, value: { n } }],
-        }),
-      );
-      expect(result.ok).toBe(true);
-      versions.set(id, version + 1);
-    };
-    await write('o1', 1, 'acme');
-    await write('o2', 1);
-    const counted = async <T>(work: (view: ReturnType<NonNullable<StoreAdapter['requestReads']>>) => Promise<T>): Promise<{ value: T; statements: number }> => {
-      const view = reader.requestReads!('inst-a');
-      const before = reader.statementCount!();
-      const value = await work(view);
-      return { value, statements: reader.statementCount!() - before };
-    };
-    // A claim first, then the position it read (no check of its own), then a row the cache lacks.
-    expect(await counted(async (v) => [await v.findUnique('inst-a', 'org.name', 'acme'), await v.projectionState('inst-a'), await v.getRecord('inst-a', 'orgs', 'o1')])).toEqual({
-      value: ['o1', await writer.projectionState('inst-a'), { n: 1 }],
-      statements: 2,
-    });
-    // What those statements read is kept: the next request checks the position, and the claim and row come from the cache.
-    expect(await counted(async (v) => [await v.findUnique('inst-a', 'org.name', 'acme'), await v.getRecord('inst-a', 'orgs', 'o1')])).toEqual({ value: ['o1', { n: 1 }], statements: 1 });
-    // Another pool writes o1 and o2. A first read the cache lacks (o3) brings the new position: o1 is then read, not served from the old generation.
-    await write('o1', 2);
-    await write('o2', 2);
-    expect(await counted(async (v) => [await v.getRecord('inst-a', 'orgs', 'o3'), await v.getRecord('inst-a', 'orgs', 'o1')])).toEqual({ value: [undefined, { n: 2 }], statements: 2 });
-    // Control: a first read the cache holds goes through the check: o1 and o3 from the cache, o2 (kept before the other pool's writes) read anew.
-    expect(await counted(async (v) => [await v.getRecord('inst-a', 'orgs', 'o1'), await v.getRecord('inst-a', 'orgs', 'o3'), await v.getRecord('inst-a', 'orgs', 'o2')])).toEqual({
-      value: [{ n: 2 }, undefined, { n: 2 }],
-      statements: 2,
-    });
-    // Two reads started together at a request's start: one statement carries the position, the other waits for it.
-    expect(await counted((v) => Promise.all([v.getRecord('inst-a', 'orgs', 'o4'), v.findUnique('inst-a', 'org.name', 'none')]))).toEqual({ value: [undefined, undefined], statements: 2 });
-    expect(await counted((v) => Promise.all([v.getRecord('inst-a', 'orgs', 'o4'), v.findUnique('inst-a', 'org.name', 'none')]))).toEqual({ value: [undefined, undefined], statements: 1 });
-  });
-
   it("sends a request's position check and the reads it caches as prepared statements (one round trip each once described), a LIKE walk unnamed", async () => {
     const { schema, store } = await fresh();
     const written = await store.append(
@@ -681,20 +633,14 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
       // (postgres.js prepares its own array-type lookup in pg_catalog when it connects.)
       const named = async () => (await sql.unsafe<{ statement: string }[]>("SELECT statement FROM pg_prepared_statements WHERE statement NOT LIKE '%pg_catalog.%'")).map((r) => r.statement);
       expect(await named()).toEqual([]);
-      const cache = createReadCache(sql);
-      const view = cache.view('inst-a');
+      const view = createReadCache(sql).view('inst-a');
       expect([await view.getRecord('inst-a', 'orgs', 'o1'), await view.findUnique('inst-a', 'org.name', 'acme'), await view.getRecords('inst-a', 'orgs', ['o2'])]).toEqual([{ n: 1 }, 'o1', [undefined]]);
-      expect((await named()).sort()).toEqual([IQ.getRecords, Q.positionedGetRecord, Q.findUnique].sort());
-      // A request that checks first, then reads a row; one whose first read is a claim the cache lacks.
-      const checking = cache.view('inst-a');
-      expect([await checking.projectionState('inst-a'), await checking.getRecord('inst-a', 'orgs', 'o3')]).toEqual([{ position: 1, createdAt: expect.any(Number) as number }, undefined]);
-      expect(await cache.view('inst-a').findUnique('inst-a', 'org.name', 'other')).toBeUndefined();
-      expect((await named()).sort()).toEqual([IQ.getRecords, Q.positionedGetRecord, Q.findUnique, Q.counter, Q.getRecord, Q.positionedFindUnique].sort());
+      expect((await named()).sort()).toEqual([IQ.getRecords, Q.counter, Q.findUnique, Q.getRecord].sort());
       // Control: a CONTAINS walk is planned for its pattern each time, so it is not prepared.
       const walked = await createPgIndexReads(sql).readIndexWithSummaries!('inst-a', { table: 'orgs', index: 'name', contains: 'acm', limit: 10 });
       expect(walked).toEqual([]);
       expect((await named()).some((text) => text.includes(' LIKE '))).toBe(false);
-      expect(await named()).toHaveLength(6);
+      expect(await named()).toHaveLength(4);
     } finally {
       await sql.end({ timeout: 5 });
     }
@@ -850,8 +796,7 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
       for (const id of ids) rows.push(await view.getRecord('inst-a', 'orgs', id));
       return { rows, statements: store.statementCount!() - before };
     };
-    // Nothing cached yet: o1 with the position in one statement, then o2.
-    expect(await statements(['o1', 'o2'])).toEqual({ rows: [{ n: 1 }, { n: 1 }], statements: 2 });
+    expect(await statements(['o1', 'o2'])).toEqual({ rows: [{ n: 1 }, { n: 1 }], statements: 3 });
     await write(store, 'o1', 2);
     // This node's append moved the position: o2 still from the cache, o1 read again (check + o1).
     expect(await statements(['o2', 'o1'])).toEqual({ rows: [{ n: 1 }, { n: 2 }], statements: 2 });
