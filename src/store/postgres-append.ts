@@ -7,9 +7,9 @@
  * (up to MAX_BATCH) and decides each in order against the heads and claims as the earlier ones
  * left them: one lock, two round trips and one commit (one disk flush) for the batch, where
  * each append alone would pay its own. The transaction runs on a connection reserved for it,
- * with BEGIN sent together with the first reads and COMMIT right behind the writes (`transaction`). A refusal or a throwing project() answers only its own
- * append; a batch the database rejects is retried one append at a time, so one bad append never
- * fails another. Positions stay gap-free: the counter moves by what was accepted.
+ * with BEGIN sent together with the first reads and COMMIT right behind the writes
+ * (`transaction`). A refusal or a throwing project() answers only its own append; a batch the
+ * database rejects is retried one append at a time, so one bad append never fails another. Positions stay gap-free: the counter moves by what was accepted.
  * The unique (instance, stream, version) index is the second line of defence: a violation is
  * reported as a conflict. With `notice`, one pg_notify after the writes tells other nodes which
  * streams moved (postgres-change-feed.ts); PostgreSQL delivers it at COMMIT, never after a rollback.
@@ -179,20 +179,17 @@ async function transaction<T>(sql: Sql, body: (tx: ReservedSql, begun: Promise<u
   const tx = await sql.reserve();
   let lost = false;
   let ended = false;
-  const settle = (outcome: PromiseSettledResult<unknown>): void => {
-    if (outcome.status === 'fulfilled') return;
-    if (isUnavailableError(outcome.reason)) lost = true;
-    throw outcome.reason;
-  };
   try {
     const begun = tx.unsafe('BEGIN').execute();
     begun.catch(() => undefined); // observed by the body; this only keeps a body that throws first from leaving it unhandled
     const decided = await body(tx, begun);
     ended = true;
-    const end = tx.unsafe(decided.writes.length === 0 ? 'ROLLBACK' : 'COMMIT').execute();
+    const end = tx.unsafe<{ readonly command?: string }[]>(decided.writes.length === 0 ? 'ROLLBACK' : 'COMMIT').execute();
     const settled = await Promise.allSettled([...decided.writes, end]);
-    settled.forEach(settle);
-    const tag = (settled[settled.length - 1] as PromiseFulfilledResult<{ readonly command?: string }>).value.command;
+    const failed = settled.filter((s): s is PromiseRejectedResult => s.status === 'rejected');
+    lost = failed.some((f) => isUnavailableError(f.reason));
+    if (failed.length > 0) throw failed[0]!.reason; // the first failed write (or COMMIT)
+    const tag = (await end).command;
     if (decided.writes.length > 0 && tag !== 'COMMIT') throw new Error(`the append's transaction ended with ${tag ?? 'no command tag'}, not COMMIT`);
     return decided.value;
   } catch (error) {
