@@ -13,6 +13,8 @@ export type {
   TtlStore,
   ChangeFeed,
   StoreChange,
+  CommittedBatch,
+  CommittedBatches,
   ChangedStream,
   DumpEntry,
   DumpKind,

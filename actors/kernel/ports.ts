@@ -162,6 +162,32 @@ export interface ChangedStream {
  * `streams` is undefined when the feed only knows that the instance changed (too many
  * events to list, or a catch-up too long to read): treat every cached state of it as stale.
  */
+/**
+ * One committed append batch of an instance, as the request read cache needs it: the positions it
+ * moved the instance from and to, and every row and unique claim it wrote. Complete by
+ * construction (built by the append from what it wrote), so a cache at `from` that drops these
+ * entries holds nothing the batch outdated.
+ */
+export interface CommittedBatch {
+  readonly instanceId: string;
+  /** The instance's position the batch found under the lock. */
+  readonly from: number;
+  readonly to: number;
+  readonly createdAt: number;
+  /** `[table, id]` of every row written or deleted. */
+  readonly records: readonly (readonly [string, string])[];
+  /** `[scope, value]` of every claim taken or released. */
+  readonly claims: readonly (readonly [string, string])[];
+}
+
+/** See `StoreAdapter.committedBatches`. */
+export interface CommittedBatches {
+  /** Hears every batch this store commits, after its COMMIT (one listener: the worker feed). */
+  listen(listener: (batch: CommittedBatch) => void): void;
+  /** A batch another worker of this node committed on the same database. */
+  apply(batch: CommittedBatch): void;
+}
+
 export interface StoreChange {
   readonly instanceId: string;
   readonly fromPosition: number;
@@ -286,6 +312,13 @@ export interface StoreAdapter extends IndexReads {
    * absent when the store's reads are local anyway (LMDB).
    */
   requestReads?(instanceId: string): RequestReads;
+  /**
+   * The request reads' cache kept current across the worker threads of one node (PostgreSQL):
+   * every batch this store committed is told to `listen`'s listener; `apply` takes a batch another
+   * worker's store committed on the same database, so this store's cache moves past it instead of
+   * dropping everything it holds for the instance. Absent when there is no such cache (LMDB).
+   */
+  readonly committedBatches?: CommittedBatches;
   /** Statements sent to the database since the store opened (round trips; metrics, bench); absent for LMDB. */
   statementCount?(): number;
   /** Waits for pending writes to be durable, then releases the store. */

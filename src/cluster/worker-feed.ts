@@ -15,9 +15,15 @@
  *   everything written before the generation it read is applied.
  * - Between requests the channel's message event applies changes as they come, so the drain
  *   usually finds nothing.
+ * - PostgreSQL: each worker keeps its requests' reads for the next request while the instance's
+ *   position has not moved (postgres-read-cache.ts). A batch one worker commits is also posted
+ *   (before the change and the bump) with the rows and claims it wrote, so the other workers'
+ *   caches move past it, dropping just those, as the writer's own does; without it every write
+ *   of a sibling made the next request re-read all it needed (the instance's settings, the
+ *   organization, …).
  */
 import { BroadcastChannel, receiveMessageOnPort } from 'node:worker_threads';
-import type { ChangedStream, Logger, StoreAdapter, StoreChange, StoredEvent } from '../../actors/index.js';
+import type { ChangedStream, CommittedBatch, Logger, StoreAdapter, StoreChange, StoredEvent } from '../../actors/index.js';
 import type { SharedBlocks } from '../http/rate-limits.js';
 
 /** What the main thread hands every worker (workerData). */
@@ -32,6 +38,7 @@ export interface WorkerLink {
 
 type FeedMessage =
   | { readonly kind: 'change'; readonly change: StoreChange }
+  | { readonly kind: 'committed'; readonly batch: CommittedBatch }
   | { readonly kind: 'wake'; readonly instanceId: string }
   | { readonly kind: 'block'; readonly key: string; readonly until: number };
 
@@ -57,10 +64,12 @@ export function joinWorkerFeed(link: WorkerLink, logger: Logger): WorkerFeed {
   let blockListener: ((key: string, until: number) => void) | undefined;
   let seen = Atomics.load(generation, 0);
   let renewReads: (() => void) | undefined;
+  let applyBatch: ((batch: CommittedBatch) => void) | undefined;
 
   const apply = (message: FeedMessage): void => {
     if (message.kind === 'wake') return wakeListener?.(message.instanceId);
     if (message.kind === 'block') return blockListener?.(message.key, message.until);
+    if (message.kind === 'committed') return applyBatch?.(message.batch);
     for (const listener of listeners) {
       try {
         listener(message.change);
@@ -82,6 +91,18 @@ export function joinWorkerFeed(link: WorkerLink, logger: Logger): WorkerFeed {
   return {
     wrap(store) {
       renewReads = store.renewReads?.bind(store);
+      const batches = store.committedBatches;
+      if (batches !== undefined) {
+        applyBatch = (batch) => batches.apply(batch);
+        // Called inside the store's append, after its COMMIT: it must not throw.
+        batches.listen((batch) => {
+          try {
+            post({ kind: 'committed', batch });
+          } catch (err) {
+            logger.warn({ err, instanceId: batch.instanceId }, 'worker change feed: a committed batch was not posted (the other workers re-read the instance)');
+          }
+        });
+      }
       const ttl = store.ttl;
       const own = store.changes;
       return {

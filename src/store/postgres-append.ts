@@ -15,7 +15,7 @@
  * streams moved (postgres-change-feed.ts); PostgreSQL delivers it at COMMIT, never after a rollback.
  */
 import type { ReservedSql, Sql } from 'postgres';
-import type { AppendRequest, AppendResult, RecordWrite, StoredEvent, TableIndexes } from '../../actors/index.js';
+import type { AppendRequest, AppendResult, CommittedBatch, RecordWrite, StoredEvent, TableIndexes } from '../../actors/index.js';
 import { checkExpectations, claimKey, findClaimClash, placeEvents, streamKey } from './append-rules.js';
 import { changePayload, type ChangeNotice } from './postgres-change-feed.js';
 import { indexChanges, indexStatements, readBeforeSummaries, toSummaryMap, type SummaryMap } from './postgres-indexes.js';
@@ -47,17 +47,8 @@ interface Queued {
 export type IndexedTables = ReadonlyMap<string, readonly TableIndexes[]>;
 
 /** What a committed batch changed: positions `from`+1..`to`, and the rows and claims it wrote. */
-export interface Committed {
-  readonly instanceId: string;
-  /** The instance's position the batch found under the lock. */
-  readonly from: number;
-  readonly to: number;
-  readonly createdAt: number;
-  /** `[table, id]` of every row written or deleted. */
-  readonly records: readonly (readonly [string, string])[];
-  /** `[scope, value]` of every claim taken or released. */
-  readonly claims: readonly (readonly [string, string])[];
-}
+/** A committed batch (the read cache's advance; the worker feed carries it to the other workers). */
+export type Committed = CommittedBatch;
 
 /** `onCommitted` hears every batch that moved the position, after its COMMIT (the request read cache). */
 export function createAppendQueue(sql: Sql, tables: IndexedTables, notice?: ChangeNotice, onCommitted?: (committed: Committed) => void): (request: AppendRequest) => Promise<AppendResult> {

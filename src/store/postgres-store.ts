@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import postgres, { type Sql } from 'postgres';
-import type { AcrossInstancesEntry, AggregateLocation, Clock, IndexCatalog, Logger, ProjectionState, StoreAdapter, StoredEvent, TtlStore } from '../../actors/index.js';
+import type { AcrossInstancesEntry, AggregateLocation, Clock, CommittedBatch, IndexCatalog, Logger, ProjectionState, StoreAdapter, StoredEvent, TtlStore } from '../../actors/index.js';
 import { EMPTY_CATALOG, isKeptAcrossInstances, tablesOf } from '../../actors/index.js';
 import { createAppendQueue } from './postgres-append.js';
 import { changeChannel, createPostgresChangeFeed, currentSchema, type ChangeNotice } from './postgres-change-feed.js';
@@ -133,7 +133,11 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const columns = createPgTermColumns(sql, catalog, options.termColumns);
   const reads = createReads(sql, catalog, columns);
   const cache = createReadCache(sql, columns);
-  const append = createAppendQueue(sql, tablesOf(catalog), notice, (committed) => cache.advance(committed));
+  let committedListener: ((batch: CommittedBatch) => void) | undefined;
+  const append = createAppendQueue(sql, tablesOf(catalog), notice, (committed) => {
+    cache.advance(committed);
+    committedListener?.(committed);
+  });
   const changes = createPostgresChangeFeed({ sql, notice, readEvents: reads.readEvents, ...(options.logger === undefined ? {} : { logger: options.logger }) });
   const health = createHealthCheck(() => connectPostgres({ ...options, maxConnections: 1 }));
   return withUnavailableErrors({
@@ -142,6 +146,12 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     append: (request) => track(append(request)),
     ...reads,
     changes,
+    committedBatches: {
+      listen(listener) {
+        committedListener = listener;
+      },
+      apply: (batch) => cache.advance(batch),
+    },
     putMeta: async (key, value) => {
       await track(sql.unsafe(Q.putMeta, [key, encodeValue(value)], PREPARED).execute());
     },
