@@ -69,7 +69,8 @@ export {
 export { SYSTEM_TENANT } from './kernel/ports.js';
 export type { AggregateKind, AggregateRecord, RecordMeta, Loaded } from './kernel/aggregate.js';
 export { foldRecord } from './kernel/aggregate.js';
-export type { CommandHandler, CommandContext, Decision, Outcome } from './kernel/command.js';
+export type { CommandHandler, CommandContext, Decision, Outcome, KnownRecord } from './kernel/command.js';
+export { knownRecord } from './kernel/command.js';
 export { createIdGenerator } from './kernel/ids.js';
 export { systemClock, createManualClock, type ManualClock } from './kernel/clock.js';
 export { ROLES, rolesGrant, isRoleName, type RoleName, type RoleContext } from './kernel/roles.js';

@@ -50,3 +50,13 @@ export interface CommandHandler<C, R> {
 export function ref<S>(kind: AggregateKind<S>, id: string): AggregateRef {
   return { kind: kind as AggregateKind<unknown>, id };
 }
+
+/** A record the caller read from the store, offered to a command's load (AskOptions.known). */
+export interface KnownRecord {
+  readonly kind: AggregateKind<unknown>;
+  readonly record: AggregateRecord<unknown>;
+}
+
+export function knownRecord<S>(kind: AggregateKind<S>, record: AggregateRecord<S>): KnownRecord {
+  return { kind: kind as AggregateKind<unknown>, record: record as AggregateRecord<unknown> };
+}

@@ -6,7 +6,7 @@
  */
 import { AppError, aborted, alreadyExists, internalError, ProgrammerError, unavailable, type ErrorCode } from '../kernel/errors.js';
 import type { AggregateKind, AggregateRecord, Loaded } from '../kernel/aggregate.js';
-import type { CommandContext, CommandHandler } from '../kernel/command.js';
+import type { CommandContext, CommandHandler, KnownRecord } from '../kernel/command.js';
 import { SYSTEM_TENANT, type ChangedStream, type Clock, type IdGenerator, type IndexReads, type Logger, type ProjectionState, type SecretSealer, type StoreAdapter, type StoredEvent, type TtlStore } from '../kernel/ports.js';
 import { InstanceReadState } from '../instance/read-state.js';
 import { AggregateCache, HolderIndex } from './aggregate-cache.js';
@@ -64,6 +64,14 @@ export interface AskOptions {
    * and the next attempt reads it.
    */
   readonly minted?: readonly string[];
+  /**
+   * Records the caller has just read from the store (a login's user, say) for aggregates the
+   * command loads: one the actor has not cached is taken from here on the first attempt instead
+   * of being read again. The append expects the record's version, so one that moved meanwhile is
+   * refused as a conflict and the next attempt reads it; a refusal or no-op decided on it is
+   * first checked against the stream's version, as one decided on a cached aggregate is.
+   */
+  readonly known?: readonly KnownRecord[];
 }
 
 /** The in-memory half of an actor: its mailbox and the aggregates it has loaded. */
@@ -384,6 +392,7 @@ export class ActorSystem {
       gate,
       onAppended: (events: readonly StoredEvent[]) => this.readStates.get(cell.instanceId)?.applyChange(streamsOf(events)),
       ...(options.minted === undefined ? {} : { minted: options.minted }),
+      ...(options.known === undefined ? {} : { known: options.known }),
     };
   }
 

@@ -5,7 +5,7 @@
  */
 import { aborted, type AppError, isAppError, ProgrammerError } from '../kernel/errors.js';
 import { foldRecord, type AggregateKind, type AggregateRecord, type Loaded } from '../kernel/aggregate.js';
-import type { AggregateRef, CommandContext, CommandHandler, Decision, LoadedSet, Outcome } from '../kernel/command.js';
+import type { AggregateRef, CommandContext, CommandHandler, Decision, KnownRecord, LoadedSet, Outcome } from '../kernel/command.js';
 import type { Clock, RecordWrite, StoreAdapter, StoredEvent } from '../kernel/ports.js';
 
 export interface RunCommandOptions<C, R> {
@@ -23,6 +23,8 @@ export interface RunCommandOptions<C, R> {
   readonly onAppended?: (events: readonly StoredEvent[]) => void;
   /** Ids minted for aggregates the command creates (AskOptions.minted): taken as absent, unread, on the first attempt. */
   readonly minted?: readonly string[];
+  /** Records the caller read (AskOptions.known): taken for uncached aggregates, unread, on the first attempt. */
+  readonly known?: readonly KnownRecord[];
 }
 
 /**
@@ -41,15 +43,15 @@ export async function runCommand<C, R>(options: RunCommandOptions<C, R>): Promis
   let ctx = options.ctx;
   for (let attempt = 1; attempt <= options.maxAttempts; attempt += 1) {
     const refs = handler.load(command, ctx);
-    // After a conflict a minted id is read like any other: it may exist after all.
-    const { loaded, fromCache } = await loadAll(store, cache, ctx.instanceId, refs, attempt === 1 ? options.minted : undefined);
+    // After a conflict a minted id is read like any other (it may exist after all), and a known record is read again.
+    const { loaded, fromCache } = await loadAll(store, cache, ctx.instanceId, refs, attempt === 1 ? options : undefined);
     let decision;
     try {
       decision = handler.decide(setOf(loaded), command, ctx);
     } catch (error) {
-      // A refusal based on a cached aggregate another actor (or node) has since changed would
-      // be wrong: drop stale entries and decide again. Decisions with events need no such
-      // check, because their append is conditional on the versions read.
+      // A refusal based on a cached (or known) aggregate another actor (or node) has since
+      // changed would be wrong: drop stale entries and decide again. Decisions with events need
+      // no such check, because their append is conditional on the versions read.
       if (isAppError(error) && (await dropStale(store, cache, ctx.instanceId, fromCache)) && attempt < options.maxAttempts) continue;
       throw error;
     }
@@ -229,20 +231,25 @@ async function appendTogether<C, R>(options: Omit<RunCommandOptions<C, R>, 'comm
   return true;
 }
 
+/**
+ * The command's aggregates: cached ones, then (first attempt) minted and known ones unread, then
+ * the rest read together. `fromCache` lists those not read now (cached or known): a refusal
+ * decided on them is checked against their streams first.
+ */
 async function loadAll(
   store: StoreAdapter,
   cache: Map<string, Loaded<unknown>>,
   instanceId: string,
   refs: readonly AggregateRef[],
-  minted?: readonly string[],
+  first?: Pick<RunCommandOptions<unknown, unknown>, 'minted' | 'known'>,
 ): Promise<{ loaded: Map<string, Loaded<unknown>>; fromCache: Loaded<unknown>[] }> {
   const cached = new Map<string, Loaded<unknown>>();
   for (const ref of refs) {
     const key = cacheKey(ref.kind.type, ref.id);
-    const entry = cache.get(key);
+    const entry = cache.get(key) ?? knownEntry(first?.known, ref);
     if (entry !== undefined) cached.set(key, entry);
   }
-  const read = await readMissing(store, cache, instanceId, refs, minted);
+  const read = await readMissing(store, cache, instanceId, refs.filter((ref) => !cached.has(cacheKey(ref.kind.type, ref.id))), first?.minted);
   // In the order the command named them.
   const loaded = new Map<string, Loaded<unknown>>();
   for (const { kind, id } of refs) {
@@ -278,6 +285,12 @@ async function readMissing(store: StoreAdapter, cache: Map<string, Loaded<unknow
     cache.set(cacheKey(kind.type, id), entry);
   });
   return read;
+}
+
+/** The known record of `ref`'s aggregate, as loaded (not cached: nothing has checked it yet). */
+function knownEntry(known: readonly KnownRecord[] | undefined, ref: AggregateRef): Loaded<unknown> | undefined {
+  const found = known?.find((k) => k.record.id === ref.id && k.kind.type === ref.kind.type);
+  return found === undefined ? undefined : loadedOf(ref.kind, ref.id, found.record, found.record.meta.version);
 }
 
 /** Drops cached aggregates whose stream moved on; true when any was stale. */

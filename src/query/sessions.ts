@@ -14,6 +14,7 @@ import {
   DEFAULT_SESSION_LIFETIME_MS,
   failedPrecondition,
   isSessionLive,
+  knownRecord,
   notFound,
   orgKind,
   type ResourceDetails,
@@ -117,7 +118,8 @@ export async function createLoginSession(
       ...(factors.otpMessageChecked === undefined ? {} : { otpMessageChecked: factors.otpMessageChecked }),
       ...(factors.passkey === undefined ? {} : { passkey: factors.passkey }),
     },
-    { creator, minted: [sessionId] },
+    // The user as resolved above, unless the password check just wrote it (the actor holds that version).
+    { creator, minted: [sessionId], ...(factors.password === undefined ? { known: [knownRecord(userKind, user)] } : {}) },
   );
   return { ...written, sessionId, sessionToken, user };
 }
@@ -146,7 +148,7 @@ export async function addSessionChecks(
       ...(passwordHash === undefined ? {} : { passwordHash }),
       ...(factors.pat === undefined ? {} : { patDigest: tokenDigest(factors.pat) }),
     },
-    { creator },
+    { creator, known: factors.password === undefined ? [knownRecord(sessionKind, session), knownRecord(userKind, user)] : [knownRecord(sessionKind, session)] },
   );
 }
 

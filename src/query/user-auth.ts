@@ -19,6 +19,7 @@ import {
   USERNAME_INSTANCE_SCOPE,
   USERNAME_SCOPE,
   userKind,
+  knownRecord,
   usernameKey,
   userSettingsKind,
   userSettingsOf,
@@ -145,7 +146,7 @@ export async function verifyUserPassword(
     { kind: 'org', instanceId, orgId: human.orgId },
     recordPasswordCheck,
     { orgId: human.orgId, userId, succeeded: verification.valid, checkedHash: human.passwordHash, ...(rehash === undefined ? {} : { rehash }) },
-    { creator: options.creator ?? userId },
+    { creator: options.creator ?? userId, known: [knownRecord(userKind, user)] },
   );
   if (!verification.valid) return result('invalid', { lockedNow: recorded.locked, failedAttempts: recorded.failedAttempts });
   return result('valid', { changeRequired: human.passwordChangeRequired, needsRehash: verification.needsRehash, passwordHash: rehash ?? human.passwordHash });

@@ -8,6 +8,10 @@ import {
   ActorSystem,
   addHumanUser,
   AppError,
+  changeUserState,
+  createSession,
+  knownRecord,
+  sessionKind,
   createIdGenerator,
   createManualClock,
   createOrg,
@@ -20,6 +24,7 @@ import {
   type ActorSystemOptions,
   type AggregateLocation,
   type AddHumanUser,
+  type CreateSession,
   type CommandHandler,
   type StoreAdapter,
 } from '../../actors/index.js';
@@ -427,21 +432,22 @@ describe('ActorSystem.askEach', () => {
   });
 });
 
-describe('minted ids (AskOptions.minted)', () => {
-  function countingStore(store: StoreAdapter, calls: string[]): StoreAdapter {
-    return new Proxy(store, {
-      get(target, prop) {
-        const value = Reflect.get(target, prop, target) as unknown;
-        if (typeof value !== 'function') return value;
-        return (...args: unknown[]) => {
-          const read = prop === 'readAggregates' ? (args[1] as readonly AggregateLocation[]).map((a) => a.aggregateId).join(',') : undefined;
-          calls.push(read === undefined ? String(prop) : `readAggregates ${read}`);
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      },
-    });
-  }
+/** The store logging each call by name (`readAggregates <ids>` with the ids read). */
+function countingStore(store: StoreAdapter, calls: string[]): StoreAdapter {
+  return new Proxy(store, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target) as unknown;
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        const read = prop === 'readAggregates' ? (args[1] as readonly AggregateLocation[]).map((a) => a.aggregateId).join(',') : undefined;
+        calls.push(read === undefined ? String(prop) : `readAggregates ${read}`);
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+}
 
+describe('minted ids (AskOptions.minted)', () => {
   it('creates an aggregate under a minted id without reading it first; without minted the same create reads it', async () => {
     const { store } = await openStore();
     const calls: string[] = [];
@@ -473,6 +479,77 @@ describe('minted ids (AskOptions.minted)', () => {
     expect(calls.filter((c) => c === 'append' || c.startsWith('readAggregates'))).toEqual(['readAggregates o1,i1', 'append', 'readAggregates taken']);
     expect((await s.readRecord('i1', userKind, 'taken'))?.state.username).toBe('first'); // nothing overwritten
     await s.stop();
+  });
+});
+
+describe('known records (AskOptions.known)', () => {
+  const session = (sessionId: string): CreateSession => ({
+    sessionId,
+    orgId: 'o1',
+    userId: 'u1',
+    tokenDigest: `digest-${sessionId}`,
+    lifetimeMs: 60_000,
+    metadata: {},
+    userAgent: { userAgent: '', ip: '' },
+  });
+  /** A store holding organization o1 and user u1, and a second actor system on it (another worker: nothing cached) logging its store calls. */
+  const seeded = async () => {
+    const { store } = await openStore();
+    const writer = system(store);
+    await writer.ask(org('o1'), createOrg, { orgId: 'o1', name: 'Known', instanceDomain: 'd' }, as);
+    await writer.ask(org('o1'), addHumanUser, human('u1'), as);
+    const calls: string[] = [];
+    return { store, writer, calls, s: system(countingStore(store, calls)) };
+  };
+  const reads = (calls: readonly string[]) => calls.filter((c) => c === 'append' || c.startsWith('readAggregates') || c === 'streamVersion');
+
+  it('decides on a known record without reading it again; without it the same command reads it', async () => {
+    const { store, writer, s, calls } = await seeded();
+    const user = (await s.readRecord('i1', userKind, 'u1'))!;
+    calls.length = 0;
+    await s.ask(org('o1'), createSession, session('s1'), { ...as, minted: ['s1'], known: [knownRecord(userKind, user)] });
+    expect(reads(calls)).toEqual(['readAggregates o1', 'append']);
+    await s.stop();
+    const calls2: string[] = [];
+    const control = system(countingStore(store, calls2)); // a fresh cache, no known record
+    await control.ask(org('o1'), createSession, session('s2'), { ...as, minted: ['s2'] });
+    expect(reads(calls2)).toEqual(['readAggregates o1,u1', 'append']);
+    expect((await control.readRecord('i1', sessionKind, 's1'))?.state.userId).toBe('u1');
+    await control.stop();
+    await writer.stop();
+  });
+
+  it('refuses a known record that moved as a conflict: the next attempt reads it and decides on what is stored', async () => {
+    const { writer, s, calls } = await seeded();
+    const user = (await s.readRecord('i1', userKind, 'u1'))!; // active
+    await writer.ask(org('o1'), changeUserState, { orgId: 'o1', userId: 'u1', action: 'deactivate' }, as);
+    calls.length = 0;
+    const refused = await s.ask(org('o1'), createSession, session('s1'), { ...as, minted: ['s1'], known: [knownRecord(userKind, user)] }).catch((e: unknown) => e);
+    expect((refused as AppError).code).toBe('user.inactive');
+    expect(reads(calls)).toEqual(['readAggregates o1', 'append', 'readAggregates s1,u1', 'streamVersion']);
+    expect(await s.readRecord('i1', sessionKind, 's1')).toBeUndefined(); // nothing written on the stale record
+    await s.stop();
+    await writer.stop();
+  });
+
+  it('checks a refusal decided on a known record against its stream: a stale one is read again, a current one refuses', async () => {
+    const { writer, s, calls } = await seeded();
+    await writer.ask(org('o1'), changeUserState, { orgId: 'o1', userId: 'u1', action: 'deactivate' }, as);
+    const inactive = (await s.readRecord('i1', userKind, 'u1'))!;
+    // Current: refused after the known record's stream version was checked (it is not read again).
+    calls.length = 0;
+    const refused = await s.ask(org('o1'), createSession, session('s1'), { ...as, minted: ['s1'], known: [knownRecord(userKind, inactive)] }).catch((e: unknown) => e);
+    expect((refused as AppError).code).toBe('user.inactive');
+    expect(reads(calls)).toEqual(['readAggregates o1', 'streamVersion']);
+    // Stale (reactivated meanwhile): the refusal is not trusted; the cached organization's and the
+    // known user's versions are checked, the next attempt reads the user and creates the session.
+    await writer.ask(org('o1'), changeUserState, { orgId: 'o1', userId: 'u1', action: 'reactivate' }, as);
+    calls.length = 0;
+    await s.ask(org('o1'), createSession, session('s2'), { ...as, minted: ['s2'], known: [knownRecord(userKind, inactive)] });
+    expect(reads(calls)).toEqual(['streamVersion', 'streamVersion', 'readAggregates s2,u1', 'append']);
+    expect((await s.readRecord('i1', sessionKind, 's2'))?.state.userId).toBe('u1');
+    await s.stop();
+    await writer.stop();
   });
 });
 
