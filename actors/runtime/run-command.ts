@@ -249,7 +249,7 @@ async function loadAll(
     const entry = cache.get(key) ?? knownEntry(first?.known, ref);
     if (entry !== undefined) cached.set(key, entry);
   }
-  const read = await readMissing(store, cache, instanceId, refs.filter((ref) => !cached.has(cacheKey(ref.kind.type, ref.id))), first?.minted);
+  const read = await readMissing(store, cache, instanceId, refs, first?.minted, cached);
   // In the order the command named them.
   const loaded = new Map<string, Loaded<unknown>>();
   for (const { kind, id } of refs) {
@@ -264,14 +264,22 @@ async function loadAll(
  * key: on PostgreSQL one statement (rows and stream versions) instead of a row read and, for an
  * aggregate without a row (a new one), a version read, each a round trip. An aggregate whose id
  * is in `minted` is returned as absent (version 0) without a read and is not cached: the append
- * that creates it expects version 0, which is the check the read would have made.
+ * that creates it expects version 0, which is the check the read would have made. Those in `held`
+ * (the load's cached and known ones) are skipped.
  */
-async function readMissing(store: StoreAdapter, cache: Map<string, Loaded<unknown>>, instanceId: string, refs: Iterable<AggregateRef>, minted?: readonly string[]): Promise<Map<string, Loaded<unknown>>> {
+async function readMissing(
+  store: StoreAdapter,
+  cache: Map<string, Loaded<unknown>>,
+  instanceId: string,
+  refs: Iterable<AggregateRef>,
+  minted?: readonly string[],
+  held?: ReadonlyMap<string, Loaded<unknown>>,
+): Promise<Map<string, Loaded<unknown>>> {
   const missing = new Map<string, AggregateRef>();
   const read = new Map<string, Loaded<unknown>>();
   for (const ref of refs) {
     const key = cacheKey(ref.kind.type, ref.id);
-    if (cache.has(key)) continue;
+    if (cache.has(key) || held?.has(key) === true) continue;
     if (minted?.includes(ref.id) === true) read.set(key, loadedOf(ref.kind, ref.id, undefined, 0));
     else missing.set(key, ref);
   }
