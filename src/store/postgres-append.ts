@@ -243,9 +243,7 @@ async function appendInTxn(
     }
   }
   if (accepted.length === 0) return { value: { outcomes }, writes: [] };
-  const sent = writes(tx, instanceId, accepted, overlay, { tables, before: toSummaryMap(summaryRows) }, notice);
   const from = Number(counter?.position ?? 0);
-  if (overlay.position === from) return { value: { outcomes }, writes: sent };
   const committed: Committed = {
     instanceId,
     from,
@@ -254,6 +252,8 @@ async function appendInTxn(
     records: accepted.flatMap((a) => a.rows.map((r) => [r.table, r.id] as const)),
     claims: accepted.flatMap((a) => [...(a.request.claims ?? []), ...(a.request.releases ?? [])].map((c) => [c.scope, c.value] as const)),
   };
+  const sent = writes(tx, instanceId, accepted, overlay, { tables, before: toSummaryMap(summaryRows) }, notice, committed);
+  if (overlay.position === from) return { value: { outcomes }, writes: sent };
   return { value: { outcomes, committed }, writes: sent };
 }
 
@@ -287,7 +287,7 @@ type Statement = readonly [string, Param[], boolean];
  * order of statements does not matter). Nothing can throw between sends, so no result is left
  * unobserved.
  */
-function writes(tx: ReservedSql, instanceId: string, accepted: readonly Accepted[], overlay: Overlay, indexes: IndexState, notice: ChangeNotice | undefined): Promise<unknown>[] {
+function writes(tx: ReservedSql, instanceId: string, accepted: readonly Accepted[], overlay: Overlay, indexes: IndexState, notice: ChangeNotice | undefined, committed: Committed): Promise<unknown>[] {
   const statements: Statement[] = [];
   const insert = (head: string, width: number, tuples: Param[][], tail = '') => {
     for (let i = 0; i < tuples.length; i += CHUNK) {
@@ -329,7 +329,7 @@ function writes(tx: ReservedSql, instanceId: string, accepted: readonly Accepted
   }
   if (stored.length > 0) {
     statements.push([Q.setCounter, [instanceId, overlay.position, overlay.createdAt], true]);
-    if (notice !== undefined) statements.push(['SELECT pg_notify($1, $2)', [notice.channel, changePayload(notice.nodeId, instanceId, stored)], true]);
+    if (notice !== undefined) statements.push(['SELECT pg_notify($1, $2)', [notice.channel, changePayload(notice.nodeId, instanceId, stored, committed)], true]);
   }
   const combined = combine(statements);
   if (combined !== undefined) return [sendUnnamed(tx, combined[0], combined[1])];

@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Sql } from 'postgres';
-import type { ChangedStream, ChangeFeed, Logger, StoreAdapter, StoreChange, StoredEvent } from '../../actors/index.js';
+import type { ChangedStream, ChangeFeed, CommittedBatch, Logger, StoreAdapter, StoreChange, StoredEvent } from '../../actors/index.js';
 
 /** Where an append announces itself, and as which node. */
 export interface ChangeNotice {
@@ -31,7 +31,12 @@ export async function currentSchema(sql: Sql): Promise<string> {
   return row?.schema ?? 'public';
 }
 
-/** `{n, i, f, l, t?, s?}`: node, instance, first and last position, epoch ms when sent (commit), `[type, id, version]` per stream. */
+/**
+ * `{n, i, f, l, t?, s?, c?, r?, u?}`: node, instance, first and last position, epoch ms when sent
+ * (commit), `[type, id, version]` per stream; and, when they fit, the batch as the request read
+ * cache needs it (postgres-read-cache.ts `advance`): the instance's `created_at` it left, every
+ * `[table, id]` row and every `[scope, value]` claim it wrote.
+ */
 interface Payload {
   readonly t?: number;
   readonly n: string;
@@ -39,11 +44,19 @@ interface Payload {
   readonly f: number;
   readonly l: number;
   readonly s?: readonly (readonly [string, string, number])[];
+  readonly c?: number;
+  readonly r?: readonly (readonly [string, string])[];
+  readonly u?: readonly (readonly [string, string])[];
 }
 
-export function changePayload(nodeId: string, instanceId: string, stored: readonly StoredEvent[]): string {
+/** The notification of an append batch: everything when it fits, else without the batch's rows and claims, else the range alone. */
+export function changePayload(nodeId: string, instanceId: string, stored: readonly StoredEvent[], batch?: CommittedBatch): string {
   const streams = streamsOf(stored).map((s) => [s.aggregateType, s.aggregateId, s.version] as const);
   const range = { n: nodeId, i: instanceId, f: stored[0]?.position ?? 0, l: stored[stored.length - 1]?.position ?? 0, t: Date.now() };
+  if (batch !== undefined) {
+    const complete = JSON.stringify({ ...range, s: streams, c: batch.createdAt, r: batch.records, u: batch.claims });
+    if (Buffer.byteLength(complete) <= MAX_PAYLOAD_BYTES) return complete;
+  }
   const full = JSON.stringify({ ...range, s: streams });
   return Buffer.byteLength(full) <= MAX_PAYLOAD_BYTES ? full : JSON.stringify(range);
 }
@@ -59,7 +72,12 @@ function parsePayload(text: string): Payload | undefined {
   const p = value as Record<string, unknown>;
   if (typeof p.n !== 'string' || typeof p.i !== 'string' || typeof p.f !== 'number' || typeof p.l !== 'number') return undefined;
   const s = Array.isArray(p.s) && p.s.every(isStreamTuple) ? (p.s as Payload['s']) : undefined;
-  return { n: p.n, i: p.i, f: p.f, l: p.l, ...(typeof p.t === 'number' ? { t: p.t } : {}), ...(s === undefined ? {} : { s }) };
+  const batch = typeof p.c === 'number' && Array.isArray(p.r) && p.r.every(isPair) && Array.isArray(p.u) && p.u.every(isPair) ? { c: p.c, r: p.r as Payload['r'], u: p.u as Payload['u'] } : {};
+  return { n: p.n, i: p.i, f: p.f, l: p.l, ...(typeof p.t === 'number' ? { t: p.t } : {}), ...(s === undefined ? {} : { s }), ...batch };
+}
+
+function isPair(t: unknown): boolean {
+  return Array.isArray(t) && t.length === 2 && typeof t[0] === 'string' && typeof t[1] === 'string';
 }
 
 function isStreamTuple(t: unknown): boolean {
@@ -82,6 +100,8 @@ export interface PostgresChangeFeedOptions {
   readonly recheckMs?: number;
   /** A catch-up longer than this reports "the instance changed" instead of reading the events. */
   readonly maxCatchUpEvents?: number;
+  /** Hears another node's batch whose notification carried its rows and claims (the request read cache). */
+  readonly onBatch?: (batch: CommittedBatch) => void;
 }
 
 export interface PostgresChangeFeed extends ChangeFeed {
@@ -146,6 +166,7 @@ export function createPostgresChangeFeed(options: PostgresChangeFeedOptions): Po
       if (p.f > last + 1) await catchUp(p.i, last, p.f - 1); // notifications were lost
       seen.set(p.i, p.l);
       if (p.n === notice.nodeId) return;
+      if (p.c !== undefined && p.r !== undefined && p.u !== undefined) options.onBatch?.({ instanceId: p.i, from: p.f - 1, to: p.l, createdAt: p.c, records: p.r, claims: p.u });
       const from = Math.max(p.f, last + 1);
       if (p.s !== undefined) {
         const streams = p.s.map(([aggregateType, aggregateId, version]) => ({ aggregateType, aggregateId, version }));

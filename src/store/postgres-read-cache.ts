@@ -4,16 +4,21 @@
  * position row (one statement: it also answers projectionState), or, when it is a search's
  * index page, reads the row in the page's own statement; while that position is the
  * one the node's cache was filled at, read-model rows and unique lookups come from the cache,
- * and what the cache lacks is read and kept for the next request. Any append, on this node or
- * another, moves the position, so the next request's check finds a new one and starts a new
- * generation: nothing kept before it is used again.
+ * and what the cache lacks is read and kept for the next request. Any append moves the
+ * position. A batch the cache is told about (`advance`: this store's own, another worker's over
+ * the worker channel, another node's when its notification carried the batch) that starts at the
+ * cache's position moves the cache to the batch's end, dropping the rows and claims it wrote;
+ * otherwise the next request's check finds a new position and starts a new generation: nothing
+ * kept before it is used again.
  *
  * Why this keeps "reads see every node's committed writes": a write another request saw
  * committed has a position at most the one this request reads first (positions are assigned
  * in commit order under the instance lock, postgres-append.ts), and every entry of the current
  * generation was read by a statement that started after a check that saw that same position.
  * A fill whose generation was replaced while it ran is dropped; a request whose check is older
- * than the current generation reads the database directly.
+ * than the current generation reads the database directly. An advance keeps only entries the
+ * batch did not write, which the batch left as they were, and moves the epoch, so a fill under
+ * way while it happened (it may have read either side of the batch) is not kept.
  *
  * Rows are kept as their stored bytes and decoded on every hit, so a caller that changes the
  * object it got cannot change what the next request reads.
@@ -54,9 +59,10 @@ export interface ReadCache {
   /** The reads of one request of `instanceId` (other instances' reads go to the database). */
   view(instanceId: string): RequestReads;
   /**
-   * This node committed positions `from`+1..`to`: when the cache was at `from`, it moves to `to`
-   * in the same generation, dropping the rows and claims the batch wrote (the next request
-   * reads those); otherwise the next check starts a new generation.
+   * Positions `from`+1..`to` were committed, by this store, another worker's (the worker channel)
+   * or another node's (the change feed, when the notification carried the batch): when the cache
+   * was at `from`, it moves to `to` in the same generation, dropping the rows and claims the batch
+   * wrote (the next request reads those); otherwise the next check starts a new generation.
    */
   advance(committed: Committed): void;
   /** Forgets everything (after a load). */
@@ -103,7 +109,8 @@ export function createReadCache(sql: Sql, columns?: PgTermColumns, maxEntries = 
     },
     advance({ instanceId, from, to, createdAt, records, claims }) {
       const state = instances.get(instanceId);
-      if (state === undefined) return;
+      // Nothing held, or the batch is already in what is held (advanced through, or checked past it: told twice, by the worker channel and the database).
+      if (state === undefined || state.position >= to) return;
       state.epoch += 1;
       if (state.position !== from) return;
       for (const [table, id] of records) entries.delete(`r\u0000${instanceId}\u0000${table}\u0000${id}`);

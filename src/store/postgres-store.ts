@@ -138,7 +138,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     cache.advance(committed);
     committedListener?.(committed);
   });
-  const changes = createPostgresChangeFeed({ sql, notice, readEvents: reads.readEvents, ...(options.logger === undefined ? {} : { logger: options.logger }) });
+  // Another node's batch that came with its rows and claims moves the read cache as this node's own do.
+  const changes = createPostgresChangeFeed({ sql, notice, readEvents: reads.readEvents, onBatch: (batch) => cache.advance(batch), ...(options.logger === undefined ? {} : { logger: options.logger }) });
   const health = createHealthCheck(() => connectPostgres({ ...options, maxConnections: 1 }));
   return withUnavailableErrors({
     kind: 'postgres',

@@ -7,8 +7,8 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import postgres from 'postgres';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createManualClock, INDEX_CATALOG, numberTerm, type IndexWalk, type StoreAdapter } from '../../actors/index.js';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { createManualClock, INDEX_CATALOG, numberTerm, type AppendRequest, type IndexWalk, type StoreAdapter, type StoreChange, type UniqueClaim } from '../../actors/index.js';
 import { MIGRATIONS } from '../../src/store/postgres-migrations.js';
 import {
   countQuery,
@@ -619,6 +619,48 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
     const other = request();
     expect(await counted(() => other.getRecord('inst-b', 'orgs', 'o1'))).toEqual({ value: undefined, statements: 1 });
     expect(await counted(() => other.getRecord('inst-b', 'orgs', 'o1'))).toEqual({ value: undefined, statements: 1 });
+  });
+
+  it("moves the request cache past another node's batch when its notification carried the batch's rows and claims; a batch too large for that is read again in full", async () => {
+    const { schema, store: writer } = await fresh();
+    const reader = await openAt(schema);
+    const heard: StoreChange[] = [];
+    await reader.changes!.subscribe((change) => heard.push(change));
+    const write = async (request: AppendRequest) => expect((await writer.append(request)).ok).toBe(true);
+    /** Until the reader's change feed has handled the notification of `position`. */
+    const notified = (position: number) => vi.waitFor(() => expect(heard.at(-1)?.toPosition).toBe(position), { timeout: 5_000, interval: 5 });
+    const org = (id: string, version: number, name: string, released?: string, more: UniqueClaim[] = []) =>
+      append('inst-a', {
+        expectations: [expect0('org', id, version)],
+        events: [event('org', id, version === 0 ? 'org.added' : 'org.changed')],
+        claims: [{ scope: 'org.name', value: name, holder: id }, ...more],
+        ...(released === undefined ? {} : { releases: [{ scope: 'org.name', value: released }] }),
+        project: () => [{ table: 'orgs', id, value: { name } }],
+      });
+    const counted = async (work: () => Promise<unknown[]>): Promise<{ value: unknown[]; statements: number }> => {
+      const before = reader.statementCount!();
+      const value = await work();
+      return { value, statements: reader.statementCount!() - before };
+    };
+    const reads = () => {
+      const view = reader.requestReads!('inst-a');
+      return counted(async () => [await view.getRecord('inst-a', 'orgs', 'o1'), await view.getRecord('inst-a', 'orgs', 'o2'), await view.findUnique('inst-a', 'org.name', 'acme'), await view.findUnique('inst-a', 'org.name', 'beta')]);
+    };
+    await write(org('o1', 0, 'acme'));
+    await write(org('o2', 0, 'ajax'));
+    await notified(2);
+    expect(await reads()).toEqual({ value: [{ name: 'acme' }, { name: 'ajax' }, 'o1', undefined], statements: 5 });
+    expect(await reads()).toEqual({ value: [{ name: 'acme' }, { name: 'ajax' }, 'o1', undefined], statements: 1 });
+    // The other node renames o2: the reader's next request reads its row and the beta claim, nothing else.
+    await write(org('o2', 1, 'beta', 'ajax'));
+    await notified(3);
+    expect(await reads()).toEqual({ value: [{ name: 'acme' }, { name: 'beta' }, 'o1', 'o2'], statements: 3 });
+    expect(await reads()).toEqual({ value: [{ name: 'acme' }, { name: 'beta' }, 'o1', 'o2'], statements: 1 });
+    // The control: a batch whose rows and claims do not fit in a notification (300 claims) starts a new generation.
+    const aliases = Array.from({ length: 300 }, (_, i) => ({ scope: 'org.alias', value: `alias-${i}-${'x'.repeat(30)}`, holder: 'o1' }));
+    await write(org('o1', 1, 'acme', undefined, aliases));
+    await notified(4);
+    expect(await reads()).toEqual({ value: [{ name: 'acme' }, { name: 'beta' }, 'o1', 'o2'], statements: 5 });
   });
 
   it("sends a request's position check and the reads it caches as prepared statements (one round trip each once described), a LIKE walk unnamed", async () => {
