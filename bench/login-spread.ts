@@ -10,7 +10,8 @@
  * SPREAD_MAINS: comma-separated main.js of the builds to compare, alternating (default this
  * build); SPREAD_USERS (default 600, created through the API, the first SPREAD_WARMUP = 100 log
  * in first, uncounted); SPREAD_ROUNDS (default 2). Each build runs on its own schema, dropped at
- * the end.
+ * the end. SPREAD_NODES (default 1): that many nodes on the one schema, the logins alternating
+ * between them (each node's workers as above), the statements summed over the nodes.
  */
 import { request } from 'node:http';
 import { performance } from 'node:perf_hooks';
@@ -24,6 +25,7 @@ const MAINS = (env.SPREAD_MAINS ?? 'dist/src/cli/main.js').split(',');
 const USERS = Number(env.SPREAD_USERS ?? 600);
 const WARMUP = Number(env.SPREAD_WARMUP ?? 100);
 const ROUNDS = Number(env.SPREAD_ROUNDS ?? 2);
+const NODES = Number(env.SPREAD_NODES ?? 1);
 
 /** One request on a connection of its own (no agent): status, body and the worker that answered. */
 function onNewConnection(node: TesseraNode, method: string, path: string, body: string): Promise<{ status: number; body: string; worker: string }> {
@@ -49,7 +51,10 @@ async function statements(node: TesseraNode): Promise<number> {
 }
 
 async function run(main: string, schema: string, cleanup: Cleanup): Promise<string> {
-  const node = await startTessera({ main, cpu: undefined, cleanup, defaults: { TESSERA_DATABASE_URL: DATABASE_URL!, TESSERA_DATABASE_SCHEMA: schema } });
+  const nodes: TesseraNode[] = [];
+  // The further nodes start on the first one's data directory: its master key and admin token.
+  for (let n = 0; n < NODES; n++) nodes.push(await startTessera({ main, cpu: undefined, cleanup, defaults: { TESSERA_DATABASE_URL: DATABASE_URL!, TESSERA_DATABASE_SCHEMA: schema }, ...(n === 0 ? {} : { dataDir: nodes[0]!.dataDir }) }));
+  const node = nodes[0]!;
   const headers = { authorization: `Bearer ${node.adminToken}`, 'content-type': 'application/json' };
   for (let i = 0; i < USERS; i += 16) {
     await Promise.all(
@@ -62,14 +67,19 @@ async function run(main: string, schema: string, cleanup: Cleanup): Promise<stri
     );
   }
   const login = async (n: number) => {
-    const result = await onNewConnection(node, 'POST', '/resources/v3alpha/sessions', JSON.stringify({ checks: { user: { loginName: `spread.user-${n}` } } }));
+    const result = await onNewConnection(nodes[n % NODES]!, 'POST', '/resources/v3alpha/sessions', JSON.stringify({ checks: { user: { loginName: `spread.user-${n}` } } }));
     if (result.status !== 201) throw new Error(`login: HTTP ${result.status} ${result.body}`);
-    return result.worker;
+    return `${n % NODES}.${result.worker}`;
+  };
+  const statementsSent = async () => {
+    let sum = 0;
+    for (const each of nodes) sum += await statements(each);
+    return sum;
   };
   for (let n = 0; n < WARMUP; n++) await login(n);
   const times: number[] = [];
   const workers = new Map<string, number>();
-  const s0 = await statements(node);
+  const s0 = await statementsSent();
   // The last created first: users whose creation is longest past, as a cold user meets the actors.
   for (let n = USERS - 1; n >= WARMUP; n--) {
     const t0 = performance.now();
@@ -77,11 +87,11 @@ async function run(main: string, schema: string, cleanup: Cleanup): Promise<stri
     times.push(performance.now() - t0);
     workers.set(worker, (workers.get(worker) ?? 0) + 1);
   }
-  const s1 = await statements(node);
-  await node.server.stop();
+  const s1 = await statementsSent();
+  for (const each of nodes) await each.server.stop();
   times.sort((a, b) => a - b);
   const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!.toFixed(2);
-  const served = [...workers].sort().map(([w, n]) => `worker ${w}: ${n}`).join(', ');
+  const served = [...workers].sort().map(([w, n]) => `node.worker ${w}: ${n}`).join(', ');
   return `${times.length} logins (${served}): p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, ${((s1 - s0) / times.length).toFixed(2)} statements per login`;
 }
 
