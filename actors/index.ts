@@ -39,6 +39,7 @@ export type {
   IndexEntry,
   IndexReads,
   RequestReads,
+  UniqueKey,
   SummarizedEntry,
   IndexPage,
   AggregateLocation,

@@ -418,7 +418,14 @@ export interface IndexPage {
  * The index reads are optional: a store whose first read of a request can be one of them (a
  * search) may answer the position check with it (PostgreSQL: in the same statement).
  */
-export type RequestReads = Pick<StoreAdapter, 'getRecord' | 'getRecords' | 'findUnique' | 'projectionState'> & Pick<IndexReads, 'readIndexWithSummaries' | 'readIndexPage'>;
+export type RequestReads = Pick<StoreAdapter, 'getRecord' | 'getRecords' | 'findUnique' | 'projectionState'> &
+  Pick<IndexReads, 'readIndexWithSummaries' | 'readIndexPage'> & {
+    /** Holders of several unique values, in `keys` order (undefined: unclaimed): those not cached in one statement. */
+    findUniques?(instanceId: string, keys: readonly UniqueKey[]): Promise<(string | undefined)[]>;
+  };
+
+/** A unique value: `[scope, value]`. */
+export type UniqueKey = readonly [scope: string, value: string];
 
 /** Time, injected so tests and deciders never read the wall clock themselves. */
 export interface Clock {

@@ -7,7 +7,7 @@
 import { AppError, aborted, alreadyExists, internalError, ProgrammerError, unavailable, type ErrorCode } from '../kernel/errors.js';
 import type { AggregateKind, AggregateRecord, Loaded } from '../kernel/aggregate.js';
 import type { CommandContext, CommandHandler, KnownRecord } from '../kernel/command.js';
-import { SYSTEM_TENANT, type ChangedStream, type Clock, type IdGenerator, type IndexReads, type Logger, type ProjectionState, type SecretSealer, type StoreAdapter, type StoredEvent, type TtlStore } from '../kernel/ports.js';
+import { SYSTEM_TENANT, type ChangedStream, type Clock, type IdGenerator, type IndexReads, type Logger, type ProjectionState, type SecretSealer, type StoreAdapter, type StoredEvent, type TtlStore, type UniqueKey } from '../kernel/ports.js';
 import { InstanceReadState } from '../instance/read-state.js';
 import { AggregateCache, HolderIndex } from './aggregate-cache.js';
 import { Mailbox } from './mailbox.js';
@@ -260,6 +260,7 @@ export class ActorSystem {
       readRecord: { value: async (id: string, kind: AggregateKind<unknown>, rowId: string) => reads.getRecord(id, kind.table, rowId) },
       readRecords: { value: async (id: string, kind: AggregateKind<unknown>, rowIds: readonly string[]) => reads.getRecords(id, kind.table, rowIds) },
       findUnique: { value: (id: string, scope: string, value: string) => reads.findUnique(id, scope, value) },
+      findUniques: { value: (id: string, keys: readonly UniqueKey[]) => (reads.findUniques === undefined ? Promise.all(keys.map(([scope, value]) => reads.findUnique(id, scope, value))) : reads.findUniques(id, keys)) },
       projectionState: { value: (id: string) => reads.projectionState(id) },
       indexes: { value: indexes },
     });
@@ -279,6 +280,15 @@ export class ActorSystem {
   /** The aggregate holding a unique value (e.g. the org of a domain), or undefined. */
   findUnique(instanceId: string, scope: string, value: string): Promise<string | undefined> {
     return this.options.store.findUnique(instanceId, scope, value);
+  }
+
+  /**
+   * The holders of several unique values, in `keys` order (undefined: unclaimed): lookups that do
+   * not depend on each other, asked at once (in a request on PostgreSQL, one statement for those
+   * not cached).
+   */
+  findUniques(instanceId: string, keys: readonly UniqueKey[]): Promise<(string | undefined)[]> {
+    return Promise.all(keys.map(([scope, value]) => this.findUnique(instanceId, scope, value)));
   }
 
   /** Every (value, holder) pair of a unique scope in one instance. */

@@ -7,6 +7,7 @@ import { timingSafeEqual } from 'node:crypto';
 import {
   type ActorSystem,
   type AggregateRecord,
+  type UniqueKey,
   instanceSettingsKind,
   instanceUsernameKey,
   type MachineUser,
@@ -53,7 +54,9 @@ export async function readUserSettings(actors: ActorSystem, instanceId: string):
 /**
  * Finds a user by login name: `username@<verified org domain>`, a plain username within
  * `options.orgId`, a username claimed instance-wide, and finally a plain username in the
- * instance's default organization. Users of removed organizations are never found.
+ * instance's default organization. Users of removed organizations are never found. The unique
+ * values these look up that depend on no other read are asked together (one statement on
+ * PostgreSQL); the first candidate in that order that names a user of a live organization wins.
  */
 export async function findUserByLoginName(
   actors: ActorSystem,
@@ -61,26 +64,29 @@ export async function findUserByLoginName(
   loginName: string,
   options: { readonly orgId?: string } = {},
 ): Promise<AggregateRecord<User> | undefined> {
-  const byUsername = (orgId: string, username: string) => actors.findUnique(instanceId, USERNAME_SCOPE, usernameKey(orgId, username));
-  const candidates: (() => Promise<string | undefined>)[] = [];
-  if (options.orgId !== undefined) candidates.push(() => byUsername(options.orgId!, loginName));
   const at = loginName.lastIndexOf('@');
-  if (at > 0 && at < loginName.length - 1) {
-    const domain = loginName.slice(at + 1).toLowerCase();
+  const domain = at > 0 && at < loginName.length - 1 ? loginName.slice(at + 1).toLowerCase() : undefined;
+  const defaultOrgId = options.orgId === undefined ? (await actors.readRecord(instanceId, instanceSettingsKind, instanceId))?.state.defaultOrgId : undefined;
+  const keys: UniqueKey[] = [];
+  if (options.orgId !== undefined) keys.push([USERNAME_SCOPE, usernameKey(options.orgId, loginName)]);
+  if (domain !== undefined) keys.push([ORG_DOMAIN_SCOPE, domain]);
+  keys.push([USERNAME_INSTANCE_SCOPE, instanceUsernameKey(loginName)]);
+  if (defaultOrgId) keys.push([USERNAME_SCOPE, usernameKey(defaultOrgId, loginName)]);
+  const holders = await actors.findUniques(instanceId, keys);
+  const holderOf = (scope: string, value: string) => holders[keys.findIndex(([s, v]) => s === scope && v === value)];
+
+  const candidates: (() => Promise<string | undefined>)[] = [];
+  if (options.orgId !== undefined) candidates.push(async () => holderOf(USERNAME_SCOPE, usernameKey(options.orgId!, loginName)));
+  if (domain !== undefined) {
     candidates.push(async () => {
-      const orgId = await actors.findUnique(instanceId, ORG_DOMAIN_SCOPE, domain);
+      const orgId = holderOf(ORG_DOMAIN_SCOPE, domain);
       const org = orgId === undefined ? undefined : await actors.readRecord(instanceId, orgKind, orgId);
       const verified = org !== undefined && (org.state.primaryDomain === domain || orgDomains(org.state).some((d) => d.domain === domain && d.isVerified));
-      return verified ? byUsername(org.id, loginName.slice(0, at)) : undefined;
+      return verified ? actors.findUnique(instanceId, USERNAME_SCOPE, usernameKey(org.id, loginName.slice(0, at))) : undefined;
     });
   }
-  candidates.push(() => actors.findUnique(instanceId, USERNAME_INSTANCE_SCOPE, instanceUsernameKey(loginName)));
-  if (options.orgId === undefined) {
-    candidates.push(async () => {
-      const settings = await actors.readRecord(instanceId, instanceSettingsKind, instanceId);
-      return settings?.state.defaultOrgId ? byUsername(settings.state.defaultOrgId, loginName) : undefined;
-    });
-  }
+  candidates.push(async () => holderOf(USERNAME_INSTANCE_SCOPE, instanceUsernameKey(loginName)));
+  if (defaultOrgId) candidates.push(async () => holderOf(USERNAME_SCOPE, usernameKey(defaultOrgId, loginName)));
   for (const candidate of candidates) {
     const userId = await candidate();
     const user = userId === undefined ? undefined : await actors.readRecord(instanceId, userKind, userId);

@@ -24,7 +24,7 @@
  * object it got cannot change what the next request reads.
  */
 import type { Sql } from 'postgres';
-import type { IndexWalk, ProjectionState, RequestReads } from '../../actors/index.js';
+import type { IndexWalk, ProjectionState, RequestReads, UniqueKey } from '../../actors/index.js';
 import type { Committed } from './postgres-append.js';
 import { createPgIndexReads, createPositionedIndexReads, IQ, type PositionedRead } from './postgres-indexes.js';
 import type { PgTermColumns } from './postgres-term-columns.js';
@@ -193,6 +193,24 @@ export function createReadCache(sql: Sql, columns?: PgTermColumns, maxEntries = 
             const value = out.get(rowId);
             return value === undefined || value === ABSENT ? undefined : decodeValue(value);
           });
+        },
+        async findUniques(id: string, keys: readonly UniqueKey[]) {
+          checkInstance(id);
+          const at = mine(id) ? await current() : undefined;
+          const holders = new Array<string | undefined>(keys.length);
+          const missing: UniqueKey[] = [];
+          for (const [i, [scope, value]] of keys.entries()) {
+            if (hasNul(scope) || hasNul(value)) continue;
+            const hit = at === undefined ? undefined : entries.get(`u\u0000${id}\u0000${scope}\u0000${value}`);
+            if (hit !== undefined && hit.generation === at?.generation) holders[i] = typeof hit.value === 'string' ? hit.value : undefined;
+            else missing.push(keys[i]!);
+          }
+          if (missing.length === 0) return holders;
+          const rows = await sql.unsafe<{ scope: string; value: string; holder: string }[]>(Q.holders, [id, missing.map(([scope]) => scope), missing.map(([, value]) => value)], PREPARED);
+          const found = new Map(rows.map((r) => [`${r.scope}\u0000${r.value}`, r.holder]));
+          for (const [scope, value] of missing) fill(at, `u\u0000${id}\u0000${scope}\u0000${value}`, found.get(`${scope}\u0000${value}`) ?? ABSENT);
+          for (const [i, [scope, value]] of keys.entries()) if (holders[i] === undefined) holders[i] = found.get(`${scope}\u0000${value}`);
+          return holders;
         },
         async findUnique(id: string, scope: string, value: string) {
           checkInstance(id);

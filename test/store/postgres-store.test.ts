@@ -621,6 +621,32 @@ describeIfMet(postgresVerdict, 'postgres store specifics', () => {
     expect(await counted(() => other.getRecord('inst-b', 'orgs', 'o1'))).toEqual({ value: undefined, statements: 1 });
   });
 
+  it("looks up several unique values of a request in one statement, keeps each answer for the next request, and serves the cached ones without a statement", async () => {
+    const { schema, store: writer } = await fresh();
+    const reader = await openAt(schema);
+    const claim = (id: string, value: string, version = 0) =>
+      writer.append(append('inst-a', { expectations: [expect0('org', id, version)], events: [event('org', id, 'org.added')], claims: [{ scope: 'org.name', value, holder: id }], project: () => [{ table: 'orgs', id, value: { value } }] }));
+    expect((await claim('o1', 'acme')).ok).toBe(true);
+    expect((await claim('o2', 'beta')).ok).toBe(true);
+    const counted = async <T>(work: () => Promise<T>): Promise<{ value: T; statements: number }> => {
+      const before = reader.statementCount!();
+      const value = await work();
+      return { value, statements: reader.statementCount!() - before };
+    };
+    const keys = [['org.name', 'beta'], ['org.name', 'nobody'], ['org.name', 'acme'], ['org.name', 'nul\u0000'], ['other.scope', 'acme']] as const;
+    const holders = ['o2', undefined, 'o1', undefined, undefined];
+    // The position check and one statement for the four valid values (the NUL one is never sent).
+    expect(await counted(() => reader.requestReads!('inst-a').findUniques!('inst-a', keys))).toEqual({ value: holders, statements: 2 });
+    // The next request: the check only, held and absent answers alike; findUnique sees the same entries.
+    const next = reader.requestReads!('inst-a');
+    expect(await counted(async () => [await next.findUniques!('inst-a', keys), await next.findUnique('inst-a', 'org.name', 'acme')])).toEqual({ value: [holders, 'o1'], statements: 1 });
+    // A new value beside cached ones: one statement for it alone, the answers in order.
+    expect(await counted(() => reader.requestReads!('inst-a').findUniques!('inst-a', [['org.name', 'acme'], ['org.name', 'gamma']]))).toEqual({ value: ['o1', undefined], statements: 2 });
+    // Another node's write is seen at the next request (a new position: nothing kept is used).
+    expect((await claim('o3', 'gamma')).ok).toBe(true);
+    expect(await counted(() => reader.requestReads!('inst-a').findUniques!('inst-a', [['org.name', 'acme'], ['org.name', 'gamma']]))).toEqual({ value: ['o1', 'o3'], statements: 2 });
+  });
+
   it("moves the request cache past another node's batch when its notification carried the batch's rows and claims; a batch too large for that is read again in full", async () => {
     const { schema, store: writer } = await fresh();
     const reader = await openAt(schema);
