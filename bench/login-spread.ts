@@ -15,7 +15,7 @@
  */
 import { request } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import postgres from 'postgres';
+import { dropSchemas } from './postgres.js';
 import { Cleanup } from './processes.js';
 import { closeHttpClient, httpRequest, startTessera, TESSERA_HOST_HEADER, type TesseraNode } from './tessera.js';
 
@@ -110,9 +110,7 @@ async function main(): Promise<void> {
   } finally {
     await cleanup.run();
     closeHttpClient();
-    const sql = postgres(DATABASE_URL, { max: 1, onnotice: () => undefined });
-    for (const schema of schemas) await sql.unsafe(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await sql.end({ timeout: 5 });
+    await dropSchemas(DATABASE_URL, schemas);
   }
 }
 

@@ -17,6 +17,7 @@
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import postgres from 'postgres';
+import { dropSchemas } from './postgres.js';
 import { Cleanup } from './processes.js';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 import { closeHttpClient, httpRequest, ORGANIZATIONS_PATH, seedOrganizations, startTessera, type TesseraNode } from './tessera.js';
@@ -132,9 +133,7 @@ async function main(): Promise<void> {
   } finally {
     await cleanup.run();
     closeHttpClient();
-    const sql = postgres(DATABASE_URL, { max: 1, onnotice: () => undefined });
-    for (const schema of schemas) await sql.unsafe(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await sql.end({ timeout: 5 });
+    await dropSchemas(DATABASE_URL, schemas);
   }
 }
 

@@ -19,6 +19,16 @@ export interface BenchDatabase {
   backendCpu(): Promise<ReadonlyMap<number, number> | undefined>;
 }
 
+/** Drops the schemas a bench created on `url` (its nodes stopped first). */
+export async function dropSchemas(url: string, schemas: readonly string[]): Promise<void> {
+  const sql = postgres(url, { max: 1, onnotice: () => undefined });
+  try {
+    for (const schema of schemas) await sql.unsafe(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
 /** CPU seconds the backends spent between two readings (a backend opened in between counts from 0). */
 export function backendCpuDelta(before: ReadonlyMap<number, number>, after: ReadonlyMap<number, number>): number {
   let seconds = 0;
