@@ -421,7 +421,7 @@ export interface IndexPage {
 export type RequestReads = Pick<StoreAdapter, 'getRecord' | 'getRecords' | 'findUnique' | 'projectionState'> &
   Pick<IndexReads, 'readIndexWithSummaries' | 'readIndexPage'> & {
     /** Holders of several unique values, in `keys` order (undefined: unclaimed): those not cached in one statement. */
-    findUniques?(instanceId: string, keys: readonly UniqueKey[]): Promise<(string | undefined)[]>;
+    findUniques(instanceId: string, keys: readonly UniqueKey[]): Promise<(string | undefined)[]>;
   };
 
 /** A unique value: `[scope, value]`. */

@@ -260,7 +260,7 @@ export class ActorSystem {
       readRecord: { value: async (id: string, kind: AggregateKind<unknown>, rowId: string) => reads.getRecord(id, kind.table, rowId) },
       readRecords: { value: async (id: string, kind: AggregateKind<unknown>, rowIds: readonly string[]) => reads.getRecords(id, kind.table, rowIds) },
       findUnique: { value: (id: string, scope: string, value: string) => reads.findUnique(id, scope, value) },
-      findUniques: { value: (id: string, keys: readonly UniqueKey[]) => (reads.findUniques === undefined ? Promise.all(keys.map(([scope, value]) => reads.findUnique(id, scope, value))) : reads.findUniques(id, keys)) },
+      findUniques: { value: (id: string, keys: readonly UniqueKey[]) => reads.findUniques(id, keys) },
       projectionState: { value: (id: string) => reads.projectionState(id) },
       indexes: { value: indexes },
     });

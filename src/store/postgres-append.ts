@@ -9,7 +9,8 @@
  * each append alone would pay its own. The transaction runs on a connection reserved for it,
  * with BEGIN sent together with the first reads and COMMIT right behind the writes
  * (`transaction`). A refusal or a throwing project() answers only its own append; a batch the
- * database rejects is retried one append at a time, so one bad append never fails another. Positions stay gap-free: the counter moves by what was accepted.
+ * database rejects is retried one append at a time, so one bad append never fails another.
+ * Positions stay gap-free: the counter moves by what was accepted.
  * The unique (instance, stream, version) index is the second line of defence: a violation is
  * reported as a conflict. With `notice`, one pg_notify after the writes tells other nodes which
  * streams moved (postgres-change-feed.ts); PostgreSQL delivers it at COMMIT, never after a rollback.
@@ -42,16 +43,14 @@ interface Queued {
   reject(error: unknown): void;
 }
 
-/** The store's append: checks, then joins its instance's queue (group commit). */
 /** Tables with indexes (by name): their rows' index entries are written with them. */
 export type IndexedTables = ReadonlyMap<string, readonly TableIndexes[]>;
 
-/** What a committed batch changed: positions `from`+1..`to`, and the rows and claims it wrote. */
-/** A committed batch (the read cache's advance; the worker feed carries it to the other workers). */
-export type Committed = CommittedBatch;
-
-/** `onCommitted` hears every batch that moved the position, after its COMMIT (the request read cache). */
-export function createAppendQueue(sql: Sql, tables: IndexedTables, notice?: ChangeNotice, onCommitted?: (committed: Committed) => void): (request: AppendRequest) => Promise<AppendResult> {
+/**
+ * The store's append: checks, then joins its instance's queue (group commit). `onCommitted`
+ * hears every batch that moved the position, after its COMMIT (the request read cache).
+ */
+export function createAppendQueue(sql: Sql, tables: IndexedTables, notice?: ChangeNotice, onCommitted?: (committed: CommittedBatch) => void): (request: AppendRequest) => Promise<AppendResult> {
   const queues = new Map<string, Queued[]>();
 
   async function drain(instanceId: string, queue: Queued[]): Promise<void> {
@@ -99,7 +98,7 @@ export async function appendToPostgres(sql: Sql, request: AppendRequest, notice?
 }
 
 /** Appends of one instance in one transaction; on a database error, each alone (not when it is unreachable). Never rejects. */
-async function appendBatch(sql: Sql, tables: IndexedTables, requests: readonly AppendRequest[], notice: ChangeNotice | undefined, onCommitted?: (committed: Committed) => void): Promise<Outcome[]> {
+async function appendBatch(sql: Sql, tables: IndexedTables, requests: readonly AppendRequest[], notice: ChangeNotice | undefined, onCommitted?: (committed: CommittedBatch) => void): Promise<Outcome[]> {
   try {
     const { outcomes, committed } = await transaction(sql, (tx, begun) => appendInTxn(tx, begun, tables, requests, notice));
     if (committed !== undefined) onCommitted?.(committed);
@@ -204,7 +203,7 @@ async function appendInTxn(
   tables: IndexedTables,
   requests: readonly AppendRequest[],
   notice: ChangeNotice | undefined,
-): Promise<Decided<{ outcomes: Outcome[]; committed?: Committed }>> {
+): Promise<Decided<{ outcomes: Outcome[]; committed?: CommittedBatch }>> {
   const instanceId = requests[0]!.instanceId; // a batch holds one instance's appends
   const lock = tx.unsafe<{ position: string; created_at: string }[]>(Q.lockCounter, [instanceId], PREPARED).execute();
   const headKeys = [...new Map(requests.flatMap((r) => r.expectations.map((x) => [streamKey(x.aggregateType, x.aggregateId), x] as const))).values()];
@@ -244,7 +243,7 @@ async function appendInTxn(
   }
   if (accepted.length === 0) return { value: { outcomes }, writes: [] };
   const from = Number(counter?.position ?? 0);
-  const committed: Committed = {
+  const committed: CommittedBatch = {
     instanceId,
     from,
     to: overlay.position,
@@ -287,7 +286,7 @@ type Statement = readonly [string, Param[], boolean];
  * order of statements does not matter). Nothing can throw between sends, so no result is left
  * unobserved.
  */
-function writes(tx: ReservedSql, instanceId: string, accepted: readonly Accepted[], overlay: Overlay, indexes: IndexState, notice: ChangeNotice | undefined, committed: Committed): Promise<unknown>[] {
+function writes(tx: ReservedSql, instanceId: string, accepted: readonly Accepted[], overlay: Overlay, indexes: IndexState, notice: ChangeNotice | undefined, committed: CommittedBatch): Promise<unknown>[] {
   const statements: Statement[] = [];
   const insert = (head: string, width: number, tuples: Param[][], tail = '') => {
     for (let i = 0; i < tuples.length; i += CHUNK) {

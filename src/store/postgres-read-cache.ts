@@ -24,14 +24,17 @@
  * object it got cannot change what the next request reads.
  */
 import type { Sql } from 'postgres';
-import type { IndexWalk, ProjectionState, RequestReads, UniqueKey } from '../../actors/index.js';
-import type { Committed } from './postgres-append.js';
+import type { CommittedBatch, IndexWalk, ProjectionState, RequestReads, UniqueKey } from '../../actors/index.js';
 import { createPgIndexReads, createPositionedIndexReads, IQ, type PositionedRead } from './postgres-indexes.js';
 import type { PgTermColumns } from './postgres-term-columns.js';
 import { checkInstance, decodeValue, hasNul, PREPARED, Q, readPosition } from './postgres-queries.js';
 
 /** Entries kept across all instances; the oldest is dropped first. */
 export const READ_CACHE_ENTRIES = 20_000;
+
+/** The cache's key of a row, and of a unique value. */
+const rowKey = (instanceId: string, table: string, id: string) => `r\u0000${instanceId}\u0000${table}\u0000${id}`;
+const claimKey = (instanceId: string, scope: string, value: string) => `u\u0000${instanceId}\u0000${scope}\u0000${value}`;
 
 /** A cached absent value (a lookup that found nothing). */
 const ABSENT = Symbol('absent');
@@ -64,7 +67,7 @@ export interface ReadCache {
    * was at `from`, it moves to `to` in the same generation, dropping the rows and claims the batch
    * wrote (the next request reads those); otherwise the next check starts a new generation.
    */
-  advance(committed: Committed): void;
+  advance(batch: CommittedBatch): void;
   /** Forgets everything (after a load). */
   clear(): void;
   /** Entries held (tests). */
@@ -113,8 +116,8 @@ export function createReadCache(sql: Sql, columns?: PgTermColumns, maxEntries = 
       if (state === undefined || state.position >= to) return;
       state.epoch += 1;
       if (state.position !== from) return;
-      for (const [table, id] of records) entries.delete(`r\u0000${instanceId}\u0000${table}\u0000${id}`);
-      for (const [scope, value] of claims) entries.delete(`u\u0000${instanceId}\u0000${scope}\u0000${value}`);
+      for (const [table, id] of records) entries.delete(rowKey(instanceId, table, id));
+      for (const [scope, value] of claims) entries.delete(claimKey(instanceId, scope, value));
       state.position = to;
       state.createdAt = createdAt;
     },
@@ -166,7 +169,7 @@ export function createReadCache(sql: Sql, columns?: PgTermColumns, maxEntries = 
           checkInstance(id);
           if (hasNul(table) || hasNul(rowId)) return undefined;
           const at = mine(id) ? await current() : undefined;
-          const key = `r\u0000${id}\u0000${table}\u0000${rowId}`;
+          const key = rowKey(id, table, rowId);
           const hit = at === undefined ? undefined : entries.get(key);
           if (hit !== undefined && hit.generation === at?.generation) return hit.value === ABSENT ? undefined : decodeValue(hit.value);
           const [row] = await sql.unsafe<{ value: Buffer }[]>(Q.getRecord, [id, table, rowId], PREPARED);
@@ -180,14 +183,14 @@ export function createReadCache(sql: Sql, columns?: PgTermColumns, maxEntries = 
           const missing: string[] = [];
           for (const rowId of new Set<string>(ids)) {
             if (hasNul(rowId)) continue;
-            const hit = at === undefined ? undefined : entries.get(`r\u0000${id}\u0000${table}\u0000${rowId}`);
+            const hit = at === undefined ? undefined : entries.get(rowKey(id, table, rowId));
             if (hit !== undefined && hit.generation === at?.generation && typeof hit.value !== 'string') out.set(rowId, hit.value);
             else missing.push(rowId);
           }
           if (missing.length > 0 && !hasNul(table)) {
             const rows = await sql.unsafe<{ id: string; value: Buffer }[]>(IQ.getRecords, [id, table, missing], PREPARED);
             for (const r of rows) out.set(r.id, r.value);
-            for (const rowId of missing) fill(at, `r\u0000${id}\u0000${table}\u0000${rowId}`, out.get(rowId) ?? ABSENT);
+            for (const rowId of missing) fill(at, rowKey(id, table, rowId), out.get(rowId) ?? ABSENT);
           }
           return ids.map((rowId) => {
             const value = out.get(rowId);
@@ -198,25 +201,29 @@ export function createReadCache(sql: Sql, columns?: PgTermColumns, maxEntries = 
           checkInstance(id);
           const at = mine(id) ? await current() : undefined;
           const holders = new Array<string | undefined>(keys.length);
-          const missing: UniqueKey[] = [];
+          const missing: number[] = [];
           for (const [i, [scope, value]] of keys.entries()) {
             if (hasNul(scope) || hasNul(value)) continue;
-            const hit = at === undefined ? undefined : entries.get(`u\u0000${id}\u0000${scope}\u0000${value}`);
+            const hit = at === undefined ? undefined : entries.get(claimKey(id, scope, value));
             if (hit !== undefined && hit.generation === at?.generation) holders[i] = typeof hit.value === 'string' ? hit.value : undefined;
-            else missing.push(keys[i]!);
+            else missing.push(i);
           }
           if (missing.length === 0) return holders;
-          const rows = await sql.unsafe<{ scope: string; value: string; holder: string }[]>(Q.holders, [id, missing.map(([scope]) => scope), missing.map(([, value]) => value)], PREPARED);
-          const found = new Map(rows.map((r) => [`${r.scope}\u0000${r.value}`, r.holder]));
-          for (const [scope, value] of missing) fill(at, `u\u0000${id}\u0000${scope}\u0000${value}`, found.get(`${scope}\u0000${value}`) ?? ABSENT);
-          for (const [i, [scope, value]] of keys.entries()) if (holders[i] === undefined) holders[i] = found.get(`${scope}\u0000${value}`);
+          const asked = missing.map((i) => keys[i]!);
+          const rows = await sql.unsafe<{ scope: string; value: string; holder: string }[]>(Q.holders, [id, asked.map(([scope]) => scope), asked.map(([, value]) => value)], PREPARED);
+          const found = new Map(rows.map((r) => [claimKey(id, r.scope, r.value), r.holder]));
+          for (const i of missing) {
+            const key = claimKey(id, keys[i]![0], keys[i]![1]);
+            holders[i] = found.get(key);
+            fill(at, key, holders[i] ?? ABSENT);
+          }
           return holders;
         },
         async findUnique(id: string, scope: string, value: string) {
           checkInstance(id);
           if (hasNul(scope) || hasNul(value)) return undefined;
           const at = mine(id) ? await current() : undefined;
-          const key = `u\u0000${id}\u0000${scope}\u0000${value}`;
+          const key = claimKey(id, scope, value);
           const hit = at === undefined ? undefined : entries.get(key);
           if (hit !== undefined && hit.generation === at?.generation) return typeof hit.value === 'string' ? hit.value : undefined;
           const [row] = await sql.unsafe<{ holder: string }[]>(Q.findUnique, [id, scope, value], PREPARED);
