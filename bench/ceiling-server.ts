@@ -8,14 +8,16 @@
  *   computed at start, compared with timingSafeEqual;
  * - the body must be `grant_type=client_credentials` (URLSearchParams), `scope` is echoed;
  * - client `ceiling-es256` gets an ES256 JWT (header built once, claims with a random jti,
- *   node:crypto sign with the ieee-p1363 encoding); client `ceiling-opaque` gets 32 random bytes
- *   as base64url, kept with its subject, scope and expiry in a Map (in memory, not durable —
- *   that is what makes it a ceiling).
+ *   node:crypto sign with the ieee-p1363 encoding); client `ceiling-rs256` the same with RS256
+ *   (RSA-2048, PKCS#1 v1.5, signed synchronously on the event loop: no handoff to pay, so it
+ *   shows how close any endpoint can come to the raw signing rate); client `ceiling-opaque`
+ *   gets 32 random bytes as base64url, kept with its subject, scope and expiry in a Map (in
+ *   memory, not durable — that is what makes it a ceiling).
  *
- * The secret of both clients comes from BENCH_CEILING_SECRET. Prints one JSON line
+ * The secret of the clients comes from BENCH_CEILING_SECRET. Prints one JSON line
  * `{"msg":"listening","port":N}` once it accepts connections; stops on SIGTERM/SIGINT.
  */
-import { createHash, generateKeyPairSync, randomBytes, randomUUID, sign, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomBytes, randomUUID, sign, timingSafeEqual, type KeyObject, type SignKeyObjectInput } from 'node:crypto';
 import uWS from '@trufflesuite/uws-js-unofficial';
 import type { HttpResponse, us_listen_socket, us_socket } from '@trufflesuite/uws-js-unofficial';
 
@@ -23,12 +25,21 @@ const HOST = '127.0.0.1';
 const ISSUER = 'http://localhost';
 const LIFETIME_S = 43_200;
 const CEILING_ES256_CLIENT = 'ceiling-es256';
+const CEILING_RS256_CLIENT = 'ceiling-rs256';
 const CEILING_OPAQUE_CLIENT = 'ceiling-opaque';
+
+/** How a client's JWT is signed: the key, and the JOSE header encoded once. */
+interface Signer {
+  /** The private key, with ECDSA's signatures asked in the JWS (IEEE P1363) form (RSA's already are). */
+  readonly key: KeyObject | SignKeyObjectInput;
+  readonly encodedHeader: string;
+}
 
 interface Client {
   readonly id: string;
   readonly secretDigest: Buffer;
-  readonly opaque: boolean;
+  /** Undefined: opaque tokens. */
+  readonly signer?: Signer;
 }
 
 interface StoredToken {
@@ -48,13 +59,14 @@ function main(): void {
     process.exit(2);
   }
   const digest = createHash('sha256').update(secret).digest();
+  const header = (alg: string) => Buffer.from(JSON.stringify({ alg, typ: 'JWT', kid: randomUUID() })).toString('base64url');
+  const es256: Signer = { key: { key: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey, dsaEncoding: 'ieee-p1363' }, encodedHeader: header('ES256') };
+  const rs256: Signer = { key: generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey, encodedHeader: header('RS256') };
   const clients = new Map<string, Client>([
-    [CEILING_ES256_CLIENT, { id: CEILING_ES256_CLIENT, secretDigest: digest, opaque: false }],
-    [CEILING_OPAQUE_CLIENT, { id: CEILING_OPAQUE_CLIENT, secretDigest: digest, opaque: true }],
+    [CEILING_ES256_CLIENT, { id: CEILING_ES256_CLIENT, secretDigest: digest, signer: es256 }],
+    [CEILING_RS256_CLIENT, { id: CEILING_RS256_CLIENT, secretDigest: digest, signer: rs256 }],
+    [CEILING_OPAQUE_CLIENT, { id: CEILING_OPAQUE_CLIENT, secretDigest: digest }],
   ]);
-  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const kid = randomUUID();
-  const encodedHeader = Buffer.from(JSON.stringify({ alg: 'ES256', typ: 'JWT', kid })).toString('base64url');
   const tokens = new Map<string, StoredToken>();
 
   let listening: us_listen_socket | undefined;
@@ -69,7 +81,7 @@ function main(): void {
       const part = Buffer.from(chunk);
       body = body === undefined ? Buffer.from(part) : Buffer.concat([body, part]);
       if (!isLast || aborted) return;
-      const reply = issue(authorization, body.toString('latin1'), clients, privateKey, encodedHeader, tokens);
+      const reply = issue(authorization, body.toString('latin1'), clients, tokens);
       res.cork(() => {
         res.writeStatus(reply.status).writeHeader('content-type', 'application/json').writeHeader('cache-control', 'no-store').end(reply.body);
       });
@@ -101,8 +113,6 @@ function issue(
   authorization: string,
   form: string,
   clients: ReadonlyMap<string, Client>,
-  privateKey: KeyObject,
-  encodedHeader: string,
   tokens: Map<string, StoredToken>,
 ): { status: string; body: string } {
   if (!authorization.startsWith('Basic ')) return UNAUTHORIZED;
@@ -119,14 +129,15 @@ function issue(
   if (params.get('grant_type') !== 'client_credentials') return BAD_GRANT;
   const scope = params.get('scope') ?? '';
   const now = Math.floor(Date.now() / 1000);
-  if (client.opaque) {
+  const signer = client.signer;
+  if (signer === undefined) {
     const token = randomBytes(32).toString('base64url');
     tokens.set(token, { subject: client.id, scope, expiresAt: now + LIFETIME_S });
     return { status: '200 OK', body: JSON.stringify({ access_token: token, token_type: 'Bearer', expires_in: LIFETIME_S, scope }) };
   }
   const claims = { iss: ISSUER, sub: client.id, aud: [client.id], exp: now + LIFETIME_S, iat: now, nbf: now, jti: randomBytes(12).toString('base64url'), client_id: client.id, scope };
-  const input = `${encodedHeader}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
-  const signature = sign('sha256', Buffer.from(input, 'latin1'), { key: privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url');
+  const input = `${signer.encodedHeader}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
+  const signature = sign('sha256', Buffer.from(input, 'latin1'), signer.key).toString('base64url');
   return { status: '200 OK', body: JSON.stringify({ access_token: `${input}.${signature}`, token_type: 'Bearer', expires_in: LIFETIME_S, scope }) };
 }
 
