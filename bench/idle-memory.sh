@@ -6,9 +6,15 @@
 #   bench/idle-memory.sh                 # RUNS=3 WORKERS=1 SETTLE=45
 #   RUNS=2 WORKERS=2 bench/idle-memory.sh
 # ROOT=<checkout> measures another build (its dist/). Extra arguments go to node (V8 flags).
+# The nodes get the malloc settings `npm start` gives (src/cli/malloc-settings.ts) unless the
+# environment has its own (`GLIBC_TUNABLES=` for glibc's defaults).
 set -u
 ROOT=${ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 RUNS=${RUNS:-3}; WORKERS=${WORKERS:-1}; SETTLE=${SETTLE:-45}
+SETTINGS="$ROOT/dist/src/cli/malloc-settings.js"
+if [ -f "$SETTINGS" ]; then
+  eval "$(node --input-type=module -e "const { mallocSettingsFor } = await import(process.argv[1]); for (const [name, value] of Object.entries(mallocSettingsFor(process.env))) console.log(\`export \${name}=\${value}\`);" "$SETTINGS")"
+fi
 one() {
   local dir pid
   dir=$(mktemp -d "${TMPDIR:-/tmp}/tessera-idle-XXXXXX")

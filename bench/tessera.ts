@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { Agent, request, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { mallocSettingsFor } from '../src/cli/malloc-settings.js';
 import { spawnServer, type Cleanup, type ServerProcess } from './processes.js';
 
 export const TESSERA_HOST_HEADER = 'localhost';
@@ -38,7 +39,9 @@ export async function startTessera(options: {
     options.cleanup.addDirectory(dataDir);
   }
   // Other TESSERA_* settings (e.g. TESSERA_HTTP=node) pass through; these are fixed.
-  // glibc's malloc settings (MALLOC_ARENA_MAX, MALLOC_TRIM_THRESHOLD_, GLIBC_TUNABLES, ...) too, to compare them.
+  // glibc's malloc settings (MALLOC_ARENA_MAX, MALLOC_TRIM_THRESHOLD_, GLIBC_TUNABLES, ...) too, to compare them;
+  // without any, the node gets the ones `npm start` and the documented systemd unit give it
+  // (src/cli/malloc-settings.ts; `GLIBC_TUNABLES=` measures glibc's own defaults).
   const inherited = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => /^(TESSERA_|MALLOC_|GLIBC_TUNABLES$)/.test(entry[0]) && entry[1] !== undefined));
   const server = await spawnServer({
     name: 'tessera',
@@ -53,6 +56,7 @@ export async function startTessera(options: {
       TESSERA_RATE_LIMIT_API_CALLER: '999999999/1s',
       TESSERA_RATE_LIMIT_LOGIN_PAGES_IP: '999999999/1s',
       ...options.defaults,
+      ...mallocSettingsFor(process.env),
       ...inherited,
       PATH: process.env.PATH ?? '',
       TESSERA_DATA_DIR: dataDir,

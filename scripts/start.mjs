@@ -3,11 +3,13 @@
 // and SIGHUP are passed on (to the build while it runs, then to the node), and this process
 // exits with the node's code, or dies of the node's signal. npm and its shell thus never leave
 // a node behind when they are signalled.
-// Service managers run `node dist/src/cli/main.js start` directly (docs/operations/running.md).
+// The node gets glibc's malloc settings (src/cli/malloc-settings.ts) unless the environment
+// chose its own. Service managers run `node dist/src/cli/main.js start` directly and set them
+// in the unit (docs/operations/running.md).
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { builtStamp, sourceStamp } from './build-stamp.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -23,10 +25,10 @@ for (const signal of FORWARDED) {
   });
 }
 
-/** Runs a child with our stdio; resolves with how it ended. */
-function run(args) {
+/** Runs a child with our stdio (and our environment, or `env`); resolves with how it ended. */
+function run(args, env = process.env) {
   return new Promise((resolve) => {
-    current = spawn(process.execPath, args, { cwd: root, stdio: 'inherit' });
+    current = spawn(process.execPath, args, { cwd: root, stdio: 'inherit', env });
     current.once('error', (error) => {
       process.stderr.write(`tessera: cannot run ${args[0]}: ${error.message}\n`);
       resolve({ code: 1, signal: null });
@@ -49,7 +51,8 @@ async function start() {
     if (build.code !== 0 || build.signal !== null) return exitLike(build);
   }
   if (stopRequested) return exitLike({ code: 0, signal: null });
-  return exitLike(await run([main, 'start', ...process.argv.slice(2)]));
+  const { mallocSettingsFor } = await import(pathToFileURL(join(root, 'dist', 'src', 'cli', 'malloc-settings.js')).href);
+  return exitLike(await run([main, 'start', ...process.argv.slice(2)], { ...process.env, ...mallocSettingsFor(process.env) }));
 }
 
 await start();

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
 import { builtStamp, sourceStamp, STAMP_PATH } from '../../scripts/build-stamp.mjs';
+import { MALLOC_SETTINGS } from '../../src/cli/malloc-settings.js';
 import { suiteTempDir } from '../temp-dirs.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -98,6 +99,11 @@ function argv(pid: number): string[] {
   }
 }
 
+/** The environment a process started with (/proc/<pid>/environ), as NAME=value entries. */
+function environment(pid: number): string[] {
+  return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter((entry) => entry !== '');
+}
+
 /** A node process running the CLI (an absolute or a relative path to dist/), not a shell naming it. */
 function isTesseraNode(pid: number): boolean {
   const [program, script] = argv(pid);
@@ -159,6 +165,11 @@ describe('npm start', () => {
     const nodes = tree.filter(isTesseraNode);
     expect(nodes).toHaveLength(1); // positive control: the node is found in npm's tree while it runs
     expect(running(nodes[0]!)).toBe(true);
+    // The node runs with glibc's malloc settings of src/cli/malloc-settings.ts; npm, started
+    // without them, does not have them (the control: they come from the start script).
+    const mallocOf = (pid: number) => environment(pid).filter((entry) => entry.startsWith('MALLOC_')).sort();
+    expect(mallocOf(nodes[0]!)).toEqual(Object.entries(MALLOC_SETTINGS).map(([name, value]) => `${name}=${value}`).sort());
+    expect(mallocOf(started.npm.pid!)).toEqual([]);
 
     const { code } = await stopNpm(started);
     expect(tree.filter(running).map((pid) => `${pid} ${commandLine(pid)}`)).toEqual([]);
