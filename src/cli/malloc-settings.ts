@@ -5,8 +5,8 @@
  * `ArrayBuffer` each time one fills (about every few hundred puts: opaque tokens, codes and
  * sessions are one put each). They live until a major collection, and glibc serves 64 KiB from
  * its arenas, between other allocations, so when they are freed the arena cannot give the
- * memory back: after a burst of opaque tokens the node kept 10–70 MiB of anonymous memory it no
- * longer used. With allocations of 64 KiB and more served by their own mappings
+ * memory back: 30 s after a burst of opaque tokens a node held 76–112 MiB of anonymous memory,
+ * against 41–44 MiB with the setting below. With allocations of 64 KiB and more served by their own mappings
  * (`MALLOC_MMAP_THRESHOLD_`), a freed buffer goes back to the kernel at once (bench/README.md
  * "RssAnon after an opaque run: lmdb-js's instruction buffers"). glibc's trim threshold stays
  * at its 128 KiB (a fixed mmap threshold stops glibc from raising it): raised to 4 MiB it kept
