@@ -3,8 +3,8 @@
 // and SIGHUP are passed on (to the build while it runs, then to the node), and this process
 // exits with the node's code, or dies of the node's signal. npm and its shell thus never leave
 // a node behind when they are signalled.
-// The node gets glibc's malloc settings (src/cli/malloc-settings.ts) unless the environment
-// chose its own. Service managers run `node dist/src/cli/main.js start` directly and set them
+// The node gets glibc's malloc setting (src/cli/malloc-settings.ts) unless the environment
+// chose its own. Service managers run `node dist/src/cli/main.js start` directly and set it
 // in the unit (docs/operations/running.md).
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
