@@ -14,7 +14,7 @@
  * Prints a table per kind (entries, bytes, bytes per user), the file size and LMDB's page counts
  * (`getStats()`): the bytes of page per entry show the B-tree's fill.
  */
-import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -24,6 +24,7 @@ import { Packr } from 'msgpackr';
 import { INDEX_CATALOG } from '../actors/index.js';
 import { isIndexCode } from '../src/store/keys.js';
 import { indexCode } from '../src/store/lmdb-index-codes.js';
+import { repackLmdbEnvironment } from '../src/store/lmdb-backup.js';
 import { SHARED_STRUCTURES } from '../src/store/lmdb-store.js';
 import { importDocument } from './import-seed.js';
 import { Cleanup } from './processes.js';
@@ -136,9 +137,9 @@ function dedupe(summary: [string, string[][]]): unknown {
 }
 
 /**
- * The same entries written in key order with MDB_APPEND into a fresh environment (pages filled
- * instead of split in half), and a compacting copy (mdb_env_copy2 with MDB_CP_COMPACT): what
- * each does to the file.
+ * The same entries written in key order with MDB_APPEND into a fresh environment (what `tessera
+ * backup --compact` writes: src/store/lmdb-backup.ts), and mdb_env_copy2's compacting copy (which
+ * only leaves free pages out): what each does to the file.
  */
 async function repack(dir: string, raw: ReturnType<typeof open<Buffer, Key>>, users: number): Promise<string[]> {
   const out: string[] = [];
@@ -149,22 +150,9 @@ async function repack(dir: string, raw: ReturnType<typeof open<Buffer, Key>>, us
     const compact = open<Buffer, Key>(compactDir, { readOnly: true, useVersions: true, encoding: 'binary' });
     out.push(`compacting copy (backup with compact): file ${statSync(join(compactDir, 'data.mdb')).size} bytes; ${describeStats(compact.getStats() as Record<string, number>, users)}`);
     await compact.close();
-    mkdirSync(appendDir, { recursive: true });
-    const target = open<Buffer, Key>(appendDir, { useVersions: true, encoding: 'binary', noSync: true });
-    let batch: { key: Key; value: Buffer; version: number }[] = [];
-    const flush = () => {
-      const rows = batch;
-      batch = [];
-      target.transactionSync(() => {
-        for (const row of rows) target.put(row.key, row.value, { append: true, version: row.version } as unknown as number);
-      });
-    };
-    for (const { key, value, version } of raw.getRange({ versions: true })) {
-      batch.push({ key, value: Buffer.from(value), version: version ?? 0 });
-      if (batch.length >= 10_000) flush();
-    }
-    flush();
-    out.push(`appended in key order (MDB_APPEND): file ${statSync(join(appendDir, 'data.mdb')).size} bytes; ${describeStats(target.getStats() as Record<string, number>, users)}`);
+    await repackLmdbEnvironment(dir, appendDir);
+    const target = open<Buffer, Key>(appendDir, { readOnly: true });
+    out.push(`appended in key order (MDB_APPEND, tessera backup --compact): file ${statSync(join(appendDir, 'data.mdb')).size} bytes; ${describeStats(target.getStats() as Record<string, number>, users)}`);
     await target.close();
   } finally {
     rmSync(compactDir, { recursive: true, force: true });

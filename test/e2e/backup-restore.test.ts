@@ -2,7 +2,7 @@
  * `tessera backup` / `tessera restore` with the real CLI against a running LMDB node
  * (docs/operations/backup.md): data written through the API while the backup runs comes back
  * whole in a node started on the restored directory (same signing keys, so the master key came
- * along); a backup killed with SIGKILL mid-copy leaves the source node serving unchanged data
+ * along), from a page copy and from a compact one; a backup killed with SIGKILL mid-copy leaves the source node serving unchanged data
  * and a directory restore refuses; a damaged backup, a non-empty data directory and a
  * non-empty target are refused.
  */
@@ -37,27 +37,32 @@ describe('backup and restore of a running LMDB node', () => {
     rmSync(scratch, { recursive: true, force: true });
   });
 
-  it('round trip: written through the API while the backup runs, restored, read back by a new node', { timeout: 180_000 }, async () => {
+  // `--compact` writes every entry again in key order instead of copying pages (src/store/lmdb-backup.ts).
+  it.each([
+    { variant: 'page copy', flags: [] as string[] },
+    { variant: '--compact', flags: ['--compact'] },
+  ])('round trip ($variant): written through the API while the backup runs, restored, read back by a new node', { timeout: 180_000 }, async ({ flags }) => {
+    const name = flags.length === 0 ? 'full' : 'compact';
     const call = api(source);
     const before: string[] = [];
-    for (const name of ['Before One', 'Before Two', 'Before Three']) before.push(await createOrg(call, name));
+    for (const org of ['One', 'Two', 'Three']) before.push(await createOrg(call, `Before ${org} (${name})`));
 
     // Writes keep going while the backup runs; each is atomic, so each is in the copy whole or not at all.
     let writing = true;
     const during: string[] = [];
     const writer = (async () => {
-      for (let i = 0; writing; i++) during.push(await createOrg(call, `During ${i}`));
+      for (let i = 0; writing; i++) during.push(await createOrg(call, `During ${i} (${name})`));
     })();
-    const backup = await runCli(['backup', dir('full')], { TESSERA_DATA_DIR: source.dataDir });
+    const backup = await runCli(['backup', dir(name), ...flags], { TESSERA_DATA_DIR: source.dataDir });
     writing = false;
     await writer;
     expect(during.length).toBeGreaterThan(0);
     expect({ code: backup.code, stderr: backup.stderr }).toEqual({ code: 0, stderr: '' });
     expect(backup.stdout).toMatch(/^backup complete: .* \(\d+ keys, \d+ bytes, lmdb\/data\.mdb, masterkey, admin\.pat\)\n$/);
 
-    const restored = await runCli(['restore', dir('full')], { TESSERA_DATA_DIR: dir('restored') });
+    const restored = await runCli(['restore', dir(name)], { TESSERA_DATA_DIR: dir(`restored-${name}`) });
     expect({ code: restored.code, stderr: restored.stderr }).toEqual({ code: 0, stderr: '' });
-    const copy = await startTestNode({ dataDir: dir('restored') });
+    const copy = await startTestNode({ dataDir: dir(`restored-${name}`) });
     others.push(copy);
     expect(copy.adminToken).toBe(source.adminToken);
 
