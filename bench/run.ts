@@ -77,6 +77,8 @@ interface Settings {
   readonly rssSettleSeconds: number;
   /** es256-p99-at-80: a fixed rate instead of 80 % of the peak. */
   readonly p99Rate: number | undefined;
+  /** es256-p99-at-80 and its ceiling: open-loop runs, the verdict on their median p99. */
+  readonly p99Runs: number;
   /** tenant-fairness: instance B's fixed rate. */
   readonly fairnessRate: number;
   /** tenant-fairness: the niceness of instance A's load process (0: the runner's priority). */
@@ -142,6 +144,7 @@ function readSettings(env: NodeJS.ProcessEnv): Settings {
     rssSeconds: int('BENCH_RSS_SECONDS', 30, 1),
     rssSettleSeconds: int('BENCH_RSS_SETTLE', 30, 0),
     p99Rate: env.BENCH_P99_RATE === undefined || env.BENCH_P99_RATE === '' ? undefined : int('BENCH_P99_RATE', 0, 1),
+    p99Runs: int('BENCH_P99_RUNS', 1, 1),
     fairnessRate: int('BENCH_FAIRNESS_RATE', 200, 1),
     fairnessNice: int('BENCH_FAIRNESS_NICE', 19, 0),
     instances: int('BENCH_INSTANCES', 1000, 1),
@@ -806,7 +809,7 @@ async function main(): Promise<number> {
     const openLoopStudy = (server: { pid: number }, origin: string, authorization: string, peakScenario: string) => {
       const peak = results.find((r) => r.name === peakScenario && r.error === undefined)?.results.find((r) => r.tool === 'autocannon')?.median;
       const target: CpuTarget = { pid: server.pid, ticksPerSecond, serverCpu: pinning.serverCpu, clientCpu: pinning.clientCpu };
-      return p99AtLoadStudy({ origin, authorization, peakScenario, peak, rate: settings.p99Rate, runs: settings.runs, warmupS: settings.warmupS, target, load: studyLoad }).catch(failedStudy);
+      return p99AtLoadStudy({ origin, authorization, peakScenario, peak, rate: settings.p99Rate, runs: settings.runs, openLoopRuns: settings.p99Runs, warmupS: settings.warmupS, target, load: studyLoad }).catch(failedStudy);
     };
     const openLoopRate = (peakOf: string) => (settings.p99Rate === undefined ? `80 % of ${peakOf} closed-loop peak` : `${settings.p99Rate} req/s (BENCH_P99_RATE)`);
     if (studies.has('es256-p99-at-80') && tessera !== undefined) {
