@@ -23,9 +23,9 @@
  * postgres.js client in this process, one at a time, on the same inputs and sample count.
  */
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import postgres from 'postgres';
-import { loadavg } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { importDocument } from './import-seed.js';
@@ -74,6 +74,12 @@ const MEMORY_LIMIT_MIB = env.SCALE_MEMORY_LIMIT_MIB === undefined || env.SCALE_M
  */
 const RESTART = env.SCALE_RESTART === '1';
 const EVICT = env.SCALE_EVICT === '1';
+/**
+ * SCALE_COMPACT=1 (LMDB, with SCALE_RESTART=1): once the seeding is over, the stopped node's store
+ * is compacted the way an operator would — `tessera backup <dir> --compact`, then `tessera
+ * restore <dir>` into a new data directory — and the serving node starts on that.
+ */
+const COMPACT = env.SCALE_COMPACT === '1';
 /** SCALE_FLOOR=0: no "PostgreSQL floor" (the node's statement timed alone) beside the PostgreSQL rows. */
 const FLOOR = env.SCALE_FLOOR !== '0';
 const STORES = (env.SCALE_STORES ?? (env.SCALE_DATABASE_URL ? 'postgres' : 'lmdb')).split(',').map((s) => s.trim()) as Store[];
@@ -478,24 +484,53 @@ async function readPhase(nodes: Measured[], cleanup: Cleanup): Promise<void> {
 async function restart(m: Measured, cleanup: Cleanup, what: string): Promise<void> {
   const old = memoryOf(m.node.server.pid);
   await m.node.server.stop();
+  // Confined once the seeding is over: after the organizations only when no users follow.
+  const seedingOver = what === 'the users' || USERS === 0;
+  let dataDir = m.node.dataDir;
+  let compacted = '';
+  if (COMPACT && m.store === 'lmdb' && seedingOver) {
+    ({ dataDir, compacted } = compactStore(dataDir, cleanup));
+  }
   let evicted = '';
   if (EVICT && m.store === 'lmdb') {
     // posix_fadvise(DONTNEED) on the data files only: the rest of the machine's page cache stays.
-    for (const file of readdirSync(m.node.dataDir, { recursive: true }) as string[]) {
+    for (const file of readdirSync(dataDir, { recursive: true }) as string[]) {
       if (!file.endsWith('.mdb')) continue;
-      const dd = spawnSync('dd', [`if=${join(m.node.dataDir, file)}`, 'iflag=nocache', 'count=0', 'status=none']);
+      const dd = spawnSync('dd', [`if=${join(dataDir, file)}`, 'iflag=nocache', 'count=0', 'status=none']);
       if (dd.status !== 0) throw new Error(`dd iflag=nocache ${file}: ${dd.stderr.toString()}`);
     }
     evicted = '; the data files\' cached pages dropped before the start (dd iflag=nocache)';
   }
-  m.node = await startTessera({ main: MAIN, cpu: undefined, cleanup, defaults: m.defaults, dataDir: m.node.dataDir });
-  // Confined once the seeding is over: after the organizations only when no users follow.
-  const seedingOver = what === 'the users' || USERS === 0;
+  m.node = await startTessera({ main: MAIN, cpu: undefined, cleanup, defaults: m.defaults, dataDir });
   if (MEMORY_LIMIT_MIB !== undefined && seedingOver) m.memory = confineMemory(m.node.server.pid, MEMORY_LIMIT_MIB, cleanup);
   const fresh = memoryOf(m.node.server.pid);
   m.notes.push(
-    `restarted after seeding ${what} (fresh process, same data${MEMORY_LIMIT_MIB === undefined || !seedingOver ? '' : `, in a ${MEMORY_LIMIT_MIB} MiB memory cgroup`}${evicted}): the seeding node had VmRSS ${(old.rssKiB / 1024).toFixed(0)} / RssAnon ${(old.rssAnonKiB / 1024).toFixed(0)} / RssFile ${(old.rssFileKiB / 1024).toFixed(0)} MiB, the fresh one ${(fresh.rssKiB / 1024).toFixed(0)} / ${(fresh.rssAnonKiB / 1024).toFixed(0)} / ${(fresh.rssFileKiB / 1024).toFixed(0)} MiB before its first request`,
+    `restarted after seeding ${what} (fresh process, same data${compacted}${MEMORY_LIMIT_MIB === undefined || !seedingOver ? '' : `, in a ${MEMORY_LIMIT_MIB} MiB memory cgroup`}${evicted}): the seeding node had VmRSS ${(old.rssKiB / 1024).toFixed(0)} / RssAnon ${(old.rssAnonKiB / 1024).toFixed(0)} / RssFile ${(old.rssFileKiB / 1024).toFixed(0)} MiB, the fresh one ${(fresh.rssKiB / 1024).toFixed(0)} / ${(fresh.rssAnonKiB / 1024).toFixed(0)} / ${(fresh.rssFileKiB / 1024).toFixed(0)} MiB before its first request`,
   );
+}
+
+/**
+ * SCALE_COMPACT=1: `tessera backup --compact` of the stopped node's data directory, restored into
+ * a new one (removed at the end); returns it and a note with the data file's size before and after.
+ */
+function compactStore(dataDir: string, cleanup: Cleanup): { dataDir: string; compacted: string } {
+  const scratch = mkdtempSync(join(tmpdir(), 'tessera-scale-compact-'));
+  cleanup.addDirectory(scratch);
+  const cli = (args: string[], target: string) => {
+    const started = performance.now();
+    const run = spawnSync(process.execPath, [MAIN, ...args], { env: { ...process.env, TESSERA_DATA_DIR: target }, encoding: 'utf8' });
+    if (run.status !== 0) throw new Error(`tessera ${args.join(' ')}: exit ${run.status}: ${run.stderr}`);
+    return (performance.now() - started) / 1000;
+  };
+  const backup = join(scratch, 'backup');
+  const restored = join(scratch, 'data');
+  const backupS = cli(['backup', backup, '--compact'], dataDir);
+  const restoreS = cli(['restore', backup], restored);
+  const before = statSync(join(dataDir, 'lmdb', 'data.mdb')).size;
+  const after = statSync(join(restored, 'lmdb', 'data.mdb')).size;
+  rmSync(backup, { recursive: true, force: true });
+  const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
+  return { dataDir: restored, compacted: `, compacted: tessera backup --compact ${backupS.toFixed(0)} s and restore ${restoreS.toFixed(0)} s, data.mdb ${mib(before)} → ${mib(after)} MiB` };
 }
 
 type NameMethod = 'EQUALS' | 'STARTS_WITH' | 'CONTAINS';
