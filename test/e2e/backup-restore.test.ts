@@ -2,9 +2,9 @@
  * `tessera backup` / `tessera restore` with the real CLI against a running LMDB node
  * (docs/operations/backup.md): data written through the API while the backup runs comes back
  * whole in a node started on the restored directory (same signing keys, so the master key came
- * along), from a page copy and from a compact one; a backup killed with SIGKILL mid-copy leaves the source node serving unchanged data
- * and a directory restore refuses; a damaged backup, a non-empty data directory and a
- * non-empty target are refused.
+ * along), from a page copy and from a compact one; a backup killed with SIGKILL mid-copy leaves
+ * the source node serving unchanged data and a directory restore refuses; a damaged backup, a
+ * non-empty data directory and a non-empty target are refused.
  */
 import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
